@@ -1,0 +1,67 @@
+"""The `elotui` command: builds the parser from `elotui.commands`, prints errors, returns exit codes.
+
+Exit codes: 0 success, 2 bad input, 3 a run finished with calls that failed for good, 1 anything unexpected.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import os
+import sys
+import traceback
+
+from elotui import __version__
+from elotui.commands import COMMANDS
+from elotui.errors import UserError
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="elotui",
+        description="Run and watch LLM-as-a-judge pairwise tournaments.",
+    )
+    parser.add_argument("--version", action="version", version=f"elotui {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    sub.required = True
+    for name in COMMANDS:
+        try:
+            module = importlib.import_module(f"elotui.commands.{name}")
+        except ModuleNotFoundError as exc:  # a subcommand not built in this tree
+            if exc.name != f"elotui.commands.{name}":
+                raise
+            continue
+        module.add_parser(sub)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        return int(args.handler(args))
+    except UserError as exc:
+        print(str(exc), file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("elotui: interrupted", file=sys.stderr)
+        return 130
+    except BrokenPipeError:
+        return 0
+    except Exception as exc:  # the last line of defence: a short message, not a bare traceback
+        if os.environ.get("ELOTUI_DEBUG"):
+            traceback.print_exc()
+        print(
+            f"elotui: unexpected error: {type(exc).__name__}: {exc}\n"
+            "(set ELOTUI_DEBUG=1 to see the traceback)",
+            file=sys.stderr,
+        )
+        return 1
+
+
+def entry() -> None:
+    sys.exit(main())
+
+
+if __name__ == "__main__":
+    entry()

@@ -1,0 +1,49 @@
+"""Arguments and steps that several subcommands share."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from contextlib import contextmanager
+from collections.abc import Iterator
+from pathlib import Path
+from typing import IO
+
+from elotui.config import Tournament, load_tournament
+from elotui.errors import UserError
+from elotui.store import Store
+
+
+def add_tournament_arg(p: argparse.ArgumentParser) -> None:
+    p.add_argument("tournament", metavar="T", help="the tournament file (TOML)")
+
+
+def add_store_arg(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--store", metavar="PATH", help="the SQLite store to use (default: one per tournament "
+                   "under the user data directory; ELOTUI_HOME relocates it)")
+
+
+def add_output_arg(p: argparse.ArgumentParser) -> None:
+    p.add_argument("-o", "--output", metavar="PATH", default="-", help="where to write ('-' = stdout, the default)")
+
+
+def open_tournament(args: argparse.Namespace) -> tuple[Tournament, Store]:
+    tournament = load_tournament(args.tournament)
+    return tournament, Store.open_for(tournament, getattr(args, "store", None))
+
+
+@contextmanager
+def output_stream(target: str | None, *, newline: str = "\n") -> Iterator[IO[str]]:
+    """stdout for '-' or None; otherwise a UTF-8 file (parent folders created)."""
+    if target in (None, "-"):
+        yield sys.stdout
+        sys.stdout.flush()
+        return
+    path = Path(target)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fh = path.open("w", encoding="utf-8", newline=newline)
+    except OSError as exc:
+        raise UserError(f"{path}: cannot write: {exc.strerror}") from None
+    with fh:
+        yield fh

@@ -1,0 +1,367 @@
+"""The tournament file (TOML): a pydantic model, loading with file/line/key errors, and resolved texts.
+
+The key names here are a user-facing contract. Unknown keys are errors, each named with the closest valid key.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+
+from elotui.config_errors import format_validation_errors, toml_syntax_error
+from elotui.errors import UserError
+
+Provider = Literal["openai", "openai-compatible", "anthropic", "gemini", "ollama", "replay", "simulated"]
+Condition = Literal["clean", "lexical", "injected", "paraphrase"]
+Threshold = float | Literal["none"]
+THRESHOLDS: tuple[Threshold, ...] = (1.0, 0.9, 0.75, 0.5, "none")
+NETWORK_PROVIDERS = frozenset({"openai", "openai-compatible", "anthropic", "gemini", "ollama"})
+KEYED_PROVIDERS = frozenset({"openai", "anthropic", "gemini"})
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class FileRef(_Strict):
+    """`{ file = "relative/path" }`: text read from a file, relative to the tournament file."""
+
+    file: str
+
+
+TextOrFile = str | FileRef
+
+
+class SimulationConfig(_Strict):
+    """A simulated judge: latent qualities on the Elo scale, plus noise and biases (deterministic per seed).
+
+    P(first wins) = 1 / (1 + 10^(-(q_first - q_second + position_bias + length_term) / 400)) after adding
+    Gaussian noise of sd `noise` to the difference; |difference| < `tie_margin` is a tie.
+    """
+
+    qualities: dict[str, float]
+    noise: float = Field(default=50.0, ge=0)
+    position_bias: float = 0.0
+    length_bias: float = 0.0
+    tie_margin: float = Field(default=0.0, ge=0)
+    invalid_rate: float = Field(default=0.0, ge=0, le=1)
+    seed: int = 0
+
+
+class EndpointConfig(_Strict):
+    """How to reach a model. Shared by judges, contestant generators and the paraphraser."""
+
+    provider: Provider
+    model: str | None = None
+    base_url: str | None = None
+    api_key_env: str | None = None
+    temperature: float = Field(default=0.0, ge=0, le=2)
+    max_tokens: int = Field(default=1024, ge=1)
+    max_concurrency: int = Field(default=4, ge=1)
+    requests_per_minute: float | None = Field(default=None, gt=0)
+    tokens_per_minute: float | None = Field(default=None, gt=0)
+    timeout_s: float = Field(default=60.0, gt=0)
+    max_retries: int = Field(default=4, ge=0)
+    json_mode: bool = True
+    price_per_million_input: float | None = Field(default=None, ge=0)
+    price_per_million_output: float | None = Field(default=None, ge=0)
+    path: str | None = None
+    delay_ms: float = Field(default=0.0, ge=0)
+    simulation: SimulationConfig | None = None
+    system: str | None = None
+
+    @model_validator(mode="after")
+    def _provider_needs(self) -> EndpointConfig:
+        if self.provider in NETWORK_PROVIDERS and not self.model:
+            raise ValueError(f"provider '{self.provider}' needs `model`")
+        if self.provider == "openai-compatible" and not self.base_url:
+            raise ValueError("provider 'openai-compatible' needs `base_url`")
+        if self.provider == "replay" and not self.path:
+            raise ValueError("provider 'replay' needs `path` (a verdict log, .jsonl or .jsonl.gz)")
+        if self.provider == "simulated" and self.simulation is None:
+            raise ValueError("provider 'simulated' needs a `[judges.simulation]` table with `qualities`")
+        return self
+
+
+class JudgeConfig(EndpointConfig):
+    id: str = Field(min_length=1)
+    label: str | None = None
+
+    @property
+    def replay_name(self) -> str:
+        """For `replay`: the `judge` value to take from the log."""
+        return self.model or self.id
+
+
+class ContestantConfig(_Strict):
+    id: str = Field(min_length=1)
+    label: str | None = None
+    generator: EndpointConfig | None = None
+
+
+class PromptConfig(_Strict):
+    id: str = Field(min_length=1)
+    text: TextOrFile
+    responses: dict[str, TextOrFile] = Field(default_factory=dict)
+    reference_ranking: list[str] | None = None
+    category: str | None = None
+
+
+class TournamentMeta(_Strict):
+    name: str = Field(min_length=1)
+    criterion: str = "overall quality: helpfulness, correctness, relevance, depth and clarity of the response"
+    description: str | None = None
+
+
+class ComparisonConfig(_Strict):
+    both_orders: bool = True
+    samples: int = Field(default=1, ge=1)
+    conditions: list[Condition] = Field(default_factory=lambda: ["clean"], min_length=1)
+    examples_file: str | None = None
+    paraphraser: EndpointConfig | None = None
+    perturbation_seed: int = 0
+    max_cost: float | None = Field(default=None, ge=0)
+    system_template: TextOrFile | None = None
+    user_template: TextOrFile | None = None
+
+    @field_validator("conditions")
+    @classmethod
+    def _unique_conditions(cls, value: list[str]) -> list[str]:
+        if len(set(value)) != len(value):
+            raise ValueError("conditions must not repeat")
+        return value
+
+    @model_validator(mode="after")
+    def _paraphrase_needs_model(self) -> ComparisonConfig:
+        if "paraphrase" in self.conditions and self.paraphraser is None:
+            raise ValueError("condition 'paraphrase' needs a `[comparison.paraphraser]` model")
+        return self
+
+
+class RankingConfig(_Strict):
+    method: Literal["elo", "bt"] = "elo"
+    threshold: Annotated[Threshold, Field()] = 0.5
+    k_factor: float = Field(default=16.0, gt=0)
+    initial_rating: float = 1000.0
+    permutations: int = Field(default=100, ge=1)
+    bootstrap: int = Field(default=200, ge=0)
+    seed: int = 0
+
+    @field_validator("threshold", mode="before")
+    @classmethod
+    def _threshold(cls, value: Any) -> Threshold:
+        return parse_threshold(value)
+
+
+class ReferenceConfig(_Strict):
+    votes: str | None = None
+    ranking: list[str] | None = None
+
+
+class TournamentFile(_Strict):
+    tournament: TournamentMeta
+    contestants: list[ContestantConfig] = Field(min_length=2)
+    prompts: list[PromptConfig] = Field(min_length=1)
+    judges: list[JudgeConfig] = Field(min_length=1)
+    comparison: ComparisonConfig = Field(default_factory=ComparisonConfig)
+    ranking: RankingConfig = Field(default_factory=RankingConfig)
+    reference: ReferenceConfig | None = None
+
+    @model_validator(mode="after")
+    def _cross_checks(self) -> TournamentFile:
+        problems: list[str] = []
+        _unique("contestants", [c.id for c in self.contestants], problems)
+        _unique("prompts", [p.id for p in self.prompts], problems)
+        _unique("judges", [j.id for j in self.judges], problems)
+        declared = {c.id for c in self.contestants}
+        generated = {c.id for c in self.contestants if c.generator is not None}
+        for i, prompt in enumerate(self.prompts):
+            for cid in prompt.responses:
+                if cid not in declared:
+                    problems.append(f"prompts[{i}].responses.{cid}: contestant '{cid}' is not declared in [[contestants]]")
+            for cid in sorted(declared - generated - set(prompt.responses)):
+                problems.append(
+                    f"prompts[{i}].responses: no response for contestant '{cid}' "
+                    "(give one, or a [contestants.generator])"
+                )
+            for cid in prompt.reference_ranking or []:
+                if cid not in declared:
+                    problems.append(f"prompts[{i}].reference_ranking: contestant '{cid}' is not declared")
+        for i, judge in enumerate(self.judges):
+            if judge.simulation is not None:
+                missing = sorted(declared - set(judge.simulation.qualities))
+                unknown = sorted(set(judge.simulation.qualities) - declared)
+                if missing:
+                    problems.append(f"judges[{i}].simulation.qualities: missing contestant(s) {', '.join(missing)}")
+                if unknown:
+                    problems.append(f"judges[{i}].simulation.qualities: undeclared contestant(s) {', '.join(unknown)}")
+        if self.reference and self.reference.ranking:
+            for cid in self.reference.ranking:
+                if cid not in declared:
+                    problems.append(f"reference.ranking: contestant '{cid}' is not declared")
+        if problems:
+            raise ValueError("\n".join(problems))
+        return self
+
+
+def _unique(section: str, ids: list[str], problems: list[str]) -> None:
+    seen: set[str] = set()
+    for i, value in enumerate(ids):
+        if value in seen:
+            problems.append(f"{section}[{i}].id: '{value}' is used twice")
+        seen.add(value)
+
+
+def parse_threshold(value: Any) -> Threshold:
+    """1.0, 0.9, 0.75, 0.5 or "none" (also accepts the strings "1", "1.0", "0.9", ...)."""
+    if isinstance(value, str):
+        text = value.strip().lower()
+        if text in {"none", "no", "no-threshold"}:
+            return "none"
+        try:
+            value = float(text)
+        except ValueError:
+            raise ValueError("threshold must be one of 1.0, 0.9, 0.75, 0.5 or \"none\"") from None
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise ValueError("threshold must be one of 1.0, 0.9, 0.75, 0.5 or \"none\"")
+    for allowed in (1.0, 0.9, 0.75, 0.5):
+        if abs(float(value) - allowed) < 1e-9:
+            return allowed
+    raise ValueError("threshold must be one of 1.0, 0.9, 0.75, 0.5 or \"none\"")
+
+
+@dataclass
+class Tournament:
+    """A validated tournament with every file reference resolved to text."""
+
+    spec: TournamentFile
+    path: Path
+    content_hash: str
+    prompt_texts: dict[str, str] = field(default_factory=dict)
+    responses: dict[tuple[str, str], str] = field(default_factory=dict)
+    system_template: str | None = None
+    user_template: str | None = None
+
+    @property
+    def name(self) -> str:
+        return self.spec.tournament.name
+
+    @property
+    def base_dir(self) -> Path:
+        return self.path.parent
+
+    @property
+    def contestant_ids(self) -> list[str]:
+        return [c.id for c in self.spec.contestants]
+
+    @property
+    def prompt_ids(self) -> list[str]:
+        return [p.id for p in self.spec.prompts]
+
+    @property
+    def judge_ids(self) -> list[str]:
+        return [j.id for j in self.spec.judges]
+
+    def resolve(self, relative: str) -> Path:
+        """A path from the file, relative to the tournament file's folder."""
+        p = Path(relative).expanduser()
+        return p if p.is_absolute() else (self.base_dir / p)
+
+    def judge(self, judge_id: str) -> JudgeConfig:
+        for j in self.spec.judges:
+            if j.id == judge_id:
+                return j
+        raise KeyError(judge_id)
+
+    def missing_api_keys(self) -> list[tuple[str, str]]:
+        """(who, variable) for every `api_key_env` that is not set in the environment."""
+        out: list[tuple[str, str]] = []
+        endpoints: list[tuple[str, EndpointConfig]] = [(f"judge '{j.id}'", j) for j in self.spec.judges]
+        endpoints += [(f"contestant '{c.id}' generator", c.generator) for c in self.spec.contestants if c.generator]
+        if self.spec.comparison.paraphraser is not None:
+            endpoints.append(("paraphraser", self.spec.comparison.paraphraser))
+        for who, ep in endpoints:
+            if ep.api_key_env and not os.environ.get(ep.api_key_env):
+                out.append((who, ep.api_key_env))
+        return out
+
+    def require_api_keys(self) -> None:
+        missing = self.missing_api_keys()
+        if missing:
+            raise UserError(
+                f"{self.path}: API key variable(s) not set",
+                details=[f"{who}: environment variable {var} is not set" for who, var in missing],
+            )
+
+
+def load_tournament(path: str | Path) -> Tournament:
+    """Read, validate and resolve a tournament file. Raises UserError naming file, line and key."""
+    path = Path(path)
+    try:
+        raw_bytes = path.read_bytes()
+    except FileNotFoundError:
+        raise UserError(f"{path}: no such file") from None
+    except OSError as exc:
+        raise UserError(f"{path}: cannot read: {exc.strerror}") from None
+    try:
+        text = raw_bytes.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise UserError(f"{path}: not UTF-8 text (byte {exc.start})") from None
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise UserError(toml_syntax_error(path, text, exc)) from None
+    try:
+        spec = TournamentFile.model_validate(data)
+    except ValidationError as exc:
+        lines = format_validation_errors(exc, text, data, path)
+        raise UserError(f"{path}: {len(lines)} problem(s) in the tournament file", details=lines) from None
+    tournament = Tournament(spec=spec, path=path.resolve(), content_hash=hashlib.sha256(raw_bytes).hexdigest())
+    _resolve_texts(tournament, text)
+    return tournament
+
+
+def _read_ref(t: Tournament, ref: FileRef, key: str, problems: list[str]) -> str:
+    target = t.resolve(ref.file)
+    try:
+        return target.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        problems.append(f"{key}.file: {target} does not exist")
+    except (OSError, UnicodeDecodeError) as exc:
+        problems.append(f"{key}.file: cannot read {target}: {exc}")
+    return ""
+
+
+def _text(t: Tournament, value: TextOrFile, key: str, problems: list[str]) -> str:
+    return value if isinstance(value, str) else _read_ref(t, value, key, problems)
+
+
+def _resolve_texts(t: Tournament, source: str) -> None:
+    problems: list[str] = []
+    for i, prompt in enumerate(t.spec.prompts):
+        t.prompt_texts[prompt.id] = _text(t, prompt.text, f"prompts[{i}].text", problems)
+        for cid, value in prompt.responses.items():
+            t.responses[(prompt.id, cid)] = _text(t, value, f"prompts[{i}].responses.{cid}", problems)
+    comparison = t.spec.comparison
+    if comparison.system_template is not None:
+        t.system_template = _text(t, comparison.system_template, "comparison.system_template", problems)
+    if comparison.user_template is not None:
+        t.user_template = _text(t, comparison.user_template, "comparison.user_template", problems)
+    checks: list[tuple[str, str | None]] = [("comparison.examples_file", comparison.examples_file)]
+    checks += [(f"judges[{i}].path", j.path) for i, j in enumerate(t.spec.judges) if j.provider == "replay"]
+    if t.spec.reference is not None:
+        checks.append(("reference.votes", t.spec.reference.votes))
+    for key, rel in checks:
+        if rel is not None and not t.resolve(rel).exists():
+            problems.append(f"{key}: {t.resolve(rel)} does not exist")
+    if problems:
+        from elotui.config_errors import locate
+
+        details = [f"{t.path}:{locate(source, p.split(': ', 1)[0]) or 1}: {p}" for p in problems]
+        raise UserError(f"{t.path}: {len(problems)} problem(s) in the tournament file", details=details)

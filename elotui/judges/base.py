@@ -1,0 +1,114 @@
+"""The judge contract: one async Protocol that every provider implements.
+
+A judge never raises for a provider fault: it returns a `JudgeReply` whose status says what happened
+(`ok`, `invalid` = answered but unparseable, `error` = failed for good after retries), with the raw reply.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Literal, Protocol, runtime_checkable
+
+from elotui.config import EndpointConfig
+
+Status = Literal["ok", "invalid", "error"]
+Winner = Literal["first", "second", "tie"]
+JudgeKind = Literal["live", "replay", "simulated"]
+
+
+@dataclass(frozen=True)
+class Presentation:
+    """What is being compared: `first` is shown as Response A, `second` as Response B."""
+
+    prompt: str
+    first: str
+    second: str
+    condition: str = "clean"
+    sample: int = 0
+
+
+@dataclass(frozen=True)
+class JudgeRequest:
+    key: str  # the cache key of this call (elotui.run.keys)
+    system: str  # the rendered system message
+    user: str  # the rendered user message (few-shot example, prompt, both responses, answer format)
+    presentation: Presentation | None = None  # None for plain completions (generation, paraphrase)
+    first_text: str = ""  # the response shown first, as rendered (for simulated length bias)
+    second_text: str = ""
+
+
+@dataclass
+class JudgeReply:
+    status: Status
+    winner: Winner | None = None
+    reasoning: str | None = None
+    raw_reply: str | None = None
+    error: str | None = None
+    latency_ms: float | None = None
+    input_tokens: int | None = None
+    output_tokens: int | None = None
+    cost: float | None = None
+    attempts: int = 1
+    http_429s: int = 0
+
+
+@dataclass
+class Completion:
+    """A plain text completion (contestant generation, paraphrase)."""
+
+    status: Status
+    text: str | None = None
+    error: str | None = None
+    latency_ms: float | None = None
+    input_tokens: int | None = None
+    output_tokens: int | None = None
+    cost: float | None = None
+    attempts: int = 1
+    http_429s: int = 0
+
+
+@dataclass(frozen=True)
+class RetryNotice:
+    """Sent to the observer before each retry (the TUI's judges panel counts them)."""
+
+    judge: str
+    attempt: int
+    reason: str  # e.g. "HTTP 429", "HTTP 503", "read timeout", "connection dropped"
+    wait_s: float
+    status_code: int | None = None
+
+
+class RetryObserver(Protocol):
+    def __call__(self, notice: RetryNotice) -> None: ...
+
+
+@runtime_checkable
+class Judge(Protocol):
+    id: str
+    config: EndpointConfig
+    kind: JudgeKind
+
+    def identity(self) -> dict[str, object]:
+        """Everything besides the rendered prompt that determines the answer, for the cache key:
+        provider, model, temperature, max_tokens, (replay) log path and content hash, (simulated) parameters.
+        Never an API key."""
+        ...
+
+    async def judge(self, request: JudgeRequest) -> JudgeReply: ...
+
+    async def complete(self, system: str, user: str) -> Completion: ...
+
+    async def aclose(self) -> None: ...
+
+
+@dataclass
+class JudgeCounters:
+    """Live counters a judge keeps (read by the TUI's judges panel)."""
+
+    in_flight: int = 0
+    done: int = 0
+    invalid: int = 0
+    failed: int = 0
+    retries: int = 0
+    http_429s: int = 0
+    latencies_ms: list[float] = field(default_factory=list)

@@ -1,0 +1,107 @@
+"""From verdicts to games, per agreement threshold (seed 000 §4.3).
+
+A *presentation* is (prompt, contestant shown first, contestant shown second, condition). Its votes are the valid
+verdicts of every judge and sample for it; a tie vote counts half for each side.
+
+- t in {1.0, 0.9, 0.75}: the side whose share of the votes is >= t wins the presentation's game, else a draw.
+- t = 0.5 (simple majority): the side whose share is > 0.5 wins, else a draw.
+- "none": every valid verdict is its own game (a tie vote is a draw).
+
+Invalid, failed and missing verdicts are excluded and counted. Games come out in arrival order (a thresholded
+game sits where its presentation's first row was stored), which the online Elo uses.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+import numpy as np
+from numpy.typing import NDArray
+
+from elotui.rating.table import OUTCOME_FIRST, OUTCOME_TIE, VerdictTable
+
+Threshold = float | Literal["none"]
+THRESHOLDS: tuple[Threshold, ...] = (1.0, 0.9, 0.75, 0.5, "none")
+_EPS = 1e-9  # 9 votes of 10 must meet 0.9 whatever the float rounding
+
+
+@dataclass(frozen=True)
+class Games:
+    """Games as parallel arrays: contestant codes `a`, `b` and the score of `a` (1 win, 0.5 draw, 0 loss)."""
+
+    a: NDArray[np.int32]
+    b: NDArray[np.int32]
+    score_a: NDArray[np.float64]
+    n_contestants: int
+    counts: dict[str, int]
+
+    def __len__(self) -> int:
+        return len(self.a)
+
+
+def check_threshold(threshold: Threshold) -> Threshold:
+    if threshold == "none":
+        return "none"
+    for allowed in (1.0, 0.9, 0.75, 0.5):
+        if isinstance(threshold, int | float) and abs(float(threshold) - allowed) < 1e-9:
+            return allowed
+    raise ValueError(f"threshold must be one of 1.0, 0.9, 0.75, 0.5 or 'none', not {threshold!r}")
+
+
+def games(table: VerdictTable, threshold: Threshold, mask: NDArray[np.bool_] | None = None) -> Games:
+    """The games of `table` (restricted to `mask`) at `threshold`."""
+    threshold = check_threshold(threshold)
+    outcome = table.outcome
+    first = table.first
+    second = table.second
+    counts = table.counts(mask)
+    valid = outcome <= OUTCOME_TIE
+    if mask is not None:
+        valid &= mask
+    rows = np.flatnonzero(valid)
+    out_v = outcome[rows]
+    n = len(table.contestants)
+    if threshold == "none":
+        score = np.where(out_v == OUTCOME_FIRST, 1.0, np.where(out_v == OUTCOME_TIE, 0.5, 0.0))
+        counts["games"] = len(rows)
+        return Games(first[rows].copy(), second[rows].copy(), score, n, counts)
+
+    n_cond = max(len(table.conditions), 1)
+    key = table.prompt[rows].astype(np.int64)
+    key = (key * n + first[rows]) * n + second[rows]
+    key = key * n_cond + table.condition[rows]
+    uniq, first_row, inverse = np.unique(key, return_index=True, return_inverse=True)
+    n_pres = len(uniq)
+    # share of the first-shown contestant, in half votes: 2*wins_first + ties over 2*votes
+    half_first = np.bincount(inverse, weights=np.where(out_v == OUTCOME_FIRST, 2.0, (out_v == OUTCOME_TIE) * 1.0),
+                             minlength=n_pres)
+    votes = np.bincount(inverse, minlength=n_pres).astype(np.float64)
+    share_first = half_first / (2.0 * votes)
+    share_second = 1.0 - share_first
+    if threshold == 0.5:
+        first_wins = share_first > 0.5 + _EPS
+        second_wins = share_second > 0.5 + _EPS
+    else:
+        first_wins = share_first >= threshold - _EPS
+        second_wins = share_second >= threshold - _EPS
+    score = np.where(first_wins, 1.0, np.where(second_wins, 0.0, 0.5))
+    order = np.argsort(first_row, kind="stable")  # arrival order of presentations
+    pres_rows = rows[first_row[order]]
+    counts["games"] = n_pres
+    return Games(first[pres_rows].copy(), second[pres_rows].copy(), score[order], n, counts)
+
+
+def record(g: Games) -> dict[str, NDArray[np.float64]]:
+    """Per contestant: wins, losses, draws, games and win rate ((wins + draws/2) / games, NaN with no games)."""
+    n = g.n_contestants
+    win_a = g.score_a == 1.0
+    loss_a = g.score_a == 0.0
+    draw = ~(win_a | loss_a)
+    wins = np.bincount(g.a[win_a], minlength=n) + np.bincount(g.b[loss_a], minlength=n)
+    losses = np.bincount(g.a[loss_a], minlength=n) + np.bincount(g.b[win_a], minlength=n)
+    draws = np.bincount(g.a[draw], minlength=n) + np.bincount(g.b[draw], minlength=n)
+    played = wins + losses + draws
+    with np.errstate(invalid="ignore", divide="ignore"):
+        rate = np.where(played > 0, (wins + 0.5 * draws) / np.maximum(played, 1), np.nan)
+    return {"wins": wins, "losses": losses, "draws": draws, "games": played, "win_rate": rate}

@@ -1,0 +1,148 @@
+"""The leaderboard: ratings for one scope and threshold, ranks, gaps between adjacent ranks, bands.
+
+Gap bands (seed 000 §4.4): Δ < 50 "practically tied", 50 <= Δ <= 150 "moderate", Δ > 150 "strong"; the expected
+win probability of a gap is 1 / (1 + 10^(-Δ/400)).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+import numpy as np
+
+from elotui.rating.bt import bradley_terry
+from elotui.rating.elo import online_elo, permutation_elo
+from elotui.rating.games import Games, Threshold, check_threshold, games, record
+from elotui.rating.table import VerdictTable
+
+Method = Literal["elo", "bt", "online"]
+METHODS: tuple[str, ...] = ("elo", "bt", "online")
+BAND_TIED = "practically tied"
+BAND_MODERATE = "moderate"
+BAND_STRONG = "strong"
+
+
+def band(gap: float) -> str:
+    if gap < 50:
+        return BAND_TIED
+    if gap <= 150:
+        return BAND_MODERATE
+    return BAND_STRONG
+
+
+def win_probability(gap: float) -> float:
+    return 1.0 / (1.0 + 10.0 ** (-gap / 400.0))
+
+
+@dataclass(frozen=True)
+class LeaderboardRow:
+    rank: int
+    contestant: str
+    rating: float
+    ci_low: float
+    ci_high: float
+    gap_to_next: float | None  # rating minus the next row's rating (None on the last row)
+    win_prob_vs_next: float | None
+    band: str | None
+    wins: int
+    losses: int
+    draws: int
+    games: int
+    win_rate: float | None  # (wins + draws/2) / games; None without games
+    intervals_overlap_next: bool | None
+
+
+@dataclass(frozen=True)
+class Leaderboard:
+    rows: list[LeaderboardRow]
+    settings: dict[str, Any] = field(default_factory=dict)
+    counts: dict[str, int] = field(default_factory=dict)
+
+    def ratings(self) -> dict[str, float]:
+        return {row.contestant: row.rating for row in self.rows}
+
+
+def rank(
+    table: VerdictTable,
+    *,
+    threshold: Threshold,
+    method: str,
+    k_factor: float = 16,
+    initial_rating: float = 1000,
+    permutations: int = 100,
+    bootstrap: int = 200,
+    seed: int = 0,
+    prompts: Iterable[str] | None = None,
+    judges: Iterable[str] | None = None,
+    conditions: Iterable[str] | None = None,
+) -> Leaderboard:
+    """Rank every contestant of `table` within a scope (None = all prompts / judges / conditions).
+
+    method "elo": permutation-averaged Elo, interval = 2.5-97.5 % across orders; "bt": Bradley–Terry with
+    percentile bootstrap interval; "online": Elo once in arrival order (interval = the rating itself).
+    """
+    threshold = check_threshold(threshold)
+    if method not in METHODS:
+        raise ValueError(f"method must be one of {', '.join(METHODS)}, not {method!r}")
+    prompts = list(prompts) if prompts is not None else None
+    judges = list(judges) if judges is not None else None
+    conditions = list(conditions) if conditions is not None else None
+    mask = table.scope_mask(prompts=prompts, judges=judges, conditions=conditions)
+    g = games(table, threshold, mask)
+    rating, low, high = ratings_for(g, method=method, k_factor=k_factor, initial_rating=initial_rating,
+                                    permutations=permutations, bootstrap=bootstrap, seed=seed)
+    settings = {
+        "threshold": threshold, "method": method, "k_factor": float(k_factor), "initial_rating": float(initial_rating),
+        "permutations": int(permutations), "bootstrap": int(bootstrap), "seed": int(seed),
+        "prompts": prompts, "judges": judges, "conditions": conditions,
+    }
+    return build_leaderboard(table.contestants, g, rating, low, high, settings)
+
+
+def ratings_for(
+    g: Games, *, method: str, k_factor: float = 16, initial_rating: float = 1000, permutations: int = 100,
+    bootstrap: int = 200, seed: int = 0,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(rating, ci_low, ci_high) arrays for a set of games."""
+    if method == "elo":
+        pe = permutation_elo(g, k_factor=k_factor, initial_rating=initial_rating, permutations=permutations, seed=seed)
+        return pe.mean, pe.low, pe.high
+    if method == "bt":
+        bt = bradley_terry(g, bootstrap=bootstrap, seed=seed, mean=float(initial_rating))
+        return bt.rating, bt.low, bt.high
+    if method == "online":
+        r = online_elo(g.a, g.b, g.score_a, g.n_contestants, k_factor=k_factor, initial_rating=initial_rating)
+        return r, r.copy(), r.copy()
+    raise ValueError(f"method must be one of {', '.join(METHODS)}, not {method!r}")
+
+
+def build_leaderboard(
+    contestants: list[str], g: Games, rating: np.ndarray, low: np.ndarray, high: np.ndarray,
+    settings: dict[str, Any],
+) -> Leaderboard:
+    rec = record(g)
+    order = sorted(range(len(contestants)), key=lambda i: (-float(rating[i]), contestants[i]))
+    rows: list[LeaderboardRow] = []
+    for pos, i in enumerate(order):
+        nxt = order[pos + 1] if pos + 1 < len(order) else None
+        gap = float(rating[i] - rating[nxt]) if nxt is not None else None
+        games_i = int(rec["games"][i])
+        rows.append(LeaderboardRow(
+            rank=pos + 1,
+            contestant=contestants[i],
+            rating=float(rating[i]),
+            ci_low=float(low[i]),
+            ci_high=float(high[i]),
+            gap_to_next=gap,
+            win_prob_vs_next=win_probability(gap) if gap is not None else None,
+            band=band(gap) if gap is not None else None,
+            wins=int(rec["wins"][i]),
+            losses=int(rec["losses"][i]),
+            draws=int(rec["draws"][i]),
+            games=games_i,
+            win_rate=float(rec["win_rate"][i]) if games_i else None,
+            intervals_overlap_next=(bool(low[i] <= high[nxt] and low[nxt] <= high[i]) if nxt is not None else None),
+        ))
+    return Leaderboard(rows=rows, settings=settings, counts=dict(g.counts))

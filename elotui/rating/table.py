@@ -1,0 +1,272 @@
+"""A columnar, int-coded table of verdicts: built once from store rows, filtered cheaply, appended to live.
+
+Every rating and diagnostic in `elotui.rating` reads this table, never the rows themselves. Names (contestant,
+prompt, judge and condition ids) are coded as small integers in the order they were declared or first seen;
+`sample` is kept as is; the verdict is one outcome code (see `OUTCOME_*`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+OUTCOME_FIRST = 0  # the contestant shown first won
+OUTCOME_SECOND = 1  # the contestant shown second won
+OUTCOME_TIE = 2
+OUTCOME_INVALID = 3  # the judge answered but the verdict could not be parsed
+OUTCOME_FAILED = 4  # the call failed for good ("error")
+OUTCOME_MISSING = 5  # planned, not judged (yet)
+
+_STATUS_CODES = {"invalid": OUTCOME_INVALID, "error": OUTCOME_FAILED, "failed": OUTCOME_FAILED, "missing": OUTCOME_MISSING}
+_WINNER_CODES = {"first": OUTCOME_FIRST, "second": OUTCOME_SECOND, "tie": OUTCOME_TIE}
+
+IntArray = NDArray[np.int32]
+_COLUMNS = ("prompt", "first", "second", "judge", "condition", "sample", "outcome")
+
+
+def outcome_code(status: str, winner: str | None) -> int:
+    """The outcome code of one verdict. An "ok" verdict without a known winner counts as invalid."""
+    if status == "ok":
+        return _WINNER_CODES.get(winner or "", OUTCOME_INVALID)
+    code = _STATUS_CODES.get(status)
+    if code is None:
+        raise ValueError(f"unknown verdict status {status!r}")
+    return code
+
+
+@dataclass
+class Codebook:
+    """Names <-> integer codes, in declaration / first-seen order."""
+
+    names: list[str] = field(default_factory=list)
+    index: dict[str, int] = field(default_factory=dict)
+
+    @classmethod
+    def of(cls, names: Iterable[str] | None) -> Codebook:
+        book = cls()
+        for name in names or ():
+            book.code(name)
+        return book
+
+    def code(self, name: str) -> int:
+        found = self.index.get(name)
+        if found is None:
+            found = self.index[name] = len(self.names)
+            self.names.append(name)
+        return found
+
+    def codes(self, names: Iterable[str]) -> list[int]:
+        index = self.index
+        out: list[int] = []
+        append = out.append
+        for name in names:
+            found = index.get(name)
+            if found is None:
+                found = self.code(name)
+            append(found)
+        return out
+
+    def lookup(self, names: Iterable[str]) -> list[int]:
+        """Codes of names that must already be known (unknown names are skipped)."""
+        return [self.index[n] for n in names if n in self.index]
+
+
+def _row_tuple(row: Sequence[Any] | Mapping[str, Any]) -> tuple[Any, ...]:
+    if isinstance(row, Mapping):
+        return (
+            row["prompt"],
+            row["first"],
+            row["second"],
+            row.get("judge", "human"),
+            row.get("condition", "clean"),
+            row.get("sample", 0),
+            row.get("status", "ok"),
+            row.get("winner"),
+        )
+    return tuple(row)
+
+
+class VerdictTable:
+    """Int-coded verdict columns (numpy) plus the id lists.
+
+    Build with `from_rows` (store tuples `(prompt, first, second, judge, condition, sample, status, winner)` or
+    verdict-log dicts). `append(rows)` adds verdicts in amortised O(1) per row (capacity doubling), for the live
+    view. Contestants given to the constructor are all part of every ranking, even with zero games; contestants
+    that appear in rows without being declared are added after the declared ones.
+    """
+
+    def __init__(
+        self,
+        contestants: Sequence[str] | None = None,
+        prompts: Sequence[str] | None = None,
+        judges: Sequence[str] | None = None,
+        conditions: Sequence[str] | None = None,
+    ) -> None:
+        self._contestants = Codebook.of(contestants)
+        self._prompts = Codebook.of(prompts)
+        self._judges = Codebook.of(judges)
+        self._conditions = Codebook.of(conditions)
+        self._n = 0
+        self._data: dict[str, IntArray] = {name: np.zeros(0, dtype=np.int32) for name in _COLUMNS}
+        self.version = 0  # bumped on every append (caches key on it)
+
+    # -- construction -----------------------------------------------------------------------------------------
+    @classmethod
+    def from_rows(
+        cls,
+        rows: Iterable[Sequence[Any] | Mapping[str, Any]],
+        contestants: Sequence[str] | None = None,
+        prompts: Sequence[str] | None = None,
+        judges: Sequence[str] | None = None,
+        conditions: Sequence[str] | None = None,
+    ) -> VerdictTable:
+        table = cls(contestants, prompts, judges, conditions)
+        table.append(rows)
+        return table
+
+    def append(self, rows: Iterable[Sequence[Any] | Mapping[str, Any]]) -> int:
+        """Add verdicts at the end (arrival order is kept). Returns how many were added."""
+        materialised = [r if isinstance(r, tuple) else _row_tuple(r) for r in rows]
+        if not materialised:
+            return 0
+        if len(materialised[0]) != 8:
+            raise ValueError("a verdict row has 8 fields: prompt, first, second, judge, condition, sample, status, winner")
+        prompt, first, second, judge, condition, sample, status, winner = zip(*materialised, strict=True)
+        m = len(materialised)
+        outcome_cache: dict[tuple[str, str | None], int] = {}
+        outcomes: list[int] = []
+        for key in zip(status, winner, strict=True):
+            code = outcome_cache.get(key)
+            if code is None:
+                code = outcome_cache[key] = outcome_code(*key)
+            outcomes.append(code)
+        new = {
+            "prompt": self._prompts.codes(prompt),
+            "first": self._contestants.codes(first),
+            "second": self._contestants.codes(second),
+            "judge": self._judges.codes(judge),
+            "condition": self._conditions.codes(condition),
+            "sample": sample,
+            "outcome": outcomes,
+        }
+        self._reserve(self._n + m)
+        for name, values in new.items():
+            self._data[name][self._n : self._n + m] = np.asarray(values, dtype=np.int32)
+        self._n += m
+        self.version += 1
+        return m
+
+    def _reserve(self, size: int) -> None:
+        capacity = len(self._data["prompt"])
+        if size <= capacity:
+            return
+        new_capacity = max(size, 2 * capacity, 1024)
+        for name, old in self._data.items():
+            grown = np.zeros(new_capacity, dtype=np.int32)
+            grown[: self._n] = old[: self._n]
+            self._data[name] = grown
+
+    # -- columns and ids ----------------------------------------------------------------------------------------
+    def __len__(self) -> int:
+        return self._n
+
+    def column(self, name: str) -> IntArray:
+        return self._data[name][: self._n]
+
+    @property
+    def prompt(self) -> IntArray:
+        return self.column("prompt")
+
+    @property
+    def first(self) -> IntArray:
+        return self.column("first")
+
+    @property
+    def second(self) -> IntArray:
+        return self.column("second")
+
+    @property
+    def judge(self) -> IntArray:
+        return self.column("judge")
+
+    @property
+    def condition(self) -> IntArray:
+        return self.column("condition")
+
+    @property
+    def sample(self) -> IntArray:
+        return self.column("sample")
+
+    @property
+    def outcome(self) -> IntArray:
+        return self.column("outcome")
+
+    @property
+    def contestants(self) -> list[str]:
+        return self._contestants.names
+
+    @property
+    def prompts(self) -> list[str]:
+        return self._prompts.names
+
+    @property
+    def judges(self) -> list[str]:
+        return self._judges.names
+
+    @property
+    def conditions(self) -> list[str]:
+        return self._conditions.names
+
+    def contestant_index(self, name: str) -> int:
+        return self._contestants.index[name]
+
+    # -- scope ---------------------------------------------------------------------------------------------------
+    def scope_mask(
+        self,
+        *,
+        prompts: Iterable[str] | None = None,
+        judges: Iterable[str] | None = None,
+        conditions: Iterable[str] | None = None,
+    ) -> NDArray[np.bool_] | None:
+        """A boolean mask over the rows for a scope (None = everything). Unknown names match nothing."""
+        mask: NDArray[np.bool_] | None = None
+        for column, book, chosen in (
+            ("prompt", self._prompts, prompts),
+            ("judge", self._judges, judges),
+            ("condition", self._conditions, conditions),
+        ):
+            if chosen is None:
+                continue
+            codes = book.lookup(list(chosen))
+            values = self.column(column)
+            if len(codes) == 1:
+                part = values == codes[0]
+            else:
+                keep = np.zeros(max(len(book.names), 1), dtype=bool)
+                keep[codes] = True
+                part = keep[values]
+            mask = part if mask is None else mask & part
+        return mask
+
+    def subset(self, mask: NDArray[np.bool_] | None) -> VerdictTable:
+        """A new table with the rows where `mask` is true, sharing the id lists (copies of them)."""
+        out = VerdictTable(self.contestants, self.prompts, self.judges, self.conditions)
+        rows = np.arange(self._n) if mask is None else np.flatnonzero(mask)
+        out._data = {name: self.column(name)[rows].copy() for name in _COLUMNS}
+        out._n = len(rows)
+        return out
+
+    def counts(self, mask: NDArray[np.bool_] | None = None) -> dict[str, int]:
+        """verdicts_used (valid), invalid, failed, missing."""
+        outcome = self.outcome if mask is None else self.outcome[mask]
+        tally = np.bincount(outcome, minlength=6)
+        return {
+            "verdicts_used": int(tally[:3].sum()),
+            "invalid": int(tally[OUTCOME_INVALID]),
+            "failed": int(tally[OUTCOME_FAILED]),
+            "missing": int(tally[OUTCOME_MISSING]),
+        }

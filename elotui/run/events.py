@@ -1,0 +1,92 @@
+"""The typed event stream of a run. The headless CLI and the TUI consume the same events.
+
+The runner calls `on_event(event)` on the event loop that runs it; consumers must not block.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Literal
+
+from elotui.judges.base import Presentation, RetryNotice
+
+RunState = Literal["running", "paused", "finished", "stopped", "budget"]
+
+
+@dataclass(frozen=True)
+class RunStarted:
+    total: int  # planned judge calls in this plan
+    cached: int  # of which already answered in the store
+    run_id: int
+
+
+@dataclass(frozen=True)
+class CallStarted:
+    key: str
+    judge: str
+    kind: str  # "verdict" | "generation" | "paraphrase"
+    presentation: Presentation | None = None
+
+
+@dataclass(frozen=True)
+class VerdictRecorded:
+    key: str
+    judge: str
+    presentation: Presentation
+    status: Literal["ok", "invalid"]
+    winner: Literal["first", "second", "tie"] | None
+    reasoning: str | None
+    latency_ms: float | None = None
+    input_tokens: int | None = None
+    output_tokens: int | None = None
+    cost: float | None = None
+
+
+@dataclass(frozen=True)
+class CallFailed:
+    key: str
+    judge: str
+    kind: str
+    error: str
+    attempts: int
+    presentation: Presentation | None = None
+
+
+@dataclass(frozen=True)
+class CallRetried:
+    notice: RetryNotice
+
+
+@dataclass(frozen=True)
+class Progress:
+    done: int  # answered calls of the plan (cached included)
+    total: int
+    cached: int
+    failed: int
+    invalid: int
+    in_flight: int
+    rate_per_s: float  # new calls per second over the recent window
+    eta_s: float | None
+    input_tokens: int
+    output_tokens: int
+    cost: float
+    estimated_total_cost: float | None
+    elapsed_s: float
+
+
+@dataclass(frozen=True)
+class RunStateChanged:
+    state: RunState
+    reason: str = ""
+
+
+@dataclass(frozen=True)
+class RunFinished:
+    state: RunState  # "finished", "stopped" (Ctrl-C / quit) or "budget" (max_cost reached)
+    done: int
+    total: int
+    failed: list[str] = field(default_factory=list)  # human-readable descriptions of calls failed for good
+    cost: float = 0.0
+
+
+Event = RunStarted | CallStarted | VerdictRecorded | CallFailed | CallRetried | Progress | RunStateChanged | RunFinished

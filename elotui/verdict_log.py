@@ -1,0 +1,116 @@
+"""The canonical verdict log: JSON Lines, one verdict per line, optionally gzip-compressed.
+
+    {"prompt": "q1", "first": "gpt-4", "second": "claude", "judge": "gpt-4", "condition": "clean",
+     "sample": 0, "winner": "first" | "second" | "tie" | null, "reasoning": "..." | null,
+     "status": "ok" | "invalid" | "error"}
+
+`first` is the contestant whose response was shown first (Response A). `elotui verdicts` writes it; the
+`replay` provider and `[reference] votes` read it.
+"""
+
+from __future__ import annotations
+
+import gzip
+import hashlib
+import io
+import json
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+from typing import IO, Any, TypedDict
+
+from elotui.errors import UserError
+
+FIELDS = ("prompt", "first", "second", "judge", "condition", "sample", "winner", "reasoning", "status")
+WINNERS = ("first", "second", "tie")
+STATUSES = ("ok", "invalid", "error")
+
+
+class VerdictRow(TypedDict):
+    prompt: str
+    first: str
+    second: str
+    judge: str
+    condition: str
+    sample: int
+    winner: str | None
+    reasoning: str | None
+    status: str
+
+
+def _open_text(path: Path) -> IO[str]:
+    if path.suffix == ".gz":
+        return io.TextIOWrapper(gzip.open(path, "rb"), encoding="utf-8")
+    return path.open("r", encoding="utf-8")
+
+
+def _check(obj: Any, path: Path, lineno: int) -> VerdictRow:
+    where = f"{path}:{lineno}"
+    if not isinstance(obj, dict):
+        raise UserError(f"{where}: expected a JSON object per line")
+    for key in ("prompt", "first", "second", "judge"):
+        if not isinstance(obj.get(key), str | int) or obj.get(key) in ("", None):
+            raise UserError(f"{where}: `{key}` must be a non-empty string")
+    status = obj.get("status", "ok")
+    if status not in STATUSES:
+        raise UserError(f"{where}: `status` must be one of {', '.join(STATUSES)} (got {status!r})")
+    winner = obj.get("winner")
+    if winner is not None and winner not in WINNERS:
+        raise UserError(f"{where}: `winner` must be first, second, tie or null (got {winner!r})")
+    if status == "ok" and winner is None:
+        raise UserError(f"{where}: a verdict with status ok needs a `winner`")
+    sample = obj.get("sample", 0)
+    if isinstance(sample, bool) or not isinstance(sample, int) or sample < 0:
+        raise UserError(f"{where}: `sample` must be a whole number ≥ 0")
+    reasoning = obj.get("reasoning")
+    if reasoning is not None and not isinstance(reasoning, str):
+        raise UserError(f"{where}: `reasoning` must be a string or null")
+    return VerdictRow(
+        prompt=str(obj["prompt"]),
+        first=str(obj["first"]),
+        second=str(obj["second"]),
+        judge=str(obj["judge"]),
+        condition=str(obj.get("condition") or "clean"),
+        sample=sample,
+        winner=winner if status == "ok" else None,
+        reasoning=reasoning,
+        status=status,
+    )
+
+
+def read_log(path: str | Path) -> Iterator[VerdictRow]:
+    """Yield validated rows; a malformed line raises UserError naming the file and line."""
+    path = Path(path)
+    try:
+        fh = _open_text(path)
+    except FileNotFoundError:
+        raise UserError(f"{path}: no such verdict log") from None
+    with fh:
+        try:
+            for lineno, line in enumerate(fh, start=1):
+                if not line.strip():
+                    continue
+                try:
+                    obj = json.loads(line)
+                except json.JSONDecodeError as exc:
+                    raise UserError(f"{path}:{lineno}:{exc.colno}: not valid JSON: {exc.msg}") from None
+                yield _check(obj, path, lineno)
+        except (OSError, EOFError, UnicodeDecodeError) as exc:
+            raise UserError(f"{path}: cannot read: {exc}") from None
+
+
+def content_hash(path: str | Path) -> str:
+    """sha256 of the file's bytes, so that an edited log is read afresh."""
+    h = hashlib.sha256()
+    with Path(path).open("rb") as fh:
+        for chunk in iter(lambda: fh.read(1 << 20), b""):
+            h.update(chunk)
+    return h.hexdigest()
+
+
+def write_log(rows: Iterable[VerdictRow | dict[str, Any]], out: IO[str]) -> int:
+    """Write rows in canonical key order; returns the number written."""
+    n = 0
+    for row in rows:
+        out.write(json.dumps({k: row.get(k) for k in FIELDS}, ensure_ascii=False) + "\n")
+        n += 1
+    return n
