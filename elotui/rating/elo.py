@@ -7,14 +7,18 @@ final rating and the 2.5-97.5 % range across orders (Boubdir et al. 2023). Games
 order (each game oriented lower code first, then sorted), so the result depends on the multiset of games and the
 seed only, not on the order the verdicts were stored in, nor on which contestant was shown first.
 
-The sequential kernel runs in numba when it is installed (about 10x faster than numpy); without numba every
-step advances all orders at once with numpy (the same numbers, slower).
+Orders are Fisher–Yates shuffles driven by a counter-based splitmix64 stream, seeded. The sequential kernel
+(shuffle + play) runs in numba when it is installed; without numba (or with ELOTUI_NO_NUMBA=1) the orders are
+drawn with numpy and every game step advances all orders at once. Both paths draw the same orders and give the
+same ratings (up to float rounding); the numba path is the fast one (see tests/benchmarks/bench_rating.py).
 """
 
 from __future__ import annotations
 
 import math
+import os
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
@@ -23,13 +27,10 @@ from elotui.rating.games import Games
 
 _C = math.log(10.0) / 400.0
 
-try:  # pragma: no cover - depends on the environment
-    from numba import njit as _njit
-
-    HAVE_NUMBA = True
-except ImportError:  # pragma: no cover
-    _njit = None
-    HAVE_NUMBA = False
+_GOLDEN = np.uint64(0x9E3779B97F4A7C15)
+_M1 = np.uint64(0xBF58476D1CE4E5B9)
+_M2 = np.uint64(0x94D049BB133111EB)
+_S30, _S27, _S31, _S32 = np.uint64(30), np.uint64(27), np.uint64(31), np.uint64(32)
 
 
 def expected_score(r_a: float, r_b: float) -> float:
@@ -41,9 +42,18 @@ def online_elo(
     k_factor: float = 16.0, initial_rating: float = 1000.0,
 ) -> NDArray[np.float64]:
     """Final ratings after playing the games once, in the given order."""
-    order = np.arange(len(a), dtype=np.int64)[None, :]
-    return _run_orders(np.asarray(a), np.asarray(b), np.asarray(score_a, dtype=np.float64), order, n,
-                       float(k_factor), float(initial_rating))[0]
+    a = np.asarray(a, dtype=np.int64)
+    b = np.asarray(b, dtype=np.int64)
+    s = np.asarray(score_a, dtype=np.float64)
+    kernels = numba_kernels()
+    if kernels is not None:
+        return kernels["online"](a, b, s, n, float(k_factor), float(initial_rating))  # type: ignore[no-any-return]
+    r = [float(initial_rating)] * n
+    for x, y, sc in zip(a.tolist(), b.tolist(), s.tolist(), strict=True):
+        d = k_factor * (sc - 1.0 / (1.0 + math.exp(_C * (r[y] - r[x]))))
+        r[x] += d
+        r[y] -= d
+    return np.array(r, dtype=np.float64)
 
 
 @dataclass(frozen=True)
@@ -64,10 +74,37 @@ def canonical_games(g: Games) -> tuple[NDArray[np.int32], NDArray[np.int32], NDA
     return a[order], b[order], s[order]
 
 
+def _mix(z: NDArray[np.uint64]) -> NDArray[np.uint64]:
+    """splitmix64's output function (uint64 arithmetic wraps)."""
+    z = (z ^ (z >> _S30)) * _M1
+    z = (z ^ (z >> _S27)) * _M2
+    return z ^ (z >> _S31)
+
+
+def _stream_keys(permutations: int, seed: int) -> NDArray[np.uint64]:
+    base = _mix(np.array([seed & 0xFFFFFFFFFFFFFFFF], dtype=np.uint64))[0]
+    return _mix(base + np.arange(permutations, dtype=np.uint64))
+
+
 def permutation_orders(n_games: int, permutations: int, seed: int) -> NDArray[np.int64]:
-    rng = np.random.default_rng(seed)
-    base = np.broadcast_to(np.arange(n_games, dtype=np.int64), (permutations, n_games))
-    return rng.permuted(base, axis=1)
+    """The game orders, one row per permutation: a Fisher–Yates shuffle driven by a counter-based splitmix64
+    stream (draw i of order p is mix(key_p + i * golden)), so that the numba kernel, which shuffles in place,
+    draws exactly the same orders."""
+    keys = _stream_keys(permutations, seed)
+    orders = np.broadcast_to(np.arange(n_games, dtype=np.int64), (permutations, n_games)).copy()
+    if n_games < 2:
+        return orders
+    steps = np.arange(n_games - 1, 0, -1, dtype=np.uint64)  # i = n-1 .. 1
+    with np.errstate(over="ignore"):
+        draws = _mix(keys[:, None] + steps[None, :] * _GOLDEN)
+    js = (((draws >> _S32) * (steps + np.uint64(1))[None, :]) >> _S32).astype(np.int64)
+    rows = np.arange(permutations)
+    for col, i in enumerate(range(n_games - 1, 0, -1)):
+        j = js[:, col]
+        held = orders[:, i].copy()
+        orders[:, i] = orders[rows, j]
+        orders[rows, j] = held
+    return orders
 
 
 def permutation_elo(
@@ -78,19 +115,15 @@ def permutation_elo(
     if len(a) == 0 or permutations < 1:
         flat = np.full((max(permutations, 1), n), float(initial_rating))
         return PermutationElo(flat[0].copy(), flat[0].copy(), flat[0].copy(), flat)
-    orders = permutation_orders(len(a), permutations, seed)
-    ratings = _run_orders(a, b, s, orders, n, float(k_factor), float(initial_rating))
+    kernels = numba_kernels()
+    if kernels is not None:
+        ratings = kernels["play"](a.astype(np.int64), b.astype(np.int64), s, _stream_keys(permutations, seed), n,
+                                  float(k_factor), float(initial_rating))
+    else:
+        orders = permutation_orders(len(a), permutations, seed)
+        ratings = run_orders_numpy(a, b, s, orders, n, float(k_factor), float(initial_rating))
     low, high = np.percentile(ratings, [2.5, 97.5], axis=0)
     return PermutationElo(ratings.mean(axis=0), low, high, ratings)
-
-
-def _run_orders(
-    a: NDArray[np.integer], b: NDArray[np.integer], s: NDArray[np.float64], orders: NDArray[np.int64], n: int,
-    k: float, init: float,
-) -> NDArray[np.float64]:
-    if _numba_kernel is not None:
-        return _numba_kernel(a.astype(np.int64), b.astype(np.int64), s, orders, n, k, init)
-    return run_orders_numpy(a, b, s, orders, n, k, init)
 
 
 def run_orders_numpy(
@@ -109,7 +142,7 @@ def run_orders_numpy(
         fa = np.ascontiguousarray((a64[block] + offsets).T)
         fb = np.ascontiguousarray((b64[block] + offsets).T)
         sb = np.ascontiguousarray(s[block].T)
-        for ia, ib, st in zip(fa, fb, sb):
+        for ia, ib, st in zip(fa, fb, sb, strict=True):
             ra = ratings[ia]
             rb = ratings[ib]
             d = k * (st - 1.0 / (1.0 + exp(_C * (rb - ra))))
@@ -118,23 +151,75 @@ def run_orders_numpy(
     return ratings.reshape(n_orders, n)
 
 
-def _build_numba_kernel():  # type: ignore[no-untyped-def]  # pragma: no cover - needs numba
-    @_njit(cache=True, nogil=True)  # type: ignore[misc]
-    def kernel(a, b, s, orders, n, k, init):  # type: ignore[no-untyped-def]
-        n_orders, n_games = orders.shape
+_KERNELS: dict[str, Any] = {}
+
+
+def numba_kernels() -> dict[str, Any] | None:
+    """The compiled kernels, or None without numba (imported lazily: numba costs ~0.3 s to import).
+    ELOTUI_NO_NUMBA=1 forces the numpy path."""
+    if "state" in _KERNELS:
+        return _KERNELS if _KERNELS["state"] == "ok" else None
+    if os.environ.get("ELOTUI_NO_NUMBA"):
+        _KERNELS["state"] = "off"
+        return None
+    try:
+        import numba
+    except ImportError:
+        _KERNELS["state"] = "missing"
+        return None
+    _KERNELS.update(_compile(numba))
+    _KERNELS["state"] = "ok"
+    return _KERNELS
+
+
+def _compile(numba: Any) -> dict[str, Any]:  # pragma: no cover - needs numba
+    golden, m1, m2 = _GOLDEN, _M1, _M2
+    s30, s27, s31, s32 = _S30, _S27, _S31, _S32
+    one = np.uint64(1)
+    c = _C
+
+    @numba.njit(cache=True, nogil=True)
+    def mix(z):  # type: ignore[no-untyped-def]
+        z = (z ^ (z >> s30)) * m1
+        z = (z ^ (z >> s27)) * m2
+        return z ^ (z >> s31)
+
+    @numba.njit(cache=True, nogil=True)
+    def play(a, b, s, keys, n, k, init):  # type: ignore[no-untyped-def]
+        n_orders = keys.shape[0]
+        n_games = a.shape[0]
         ratings = np.full((n_orders, n), init)
+        order = np.empty(n_games, dtype=np.int64)
         for p in range(n_orders):
+            for t in range(n_games):
+                order[t] = t
+            key = keys[p]
+            for i in range(n_games - 1, 0, -1):
+                ui = np.uint64(i)
+                draw = mix(key + ui * golden)
+                j = np.int64(((draw >> s32) * (ui + one)) >> s32)
+                held = order[i]
+                order[i] = order[j]
+                order[j] = held
             r = ratings[p]
             for t in range(n_games):
-                g = orders[p, t]
-                i = a[g]
-                j = b[g]
-                d = k * (s[g] - 1.0 / (1.0 + math.exp(_C * (r[j] - r[i]))))
-                r[i] += d
-                r[j] -= d
+                g = order[t]
+                x = a[g]
+                y = b[g]
+                d = k * (s[g] - 1.0 / (1.0 + math.exp(c * (r[y] - r[x]))))
+                r[x] += d
+                r[y] -= d
         return ratings
 
-    return kernel
+    @numba.njit(cache=True, nogil=True)
+    def online(a, b, s, n, k, init):  # type: ignore[no-untyped-def]
+        r = np.full(n, init)
+        for g in range(a.shape[0]):
+            x = a[g]
+            y = b[g]
+            d = k * (s[g] - 1.0 / (1.0 + math.exp(c * (r[y] - r[x]))))
+            r[x] += d
+            r[y] -= d
+        return r
 
-
-_numba_kernel = _build_numba_kernel() if HAVE_NUMBA else None
+    return {"play": play, "online": online}
