@@ -178,6 +178,12 @@ _TYPE_NAMES = {
 }
 
 
+def _num(value: Any) -> str:
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    return str(value)
+
+
 def _message(err: dict[str, Any], root: type[BaseModel]) -> str:
     kind = err["type"]
     ctx = err.get("ctx") or {}
@@ -189,13 +195,13 @@ def _message(err: dict[str, Any], root: type[BaseModel]) -> str:
         hint = f"; did you mean '{close[0]}'?" if close else ""
         return f"unknown key '{key}'{hint}"
     if kind == "greater_than_equal":
-        return f"must be ≥ {ctx.get('ge')}"
+        return f"must be ≥ {_num(ctx.get('ge'))}"
     if kind == "greater_than":
-        return f"must be > {ctx.get('gt')}"
+        return f"must be > {_num(ctx.get('gt'))}"
     if kind == "less_than_equal":
-        return f"must be ≤ {ctx.get('le')}"
+        return f"must be ≤ {_num(ctx.get('le'))}"
     if kind == "less_than":
-        return f"must be < {ctx.get('lt')}"
+        return f"must be < {_num(ctx.get('lt'))}"
     if kind == "literal_error":
         return f"must be one of {ctx.get('expected')} (got {err.get('input')!r})"
     if kind in ("too_short", "string_too_short"):

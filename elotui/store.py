@@ -78,8 +78,16 @@ class PlanRow:
     key: str
 
 
+def _script(db: sqlite3.Connection, sql: str) -> None:
+    """Run statements one by one (executescript would commit the migration's transaction)."""
+    for statement in sql.split(";"):
+        if statement.strip():
+            db.execute(statement)
+
+
 def _v1(db: sqlite3.Connection) -> None:
-    db.executescript(
+    _script(
+        db,
         """
         CREATE TABLE calls (
             key TEXT PRIMARY KEY, kind TEXT NOT NULL, status TEXT NOT NULL,
@@ -109,7 +117,8 @@ def _v1(db: sqlite3.Connection) -> None:
 
 def _v2(db: sqlite3.Connection) -> None:
     """Version 2: per-call accounting (attempts, 429s, cost)."""
-    db.executescript(
+    _script(
+        db,
         """
         ALTER TABLE calls ADD COLUMN cost REAL;
         ALTER TABLE calls ADD COLUMN attempts INTEGER NOT NULL DEFAULT 1;

@@ -1,0 +1,24 @@
+"""Suite-wide set-up: every test runs with its own ELOTUI_HOME, so no test touches the user's directories."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+# Shared fixtures (loopback provider servers) are plugins, loaded when present.
+pytest_plugins = [
+    m for m in ("tests.servers.fixtures",) if (ROOT / (m.replace(".", "/") + ".py")).exists()
+]
+
+
+@pytest.fixture(autouse=True)
+def _elotui_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Path:
+    home = tmp_path_factory.mktemp("elotui-home")
+    monkeypatch.setenv("ELOTUI_HOME", str(home))
+    return home

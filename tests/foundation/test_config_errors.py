@@ -1,0 +1,150 @@
+"""Bad tournament files: every problem names the file, the line and the key; exit code 2."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from elotui.cli import main
+from elotui.config import load_tournament
+from elotui.errors import UserError
+from tests.foundation.tournament_files import VALID
+
+
+def write(tmp_path: Path, text: str, *, beta: bool = True) -> Path:
+    path = tmp_path / "t.toml"
+    path.write_text(text, encoding="utf-8")
+    if beta:
+        (tmp_path / "beta_p1.txt").write_text("Hi there.", encoding="utf-8")
+    return path
+
+
+def validate(path: Path, capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
+    code = main(["validate", str(path)])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_valid_file_loads_and_resolves_files(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = write(tmp_path, VALID)
+    t = load_tournament(path)
+    assert t.responses[("p1", "beta")] == "Hi there."
+    assert t.spec.ranking.threshold == "none"
+    code, out, _ = validate(path, capsys)
+    assert code == 0
+    assert "2 contestants, 1 prompts, 1 judges (simulated), 2 planned judge calls" in out
+
+
+def test_toml_syntax_error_is_one_line_with_file_line_col(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = write(tmp_path, VALID.replace('criterion = "helpfulness"', 'criterion = "helpfulness'))
+    code, _, err = validate(path, capsys)
+    assert code == 2
+    lines = err.strip().splitlines()
+    assert len(lines) == 1
+    assert re.fullmatch(rf"{re.escape(str(path))}:4:\d+: .+", lines[0])
+
+
+def test_schema_errors_list_every_problem_with_key_path_and_line(tmp_path: Path,
+                                                                 capsys: pytest.CaptureFixture[str]) -> None:
+    text = VALID.replace('provider = "simulated"', 'provider = "simulated"\nmax_concurrency = 0\ntimeout_s = -1')
+    path = write(tmp_path, text)
+    code, _, err = validate(path, capsys)
+    assert code == 2
+    assert "2 problem(s)" in err
+    assert f"{path}:21: judges[0].max_concurrency: must be ≥ 1" in err
+    assert f"{path}:22: judges[0].timeout_s: must be > 0" in err
+
+
+def test_unknown_key_suggests_the_closest_valid_key(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = write(tmp_path, VALID.replace('threshold = "none"', 'treshold = 0.5'))
+    code, _, err = validate(path, capsys)
+    assert code == 2
+    assert "ranking.treshold: unknown key 'treshold'; did you mean 'threshold'?" in err
+
+
+def test_unknown_key_in_array_table(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = write(tmp_path, VALID.replace('label = "Beta model"', 'lable = "Beta model"'))
+    code, _, err = validate(path, capsys)
+    assert code == 2
+    assert f"{path}:11: contestants[1].lable: unknown key 'lable'; did you mean 'label'?" in err
+
+
+def test_bad_threshold_and_enum(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    text = VALID.replace('threshold = "none"', "threshold = 0.6").replace('"simulated"', '"simulatd"')
+    path = write(tmp_path, text)
+    code, _, err = validate(path, capsys)
+    assert code == 2
+    assert "ranking.threshold: threshold must be one of 1.0, 0.9, 0.75, 0.5 or \"none\"" in err
+    assert "judges[0].provider: must be one of" in err
+
+
+def test_missing_response_file_names_its_path(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = write(tmp_path, VALID, beta=False)
+    code, _, err = validate(path, capsys)
+    assert code == 2
+    assert f"prompts[0].responses.beta.file: {tmp_path / 'beta_p1.txt'} does not exist" in err
+    assert f"{path}:16: prompts[0].responses.beta.file" in err
+
+
+def test_undeclared_contestant_in_responses_is_named(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = write(tmp_path, VALID.replace('alpha = "Hello!",', 'alpha = "Hello!", gamma = "Yo",'))
+    code, _, err = validate(path, capsys)
+    assert code == 2
+    assert "prompts[0].responses.gamma: contestant 'gamma' is not declared in [[contestants]]" in err
+
+
+def test_duplicate_ids_and_missing_responses(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    text = VALID.replace('id = "beta"', 'id = "alpha"')
+    path = write(tmp_path, text)
+    code, _, err = validate(path, capsys)
+    assert code == 2
+    assert "contestants[1].id: 'alpha' is used twice" in err
+
+
+def test_required_key_missing(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = write(tmp_path, VALID.replace('name = "Tiny"', ""))
+    code, _, err = validate(path, capsys)
+    assert code == 2
+    assert "tournament.name: is required" in err
+
+
+def test_text_or_file_with_wrong_shape(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = write(tmp_path, VALID.replace('{ file = "beta_p1.txt" }', '{ path = "beta_p1.txt" }'))
+    code, _, err = validate(path, capsys)
+    assert code == 2
+    assert 'prompts[0].responses.beta: expected text or { file = "relative/path" }' in err
+
+
+def test_unset_api_key_env_warns_at_validate_and_fails_at_run(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    secret_var = "ELOTUI_TEST_KEY_NOT_SET"
+    monkeypatch.delenv(secret_var, raising=False)
+    text = VALID + f'''
+[[judges]]
+id = "gpt"
+provider = "openai"
+model = "gpt-4o-mini"
+api_key_env = "{secret_var}"
+'''
+    path = write(tmp_path, text)
+    code, _, err = validate(path, capsys)
+    assert code == 0
+    assert f"warning: judge 'gpt': environment variable {secret_var} is not set" in err
+    t = load_tournament(path)
+    with pytest.raises(UserError) as info:
+        t.require_api_keys()
+    assert secret_var in str(info.value)
+    monkeypatch.setenv(secret_var, "sk-live-very-secret")
+    t.require_api_keys()
+
+
+def test_missing_file_and_non_utf8(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, _, err = validate(tmp_path / "nope.toml", capsys)
+    assert code == 2 and "nope.toml: no such file" in err
+    bad = tmp_path / "bin.toml"
+    bad.write_bytes(b"\xff\xfe[tournament]")
+    code, _, err = validate(bad, capsys)
+    assert code == 2 and "not UTF-8" in err

@@ -1,0 +1,68 @@
+"""Contracts of the project itself: the core runs without Textual, CI runs the README's test command,
+the installed package carries the themes."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+
+CORE_IMPORTS = r"""
+import importlib, pkgutil, sys
+import elotui
+names = sorted(m.name for m in pkgutil.walk_packages(elotui.__path__, "elotui.")
+               if not m.name.startswith("elotui.tui"))
+for name in names:
+    importlib.import_module(name)
+    if "textual" in sys.modules:
+        print("LEAK", name)
+        sys.exit(1)
+print("OK", len(names))
+"""
+
+
+def test_core_modules_do_not_import_textual() -> None:
+    out = subprocess.run([sys.executable, "-c", CORE_IMPORTS], capture_output=True, text=True, cwd=ROOT)
+    assert out.returncode == 0, out.stdout + out.stderr
+    assert out.stdout.startswith("OK")
+
+
+def _pytest_command(text: str) -> str:
+    match = re.search(r"python -m pytest[^\n`]*", text)
+    assert match, "no pytest invocation found"
+    return match.group(0).strip()
+
+
+def test_ci_runs_the_readme_test_command() -> None:
+    ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert _pytest_command(ci) == _pytest_command(readme)
+    assert '"$rc" -eq 5' in ci, ".ci/run must handle pytest's exit code 5"
+
+
+def test_version_flag() -> None:
+    out = subprocess.run([sys.executable, "-m", "elotui.cli", "--version"], capture_output=True, text=True)
+    assert out.returncode == 0
+    assert re.fullmatch(r"elotui \d+\.\d+\.\d+.*\n", out.stdout)
+
+
+def test_wheel_contains_the_bundled_themes(tmp_path: Path) -> None:
+    """A non-editable install must carry themes/: build the wheel and look inside."""
+    pytest.importorskip("hatchling")
+    out = subprocess.run(
+        [sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q", "-w", str(tmp_path), str(ROOT)],
+        capture_output=True, text=True,
+    )
+    assert out.returncode == 0, out.stderr
+    wheel = next(tmp_path.glob("elotui-*.whl"))
+    names = zipfile.ZipFile(wheel).namelist()
+    bundled = sorted(Path(n).name for n in names if n.startswith("elotui/_themes/"))
+    shipped = sorted(p.name for p in (ROOT / "themes").iterdir() if p.is_file())
+    assert shipped and bundled == shipped
+    assert "elotui/py.typed" in names

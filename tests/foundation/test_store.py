@@ -1,0 +1,135 @@
+"""The SQLite verdict store: round trips, the plan join, migrations, and survival of kill -9."""
+
+from __future__ import annotations
+
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from elotui.errors import UserError
+from elotui.store import MIGRATIONS, SCHEMA_VERSION, CallRecord, PlanRow, Store
+
+
+def verdict(key: str, winner: str | None = "first", status: str = "ok", **kw: object) -> CallRecord:
+    return CallRecord(key=key, kind="verdict", status=status, winner=winner, judge="j", prompt="p",
+                      first="a", second="b", condition="clean", sample=0, reasoning="because", **kw)  # type: ignore[arg-type]
+
+
+def test_record_and_read_back(tmp_path: Path) -> None:
+    with Store(tmp_path / "s.sqlite") as store:
+        store.record_call(verdict("k1", input_tokens=10, output_tokens=5, latency_ms=12.5))
+        got = store.get_call("k1")
+        assert got is not None and got.winner == "first" and got.input_tokens == 10 and got.finished_at
+        assert store.get_call("nope") is None
+
+
+def test_cached_keys_are_answered_calls_only(tmp_path: Path) -> None:
+    with Store(tmp_path / "s.sqlite") as store:
+        store.record_call(verdict("ok"))
+        store.record_call(verdict("inv", winner=None, status="invalid", raw_reply="??"))
+        store.record_call(verdict("err", winner=None, status="error", error="HTTP 500"))
+        assert store.cached_keys(["ok", "inv", "err", "missing"]) == {"ok", "inv"}
+        many = [f"x{i}" for i in range(2500)] + ["ok"]
+        assert store.cached_keys(many) == {"ok"}
+
+
+def test_plan_join_reports_missing_and_only_current_plan(tmp_path: Path) -> None:
+    with Store(tmp_path / "s.sqlite") as store:
+        store.record_call(verdict("k1"))
+        store.record_call(verdict("k2", winner=None, status="error", error="boom"))
+        store.record_call(verdict("stale", winner="second"))
+        store.set_plan([
+            PlanRow(0, "p", "a", "b", "j", "clean", 0, "k1"),
+            PlanRow(1, "p", "b", "a", "j", "clean", 0, "k2"),
+            PlanRow(2, "p", "a", "c", "j", "clean", 0, "k3"),
+        ])
+        rows = store.plan_verdicts()
+        assert rows == [
+            ("p", "a", "b", "j", "clean", 0, "ok", "first"),
+            ("p", "b", "a", "j", "clean", 0, "error", None),
+            ("p", "a", "c", "j", "clean", 0, "missing", None),
+        ]
+        log = store.verdict_log_rows()
+        assert [r["status"] for r in log] == ["ok", "error"]
+        assert log[0]["reasoning"] == "because"
+        stats = store.judge_stats()["j"]
+        assert stats["planned"] == 3 and stats["done"] == 2 and stats["error"] == 1
+
+
+def test_texts_and_runs(tmp_path: Path) -> None:
+    with Store(tmp_path / "s.sqlite") as store:
+        store.put_text("t1", "lexical", "A.I. text", prompt="p", contestant="a", condition="lexical", base_key="b")
+        assert store.get_text("t1") == "A.I. text"
+        assert store.texts("lexical")[0]["base_key"] == "b"
+        run_id = store.start_run({"elotui": "x", "judges": []})
+        store.finish_run(run_id, "finished")
+        assert store.runs()[0]["state"] == "finished"
+
+
+def test_migration_from_version_1_keeps_data(tmp_path: Path) -> None:
+    path = tmp_path / "old.sqlite"
+    db = sqlite3.connect(path)
+    MIGRATIONS[0](db)
+    db.execute("PRAGMA user_version = 1")
+    db.execute("INSERT INTO calls (key, kind, status, winner) VALUES ('old', 'verdict', 'ok', 'tie')")
+    db.commit()
+    db.close()
+    with Store(path) as store:
+        assert store.schema_version == SCHEMA_VERSION == 2
+        got = store.get_call("old")
+        assert got is not None and got.winner == "tie" and got.attempts == 1 and got.http_429s == 0
+
+
+def test_newer_schema_is_refused_clearly(tmp_path: Path) -> None:
+    path = tmp_path / "new.sqlite"
+    db = sqlite3.connect(path)
+    db.execute(f"PRAGMA user_version = {SCHEMA_VERSION + 1}")
+    db.close()
+    with pytest.raises(UserError, match="newer than this elotui"):
+        Store(path)
+
+
+def test_not_a_database_is_a_clear_error(tmp_path: Path) -> None:
+    path = tmp_path / "junk.sqlite"
+    path.write_bytes(b"this is not sqlite" * 100)
+    with pytest.raises(UserError, match="not a usable elotui store"):
+        Store(path)
+
+
+WRITER = r"""
+import sys, time
+from elotui.store import CallRecord, Store
+store = Store(sys.argv[1])
+i = 0
+while True:
+    store.record_call(CallRecord(key=f"k{i}", kind="verdict", status="ok", winner="first", reasoning="r" * 200))
+    print(i, flush=True)
+    i += 1
+"""
+
+
+def test_store_survives_kill_9(tmp_path: Path) -> None:
+    """Every call reported as recorded before SIGKILL is in the store afterwards, and the store is intact."""
+    path = tmp_path / "kill.sqlite"
+    proc = subprocess.Popen([sys.executable, "-c", WRITER, str(path)], stdout=subprocess.PIPE, text=True)
+    assert proc.stdout is not None
+    last = -1
+    deadline = time.monotonic() + 60
+    while last < 300 and time.monotonic() < deadline:
+        line = proc.stdout.readline()
+        if not line:
+            break
+        last = int(line)
+    os.kill(proc.pid, signal.SIGKILL)
+    proc.wait()
+    assert last >= 300, "the writer did not get going"
+    with Store(path) as store:
+        assert store._db.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+        keys = {c.key for c in store.calls()}
+    assert {f"k{i}" for i in range(last + 1)} <= keys
