@@ -1,0 +1,178 @@
+"""`diagnose(table, ...)`: every bias and agreement diagnostic as one JSON-ready dict.
+
+Schema ("elotui.diagnose/1"; floats are null where undefined, e.g. a κ with one category, a τ with < 2 items):
+
+```
+{
+  "schema": "elotui.diagnose/1",
+  "contestants": [id, ...], "judges_order": [id, ...], "conditions": [id, ...], "prompts": <int>,
+  "counts": {"verdicts": n, "verdicts_used": n, "invalid": n, "failed": n, "missing": n},
+  "position": {<rates>},                         # pooled over judges and conditions
+  "conditions_position": {<condition>: {<rates>}},
+  "judges": {
+    <judge id>: {
+      "counts": {"verdicts_used", "invalid", "failed", "missing"},
+      "position": {<rates>},
+      "position_by_condition": {<condition>: {<rates>}},
+      "human": {"compared", "accuracy", "accuracy_decisive", "decisive_compared", "cohen_kappa", "fleiss_kappa"},
+      "length_bias": {"decisive_verdicts", "longer_wins_share"} | null
+    }
+  },
+  "agreement": {"items", "judges", "percent_agreement", "fleiss_kappa",
+                "pairs": [{"judges": [a, b], "items", "percent_agreement", "cohen_kappa"}]},
+  "win_rates": {"pooled": {<contestant>: rate}, <judge id>: {<contestant>: rate}},
+  "head_to_head": {"contestants": [...], "wins": [[...]], "ties": [[...]]},
+  "per_prompt_tau": {"by_prompt": {<prompt>: tau}, "summary": {"prompts", "mean", "median", "min", "max"}},
+  "length_bias": {"decisive_verdicts", "longer_wins_share"} | null,
+  "human": {"votes", "ratings": {...}, "win_rates": {...}, "verdicts": {...}} | null,
+  "reference": {
+    "source": "ranking" | "human votes" | null, "method": "elo" | "bt", "ranking": [best, ..., worst],
+    "by_threshold": {"1.0" | "0.9" | "0.75" | "0.5" | "none":
+                       {"contestants", "spearman_rho", "spearman_p", "kendall_tau", "kendall_p", "ratings": {...}}}
+  }
+}
+<rates> = {"units", "consistent", "position_bias", "inconclusive", "decisive_verdicts", "first_slot_share"}
+```
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+import numpy as np
+
+from elotui.rating.agreement import inter_judge
+from elotui.rating.games import THRESHOLDS, games
+from elotui.rating.human import human_ranking, judge_vs_human, votes_table
+from elotui.rating.leaderboard import ratings_for
+from elotui.rating.stability import position_report
+from elotui.rating.table import VerdictTable
+from elotui.rating.winrates import head_to_head, kendall, length_bias, per_prompt_tau, spearman, win_rates
+
+SCHEMA = "elotui.diagnose/1"
+_EMPTY_HUMAN = {"compared": 0, "accuracy": None, "accuracy_decisive": None, "decisive_compared": 0,
+                "cohen_kappa": None, "fleiss_kappa": None}
+
+
+def threshold_key(threshold: float | str) -> str:
+    return "none" if threshold == "none" else f"{float(threshold):g}" if float(threshold) != 1.0 else "1.0"
+
+
+def jsonable(value: Any) -> Any:
+    """NaN/inf -> None, numpy scalars -> Python, tuples -> lists (recursively)."""
+    if isinstance(value, dict):
+        return {str(k): jsonable(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [jsonable(v) for v in value]
+    if isinstance(value, np.generic):
+        value = value.item()
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    return value
+
+
+def reference_agreement(
+    table: VerdictTable,
+    reference: Mapping[str, float],
+    *,
+    method: str = "elo",
+    k_factor: float = 16,
+    initial_rating: float = 1000,
+    permutations: int = 100,
+    bootstrap: int = 0,
+    seed: int = 0,
+) -> dict[str, dict[str, Any]]:
+    """Spearman ρ and Kendall τ (with p-values) between each threshold's ratings and reference scores (higher =
+    better), over the contestants the reference scores (the layout of seed 000's Tables 1-2)."""
+    names = [c for c in table.contestants if c in reference]
+    idx = np.array([table.contestant_index(c) for c in names], dtype=np.int64)
+    ref = np.array([float(reference[c]) for c in names])
+    out: dict[str, dict[str, Any]] = {}
+    for t in THRESHOLDS:
+        g = games(table, t)
+        rating, _, _ = ratings_for(g, method=method, k_factor=k_factor, initial_rating=initial_rating,
+                                   permutations=permutations, bootstrap=bootstrap, seed=seed)
+        rho, rho_p = spearman(rating[idx], ref)
+        tau, tau_p = kendall(rating[idx], ref)
+        out[threshold_key(t)] = {
+            "contestants": len(names), "spearman_rho": rho, "spearman_p": rho_p, "kendall_tau": tau,
+            "kendall_p": tau_p, "ratings": dict(zip(names, rating[idx].tolist(), strict=True)),
+        }
+    return out
+
+
+def diagnose(
+    table: VerdictTable,
+    *,
+    human_votes: Iterable[Mapping[str, Any]] | None = None,
+    reference_ranking: Sequence[str] | Mapping[str, float] | None = None,
+    lengths: Mapping[tuple[str, str], int] | None = None,
+    method: str = "elo",
+    k_factor: float = 16,
+    initial_rating: float = 1000,
+    permutations: int = 100,
+    bootstrap: int = 0,
+    seed: int = 0,
+) -> dict[str, Any]:
+    """All diagnostics (schema in the module docstring and docs/diagnose.md), JSON-ready (NaN -> None).
+
+    `reference_ranking`: contestants best first, or scores (higher = better); without it the human votes'
+    Bradley–Terry ranking is the reference. `lengths`: (prompt, contestant) -> response length, for length bias.
+    `method` etc. choose how each threshold is rated for the reference comparison (bootstrap is not needed there).
+    """
+    counts = table.counts()
+    counts["verdicts"] = len(table)
+    position = position_report(table)
+    agreement = inter_judge(table)
+    votes = votes_table(human_votes, table) if human_votes is not None else None
+    human_cmp = judge_vs_human(table, votes) if votes is not None and len(votes) else {}
+    lb = length_bias(table, lengths) if lengths else None
+    judges: dict[str, Any] = {}
+    for j, name in enumerate(table.judges):
+        judges[name] = {
+            "counts": table.counts(table.judge == j),
+            "position": position["by_judge"][name],
+            "position_by_condition": position["by_judge_condition"][name],
+            "human": human_cmp.get(name, dict(_EMPTY_HUMAN)),
+            "length_bias": lb["by_judge"][name] if lb else None,
+        }
+    human = human_ranking(votes) if votes is not None and len(votes) else None
+
+    reference: dict[str, Any] = {"source": None, "method": method, "ranking": None, "by_threshold": {}}
+    scores: dict[str, float] | None = None
+    if reference_ranking is not None and len(reference_ranking):
+        if isinstance(reference_ranking, Mapping):
+            scores = {str(k): float(v) for k, v in reference_ranking.items()}
+        else:
+            scores = {c: float(-i) for i, c in enumerate(reference_ranking)}
+        reference["source"] = "ranking"
+    elif human is not None:
+        scores = {c: r for c, r in human["ratings"].items() if human["verdicts"].get(c)}
+        reference["source"] = "human votes"
+    if scores:
+        reference["ranking"] = sorted(scores, key=lambda c: (-scores[c], c))
+        reference["by_threshold"] = reference_agreement(
+            table, scores, method=method, k_factor=k_factor, initial_rating=initial_rating,
+            permutations=permutations, bootstrap=bootstrap, seed=seed)
+
+    result = {
+        "schema": SCHEMA,
+        "contestants": list(table.contestants),
+        "judges_order": list(table.judges),
+        "conditions": list(table.conditions),
+        "prompts": len(table.prompts),
+        "counts": counts,
+        "position": position["pooled"],
+        "conditions_position": position["by_condition"],
+        "judges": judges,
+        "agreement": agreement,
+        "win_rates": win_rates(table),
+        "head_to_head": head_to_head(table),
+        "per_prompt_tau": per_prompt_tau(table),
+        "length_bias": lb["pooled"] if lb else None,
+        "human": human,
+        "reference": reference,
+    }
+    return jsonable(result)  # type: ignore[no-any-return]

@@ -1,0 +1,139 @@
+"""Verdict-level statistics, whatever the threshold: win rates, head-to-head, per-prompt τ, length bias.
+
+Every valid verdict is a game here and a tie counts half for each side (the convention of the PRD and QLoRA
+authors): win rate = (wins + ties/2) / verdicts the contestant appears in.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+from scipy import stats
+
+from elotui.rating.table import OUTCOME_FIRST, OUTCOME_SECOND, OUTCOME_TIE, VerdictTable
+
+
+def _valid_rows(table: VerdictTable, mask: NDArray[np.bool_] | None) -> NDArray[np.intp]:
+    valid = table.outcome <= OUTCOME_TIE
+    if mask is not None:
+        valid &= mask
+    return np.flatnonzero(valid)
+
+
+def win_rate_arrays(table: VerdictTable, mask: NDArray[np.bool_] | None = None) -> tuple[NDArray[np.float64], NDArray[np.int64]]:
+    """(win rate, verdicts) per contestant code; NaN win rate without verdicts."""
+    n = len(table.contestants)
+    rows = _valid_rows(table, mask)
+    first = table.first[rows]
+    second = table.second[rows]
+    o = table.outcome[rows]
+    score_first = np.where(o == OUTCOME_FIRST, 1.0, np.where(o == OUTCOME_TIE, 0.5, 0.0))
+    points = np.bincount(first, weights=score_first, minlength=n) + np.bincount(second, weights=1.0 - score_first,
+                                                                                minlength=n)
+    played = np.bincount(first, minlength=n) + np.bincount(second, minlength=n)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        rate = np.where(played > 0, points / np.maximum(played, 1), np.nan)
+    return rate, played
+
+
+def win_rates(table: VerdictTable, mask: NDArray[np.bool_] | None = None) -> dict[str, dict[str, float]]:
+    """{"pooled": {contestant: rate}, <judge>: {contestant: rate}} (NaN where a contestant has no verdicts)."""
+    out: dict[str, dict[str, float]] = {}
+    rate, _ = win_rate_arrays(table, mask)
+    out["pooled"] = dict(zip(table.contestants, rate.tolist(), strict=True))
+    for j, name in enumerate(table.judges):
+        sel = table.judge == j
+        rate, _ = win_rate_arrays(table, sel if mask is None else sel & mask)
+        out[name] = dict(zip(table.contestants, rate.tolist(), strict=True))
+    return out
+
+
+def head_to_head(table: VerdictTable, mask: NDArray[np.bool_] | None = None) -> dict[str, Any]:
+    """wins[i][j] = verdicts where contestant i beat j (either order); ties[i][j] = tie verdicts between them."""
+    n = len(table.contestants)
+    rows = _valid_rows(table, mask)
+    first = table.first[rows].astype(np.int64)
+    second = table.second[rows].astype(np.int64)
+    o = table.outcome[rows]
+    winner = np.where(o == OUTCOME_FIRST, first, second)
+    loser = np.where(o == OUTCOME_FIRST, second, first)
+    dec = o != OUTCOME_TIE
+    wins = np.bincount(winner[dec] * n + loser[dec], minlength=n * n).reshape(n, n)
+    tie = ~dec
+    ties = np.bincount(first[tie] * n + second[tie], minlength=n * n).reshape(n, n)
+    ties = ties + ties.T
+    return {"contestants": list(table.contestants), "wins": wins.tolist(), "ties": ties.tolist()}
+
+
+def kendall(x: NDArray[np.float64], y: NDArray[np.float64]) -> tuple[float, float]:
+    """Kendall's τ-b and its p-value (scipy); NaN when fewer than 2 items or a constant side."""
+    if len(x) < 2 or np.all(x == x[0]) or np.all(y == y[0]):
+        return float("nan"), float("nan")
+    res = stats.kendalltau(x, y)
+    return float(res.statistic), float(res.pvalue)
+
+
+def spearman(x: NDArray[np.float64], y: NDArray[np.float64]) -> tuple[float, float]:
+    if len(x) < 2 or np.all(x == x[0]) or np.all(y == y[0]):
+        return float("nan"), float("nan")
+    res = stats.spearmanr(x, y)
+    return float(res.statistic), float(res.pvalue)
+
+
+def per_prompt_tau(table: VerdictTable, mask: NDArray[np.bool_] | None = None) -> dict[str, Any]:
+    """Kendall τ-b between each prompt's ranking (win rates on that prompt, all judges) and the global ranking
+    (win rates over all prompts), over the contestants with verdicts on the prompt (seed 002 §3.4)."""
+    global_rate, _ = win_rate_arrays(table, mask)
+    by_prompt: dict[str, float] = {}
+    for p, name in enumerate(table.prompts):
+        sel = table.prompt == p
+        local, played = win_rate_arrays(table, sel if mask is None else sel & mask)
+        have = played > 0
+        if not have.any():
+            continue
+        tau, _ = kendall(local[have], global_rate[have])
+        by_prompt[name] = tau
+    values = np.array([v for v in by_prompt.values() if not np.isnan(v)])
+    summary = {
+        "prompts": len(values),
+        "mean": float(values.mean()) if len(values) else float("nan"),
+        "median": float(np.median(values)) if len(values) else float("nan"),
+        "min": float(values.min()) if len(values) else float("nan"),
+        "max": float(values.max()) if len(values) else float("nan"),
+    }
+    return {"by_prompt": by_prompt, "summary": summary}
+
+
+def length_bias(
+    table: VerdictTable, lengths: Mapping[tuple[str, str], int], mask: NDArray[np.bool_] | None = None
+) -> dict[str, Any]:
+    """Share of decisive verdicts won by the longer response (pairs of equal or unknown length left out),
+    pooled and per judge."""
+    n_p, n = len(table.prompts), len(table.contestants)
+    length = np.full((max(n_p, 1), max(n, 1)), -1, dtype=np.int64)
+    p_index = {name: i for i, name in enumerate(table.prompts)}
+    c_index = {name: i for i, name in enumerate(table.contestants)}
+    for (prompt, contestant), value in lengths.items():
+        if prompt in p_index and contestant in c_index:
+            length[p_index[prompt], c_index[contestant]] = int(value)
+    rows = _valid_rows(table, mask)
+    o = table.outcome[rows]
+    dec = (o == OUTCOME_FIRST) | (o == OUTCOME_SECOND)
+    rows, o = rows[dec], o[dec]
+    lf = length[table.prompt[rows], table.first[rows]]
+    ls = length[table.prompt[rows], table.second[rows]]
+    usable = (lf >= 0) & (ls >= 0) & (lf != ls)
+    longer_won = np.where(o == OUTCOME_FIRST, lf > ls, ls > lf)
+
+    def summary(sel: NDArray[np.bool_]) -> dict[str, Any]:
+        k = int(sel.sum())
+        return {"decisive_verdicts": k, "longer_wins_share": float(longer_won[sel].mean()) if k else float("nan")}
+
+    judge = table.judge[rows]
+    return {
+        "pooled": summary(usable),
+        "by_judge": {name: summary(usable & (judge == j)) for j, name in enumerate(table.judges)},
+    }
