@@ -1,0 +1,50 @@
+"""Judges: one module per provider behind the `Judge` protocol (see base.py), built by `build_judge`."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import httpx
+
+from elotui.config import EndpointConfig
+from elotui.judges.base import Judge, RetryObserver
+from elotui.judges.http import RetryPolicy
+
+
+def build_judge(
+    config: EndpointConfig,
+    *,
+    judge_id: str,
+    base_dir: Path,
+    observer: RetryObserver | None = None,
+    retry_policy: RetryPolicy | None = None,
+    transport: httpx.AsyncBaseTransport | None = None,
+) -> Judge:
+    """The judge for an endpoint. `retry_policy` (backoff timing) and `transport` are for tests."""
+    provider = config.provider
+    if provider == "replay":
+        from elotui.judges.replay import ReplayJudge
+
+        return ReplayJudge(config, judge_id=judge_id, base_dir=base_dir)
+    if provider == "simulated":
+        from elotui.judges.simulated import SimulatedJudge
+
+        return SimulatedJudge(config, judge_id=judge_id)
+    live: type
+    if provider == "openai":
+        from elotui.judges.openai import OpenAIJudge as live
+    elif provider == "openai-compatible":
+        from elotui.judges.openai import OpenAICompatibleJudge as live
+    elif provider == "anthropic":
+        from elotui.judges.anthropic import AnthropicJudge as live
+    elif provider == "gemini":
+        from elotui.judges.gemini import GeminiJudge as live
+    elif provider == "ollama":
+        from elotui.judges.ollama import OllamaJudge as live
+    else:
+        raise ValueError(f"unknown provider {provider!r}")
+    judge: Judge = live(config, judge_id=judge_id, observer=observer, retry_policy=retry_policy, transport=transport)
+    return judge
+
+
+__all__ = ["build_judge", "RetryPolicy"]

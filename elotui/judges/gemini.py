@@ -1,0 +1,63 @@
+"""Google Gemini `generateContent`: the key travels in the `x-goog-api-key` header, never in the URL.
+
+JSON mode sets `generationConfig.responseMimeType = application/json` with a `responseSchema`."""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+from elotui.judges.live import LiveJudge, ReplyShapeError, first_text, int_or_none
+
+GEMINI_VERDICT_SCHEMA: dict[str, Any] = {
+    "type": "OBJECT",
+    "properties": {
+        "reasoning": {"type": "STRING"},
+        "better": {"type": "STRING", "enum": ["A", "B", "tie"]},
+    },
+    "required": ["reasoning", "better"],
+    "propertyOrdering": ["reasoning", "better"],
+}
+
+
+class GeminiJudge(LiveJudge):
+    default_base_url: ClassVar[str] = "https://generativelanguage.googleapis.com/v1beta"
+    key_required: ClassVar[bool] = True
+
+    def path(self) -> str:
+        model = (self.config.model or "").removeprefix("models/")
+        return f"/models/{model}:generateContent"
+
+    def auth_headers(self, key: str) -> dict[str, str]:
+        return {"x-goog-api-key": key}
+
+    def payload(self, system: str, user: str, *, verdict: bool) -> dict[str, Any]:
+        generation: dict[str, Any] = {
+            "temperature": self.config.temperature,
+            "maxOutputTokens": self.config.max_tokens,
+        }
+        if verdict and self.config.json_mode:
+            generation["responseMimeType"] = "application/json"
+            generation["responseSchema"] = GEMINI_VERDICT_SCHEMA
+        body: dict[str, Any] = {
+            "contents": [{"role": "user", "parts": [{"text": user}]}],
+            "generationConfig": generation,
+        }
+        if system:
+            body["systemInstruction"] = {"parts": [{"text": system}]}
+        return body
+
+    def read_reply(self, data: Any) -> tuple[str, int | None, int | None]:
+        if not isinstance(data, dict):
+            raise ReplyShapeError("the reply is not a JSON object")
+        usage = data.get("usageMetadata") if isinstance(data.get("usageMetadata"), dict) else {}
+        tokens = int_or_none(usage.get("promptTokenCount")), int_or_none(usage.get("candidatesTokenCount"))
+        candidates = data.get("candidates")
+        if not isinstance(candidates, list) or not candidates or not isinstance(candidates[0], dict):
+            feedback = data.get("promptFeedback")
+            block = feedback.get("blockReason") if isinstance(feedback, dict) else None
+            raise ReplyShapeError(f"the prompt was blocked: {block}" if block else "no candidates in the reply")
+        content = candidates[0].get("content")
+        if not isinstance(content, dict):
+            reason = candidates[0].get("finishReason")
+            raise ReplyShapeError(f"no content (finishReason {reason})" if reason else "no content in the candidate")
+        return first_text(content.get("parts")), *tokens

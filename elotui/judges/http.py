@@ -1,0 +1,374 @@
+"""Shared async HTTP machinery for the network judges: one client per endpoint, limits, retries, keys.
+
+- One `httpx.AsyncClient` per endpoint (keep-alive; timeouts from `timeout_s`), created on first use.
+- `max_concurrency` is a semaphore; `requests_per_minute` (and optional `tokens_per_minute`) are token buckets.
+  The semaphore is taken first and the rate token second, so a request leaves the moment it is allowed to:
+  requests never bunch up behind the semaphore and burst past the rate.
+- Retries: 429 (honouring `Retry-After` in seconds or as an HTTP date), 408, 5xx, timeouts and dropped
+  connections, with exponential backoff and full jitter, up to `max_retries`; the concurrency slot is
+  released while waiting. Other 4xx are final; 401/403 name the key's variable (never its value).
+- The API key is read from the environment at call time only, and redacted from every text that leaves here.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import email.utils
+import json
+import os
+import random
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any
+
+import httpx
+
+from elotui.config import EndpointConfig
+from elotui.judges.base import JudgeCounters, RetryNotice, RetryObserver
+
+DEFAULT_KEY_ENV = {"openai": "OPENAI_API_KEY", "anthropic": "ANTHROPIC_API_KEY", "gemini": "GEMINI_API_KEY"}
+REDACTED = "[redacted]"
+RETRYABLE_STATUS = frozenset({408, 429, 500, 502, 503, 504, 520, 521, 522, 523, 524, 529})
+
+
+@dataclass(frozen=True)
+class RetryPolicy:
+    """Backoff: attempt n (1-based) waits uniform(0, min(cap, base * 2**(n-1))) unless the server says when.
+
+    `max_retry_after_s` caps a server's `Retry-After` (a misconfigured server must not park a run for hours).
+    """
+
+    base_s: float = 0.5
+    cap_s: float = 30.0
+    max_retry_after_s: float = 300.0
+
+    def backoff(self, attempt: int, rng: random.Random) -> float:
+        ceiling = min(self.cap_s, self.base_s * (2 ** (attempt - 1)))
+        return ceiling * (0.5 + 0.5 * rng.random())
+
+
+class TokenBucket:
+    """A token bucket with reservations: `reserve(cost)` takes tokens now (possibly into debt) and
+    returns how long the caller must wait before acting, so concurrent callers queue in order."""
+
+    def __init__(self, per_second: float, capacity: float, clock: Callable[[], float] = time.monotonic) -> None:
+        self.rate = per_second
+        self.capacity = max(capacity, 1e-9)
+        self.tokens = self.capacity
+        self._clock = clock
+        self._updated = clock()
+
+    def reserve(self, cost: float) -> float:
+        now = self._clock()
+        self.tokens = min(self.capacity, self.tokens + (now - self._updated) * self.rate)
+        self._updated = now
+        self.tokens -= min(cost, self.capacity)
+        return 0.0 if self.tokens >= 0 else -self.tokens / self.rate
+
+    def refund(self, amount: float) -> None:
+        """Give back over-estimated tokens (e.g. the estimate was above the real usage)."""
+        if amount > 0:
+            self.tokens = min(self.capacity, self.tokens + amount)
+
+
+def parse_retry_after(value: str | None, now: float | None = None) -> float | None:
+    """Seconds to wait from a `Retry-After` header: delta-seconds or an HTTP date. None if absent/garbled."""
+    if value is None:
+        return None
+    text = value.strip()
+    if not text:
+        return None
+    try:
+        return max(0.0, float(text))
+    except ValueError:
+        pass
+    try:
+        when = email.utils.parsedate_to_datetime(text)
+    except (TypeError, ValueError, IndexError):
+        return None
+    if when.tzinfo is None:
+        when = when.replace(tzinfo=UTC)
+    current = datetime.now(UTC).timestamp() if now is None else now
+    return max(0.0, when.timestamp() - current)
+
+
+class CallFailed(Exception):
+    """A call that failed for good (after retries, or at once for a final error). The message is redacted."""
+
+    def __init__(self, message: str, *, attempts: int, http_429s: int, status_code: int | None = None,
+                 body: str | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.attempts = attempts
+        self.http_429s = http_429s
+        self.status_code = status_code
+        self.body = body
+
+
+@dataclass
+class HttpResult:
+    data: Any  # the decoded JSON body
+    body: str  # the body text (redacted)
+    attempts: int
+    http_429s: int
+    latency_ms: float  # of the attempt that succeeded
+
+
+class _Retry(Exception):
+    def __init__(self, reason: str, status_code: int | None = None, retry_after: float | None = None) -> None:
+        super().__init__(reason)
+        self.reason = reason
+        self.status_code = status_code
+        self.retry_after = retry_after
+
+
+class HttpEndpoint:
+    """Everything one judge needs to talk to its provider: client, limits, retries, key handling."""
+
+    def __init__(
+        self,
+        config: EndpointConfig,
+        *,
+        judge_id: str,
+        base_url: str,
+        counters: JudgeCounters,
+        observer: RetryObserver | None = None,
+        retry_policy: RetryPolicy | None = None,
+        transport: httpx.AsyncBaseTransport | None = None,
+    ) -> None:
+        self.config = config
+        self.judge_id = judge_id
+        self.base_url = base_url.rstrip("/")
+        self.counters = counters
+        self.observer = observer
+        self.policy = retry_policy or RetryPolicy()
+        self._transport = transport
+        self._client: httpx.AsyncClient | None = None
+        self._semaphore = asyncio.Semaphore(config.max_concurrency)
+        self._rpm = TokenBucket(config.requests_per_minute / 60.0, 1.0) if config.requests_per_minute else None
+        self._tpm = (
+            TokenBucket(config.tokens_per_minute / 60.0, config.tokens_per_minute) if config.tokens_per_minute else None
+        )
+        self._rng = random.Random()
+
+    # --- keys ------------------------------------------------------------------------------------------
+
+    @property
+    def key_env(self) -> str | None:
+        return self.config.api_key_env or DEFAULT_KEY_ENV.get(self.config.provider)
+
+    def api_key(self) -> str | None:
+        """The key, read from the environment now (never stored on the object)."""
+        env = self.key_env
+        return (os.environ.get(env) or None) if env else None
+
+    def redact(self, text: str) -> str:
+        key = self.api_key()
+        if key and key in text:
+            text = text.replace(key, REDACTED)
+        return text
+
+    # --- client ----------------------------------------------------------------------------------------
+
+    def client(self) -> httpx.AsyncClient:
+        if self._client is None:
+            n = self.config.max_concurrency
+            self._client = httpx.AsyncClient(
+                timeout=httpx.Timeout(self.config.timeout_s, connect=min(self.config.timeout_s, 15.0)),
+                limits=httpx.Limits(max_connections=n, max_keepalive_connections=n, keepalive_expiry=30.0),
+                transport=self._transport,
+                follow_redirects=False,
+            )
+        return self._client
+
+    async def aclose(self) -> None:
+        if self._client is not None:
+            await self._client.aclose()
+            self._client = None
+
+    # --- the call --------------------------------------------------------------------------------------
+
+    async def post_json(
+        self,
+        path: str,
+        payload: dict[str, Any],
+        *,
+        auth_headers: Callable[[str], dict[str, str]],
+        key_required: bool,
+        estimated_tokens: int = 0,
+    ) -> HttpResult:
+        """POST `payload` to base_url + path with retries. Raises CallFailed with a redacted reason."""
+        key = self.api_key()
+        if key is None and key_required:
+            raise CallFailed(
+                f"judge {self.judge_id}: environment variable ${self.key_env} is not set", attempts=0, http_429s=0
+            )
+        url = self.base_url + path
+        attempts = 0
+        http_429s = 0
+        last_reason = ""
+        max_attempts = self.config.max_retries + 1
+        while True:
+            attempts += 1
+            wait_hint: float | None = None
+            try:
+                async with self._semaphore:
+                    await self._rate_limit(estimated_tokens)
+                    started = time.perf_counter()
+                    response = await self._send(url, payload, key, auth_headers)
+                    latency_ms = (time.perf_counter() - started) * 1000.0
+                    return self._accept(response, attempts, http_429s, latency_ms)
+            except CallFailed as failed:
+                failed.attempts, failed.http_429s = attempts, http_429s
+                raise
+            except _Retry as retry:
+                last_reason = retry.reason
+                if retry.status_code == 429:
+                    http_429s += 1
+                    self.counters.http_429s += 1
+                wait_hint = retry.retry_after
+                status_code = retry.status_code
+            if attempts >= max_attempts:
+                raise CallFailed(
+                    f"judge {self.judge_id}: gave up after {attempts} attempt(s): {last_reason}",
+                    attempts=attempts,
+                    http_429s=http_429s,
+                    status_code=status_code,
+                )
+            if wait_hint is not None:
+                wait = min(wait_hint, self.policy.max_retry_after_s) + 0.05 * self._rng.random()
+            else:
+                wait = self.policy.backoff(attempts, self._rng)
+            self.counters.retries += 1
+            if self.observer is not None:
+                self.observer(
+                    RetryNotice(judge=self.judge_id, attempt=attempts, reason=last_reason, wait_s=wait,
+                                status_code=status_code)
+                )
+            await asyncio.sleep(wait)
+
+    async def _rate_limit(self, estimated_tokens: int) -> None:
+        wait = 0.0
+        if self._rpm is not None:
+            wait = max(wait, self._rpm.reserve(1.0))
+        if self._tpm is not None and estimated_tokens > 0:
+            wait = max(wait, self._tpm.reserve(float(estimated_tokens)))
+        if wait > 0:
+            await asyncio.sleep(wait)
+
+    def settle_tokens(self, estimated: int, actual: int | None) -> None:
+        """After a reply: give back what the token estimate over-reserved."""
+        if self._tpm is not None and actual is not None:
+            self._tpm.refund(float(estimated - actual))
+
+    async def _send(
+        self, url: str, payload: dict[str, Any], key: str | None, auth_headers: Callable[[str], dict[str, str]]
+    ) -> httpx.Response:
+        headers = {"content-type": "application/json", "accept": "application/json"}
+        if key is not None:
+            headers.update(auth_headers(key))
+        timeout = self.config.timeout_s
+        try:
+            return await self.client().post(url, content=json.dumps(payload).encode("utf-8"), headers=headers)
+        except httpx.ConnectTimeout:
+            raise _Retry(f"connect timeout: no connection to {self.base_url} within {timeout:g}s") from None
+        except httpx.ReadTimeout:
+            raise _Retry(f"read timeout: no reply within {timeout:g}s") from None
+        except httpx.WriteTimeout:
+            raise _Retry(f"write timeout: could not send the request within {timeout:g}s") from None
+        except httpx.PoolTimeout:
+            raise _Retry(f"pool timeout: no free connection within {timeout:g}s") from None
+        except httpx.ConnectError as exc:
+            raise _Retry(f"cannot connect to {self.base_url}: {self.redact(str(exc)) or 'connection refused'}") from None
+        except httpx.RemoteProtocolError:
+            raise _Retry("connection dropped: the server closed it without a complete reply") from None
+        except httpx.ReadError:
+            raise _Retry("connection dropped while reading the reply") from None
+        except httpx.WriteError:
+            raise _Retry("connection dropped while sending the request") from None
+        except httpx.UnsupportedProtocol:
+            raise CallFailed(
+                f"judge {self.judge_id}: base_url {self.base_url} is not an http(s) URL", attempts=1, http_429s=0
+            ) from None
+        except httpx.InvalidURL:
+            raise CallFailed(f"judge {self.judge_id}: invalid URL {url}", attempts=1, http_429s=0) from None
+        except httpx.HTTPError as exc:
+            raise CallFailed(
+                f"judge {self.judge_id}: HTTP failure ({type(exc).__name__}): {self.redact(str(exc))}",
+                attempts=1,
+                http_429s=0,
+            ) from None
+
+    def _accept(self, response: httpx.Response, attempts: int, http_429s: int, latency_ms: float) -> HttpResult:
+        code = response.status_code
+        body = self.redact(response.text)
+        if code in RETRYABLE_STATUS or 500 <= code < 600:
+            retry_after = parse_retry_after(response.headers.get("retry-after"))
+            detail = _short(body)
+            reason = f"HTTP {code}" + (f": {detail}" if detail else "")
+            raise _Retry(reason, status_code=code, retry_after=retry_after)
+        if code in (401, 403):
+            env = self.key_env
+            if env and self.api_key() is not None:
+                message = f"judge {self.judge_id} rejected the key from ${env} (HTTP {code})"
+            elif env:
+                message = f"judge {self.judge_id}: HTTP {code}, and ${env} is not set"
+            else:
+                message = f"judge {self.judge_id}: HTTP {code}: the server wants a key (set `api_key_env`)"
+            detail = _short(body)
+            raise CallFailed(message + (f": {detail}" if detail else ""), attempts=attempts, http_429s=http_429s,
+                             status_code=code, body=body)
+        if not 200 <= code < 300:
+            detail = _short(body)
+            raise CallFailed(
+                f"judge {self.judge_id}: HTTP {code}" + (f": {detail}" if detail else ""),
+                attempts=attempts,
+                http_429s=http_429s,
+                status_code=code,
+                body=body,
+            )
+        try:
+            data = json.loads(response.content)
+        except (json.JSONDecodeError, UnicodeDecodeError):
+            raise CallFailed(
+                f"judge {self.judge_id}: the provider sent a body that is not JSON: {_short(body)!r}",
+                attempts=attempts,
+                http_429s=http_429s,
+                status_code=code,
+                body=body,
+            ) from None
+        return HttpResult(data=data, body=body, attempts=attempts, http_429s=http_429s, latency_ms=latency_ms)
+
+
+def _short(body: str, limit: int = 300) -> str:
+    """A one-line excerpt of an error body: the provider's `error.message` when there is one."""
+    text = body.strip()
+    try:
+        obj = json.loads(text)
+    except (json.JSONDecodeError, ValueError):
+        obj = None
+    if isinstance(obj, dict):
+        err = obj.get("error")
+        if isinstance(err, dict) and isinstance(err.get("message"), str):
+            text = err["message"]
+        elif isinstance(err, str):
+            text = err
+        elif isinstance(obj.get("message"), str):
+            text = obj["message"]
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def cost_of(config: EndpointConfig, input_tokens: int | None, output_tokens: int | None) -> float | None:
+    """Cost from the per-million prices; None when no price is set."""
+    pin, pout = config.price_per_million_input, config.price_per_million_output
+    if pin is None and pout is None:
+        return None
+    return (input_tokens or 0) * (pin or 0.0) / 1e6 + (output_tokens or 0) * (pout or 0.0) / 1e6
+
+
+def estimate_tokens(config: EndpointConfig, system: str, user: str) -> int:
+    """A conservative token estimate for the tokens-per-minute bucket: ~4 characters a token + max_tokens."""
+    return (len(system) + len(user)) // 4 + 1 + config.max_tokens

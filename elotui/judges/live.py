@@ -1,0 +1,172 @@
+"""The common body of every network judge: the provider modules only say how to shape the request,
+which headers carry the key, and where the text and token counts are in the reply."""
+
+from __future__ import annotations
+
+import json
+import time
+from typing import Any, ClassVar
+
+import httpx
+
+from elotui.config import EndpointConfig
+from elotui.judges.base import Completion, JudgeCounters, JudgeKind, JudgeReply, JudgeRequest, RetryObserver
+from elotui.judges.http import CallFailed, HttpEndpoint, RetryPolicy, cost_of, estimate_tokens
+from elotui.judges.parse import parse_verdict
+
+
+class ReplyShapeError(Exception):
+    """The provider answered (HTTP 2xx) but the body has no text where the wire format puts it."""
+
+
+class LiveJudge:
+    """A judge behind an HTTP API. Subclasses set `default_base_url`, `key_required` and the four hooks."""
+
+    kind: JudgeKind = "live"
+    default_base_url: ClassVar[str] = ""
+    key_required: ClassVar[bool] = True
+
+    def __init__(
+        self,
+        config: EndpointConfig,
+        *,
+        judge_id: str,
+        observer: RetryObserver | None = None,
+        retry_policy: RetryPolicy | None = None,
+        transport: httpx.AsyncBaseTransport | None = None,
+    ) -> None:
+        self.id = judge_id
+        self.config = config
+        self.counters = JudgeCounters()
+        self.base_url = (config.base_url or self.default_base_url).rstrip("/")
+        self.http = HttpEndpoint(
+            config,
+            judge_id=judge_id,
+            base_url=self.base_url,
+            counters=self.counters,
+            observer=observer,
+            retry_policy=retry_policy,
+            transport=transport,
+        )
+
+    # --- hooks for the provider modules ----------------------------------------------------------------
+
+    def path(self) -> str:
+        raise NotImplementedError
+
+    def payload(self, system: str, user: str, *, verdict: bool) -> dict[str, Any]:
+        raise NotImplementedError
+
+    def auth_headers(self, key: str) -> dict[str, str]:
+        raise NotImplementedError
+
+    def read_reply(self, data: Any) -> tuple[str, int | None, int | None]:
+        """(text, input_tokens, output_tokens) from a decoded reply; raises ReplyShapeError."""
+        raise NotImplementedError
+
+    # --- the Judge protocol ----------------------------------------------------------------------------
+
+    def identity(self) -> dict[str, object]:
+        ident: dict[str, object] = {
+            "provider": self.config.provider,
+            "model": self.config.model,
+            "temperature": self.config.temperature,
+            "max_tokens": self.config.max_tokens,
+            "base_url": self.base_url,
+            "json_mode": self.config.json_mode,
+        }
+        if self.config.system is not None:
+            ident["system"] = self.config.system
+        return ident
+
+    async def _call(self, system: str, user: str, *, verdict: bool) -> tuple[str, Any, dict[str, Any]]:
+        """Returns ("ok", text, meta) | ("invalid", raw body, meta) | ("error", message, meta)."""
+        estimated = estimate_tokens(self.config, system, user)
+        meta: dict[str, Any] = {"attempts": 1, "http_429s": 0, "latency_ms": None,
+                                "input_tokens": None, "output_tokens": None, "cost": None}
+        started = time.perf_counter()
+        try:
+            result = await self.http.post_json(
+                self.path(),
+                self.payload(system, user, verdict=verdict),
+                auth_headers=self.auth_headers,
+                key_required=self.key_required,
+                estimated_tokens=estimated,
+            )
+        except CallFailed as failed:
+            meta.update(attempts=failed.attempts, http_429s=failed.http_429s,
+                        latency_ms=(time.perf_counter() - started) * 1000.0)
+            return "error", failed.message, meta
+        meta.update(attempts=result.attempts, http_429s=result.http_429s, latency_ms=result.latency_ms)
+        try:
+            text, tokens_in, tokens_out = self.read_reply(result.data)
+        except ReplyShapeError as exc:
+            meta["shape_error"] = str(exc)
+            return "invalid", result.body, meta
+        self.http.settle_tokens(estimated, None if tokens_in is None else tokens_in + (tokens_out or 0))
+        meta.update(input_tokens=tokens_in, output_tokens=tokens_out,
+                    cost=cost_of(self.config, tokens_in, tokens_out))
+        return "ok", self.http.redact(text), meta
+
+    async def judge(self, request: JudgeRequest) -> JudgeReply:
+        counters = self.counters
+        counters.in_flight += 1
+        try:
+            outcome, text, meta = await self._call(request.system, request.user, verdict=True)
+        finally:
+            counters.in_flight -= 1
+        shape_error = meta.pop("shape_error", None)
+        if meta["latency_ms"] is not None:
+            counters.latencies_ms.append(meta["latency_ms"])
+        if outcome == "error":
+            counters.failed += 1
+            return JudgeReply(status="error", error=text, **meta)
+        if outcome == "invalid":
+            counters.invalid += 1
+            return JudgeReply(status="invalid", raw_reply=text, error=shape_error, **meta)
+        status, winner, reasoning = parse_verdict(text)
+        if status == "ok":
+            counters.done += 1
+        else:
+            counters.invalid += 1
+        return JudgeReply(status=status, winner=winner, reasoning=reasoning, raw_reply=text, **meta)
+
+    async def complete(self, system: str, user: str) -> Completion:
+        counters = self.counters
+        counters.in_flight += 1
+        try:
+            outcome, text, meta = await self._call(system, user, verdict=False)
+        finally:
+            counters.in_flight -= 1
+        shape_error = meta.pop("shape_error", None)
+        if meta["latency_ms"] is not None:
+            counters.latencies_ms.append(meta["latency_ms"])
+        if outcome == "error":
+            counters.failed += 1
+            return Completion(status="error", error=text, **meta)
+        if outcome == "invalid" or not text.strip():
+            counters.invalid += 1
+            return Completion(status="invalid", text=text, error=shape_error or "empty reply", **meta)
+        counters.done += 1
+        return Completion(status="ok", text=text, **meta)
+
+    async def aclose(self) -> None:
+        await self.http.aclose()
+
+
+def first_text(parts: Any) -> str:
+    """Join the text parts of a list of content blocks ({"type": "text", "text": ...} or {"text": ...})."""
+    if not isinstance(parts, list):
+        raise ReplyShapeError("no content parts in the reply")
+    texts = [p["text"] for p in parts if isinstance(p, dict) and isinstance(p.get("text"), str)]
+    if not texts:
+        raise ReplyShapeError("no text in the reply")
+    return "".join(texts)
+
+
+def int_or_none(value: Any) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+def dumps(obj: Any) -> str:
+    return json.dumps(obj, ensure_ascii=False)

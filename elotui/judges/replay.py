@@ -1,0 +1,105 @@
+"""Replay: answer from a recorded verdict log (see `elotui.verdict_log`), never inventing a verdict.
+
+Rows whose `judge` equals the judge's `replay_name` are indexed once by (prompt, first, second, condition),
+in log order; sample k takes the k-th row for that presentation. No row → status "error" with an error that
+starts with "missing:" (the comparison is reported, not invented).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections import defaultdict
+from pathlib import Path
+
+from elotui.config import EndpointConfig
+from elotui.judges.base import Completion, JudgeCounters, JudgeKind, JudgeReply, JudgeRequest
+from elotui.verdict_log import VerdictRow, content_hash, read_log
+
+IndexKey = tuple[str, str, str, str]
+
+
+class ReplayJudge:
+    kind: JudgeKind = "replay"
+
+    def __init__(self, config: EndpointConfig, *, judge_id: str, base_dir: Path) -> None:
+        if config.path is None:
+            raise ValueError("a replay judge needs `path`")
+        self.id = judge_id
+        self.config = config
+        self.counters = JudgeCounters()
+        path = Path(config.path).expanduser()
+        self.path = (path if path.is_absolute() else Path(base_dir) / path).resolve()
+        self.replay_name: str = getattr(config, "replay_name", None) or config.model or judge_id
+        self.content_hash = content_hash(self.path)
+        self._index: dict[IndexKey, list[VerdictRow]] | None = None
+
+    def identity(self) -> dict[str, object]:
+        return {
+            "provider": "replay",
+            "path": str(self.path),
+            "content_hash": self.content_hash,
+            "replay_name": self.replay_name,
+        }
+
+    def index(self) -> dict[IndexKey, list[VerdictRow]]:
+        """The log's rows for this judge, by presentation, read once."""
+        if self._index is None:
+            index: dict[IndexKey, list[VerdictRow]] = defaultdict(list)
+            for row in read_log(self.path):
+                if row["judge"] == self.replay_name:
+                    index[(row["prompt"], row["first"], row["second"], row["condition"])].append(row)
+            self._index = dict(index)
+        return self._index
+
+    def lookup(self, prompt: str, first: str, second: str, condition: str, sample: int) -> VerdictRow | None:
+        rows = self.index().get((prompt, first, second, condition))
+        if not rows or sample >= len(rows):
+            return None
+        return rows[sample]
+
+    async def judge(self, request: JudgeRequest) -> JudgeReply:
+        started = time.perf_counter()
+        self.counters.in_flight += 1
+        try:
+            if self.config.delay_ms > 0:
+                await asyncio.sleep(self.config.delay_ms / 1000.0)
+            reply = self._answer(request)
+        finally:
+            self.counters.in_flight -= 1
+        reply.latency_ms = (time.perf_counter() - started) * 1000.0
+        self.counters.latencies_ms.append(reply.latency_ms)
+        if reply.status == "ok":
+            self.counters.done += 1
+        elif reply.status == "invalid":
+            self.counters.invalid += 1
+        else:
+            self.counters.failed += 1
+        return reply
+
+    def _answer(self, request: JudgeRequest) -> JudgeReply:
+        p = request.presentation
+        if p is None:
+            return JudgeReply(status="error", error=f"judge {self.id}: a replay judge answers comparisons only")
+        row = self.lookup(p.prompt, p.first, p.second, p.condition, p.sample)
+        if row is None:
+            return JudgeReply(
+                status="error",
+                error=(
+                    f"missing: no recorded verdict for prompt {p.prompt!r}, {p.first!r} shown first vs "
+                    f"{p.second!r}, condition {p.condition!r}, sample {p.sample} by judge {self.replay_name!r} "
+                    f"in {self.path.name}"
+                ),
+            )
+        if row["status"] == "ok":
+            return JudgeReply(status="ok", winner=row["winner"], reasoning=row["reasoning"],  # type: ignore[arg-type]
+                              raw_reply=row["reasoning"])
+        if row["status"] == "invalid":
+            return JudgeReply(status="invalid", reasoning=row["reasoning"], raw_reply=row["reasoning"])
+        return JudgeReply(status="error", error=f"recorded as failed in {self.path.name}", raw_reply=row["reasoning"])
+
+    async def complete(self, system: str, user: str) -> Completion:
+        return Completion(status="error", error=f"judge {self.id}: a replay judge cannot generate text")
+
+    async def aclose(self) -> None:
+        return None

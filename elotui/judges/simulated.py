@@ -1,0 +1,108 @@
+"""A simulated judge: no network, verdicts drawn from latent qualities, deterministic per (seed, call key).
+
+For a presentation (first, second):
+    d = q_first - q_second + position_bias + length_bias * (len_first - len_second) / max(len_first, len_second)
+        + N(0, noise)
+|d| < tie_margin → tie; otherwise first wins with probability 1 / (1 + 10^(-d / 400)).
+With probability `invalid_rate` the reply is unparseable (status invalid). The reasoning says it is simulated.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import json
+import random
+import time
+
+from elotui.config import EndpointConfig, SimulationConfig
+from elotui.judges.base import Completion, JudgeCounters, JudgeKind, JudgeReply, JudgeRequest
+from elotui.judges.parse import parse_verdict
+
+INVALID_TEXT = "I cannot decide which response is better. (simulated unparseable reply)"
+
+
+class SimulatedJudge:
+    kind: JudgeKind = "simulated"
+
+    def __init__(self, config: EndpointConfig, *, judge_id: str) -> None:
+        if config.simulation is None:
+            raise ValueError("a simulated judge needs `simulation`")
+        self.id = judge_id
+        self.config = config
+        self.sim: SimulationConfig = config.simulation
+        self.counters = JudgeCounters()
+
+    def identity(self) -> dict[str, object]:
+        return {"provider": "simulated", **self.sim.model_dump()}
+
+    def _rng(self, key: str) -> random.Random:
+        digest = hashlib.sha256(f"{self.sim.seed}\x00{key}".encode()).digest()
+        return random.Random(int.from_bytes(digest[:8], "big"))
+
+    def decide(self, request: JudgeRequest) -> JudgeReply:
+        """The verdict, without delay or counters (pure function of the request and the parameters)."""
+        p = request.presentation
+        if p is None:
+            return JudgeReply(status="error", error=f"judge {self.id}: judge() needs a presentation")
+        q = self.sim.qualities
+        for cid in (p.first, p.second):
+            if cid not in q:
+                return JudgeReply(status="error", error=f"judge {self.id}: no simulated quality for contestant {cid!r}")
+        rng = self._rng(request.key)
+        if rng.random() < self.sim.invalid_rate:
+            return JudgeReply(status="invalid", raw_reply=INVALID_TEXT)
+        la, lb = len(request.first_text), len(request.second_text)
+        length_term = self.sim.length_bias * (la - lb) / max(la, lb) if max(la, lb) > 0 else 0.0
+        noise = rng.gauss(0.0, self.sim.noise) if self.sim.noise > 0 else 0.0
+        d = q[p.first] - q[p.second] + self.sim.position_bias + length_term + noise
+        if abs(d) < self.sim.tie_margin:
+            better = "tie"
+        else:
+            better = "A" if rng.random() < winner_probability(d) else "B"
+        reasoning = (
+            f"Simulated verdict (no model was called): latent qualities {p.first}={q[p.first]:g} (A) and "
+            f"{p.second}={q[p.second]:g} (B); position bias {self.sim.position_bias:+g}, length term "
+            f"{length_term:+.1f}, noisy difference {d:+.1f} Elo → "
+            + ("a tie." if better == "tie" else f"Response {better} is better.")
+        )
+        raw = json.dumps({"reasoning": reasoning, "better": better}, ensure_ascii=False)
+        status, winner, parsed_reasoning = parse_verdict(raw)
+        return JudgeReply(status=status, winner=winner, reasoning=parsed_reasoning, raw_reply=raw)
+
+    async def judge(self, request: JudgeRequest) -> JudgeReply:
+        started = time.perf_counter()
+        self.counters.in_flight += 1
+        try:
+            if self.config.delay_ms > 0:
+                await asyncio.sleep(self.config.delay_ms / 1000.0)
+            reply = self.decide(request)
+        finally:
+            self.counters.in_flight -= 1
+        reply.latency_ms = (time.perf_counter() - started) * 1000.0
+        self.counters.latencies_ms.append(reply.latency_ms)
+        if reply.status == "ok":
+            self.counters.done += 1
+        elif reply.status == "invalid":
+            self.counters.invalid += 1
+        else:
+            self.counters.failed += 1
+        return reply
+
+    async def complete(self, system: str, user: str) -> Completion:
+        """A deterministic stand-in text (for simulated generators and paraphrasers), labelled as simulated."""
+        if self.config.delay_ms > 0:
+            await asyncio.sleep(self.config.delay_ms / 1000.0)
+        digest = hashlib.sha256(f"{self.sim.seed}\x00{system}\x00{user}".encode()).hexdigest()[:12]
+        excerpt = " ".join(user.split())[:200]
+        self.counters.done += 1
+        return Completion(status="ok", text=f"[simulated text {digest}; no model was called] {excerpt}", latency_ms=0.0)
+
+    async def aclose(self) -> None:
+        return None
+
+
+def winner_probability(d: float) -> float:
+    """P(first wins | noisy difference d, no tie): the Elo logistic curve."""
+    return 1.0 / (1.0 + 10.0 ** (-d / 400.0))
+
