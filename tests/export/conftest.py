@@ -1,0 +1,126 @@
+"""A small tournament and a store filled by hand (record_call + set_plan + put_text), for the export tests."""
+
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from elotui.config import Tournament, load_tournament
+from elotui.store import CallRecord, PlanRow, Store
+
+TOURNAMENT = '''
+[tournament]
+name = "Export fixture"
+
+[[contestants]]
+id = "alpha"
+[[contestants]]
+id = "beta"
+[[contestants]]
+id = "gamma"
+
+[[prompts]]
+id = "p1"
+text = "Explain 'quotes' and \\\\backslashes\\\\."
+responses = { alpha = "A1", beta = "B1", gamma = "G1" }
+category = "writing"
+
+[[prompts]]
+id = "p2"
+text = "Say hello."
+responses = { alpha = "A2 \\"quoted\\"", beta = "B2", gamma = "G2" }
+
+[[judges]]
+id = "j1"
+provider = "simulated"
+[judges.simulation]
+qualities = { alpha = 2.0, beta = 1.0, gamma = 0.0 }
+
+[[judges]]
+id = "j2"
+provider = "simulated"
+label = "Second judge"
+[judges.simulation]
+qualities = { alpha = 0.0, beta = 1.0, gamma = 2.0 }
+
+[comparison]
+conditions = ["clean", "lexical"]
+
+[ranking]
+threshold = 0.5
+method = "elo"
+permutations = 20
+bootstrap = 30
+seed = 7
+'''
+
+EVIL = "He said \"no\"; it's fine\\n'})]; MATCH (n) DETACH DELETE n //\n\r\t\x00\x1f\u2028 ünï 😀 \\'"
+
+
+@dataclass
+class Filled:
+    tournament: Tournament
+    store: Store
+    path: Path
+    store_path: Path
+    calls: list[CallRecord]
+    plan: list[PlanRow]
+    paraphrases: int
+    variants: int
+
+
+def _winner(i: int) -> str:
+    return ("first", "second", "tie")[i % 3]
+
+
+def fill_store(store: Store, tournament: Tournament) -> tuple[list[CallRecord], list[PlanRow], int, int]:
+    plan: list[PlanRow] = []
+    calls: list[CallRecord] = []
+    seq = 0
+    for pid in tournament.prompt_ids:
+        for a, b in itertools.combinations(tournament.contestant_ids, 2):
+            for first, second in ((a, b), (b, a)):
+                for judge in tournament.judge_ids:
+                    for condition in ("clean", "lexical"):
+                        key = f"k{seq}"
+                        plan.append(PlanRow(seq, pid, first, second, judge, condition, 0, key))
+                        # every 11th presentation is left unjudged, every 7th failed, every 13th invalid
+                        if seq % 11 != 5:
+                            status = "error" if seq % 7 == 3 else ("invalid" if seq % 13 == 4 else "ok")
+                            calls.append(CallRecord(
+                                key=key, kind="verdict", status=status, judge=judge, provider="simulated",
+                                model=None, prompt=pid, first=first, second=second, condition=condition, sample=0,
+                                winner=_winner(seq) if status == "ok" else None,
+                                reasoning=EVIL if seq == 0 else f"reason {seq}",
+                                raw_reply="not json" if status == "invalid" else None,
+                                error="HTTP 500" if status == "error" else None,
+                                latency_ms=12.5 + seq, input_tokens=100 + seq, output_tokens=20, cost=0.001,
+                                started_at=1_700_000_000.0 + seq, finished_at=1_700_000_001.0 + seq,
+                            ))
+                        seq += 1
+    for c in calls:
+        store.record_call(c)
+    store.set_plan(plan)
+    store.put_text("para-p1", "paraphrase", "Explain quotes, please.", prompt="p1", condition="paraphrase")
+    variants = 0
+    for pid in tournament.prompt_ids:
+        for cid in tournament.contestant_ids:
+            store.put_text(f"lex-{pid}-{cid}", "lexical", tournament.responses[(pid, cid)] + " (A.I.)", prompt=pid,
+                           contestant=cid, condition="lexical", base_key=f"base-{pid}-{cid}")
+            variants += 1
+    return calls, plan, 1, variants
+
+
+@pytest.fixture
+def filled(tmp_path: Path) -> Filled:
+    path = tmp_path / "t.toml"
+    path.write_text(TOURNAMENT, encoding="utf-8")
+    tournament = load_tournament(path)
+    store_path = tmp_path / "store.sqlite"
+    store = Store(store_path)
+    calls, plan, paraphrases, variants = fill_store(store, tournament)
+    yield Filled(tournament, store, path, store_path, calls, plan, paraphrases, variants)
+    store.close()

@@ -1,0 +1,177 @@
+"""Leaderboard exports: CSV/JSON round trips, exact columns, numbers equal to the ranking module's, the CLI."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import math
+from pathlib import Path
+
+import pytest
+
+from elotui.cli import main
+from elotui.errors import UserError
+from elotui.export.ranking import COLUMNS, leaderboard_for, write_csv, write_json
+from elotui.rating.leaderboard import Leaderboard, LeaderboardRow, rank
+from elotui.rating.table import VerdictTable
+from elotui.store import Store
+
+HEADER = "rank,contestant,rating,ci_low,ci_high,gap_to_next,win_prob_vs_next,band,wins,losses,draws,games,win_rate"
+
+
+def _expected(filled, *, threshold=0.5, method="elo", prompts=None) -> Leaderboard:
+    table = VerdictTable.from_rows(filled.store.plan_verdicts(), contestants=filled.tournament.contestant_ids)
+    return rank(table, threshold=threshold, method=method, k_factor=16.0, initial_rating=1000.0, permutations=20,
+                bootstrap=30, seed=7, prompts=prompts)
+
+
+def _parse(value: str, like: object) -> object:
+    if value == "":
+        return None
+    if isinstance(like, bool):
+        return value == "true"
+    if isinstance(like, int):
+        return int(value)
+    if isinstance(like, float):
+        return float(value)
+    return value
+
+
+def test_column_order_is_exactly_the_contract() -> None:
+    assert ",".join(COLUMNS) == HEADER
+
+
+@pytest.mark.parametrize("method", ["elo", "bt"])
+@pytest.mark.parametrize("threshold", [1.0, 0.75, 0.5, "none"])
+def test_csv_round_trip_equals_the_ranking_module(filled, method: str, threshold) -> None:
+    board = leaderboard_for(filled.tournament, filled.store, threshold=threshold, method=method)
+    expected = _expected(filled, threshold=threshold, method=method)
+    buf = io.StringIO(newline="")
+    write_csv(board, buf)
+    text = buf.getvalue()
+    assert text.startswith(HEADER + "\n")
+    assert "\r" not in text and not text.startswith("\ufeff")
+    rows = list(csv.reader(io.StringIO(text, newline="")))
+    assert rows[0] == HEADER.split(",")
+    assert len(rows) == 1 + len(expected.rows) == 4
+    for cells, exp in zip(rows[1:], expected.rows, strict=True):
+        assert len(cells) == len(COLUMNS)
+        for name, cell in zip(COLUMNS, cells, strict=True):
+            want = getattr(exp, name)
+            got = _parse(cell, want if want is not None else "")
+            if isinstance(want, float) and math.isnan(want):
+                assert cell == "nan"
+            else:
+                assert got == want, (name, cell, want)  # exact: full precision survives
+    last = dict(zip(COLUMNS, rows[-1], strict=True))
+    assert last["gap_to_next"] == last["win_prob_vs_next"] == last["band"] == ""
+    for cells in rows[1:-1]:
+        assert dict(zip(COLUMNS, cells, strict=True))["band"] in {"practically tied", "moderate", "strong"}
+
+
+def test_full_precision_not_display_rounding() -> None:
+    row = LeaderboardRow(1, "x", 1012.3456789012345, 990.1, 1030.000000001, 0.1 + 0.2, 0.5002878, "practically tied",
+                         3, 1, 0, 4, 0.75, True)
+    last = LeaderboardRow(2, "y", 1012.0456789012345, 980.0, 1020.0, None, None, None, 1, 3, 0, 4, 0.25, None)
+    buf = io.StringIO()
+    write_csv(Leaderboard(rows=[row, last]), buf)
+    lines = buf.getvalue().split("\n")
+    assert lines[1] == ("1,x,1012.3456789012345,990.1,1030.000000001,0.30000000000000004,0.5002878,"
+                        "practically tied,3,1,0,4,0.75")
+    assert lines[2] == "2,y,1012.0456789012345,980.0,1020.0,,,,1,3,0,4,0.25"
+    assert lines[3] == ""
+
+
+def test_json_round_trip_rows_settings_counts(filled) -> None:
+    board = leaderboard_for(filled.tournament, filled.store, method="bt", threshold="none")
+    expected = _expected(filled, threshold="none", method="bt")
+    buf = io.StringIO()
+    write_json(board, buf, tournament="Export fixture")
+    doc = json.loads(buf.getvalue())
+    assert doc["columns"] == list(COLUMNS)
+    assert [list(r) for r in doc["rows"]] == [list(COLUMNS)] * len(expected.rows)
+    for got, exp in zip(doc["rows"], expected.rows, strict=True):
+        assert got == {name: getattr(exp, name) for name in COLUMNS}
+    assert doc["rows"][-1]["gap_to_next"] is None and doc["rows"][-1]["band"] is None
+    assert doc["settings"] == {
+        "threshold": "none", "method": "bt", "bootstrap": 30, "seed": 7, "k_factor": 16.0, "initial_rating": 1000.0,
+        "scope": {"prompts": None, "judges": None, "conditions": None},
+    }
+    verdicts = filled.store.plan_verdicts()
+    ok = sum(1 for v in verdicts if v[6] == "ok")
+    assert doc["counts"]["verdicts_used"] == ok
+    assert doc["counts"]["invalid"] == sum(1 for v in verdicts if v[6] == "invalid")
+    assert doc["counts"]["failed"] == sum(1 for v in verdicts if v[6] == "error")
+    assert doc["counts"]["missing"] == sum(1 for v in verdicts if v[6] == "missing")
+    assert doc["counts"]["missing"] > 0 and doc["counts"]["failed"] > 0 and doc["counts"]["invalid"] > 0
+
+
+def test_elo_settings_name_permutations(filled) -> None:
+    buf = io.StringIO()
+    write_json(leaderboard_for(filled.tournament, filled.store), buf)
+    settings = json.loads(buf.getvalue())["settings"]
+    assert settings["method"] == "elo" and settings["permutations"] == 20 and "bootstrap" not in settings
+    assert settings["threshold"] == 0.5
+
+
+def test_prompt_scope_equals_ranking_one_prompt(filled) -> None:
+    board = leaderboard_for(filled.tournament, filled.store, prompt="p2")
+    expected = _expected(filled, prompts=["p2"])
+    assert board.rows == expected.rows
+    assert board.settings["prompts"] == ["p2"]
+    whole = leaderboard_for(filled.tournament, filled.store)
+    assert whole.counts["verdicts_used"] > board.counts["verdicts_used"]
+
+
+def test_bad_inputs_are_user_errors(filled, tmp_path: Path) -> None:
+    with pytest.raises(UserError, match="prompt 'nope'"):
+        leaderboard_for(filled.tournament, filled.store, prompt="nope")
+    with pytest.raises(UserError, match="threshold"):
+        leaderboard_for(filled.tournament, filled.store, threshold="0.6")
+    with pytest.raises(UserError, match="method"):
+        leaderboard_for(filled.tournament, filled.store, method="online-ish")
+    with Store(tmp_path / "empty.sqlite") as empty, pytest.raises(UserError, match="no comparison plan"):
+        leaderboard_for(filled.tournament, empty)
+
+
+# --- CLI -------------------------------------------------------------------------------------------------------
+
+def test_cli_export_defaults_to_stdout_csv(filled, capsys: pytest.CaptureFixture[str]) -> None:
+    rc = main(["export", str(filled.path), "--store", str(filled.store_path)])
+    out = capsys.readouterr().out
+    assert rc == 0
+    assert out.split("\n")[0] == HEADER
+    buf = io.StringIO()
+    write_csv(_expected(filled), buf)
+    assert out == buf.getvalue()
+
+
+def test_cli_export_dash_is_stdout_and_json(filled, capsys: pytest.CaptureFixture[str]) -> None:
+    rc = main(["export", str(filled.path), "--store", str(filled.store_path), "-o", "-", "--format", "json",
+               "--threshold", "1.0", "--method", "bt", "--prompt", "p1"])
+    doc = json.loads(capsys.readouterr().out)
+    assert rc == 0
+    assert doc["tournament"] == "Export fixture"
+    assert doc["settings"]["threshold"] == 1.0 and doc["settings"]["method"] == "bt"
+    assert doc["settings"]["scope"]["prompts"] == ["p1"]
+    exp = _expected(filled, threshold=1.0, method="bt", prompts=["p1"])
+    assert [r["rating"] for r in doc["rows"]] == [r.rating for r in exp.rows]
+
+
+def test_cli_export_to_file_bytes(filled, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    target = tmp_path / "out" / "board.csv"
+    rc = main(["export", str(filled.path), "--store", str(filled.store_path), "-o", str(target)])
+    assert rc == 0 and capsys.readouterr().out == ""
+    data = target.read_bytes()
+    assert not data.startswith(b"\xef\xbb\xbf") and b"\r" not in data
+    assert data.decode("utf-8").split("\n")[0] == HEADER
+
+
+def test_cli_export_exit_codes(filled, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["export", str(filled.path), "--store", str(filled.store_path), "--prompt", "zz"]) == 2
+    assert "prompt 'zz'" in capsys.readouterr().err
+    assert main(["export", str(filled.path) + ".missing", "--store", str(filled.store_path)]) == 2
+    with pytest.raises(SystemExit) as exc:
+        main(["export", str(filled.path), "--threshold", "0.6"])
+    assert exc.value.code == 2
