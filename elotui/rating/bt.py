@@ -83,6 +83,8 @@ def fit_theta(
         # Hessian: off-diagonal +curv, diagonal -(sum of curv) - prior: negative definite
         hess = curv.copy()
         hess[:, np.arange(n), np.arange(n)] = -curv.sum(axis=2) + np.diagonal(curv, axis1=1, axis2=2) - prior
+        if prior == 0.0:  # the likelihood alone is flat along theta + c: pin the mean (the step stays Newton's)
+            hess = hess - 1.0 / n
         step = np.linalg.solve(-hess, grad[:, :, None])[:, :, 0]
         current = objective(th, idx)
         t = np.ones(len(idx))

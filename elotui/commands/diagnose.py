@@ -1,0 +1,198 @@
+"""`elotui diagnose T [--format text|json]`: bias and agreement diagnostics, recomputed from the store.
+
+Position stability per judge and condition, inter-judge agreement (percent, Cohen's κ, Fleiss' κ), win rates
+per judge and pooled, head-to-head wins, per-prompt Kendall τ, length bias, agreement with human votes
+(`[reference] votes`) and with a reference ranking for every threshold. The JSON schema is in docs/diagnose.md.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from collections.abc import Sequence
+from typing import IO, Any
+
+from elotui.commands.common import add_output_arg, add_store_arg, add_tournament_arg, open_tournament, output_stream
+from elotui.config import Tournament
+from elotui.rating.diagnostics import diagnose
+from elotui.rating.table import VerdictTable
+from elotui.store import Store
+from elotui.verdict_log import read_log
+
+
+def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    p = sub.add_parser("diagnose", help="position bias, judge agreement, win rates, human and reference agreement")
+    add_tournament_arg(p)
+    p.add_argument("--format", choices=("text", "json"), default="text", help="output format (default: text)")
+    add_store_arg(p)
+    add_output_arg(p)
+    p.set_defaults(handler=run)
+
+
+def response_lengths(tournament: Tournament, store: Store) -> dict[tuple[str, str], int]:
+    """(prompt, contestant) -> length in characters of the response, from the file or generated texts."""
+    lengths = {key: len(text) for key, text in tournament.responses.items()}
+    for row in store.texts():
+        if row.get("kind") not in ("generation", "response") or row.get("condition") not in (None, "clean"):
+            continue
+        key = (row.get("prompt"), row.get("contestant"))
+        if key[0] is not None and key[1] is not None and key not in lengths:
+            lengths[(str(key[0]), str(key[1]))] = len(row.get("text") or "")
+    return lengths
+
+
+def build_report(tournament: Tournament, store: Store) -> dict[str, Any]:
+    spec = tournament.spec
+    table = VerdictTable.from_rows(
+        store.plan_verdicts(),
+        contestants=tournament.contestant_ids,
+        prompts=tournament.prompt_ids,
+        judges=tournament.judge_ids,
+        conditions=list(spec.comparison.conditions),
+    )
+    votes = None
+    reference_ranking = None
+    if spec.reference is not None:
+        if spec.reference.votes:
+            votes = list(read_log(tournament.resolve(spec.reference.votes)))
+        reference_ranking = spec.reference.ranking
+    ranking = spec.ranking
+    report = diagnose(
+        table,
+        human_votes=votes,
+        reference_ranking=reference_ranking,
+        lengths=response_lengths(tournament, store),
+        method=ranking.method,
+        k_factor=ranking.k_factor,
+        initial_rating=ranking.initial_rating,
+        permutations=ranking.permutations,
+        seed=ranking.seed,
+    )
+    report["tournament"] = tournament.name
+    return report
+
+
+def run(args: argparse.Namespace) -> int:
+    tournament, store = open_tournament(args)
+    with store:
+        report = build_report(tournament, store)
+    with output_stream(args.output) as out:
+        if args.format == "json":
+            json.dump(report, out, indent=2, ensure_ascii=False)
+            out.write("\n")
+        else:
+            write_text(report, out)
+    return 0
+
+
+# --- text rendering -------------------------------------------------------------------------------------------
+
+
+def _num(value: Any, digits: int = 3) -> str:
+    if value is None:
+        return "—"
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, int):
+        return str(value)
+    return f"{value:.{digits}f}"
+
+
+def _pct(value: Any) -> str:
+    return "—" if value is None else f"{100 * value:.1f}%"
+
+
+def table_lines(header: Sequence[str], rows: Sequence[Sequence[str]]) -> list[str]:
+    """A plain aligned table: first column left-aligned, the others right-aligned."""
+    widths = [max(len(str(c)) for c in col) for col in zip(header, *rows, strict=True)]
+
+    def fmt(cells: Sequence[str]) -> str:
+        parts = [str(c).ljust(widths[0]) if i == 0 else str(c).rjust(widths[i]) for i, c in enumerate(cells)]
+        return "  ".join(parts).rstrip()
+
+    return [fmt(header), "  ".join("-" * w for w in widths), *(fmt(r) for r in rows)]
+
+
+def _section(out: IO[str], title: str, lines: list[str]) -> None:
+    out.write(f"\n{title}\n{'=' * len(title)}\n")
+    for line in lines:
+        out.write(line + "\n")
+
+
+def _position_rows(items: list[tuple[str, dict[str, Any]]]) -> list[list[str]]:
+    return [[name, _num(r["units"]), _pct(r["consistent"]), _pct(r["position_bias"]), _pct(r["inconclusive"]),
+             _pct(r["first_slot_share"])] for name, r in items]
+
+
+def write_text(report: dict[str, Any], out: IO[str]) -> None:
+    c = report["counts"]
+    out.write(f"Diagnostics: {report.get('tournament', '')}\n")
+    out.write(f"{c['verdicts']} planned verdicts: {c['verdicts_used']} valid, {c['invalid']} invalid, "
+              f"{c['failed']} failed, {c['missing']} missing; {len(report['contestants'])} contestants, "
+              f"{len(report['judges_order'])} judges, {report['prompts']} prompts\n")
+
+    pos_header = ["", "mirrored", "consistent", "position bias", "inconclusive", "first-slot share"]
+    judges = report["judges"]
+    items = [(j, judges[j]["position"]) for j in report["judges_order"]] + [("all judges", report["position"])]
+    _section(out, "Position stability (both orders)", table_lines(pos_header, _position_rows(items)))
+    if len(report["conditions"]) > 1:
+        items = [(cond, report["conditions_position"][cond]) for cond in report["conditions"]]
+        _section(out, "Position stability by condition",
+                 table_lines(["condition", *pos_header[1:]], _position_rows(items)))
+
+    ag = report["agreement"]
+    lines = [f"Fleiss' κ {_num(ag['fleiss_kappa'])}, all judges agree on {_pct(ag['percent_agreement'])} "
+             f"of {ag['items']} items answered by every judge"]
+    if ag["pairs"]:
+        lines += [""] + table_lines(
+            ["judges", "items", "agreement", "Cohen's κ"],
+            [[" / ".join(p["judges"]), _num(p["items"]), _pct(p["percent_agreement"]), _num(p["cohen_kappa"])]
+             for p in ag["pairs"]])
+    _section(out, "Inter-judge agreement", lines)
+
+    if report["human"] is not None:
+        rows = [[j, _num(judges[j]["human"]["compared"]), _pct(judges[j]["human"]["accuracy"]),
+                 _pct(judges[j]["human"]["accuracy_decisive"]), _num(judges[j]["human"]["cohen_kappa"]),
+                 _num(judges[j]["human"]["fleiss_kappa"])] for j in report["judges_order"]]
+        _section(out, f"Agreement with human votes ({report['human']['votes']} votes)", table_lines(
+            ["judge", "compared", "accuracy", "accuracy (decisive)", "Cohen's κ", "Fleiss' κ"], rows))
+
+    wr = report["win_rates"]
+    names = report["contestants"]
+    header = ["contestant", "pooled", *report["judges_order"]]
+    rows = [[cname, *(_pct(wr[k].get(cname)) for k in ["pooled", *report["judges_order"]])] for cname in names]
+    _section(out, "Win rates over verdicts (a tie counts half)", table_lines(header, rows))
+
+    h2h = report["head_to_head"]
+    rows = [[a, *("·" if i == j else str(h2h["wins"][i][j]) for j in range(len(names)))]
+            for i, a in enumerate(names)]
+    _section(out, "Head-to-head wins (row beat column)", table_lines(["", *names], rows))
+
+    tau = report["per_prompt_tau"]
+    s = tau["summary"]
+    lines = [f"{s['prompts']} prompts: mean {_num(s['mean'], 2)}, median {_num(s['median'], 2)}, "
+             f"min {_num(s['min'], 2)}, max {_num(s['max'], 2)}"]
+    values = [v for v in tau["by_prompt"].values() if v is not None]
+    if values:
+        edges = [-1.0, -0.5, 0.0, 0.5, 0.8, 1.0001]
+        labels = ["τ < -0.5", "-0.5 ≤ τ < 0", "0 ≤ τ < 0.5", "0.5 ≤ τ < 0.8", "τ ≥ 0.8"]
+        counts = [sum(lo <= v < hi for v in values) for lo, hi in zip(edges, edges[1:], strict=False)]
+        lines += [f"  {label:<14} {n:>4}  {'#' * round(40 * n / max(len(values), 1))}" for label, n in
+                  zip(labels, counts, strict=True)]
+    _section(out, "Per-prompt ranking vs global ranking (Kendall τ of win rates)", lines)
+
+    if report["length_bias"] is not None:
+        lb = report["length_bias"]
+        rows = [[j, _num(judges[j]["length_bias"]["decisive_verdicts"]),
+                 _pct(judges[j]["length_bias"]["longer_wins_share"])] for j in report["judges_order"]]
+        rows.append(["all judges", _num(lb["decisive_verdicts"]), _pct(lb["longer_wins_share"])])
+        _section(out, "Length bias (decisive verdicts won by the longer response)",
+                 table_lines(["judge", "decisive", "longer wins"], rows))
+
+    ref = report["reference"]
+    if ref["source"] is not None:
+        rows = [[t, _num(r["spearman_rho"]), _num(r["spearman_p"], 4), _num(r["kendall_tau"]),
+                 _num(r["kendall_p"], 4)] for t, r in ref["by_threshold"].items()]
+        _section(out, f"Agreement with the reference ranking ({ref['source']}: {' > '.join(ref['ranking'])}; "
+                 f"method {ref['method']})",
+                 table_lines(["threshold", "Spearman ρ", "p", "Kendall τ", "p"], rows))

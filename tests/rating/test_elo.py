@@ -1,0 +1,128 @@
+"""Elo: hand-computed sequences, permutation averaging, order and orientation invariance, numba == numpy."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from elotui.rating import VerdictTable, games
+from elotui.rating.elo import (
+    canonical_games,
+    expected_score,
+    numba_kernels,
+    online_elo,
+    permutation_elo,
+    permutation_orders,
+    run_orders_numpy,
+)
+from elotui.rating.games import Games
+from rating_builders import row, simulate
+
+
+def arr(*values: float) -> np.ndarray:
+    return np.array(values)
+
+
+def test_expected_score_formula() -> None:
+    assert expected_score(1000, 1000) == 0.5
+    assert expected_score(1100, 1000) == pytest.approx(0.6400649998)  # Δ=100 -> about 64 % (seed 000)
+    assert expected_score(1200, 1000) == pytest.approx(0.7597469267)  # Δ=200 -> about 76 %
+
+
+def test_hand_computed_sequence() -> None:
+    # A beats B, then B beats A, then a draw; K = 16, both start at 1000.
+    # 1: E_A = 0.5, A += 16 * 0.5 = 8 -> A 1008, B 992
+    # 2: E_B = 1 / (1 + 10^(16/400)) = 1 / 2.0964781961 = 0.4769904127; B += 16 * 0.5230095873 = 8.3681533968
+    #    -> A 999.6318466032, B 1000.3681533968
+    # 3: E_A = 1 / (1 + 10^(0.7363067936/400)) = 0.4989403709; A += 16 * (0.5 - 0.4989403709) = 0.0169540651
+    a = np.array([0, 1, 0])
+    b = np.array([1, 0, 1])
+    r = online_elo(a, b, arr(1.0, 1.0, 0.5), 2, k_factor=16, initial_rating=1000)
+    assert r[0] == pytest.approx(999.6488006683, abs=1e-9)
+    assert r[1] == pytest.approx(1000.3511993317, abs=1e-9)
+    r = online_elo(a[:2], b[:2], arr(1.0, 1.0), 2, k_factor=16, initial_rating=1000)
+    assert r.tolist() == pytest.approx([999.6318466032, 1000.3681533968], abs=1e-9)
+
+
+def test_k_factor_and_initial_rating_from_settings() -> None:
+    r = online_elo(np.array([0]), np.array([1]), arr(0.0), 2, k_factor=32, initial_rating=1500)
+    assert r.tolist() == [1484.0, 1516.0]
+
+
+def test_draw_between_equals_changes_nothing() -> None:
+    r = online_elo(np.array([0, 1]), np.array([1, 0]), arr(0.5, 0.5), 3)
+    assert r.tolist() == [1000.0, 1000.0, 1000.0]
+
+
+def _games(a: list[int], b: list[int], s: list[float], n: int) -> Games:
+    return Games(np.array(a, dtype=np.int32), np.array(b, dtype=np.int32), np.array(s), n, {})
+
+
+def test_permutation_average_of_two_games_by_hand() -> None:
+    # games: A beats B, B beats A. Order (AB win first): A 999.6318, B 1000.3682; the other order mirrors it.
+    g = _games([0, 1], [1, 0], [1.0, 1.0], 2)
+    pe = permutation_elo(g, permutations=200, seed=1)
+    finals = {round(x, 6) for x in pe.ratings[:, 0].tolist()}
+    assert finals == {999.631847, 1000.368153}
+    share = np.mean(pe.ratings[:, 0] < 1000)
+    assert pe.mean[0] == pytest.approx(999.6318466032 * share + 1000.3681533968 * (1 - share))
+    assert pe.low[0] == pytest.approx(999.6318466032) and pe.high[0] == pytest.approx(1000.3681533968)
+    assert pe.mean.sum() == pytest.approx(2000.0)  # Elo is zero-sum
+
+
+def test_permutation_average_does_not_depend_on_storage_order() -> None:
+    rows = simulate({"A": 100, "B": 50, "C": 0, "D": -80}, prompts=4, judges=3, seed=3)
+    shuffled = [rows[i] for i in np.random.default_rng(9).permutation(len(rows))]
+    names = ["A", "B", "C", "D"]
+    for threshold in ("none", 0.5):
+        x = permutation_elo(games(VerdictTable.from_rows(rows, contestants=names), threshold), permutations=50, seed=4)
+        y = permutation_elo(games(VerdictTable.from_rows(shuffled, contestants=names), threshold), permutations=50,
+                            seed=4)
+        np.testing.assert_allclose(x.mean, y.mean, atol=1e-9)
+        np.testing.assert_allclose(x.low, y.low, atol=1e-9)
+
+
+def test_swapping_shown_order_mirrors_elo() -> None:
+    # the same verdicts with first/second swapped and the winner slot swapped: identical ratings
+    rows = simulate({"A": 60, "B": 0, "C": -60}, prompts=3, judges=2, seed=5)
+    flip = {"first": "second", "second": "first", "tie": "tie"}
+    mirrored = [(p, s, f, j, c, k, st, flip[w] if w else None) for p, f, s, j, c, k, st, w in rows]
+    names = ["A", "B", "C"]
+    x = permutation_elo(games(VerdictTable.from_rows(rows, contestants=names), "none"), permutations=20, seed=2)
+    y = permutation_elo(games(VerdictTable.from_rows(mirrored, contestants=names), "none"), permutations=20, seed=2)
+    np.testing.assert_allclose(x.mean, y.mean, atol=1e-9)
+
+
+def test_swapping_a_and_b_mirrors_online_elo() -> None:
+    a, b, s = np.array([0, 0, 1]), np.array([1, 1, 0]), arr(1.0, 0.5, 0.0)
+    r = online_elo(a, b, s, 2)
+    swapped = online_elo(b, a, 1.0 - s, 2)
+    assert swapped.tolist() == pytest.approx(r.tolist(), abs=1e-9)
+    relabelled = online_elo(1 - a, 1 - b, s, 2)  # A <-> B everywhere
+    assert relabelled.tolist() == pytest.approx(r[::-1].tolist(), abs=1e-9)
+
+
+def test_orders_are_seeded_permutations() -> None:
+    o = permutation_orders(1000, 5, seed=7)
+    assert all(sorted(x) == list(range(1000)) for x in o.tolist())
+    assert not np.array_equal(o[0], o[1])
+    assert np.array_equal(o, permutation_orders(1000, 5, seed=7))
+    assert not np.array_equal(o, permutation_orders(1000, 5, seed=8))
+
+
+def test_numpy_fallback_matches_fast_path() -> None:
+    rows = simulate({"A": 100, "B": 0, "C": -50}, prompts=5, judges=2, seed=1)
+    g = games(VerdictTable.from_rows(rows), "none")
+    a, b, s = canonical_games(g)
+    reference = run_orders_numpy(a, b, s, permutation_orders(len(a), 7, seed=3), 3, 16.0, 1000.0)
+    np.testing.assert_allclose(permutation_elo(g, permutations=7, seed=3).ratings, reference, atol=1e-9)
+    if numba_kernels() is not None:
+        kern = numba_kernels()
+        assert kern is not None
+        np.testing.assert_allclose(kern["online"](a.astype(np.int64), b.astype(np.int64), s, 3, 16.0, 1000.0),
+                                   run_orders_numpy(a, b, s, np.arange(len(a))[None], 3, 16.0, 1000.0)[0], atol=1e-9)
+
+
+def test_no_games_gives_initial_ratings() -> None:
+    pe = permutation_elo(_games([], [], [], 3), permutations=10, initial_rating=1200)
+    assert pe.mean.tolist() == [1200.0] * 3

@@ -1,0 +1,99 @@
+"""rank(): gaps, bands, win probabilities, ties sorted by id, every declared contestant, scope, recovery."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+import pytest
+
+from elotui.rating import VerdictTable, rank
+from elotui.rating.games import THRESHOLDS
+from elotui.rating.leaderboard import band, build_leaderboard, win_probability
+from elotui.rating.games import Games
+from rating_builders import row, simulate
+
+ROW_FIELDS = ["rank", "contestant", "rating", "ci_low", "ci_high", "gap_to_next", "win_prob_vs_next", "band",
+              "wins", "losses", "draws", "games", "win_rate", "intervals_overlap_next"]
+
+
+def test_row_fields_are_the_contract() -> None:
+    from elotui.rating.leaderboard import LeaderboardRow
+
+    assert [f.name for f in dataclasses.fields(LeaderboardRow)] == ROW_FIELDS
+
+
+def test_bands_and_win_probability() -> None:
+    assert band(0) == "practically tied" and band(49.99) == "practically tied"
+    assert band(50) == "moderate" and band(150) == "moderate"
+    assert band(150.01) == "strong"
+    assert win_probability(0) == 0.5
+    assert win_probability(100) == pytest.approx(0.64, abs=0.001)
+    assert win_probability(200) == pytest.approx(0.76, abs=0.001)
+
+
+def test_gaps_overlap_and_tie_order() -> None:
+    g = Games(np.zeros(0, np.int32), np.zeros(0, np.int32), np.zeros(0), 4, {"verdicts_used": 0})
+    rating = np.array([1000.0, 1100.0, 1000.0, 1300.0])
+    low, high = rating - 60, rating + 60
+    lb = build_leaderboard(["d", "c", "a", "b"], g, rating, low, high, {})
+    assert [r.contestant for r in lb.rows] == ["b", "c", "a", "d"]  # equal ratings: by contestant id
+    assert [r.rank for r in lb.rows] == [1, 2, 3, 4]
+    assert [r.gap_to_next for r in lb.rows] == [200.0, 100.0, 0.0, None]
+    assert [r.band for r in lb.rows] == ["strong", "moderate", "practically tied", None]
+    assert [r.intervals_overlap_next for r in lb.rows] == [False, True, True, None]
+    assert lb.rows[0].win_prob_vs_next == pytest.approx(1 / (1 + 10 ** (-0.5)))
+    assert lb.rows[3].win_rate is None and lb.rows[3].games == 0
+
+
+def test_every_declared_contestant_appears_and_counts() -> None:
+    rows = [row("p", "A", "B", "j", "first"), row("p", "B", "A", "j", "tie"), row("p", "A", "B", "k", None,
+                                                                                   status="invalid")]
+    table = VerdictTable.from_rows(rows, contestants=["A", "B", "Z"])
+    for method in ("elo", "bt", "online"):
+        lb = rank(table, threshold="none", method=method, permutations=10, bootstrap=20)
+        assert sorted(r.contestant for r in lb.rows) == ["A", "B", "Z"]
+        z = next(r for r in lb.rows if r.contestant == "Z")
+        assert (z.games, z.wins, z.win_rate) == (0, 0, None)
+        a = next(r for r in lb.rows if r.contestant == "A")
+        assert (a.wins, a.losses, a.draws, a.games) == (1, 0, 1, 2)
+        assert a.win_rate == 0.75  # (1 + 1/2) / 2
+        assert lb.counts == {"verdicts_used": 2, "invalid": 1, "failed": 0, "missing": 0, "games": 2}
+        assert lb.settings["method"] == method and lb.settings["threshold"] == "none"
+
+
+def test_scope_prompt_and_judge_subset() -> None:
+    rows = [row("p", "A", "B", "j1", "first"), row("q", "A", "B", "j1", "second"), row("q", "A", "B", "j2", "second")]
+    table = VerdictTable.from_rows(rows, contestants=["A", "B"])
+    top = lambda lb: lb.rows[0].contestant  # noqa: E731
+    assert top(rank(table, threshold="none", method="bt", prompts=["p"], bootstrap=0)) == "A"
+    assert top(rank(table, threshold="none", method="bt", prompts=["q"], bootstrap=0)) == "B"
+    lb = rank(table, threshold="none", method="elo", judges=["j1"], permutations=10)
+    assert lb.counts["verdicts_used"] == 2 and lb.rows[0].rating == pytest.approx(1000.0)
+    assert rank(table, threshold="none", method="bt", conditions=["lexical"]).counts["verdicts_used"] == 0
+
+
+@pytest.mark.parametrize("threshold", THRESHOLDS)
+@pytest.mark.parametrize("method", ["elo", "bt"])
+def test_simulated_tournament_recovers_true_order(threshold: float | str, method: str) -> None:
+    qualities = {"q1": 300, "q2": 200, "q3": 100, "q4": 0, "q5": -100, "q6": -200}
+    rows = simulate(qualities, prompts=12, judges=5, seed=21, tie_band=0.03)
+    table = VerdictTable.from_rows(rows, contestants=sorted(qualities, reverse=True))
+    lb = rank(table, threshold=threshold, method=method, permutations=30, bootstrap=30, seed=1)
+    assert [r.contestant for r in lb.rows] == list(qualities)
+    assert all(r.ci_low <= r.rating <= r.ci_high for r in lb.rows)
+
+
+def test_bt_recovers_quality_gaps() -> None:
+    qualities = {"a": 150, "b": 0, "c": -150}
+    rows = simulate(qualities, prompts=40, judges=5, seed=8, tie_band=0.0)
+    lb = rank(VerdictTable.from_rows(rows), threshold="none", method="bt", bootstrap=50)
+    ratings = lb.ratings()
+    assert ratings["a"] - ratings["b"] == pytest.approx(150, abs=40)
+    assert ratings["b"] - ratings["c"] == pytest.approx(150, abs=40)
+    assert np.mean(list(ratings.values())) == pytest.approx(1000)
+
+
+def test_unknown_method_rejected() -> None:
+    with pytest.raises(ValueError):
+        rank(VerdictTable.from_rows([row("p", "A", "B", "j", "first")]), threshold="none", method="glicko")
