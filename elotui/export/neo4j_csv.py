@@ -32,7 +32,7 @@ def csv_field(value: Any) -> str:
 
 
 def _header(name: str, kind: str) -> str:
-    return csv_field(f"{name}:{_TYPES[kind]}")
+    return f"{name}:{_TYPES[kind]}"  # property names are plain identifiers: no quoting needed
 
 
 def write_nodes_csv(label: str, nodes: list[Any], fh: IO[str]) -> None:
@@ -56,7 +56,7 @@ def import_command(node_files: list[str], rel_files: list[str], database: str = 
     parts = ["neo4j-admin database import full"]
     parts += [f"  --nodes={name}" for name in node_files]
     parts += [f"  --relationships={name}" for name in rel_files]
-    parts += ["  --multiline-fields=true", f"  --overwrite-destination {database}"]
+    parts += ["  --multiline-fields=true", "  --overwrite-destination=true", f"  {database}"]
     return " \\\n".join(parts)
 
 

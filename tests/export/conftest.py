@@ -101,6 +101,14 @@ def fill_store(store: Store, tournament: Tournament) -> tuple[list[CallRecord], 
                                 started_at=1_700_000_000.0 + seq, finished_at=1_700_000_001.0 + seq,
                             ))
                         seq += 1
+    # a few presentations under the paraphrased question (p1 only), all answered
+    for first, second in (("alpha", "gamma"), ("gamma", "alpha")):
+        key = f"k{seq}"
+        plan.append(PlanRow(seq, "p1", first, second, "j2", "paraphrase", 0, key))
+        calls.append(CallRecord(key=key, kind="verdict", status="ok", judge="j2", prompt="p1", first=first,
+                                second=second, condition="paraphrase", sample=0, winner="second",
+                                reasoning="paraphrase reasoning", finished_at=1_700_000_500.0 + seq))
+        seq += 1
     for c in calls:
         store.record_call(c)
     store.set_plan(plan)

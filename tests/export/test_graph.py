@@ -1,0 +1,228 @@
+"""The evaluation graph: counts equal the store's contents, the links follow seed 002 §2.5, the Cypher script and
+the neo4j-admin CSVs read back to exactly the same graph, and hostile text cannot break out of either."""
+
+from __future__ import annotations
+
+import csv
+import io
+import re
+from collections import Counter
+from pathlib import Path
+
+from elotui.cli import main
+from elotui.export.cypher import cypher_statements, write_cypher
+from elotui.export.graph import export_graph
+from elotui.export.graph_model import (
+    NODE_PROPERTIES,
+    REL_PROPERTIES,
+    Graph,
+    build_graph,
+    evaluation_id,
+    paraphrase_id,
+    question_id,
+    response_id,
+    variant_id,
+)
+from tests.export.conftest import EVIL
+from tests.export.cypher_reader import LiteralReader, split_script
+
+
+def _by_id(graph: Graph) -> dict[str, object]:
+    return {n.id: n for n in graph.nodes}
+
+
+def test_counts_equal_the_store(filled) -> None:
+    g = build_graph(filled.tournament, filled.store)
+    counts = g.counts()
+    t = filled.tournament
+    recorded = [c for c in filled.calls]  # every call was recorded for a planned presentation
+    assert len(filled.plan) > len(recorded)  # some presentations are unjudged: they are not traces
+    assert counts["nodes"] == {
+        "Question": len(t.prompt_ids) + len(filled.store.texts("paraphrase")),
+        "Response": len(t.prompt_ids) * len(t.contestant_ids) + len(filled.store.texts("lexical")),
+        "Judge": len(t.judge_ids),
+        "PairwiseEvaluation": len(recorded),
+    }
+    favours = sum(1 for c in recorded if c.status == "ok" and c.winner in ("first", "second"))
+    assert 0 < favours < len(recorded)
+    assert counts["relationships"] == {
+        "REPHRASES": filled.paraphrases,
+        "VARIANT_OF": filled.variants,
+        "EVALUATES": len(recorded),
+        "BETWEEN": 2 * len(recorded),
+        "FAVORS": favours,
+        "JUDGED_BY": len(recorded),
+    }
+    assert len({n.id for n in g.nodes}) == len(g.nodes)
+    ids = {n.id for n in g.nodes}
+    assert all(r.start in ids and r.end in ids for r in g.relationships)
+
+
+def test_links_follow_the_conditions(filled) -> None:
+    g = build_graph(filled.tournament, filled.store)
+    nodes = _by_id(g)
+    rels: dict[tuple[str, str], list] = {}
+    for r in g.relationships:
+        rels.setdefault((r.type, r.start), []).append(r)
+    calls = {c.key: c for c in filled.calls}
+    for row in filled.plan:
+        call = calls.get(row.key)
+        eid = evaluation_id(row.prompt, row.first, row.second, row.judge, row.condition, row.sample)
+        if call is None:
+            assert eid not in nodes
+            continue
+        node = nodes[eid]
+        assert node.props["status"] == call.status
+        assert node.props["order"] == ("AB" if row.first < row.second else "BA")  # declared alpha, beta, gamma
+        assert node.props.get("reasoning") == call.reasoning
+        expected_q = paraphrase_id("para-p1") if row.condition == "paraphrase" else question_id(row.prompt)
+        assert [r.end for r in rels[("EVALUATES", eid)]] == [expected_q]
+        between = sorted((r.props["slot"], r.end) for r in rels[("BETWEEN", eid)])
+        shown = {
+            cid: (variant_id(f"lex-{row.prompt}-{cid}") if row.condition == "lexical" else response_id(row.prompt, cid))
+            for cid in (row.first, row.second)
+        }
+        assert between == [("A", shown[row.first]), ("B", shown[row.second])]
+        favors = [r.end for r in rels.get(("FAVORS", eid), [])]
+        if call.status == "ok" and call.winner == "first":
+            assert favors == [shown[row.first]] and node.props["winner"] == row.first
+        elif call.status == "ok" and call.winner == "second":
+            assert favors == [shown[row.second]] and node.props["winner"] == row.second
+        else:
+            assert favors == []
+        assert [r.end for r in rels[("JUDGED_BY", eid)]] == [f"judge:{row.judge}"]
+    assert nodes["judge:j2"].props["label"] == "Second judge"
+    assert [r.end for r in rels[("REPHRASES", paraphrase_id("para-p1"))]] == [question_id("p1")]
+    assert [r.end for r in rels[("VARIANT_OF", variant_id("lex-p2-beta"))]] == [response_id("p2", "beta")]
+
+
+def _graph_from_script(script: str) -> tuple[dict[str, tuple[str, dict]], Counter, list[tuple]]:
+    """Replay the script's statements on an in-memory graph (nodes by id, relationship tuples)."""
+    nodes: dict[str, tuple[str, dict]] = {}
+    rels: list[tuple] = []
+    kinds: Counter = Counter()
+    for text, code in split_script(script):
+        body = re.sub(r"^(//[^\n]*\n|\s)*", "", text)
+        if code.startswith("CREATE CONSTRAINT"):
+            kinds["constraint"] += 1
+            continue
+        assert body.startswith("UNWIND ["), code
+        reader = LiteralReader(body, len("UNWIND "))
+        rows = reader.list()
+        tail = body[reader.pos :]
+        m = re.fullmatch(r"\s*AS row\nMERGE \(n:(\w+) \{id: row\.id\}\)\nSET n \+= row\.props", tail)
+        if m:
+            kinds["nodes"] += 1
+            for row in rows:
+                assert row["id"] not in nodes
+                nodes[row["id"]] = (m.group(1), row["props"])
+            continue
+        m = re.fullmatch(
+            r"\s*AS row\nMATCH \(a:(\w+) \{id: row\.start\}\)\nMATCH \(b:(\w+) \{id: row\.end\}\)\n"
+            r"MERGE \(a\)-\[r:(\w+)\]->\(b\)\nSET r \+= row\.props",
+            tail,
+        )
+        assert m, tail
+        kinds["rels"] += 1
+        for row in rows:
+            assert nodes[row["start"]][0] == m.group(1) and nodes[row["end"]][0] == m.group(2)
+            rels.append((m.group(3), row["start"], row["end"], tuple(sorted(row["props"].items()))))
+    return nodes, kinds, rels
+
+
+def test_cypher_script_reads_back_to_the_same_graph(filled) -> None:
+    g = build_graph(filled.tournament, filled.store)
+    buf = io.StringIO()
+    n_statements = write_cypher(g, buf, batch=7, title="Export fixture\n// injected?")
+    script = buf.getvalue()
+    nodes, kinds, rels = _graph_from_script(script)
+    assert kinds["constraint"] == 4
+    assert kinds["constraint"] + kinds["nodes"] + kinds["rels"] == n_statements
+    assert kinds["nodes"] > 4  # batches of 7 split the larger labels
+    assert nodes == {n.id: (n.label, n.props) for n in g.nodes}
+    assert sorted(rels) == sorted((r.type, r.start, r.end, tuple(sorted(r.props.items()))) for r in g.relationships)
+    # the hostile reasoning came back unchanged and nothing outside string literals says DELETE
+    assert nodes[evaluation_id("p1", "alpha", "beta", "j1", "clean", 0)][1]["reasoning"] == EVIL
+    for _, code in split_script(script):
+        assert "DELETE" not in code and "DETACH" not in code
+    assert all(ch.isprintable() or ch in "\n" for ch in script)  # controls and separators are escaped
+
+
+def test_statements_are_merge_only(filled) -> None:
+    g = build_graph(filled.tournament, filled.store)
+    for statement in cypher_statements(g):
+        code = "".join(part for i, part in enumerate(re.split(r"('(?:[^'\\]|\\.)*')", statement)) if i % 2 == 0)
+        assert "CREATE (" not in code and "DELETE" not in code
+        assert code.startswith(("CREATE CONSTRAINT", "UNWIND"))
+
+
+def _typed(value: str, kind: str) -> object:
+    if kind == "long":
+        return int(value)
+    if kind == "double":
+        return float(value)
+    return value
+
+
+def test_neo4j_admin_csvs_read_back_to_the_same_graph(filled, tmp_path: Path) -> None:
+    result = export_graph(filled.tournament, filled.store, tmp_path / "g")
+    g = result.graph
+    directory = tmp_path / "g"
+    names = sorted(p.name for p in directory.iterdir())
+    assert names == sorted(
+        ["graph.cypher", "README.txt"]
+        + [f"nodes_{label}.csv" for label in NODE_PROPERTIES]
+        + [f"rels_{t}.csv" for t in REL_PROPERTIES]
+    )
+    seen_nodes: dict[str, tuple[str, dict]] = {}
+    for label, props in NODE_PROPERTIES.items():
+        with (directory / f"nodes_{label}.csv").open(encoding="utf-8", newline="") as fh:
+            rows = list(csv.reader(fh))
+        assert rows[0] == ["id:ID", *(f"{n}:{k}" for n, k in props), ":LABEL"]
+        for row in rows[1:]:
+            values = {n: _typed(v, k) for (n, k), v in zip(props, row[1:-1], strict=True) if v != ""}
+            assert row[-1] == label
+            seen_nodes[row[0]] = (label, values)
+    assert seen_nodes == {n.id: (n.label, n.props) for n in g.nodes}
+    seen_rels = []
+    for rel_type, props in REL_PROPERTIES.items():
+        with (directory / f"rels_{rel_type}.csv").open(encoding="utf-8", newline="") as fh:
+            rows = list(csv.reader(fh))
+        assert rows[0] == [":START_ID", ":END_ID", ":TYPE", *(f"{n}:{k}" for n, k in props)]
+        for row in rows[1:]:
+            assert row[2] == rel_type
+            extra = {n: _typed(v, k) for (n, k), v in zip(props, row[3:], strict=True) if v != ""}
+            seen_rels.append((row[2], row[0], row[1], tuple(sorted(extra.items()))))
+    assert sorted(seen_rels) == sorted((r.type, r.start, r.end, tuple(sorted(r.props.items())))
+                                       for r in g.relationships)
+    readme = (directory / "README.txt").read_text(encoding="utf-8")
+    assert "neo4j-admin database import full" in readme and "--multiline-fields=true" in readme
+    assert "--nodes=nodes_PairwiseEvaluation.csv" in readme and "--relationships=rels_BETWEEN.csv" in readme
+    assert "cypher-shell" in readme and "graph.cypher" in readme
+
+
+def test_empty_store_gives_questions_responses_and_judges_only(filled, tmp_path: Path) -> None:
+    from elotui.store import Store
+
+    with Store(tmp_path / "empty.sqlite") as empty:
+        g = build_graph(filled.tournament, empty)
+    assert g.counts()["nodes"] == {"Question": 2, "Response": 6, "Judge": 2}
+    assert g.relationships == []
+
+
+def test_cli_graph_writes_the_folder(filled, tmp_path: Path, capsys) -> None:
+    out = tmp_path / "graph-out"
+    rc = main(["graph", str(filled.path), "--store", str(filled.store_path), "-o", str(out)])
+    assert rc == 0
+    err = capsys.readouterr().err
+    total_nodes = sum(build_graph(filled.tournament, filled.store).counts()["nodes"].values())
+    assert f"wrote {total_nodes} nodes" in err
+    assert (out / "graph.cypher").read_text(encoding="utf-8").startswith("// elotui evaluation graph")
+
+
+def test_cli_graph_errors(filled, tmp_path: Path, capsys) -> None:
+    a_file = tmp_path / "file.txt"
+    a_file.write_text("x")
+    assert main(["graph", str(filled.path), "--store", str(filled.store_path), "-o", str(a_file)]) == 2
+    assert "not a folder" in capsys.readouterr().err
+    assert main(["graph", str(tmp_path / "missing.toml"), "-o", str(tmp_path / "o")]) == 2
