@@ -334,11 +334,12 @@ ARENA_PROMPTS = [
 ]
 ARENA_JUDGES = [
     # id, label, noise, position_bias, length_bias, tie_margin, invalid_rate, seed
+    # (the length term is length_bias * (len_first - len_second) / max(len_first, len_second), see judges/simulated.py)
     ("sharp", "Sharp (low noise)", 40.0, 0.0, 0.0, 10.0, 0.0, 1),
     ("first-lover", "Prefers Response A", 80.0, 60.0, 0.0, 10.0, 0.0, 2),
-    ("verbose-lover", "Prefers longer answers", 80.0, 0.0, 40.0, 10.0, 0.0, 3),
+    ("verbose-lover", "Prefers longer answers", 80.0, 0.0, 150.0, 10.0, 0.0, 3),
     ("noisy", "Noisy", 200.0, 0.0, 0.0, 30.0, 0.01, 4),
-    ("second-lover", "Prefers Response B, shorter answers", 100.0, -40.0, -20.0, 10.0, 0.02, 5),
+    ("second-lover", "Prefers Response B, shorter answers", 100.0, -40.0, -60.0, 10.0, 0.02, 5),
 ]
 ARENA_SENTENCES = [
     "The short answer is that it depends on a few factors worth separating.",
