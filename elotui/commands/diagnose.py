@@ -10,9 +10,16 @@ from __future__ import annotations
 import argparse
 import json
 from collections.abc import Sequence
+from itertools import pairwise
 from typing import IO, Any
 
-from elotui.commands.common import add_output_arg, add_store_arg, add_tournament_arg, open_tournament, output_stream
+from elotui.commands.common import (
+    add_output_arg,
+    add_store_arg,
+    add_tournament_arg,
+    open_tournament,
+    output_stream,
+)
 from elotui.config import Tournament
 from elotui.rating.diagnostics import diagnose
 from elotui.rating.table import VerdictTable
@@ -21,7 +28,9 @@ from elotui.verdict_log import read_log
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
-    p = sub.add_parser("diagnose", help="position bias, judge agreement, win rates, human and reference agreement")
+    p = sub.add_parser(
+        "diagnose", help="position bias, judge agreement, win rates, human and reference agreement"
+    )
     add_tournament_arg(p)
     p.add_argument("--format", choices=("text", "json"), default="text", help="output format (default: text)")
     add_store_arg(p)
@@ -120,79 +129,150 @@ def _section(out: IO[str], title: str, lines: list[str]) -> None:
 
 
 def _position_rows(items: list[tuple[str, dict[str, Any]]]) -> list[list[str]]:
-    return [[name, _num(r["units"]), _pct(r["consistent"]), _pct(r["position_bias"]), _pct(r["inconclusive"]),
-             _pct(r["first_slot_share"])] for name, r in items]
+    return [
+        [
+            name,
+            _num(r["units"]),
+            _pct(r["consistent"]),
+            _pct(r["position_bias"]),
+            _pct(r["inconclusive"]),
+            _pct(r["first_slot_share"]),
+        ]
+        for name, r in items
+    ]
 
 
 def write_text(report: dict[str, Any], out: IO[str]) -> None:
     c = report["counts"]
     out.write(f"Diagnostics: {report.get('tournament', '')}\n")
-    out.write(f"{c['verdicts']} planned verdicts: {c['verdicts_used']} valid, {c['invalid']} invalid, "
-              f"{c['failed']} failed, {c['missing']} missing; {len(report['contestants'])} contestants, "
-              f"{len(report['judges_order'])} judges, {report['prompts']} prompts\n")
+    out.write(
+        f"{c['verdicts']} planned verdicts: {c['verdicts_used']} valid, {c['invalid']} invalid, "
+        f"{c['failed']} failed, {c['missing']} missing; {len(report['contestants'])} contestants, "
+        f"{len(report['judges_order'])} judges, {report['prompts']} prompts\n"
+    )
 
     pos_header = ["", "mirrored", "consistent", "position bias", "inconclusive", "first-slot share"]
     judges = report["judges"]
-    items = [(j, judges[j]["position"]) for j in report["judges_order"]] + [("all judges", report["position"])]
+    items = [(j, judges[j]["position"]) for j in report["judges_order"]] + [
+        ("all judges", report["position"])
+    ]
     _section(out, "Position stability (both orders)", table_lines(pos_header, _position_rows(items)))
     if len(report["conditions"]) > 1:
         items = [(cond, report["conditions_position"][cond]) for cond in report["conditions"]]
-        _section(out, "Position stability by condition",
-                 table_lines(["condition", *pos_header[1:]], _position_rows(items)))
+        _section(
+            out,
+            "Position stability by condition",
+            table_lines(["condition", *pos_header[1:]], _position_rows(items)),
+        )
 
     ag = report["agreement"]
-    lines = [f"Fleiss' κ {_num(ag['fleiss_kappa'])}, all judges agree on {_pct(ag['percent_agreement'])} "
-             f"of {ag['items']} items answered by every judge"]
+    lines = [
+        (
+            f"Fleiss' κ {_num(ag['fleiss_kappa'])}, all judges agree on {_pct(ag['percent_agreement'])} "
+            f"of {ag['items']} items answered by every judge"
+        )
+    ]
     if ag["pairs"]:
         lines += [""] + table_lines(
             ["judges", "items", "agreement", "Cohen's κ"],
-            [[" / ".join(p["judges"]), _num(p["items"]), _pct(p["percent_agreement"]), _num(p["cohen_kappa"])]
-             for p in ag["pairs"]])
+            [
+                [
+                    " / ".join(p["judges"]),
+                    _num(p["items"]),
+                    _pct(p["percent_agreement"]),
+                    _num(p["cohen_kappa"]),
+                ]
+                for p in ag["pairs"]
+            ],
+        )
     _section(out, "Inter-judge agreement", lines)
 
     if report["human"] is not None:
-        rows = [[j, _num(judges[j]["human"]["compared"]), _pct(judges[j]["human"]["accuracy"]),
-                 _pct(judges[j]["human"]["accuracy_decisive"]), _num(judges[j]["human"]["cohen_kappa"]),
-                 _num(judges[j]["human"]["fleiss_kappa"])] for j in report["judges_order"]]
-        _section(out, f"Agreement with human votes ({report['human']['votes']} votes)", table_lines(
-            ["judge", "compared", "accuracy", "accuracy (decisive)", "Cohen's κ", "Fleiss' κ"], rows))
+        rows = [
+            [
+                j,
+                _num(judges[j]["human"]["compared"]),
+                _pct(judges[j]["human"]["accuracy"]),
+                _pct(judges[j]["human"]["accuracy_decisive"]),
+                _num(judges[j]["human"]["cohen_kappa"]),
+                _num(judges[j]["human"]["fleiss_kappa"]),
+            ]
+            for j in report["judges_order"]
+        ]
+        _section(
+            out,
+            f"Agreement with human votes ({report['human']['votes']} votes)",
+            table_lines(
+                ["judge", "compared", "accuracy", "accuracy (decisive)", "Cohen's κ", "Fleiss' κ"], rows
+            ),
+        )
 
     wr = report["win_rates"]
     names = report["contestants"]
     header = ["contestant", "pooled", *report["judges_order"]]
-    rows = [[cname, *(_pct(wr[k].get(cname)) for k in ["pooled", *report["judges_order"]])] for cname in names]
+    rows = [
+        [cname, *(_pct(wr[k].get(cname)) for k in ["pooled", *report["judges_order"]])] for cname in names
+    ]
     _section(out, "Win rates over verdicts (a tie counts half)", table_lines(header, rows))
 
     h2h = report["head_to_head"]
-    rows = [[a, *("·" if i == j else str(h2h["wins"][i][j]) for j in range(len(names)))]
-            for i, a in enumerate(names)]
+    rows = [
+        [a, *("·" if i == j else str(h2h["wins"][i][j]) for j in range(len(names)))]
+        for i, a in enumerate(names)
+    ]
     _section(out, "Head-to-head wins (row beat column)", table_lines(["", *names], rows))
 
     tau = report["per_prompt_tau"]
     s = tau["summary"]
-    lines = [f"{s['prompts']} prompts: mean {_num(s['mean'], 2)}, median {_num(s['median'], 2)}, "
-             f"min {_num(s['min'], 2)}, max {_num(s['max'], 2)}"]
+    lines = [
+        (
+            f"{s['prompts']} prompts: mean {_num(s['mean'], 2)}, median {_num(s['median'], 2)}, "
+            f"min {_num(s['min'], 2)}, max {_num(s['max'], 2)}"
+        )
+    ]
     values = [v for v in tau["by_prompt"].values() if v is not None]
     if values:
         edges = [-1.0, -0.5, 0.0, 0.5, 0.8, 1.0001]
         labels = ["τ < -0.5", "-0.5 ≤ τ < 0", "0 ≤ τ < 0.5", "0.5 ≤ τ < 0.8", "τ ≥ 0.8"]
-        counts = [sum(lo <= v < hi for v in values) for lo, hi in zip(edges, edges[1:], strict=False)]
-        lines += [f"  {label:<14} {n:>4}  {'#' * round(40 * n / max(len(values), 1))}" for label, n in
-                  zip(labels, counts, strict=True)]
+        counts = [sum(lo <= v < hi for v in values) for lo, hi in pairwise(edges)]
+        lines += [
+            f"  {label:<14} {n:>4}  {'#' * round(40 * n / max(len(values), 1))}"
+            for label, n in zip(labels, counts, strict=True)
+        ]
     _section(out, "Per-prompt ranking vs global ranking (Kendall τ of win rates)", lines)
 
     if report["length_bias"] is not None:
         lb = report["length_bias"]
-        rows = [[j, _num(judges[j]["length_bias"]["decisive_verdicts"]),
-                 _pct(judges[j]["length_bias"]["longer_wins_share"])] for j in report["judges_order"]]
+        rows = [
+            [
+                j,
+                _num(judges[j]["length_bias"]["decisive_verdicts"]),
+                _pct(judges[j]["length_bias"]["longer_wins_share"]),
+            ]
+            for j in report["judges_order"]
+        ]
         rows.append(["all judges", _num(lb["decisive_verdicts"]), _pct(lb["longer_wins_share"])])
-        _section(out, "Length bias (decisive verdicts won by the longer response)",
-                 table_lines(["judge", "decisive", "longer wins"], rows))
+        _section(
+            out,
+            "Length bias (decisive verdicts won by the longer response)",
+            table_lines(["judge", "decisive", "longer wins"], rows),
+        )
 
     ref = report["reference"]
     if ref["source"] is not None:
-        rows = [[t, _num(r["spearman_rho"]), _num(r["spearman_p"], 4), _num(r["kendall_tau"]),
-                 _num(r["kendall_p"], 4)] for t, r in ref["by_threshold"].items()]
-        _section(out, f"Agreement with the reference ranking ({ref['source']}: {' > '.join(ref['ranking'])}; "
-                 f"method {ref['method']})",
-                 table_lines(["threshold", "Spearman ρ", "p", "Kendall τ", "p"], rows))
+        rows = [
+            [
+                t,
+                _num(r["spearman_rho"]),
+                _num(r["spearman_p"], 4),
+                _num(r["kendall_tau"]),
+                _num(r["kendall_p"], 4),
+            ]
+            for t, r in ref["by_threshold"].items()
+        ]
+        _section(
+            out,
+            f"Agreement with the reference ranking ({ref['source']}: {' > '.join(ref['ranking'])}; "
+            f"method {ref['method']})",
+            table_lines(["threshold", "Spearman ρ", "p", "Kendall τ", "p"], rows),
+        )

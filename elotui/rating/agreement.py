@@ -58,7 +58,9 @@ def _item_keys(table: VerdictTable, rows: NDArray[np.intp]) -> NDArray[np.int64]
     return (key * n_cond + table.condition[rows]) * n_sample + sample
 
 
-def judge_verdicts(table: VerdictTable, mask: NDArray[np.bool_] | None = None) -> dict[int, tuple[NDArray[np.int64], NDArray[np.int32]]]:
+def judge_verdicts(
+    table: VerdictTable, mask: NDArray[np.bool_] | None = None
+) -> dict[int, tuple[NDArray[np.int64], NDArray[np.int32]]]:
     """Per judge code: (sorted unique item keys, verdict class) over valid verdicts (the last one wins a repeat)."""
     valid = table.outcome <= OUTCOME_TIE
     if mask is not None:
@@ -87,14 +89,20 @@ def inter_judge(table: VerdictTable, mask: NDArray[np.bool_] | None = None) -> d
         kj, vj = per_judge[j]
         _, ii, jj = np.intersect1d(ki, kj, assume_unique=True, return_indices=True)
         x, y = vi[ii], vj[jj]
-        pairs.append({
-            "judges": [names[i], names[j]],
-            "items": len(ii),
-            "percent_agreement": float(np.mean(x == y)) if len(ii) else float("nan"),
-            "cohen_kappa": cohen_kappa(x, y, 3),
-        })
-    result: dict[str, Any] = {"items": 0, "percent_agreement": float("nan"), "fleiss_kappa": float("nan"),
-                              "pairs": pairs}
+        pairs.append(
+            {
+                "judges": [names[i], names[j]],
+                "items": len(ii),
+                "percent_agreement": float(np.mean(x == y)) if len(ii) else float("nan"),
+                "cohen_kappa": cohen_kappa(x, y, 3),
+            }
+        )
+    result: dict[str, Any] = {
+        "items": 0,
+        "percent_agreement": float("nan"),
+        "fleiss_kappa": float("nan"),
+        "pairs": pairs,
+    }
     active = [j for j in range(len(names)) if len(per_judge[j][0])]
     if len(active) >= 2:
         common = per_judge[active[0]][0]

@@ -48,7 +48,9 @@ def win_matrix(g: Games) -> NDArray[np.float64]:
     return flat.reshape(n, n)
 
 
-def log_likelihood(theta: NDArray[np.float64], wins: NDArray[np.float64], prior: float = DEFAULT_PRIOR) -> float:
+def log_likelihood(
+    theta: NDArray[np.float64], wins: NDArray[np.float64], prior: float = DEFAULT_PRIOR
+) -> float:
     """Penalised log-likelihood of natural-log strengths `theta` given the win matrix."""
     diff = theta[:, None] - theta[None, :]
     return float(-(wins * np.logaddexp(0.0, -diff)).sum() - 0.5 * prior * (theta**2).sum())
@@ -83,7 +85,9 @@ def fit_theta(
         # Hessian: off-diagonal +curv, diagonal -(sum of curv) - prior: negative definite
         hess = curv.copy()
         hess[:, np.arange(n), np.arange(n)] = -curv.sum(axis=2) + np.diagonal(curv, axis1=1, axis2=2) - prior
-        if prior == 0.0:  # the likelihood alone is flat along theta + c: pin the mean (the step stays Newton's)
+        if (
+            prior == 0.0
+        ):  # the likelihood alone is flat along theta + c: pin the mean (the step stays Newton's)
             hess = hess - 1.0 / n
         step = np.linalg.solve(-hess, grad[:, :, None])[:, :, 0]
         current = objective(th, idx)

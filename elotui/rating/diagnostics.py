@@ -52,8 +52,14 @@ from elotui.rating.table import VerdictTable
 from elotui.rating.winrates import head_to_head, kendall, length_bias, per_prompt_tau, spearman, win_rates
 
 SCHEMA = "elotui.diagnose/1"
-_EMPTY_HUMAN = {"compared": 0, "accuracy": None, "accuracy_decisive": None, "decisive_compared": 0,
-                "cohen_kappa": None, "fleiss_kappa": None}
+_EMPTY_HUMAN = {
+    "compared": 0,
+    "accuracy": None,
+    "accuracy_decisive": None,
+    "decisive_compared": 0,
+    "cohen_kappa": None,
+    "fleiss_kappa": None,
+}
 
 
 def threshold_key(threshold: float | str) -> str:
@@ -92,13 +98,24 @@ def reference_agreement(
     out: dict[str, dict[str, Any]] = {}
     for t in THRESHOLDS:
         g = games(table, t)
-        rating, _, _ = ratings_for(g, method=method, k_factor=k_factor, initial_rating=initial_rating,
-                                   permutations=permutations, bootstrap=bootstrap, seed=seed)
+        rating, _, _ = ratings_for(
+            g,
+            method=method,
+            k_factor=k_factor,
+            initial_rating=initial_rating,
+            permutations=permutations,
+            bootstrap=bootstrap,
+            seed=seed,
+        )
         rho, rho_p = spearman(rating[idx], ref)
         tau, tau_p = kendall(rating[idx], ref)
         out[threshold_key(t)] = {
-            "contestants": len(names), "spearman_rho": rho, "spearman_p": rho_p, "kendall_tau": tau,
-            "kendall_p": tau_p, "ratings": dict(zip(names, rating[idx].tolist(), strict=True)),
+            "contestants": len(names),
+            "spearman_rho": rho,
+            "spearman_p": rho_p,
+            "kendall_tau": tau,
+            "kendall_p": tau_p,
+            "ratings": dict(zip(names, rating[idx].tolist(), strict=True)),
         }
     return out
 
@@ -154,8 +171,15 @@ def diagnose(
     if scores:
         reference["ranking"] = sorted(scores, key=lambda c: (-scores[c], c))
         reference["by_threshold"] = reference_agreement(
-            table, scores, method=method, k_factor=k_factor, initial_rating=initial_rating,
-            permutations=permutations, bootstrap=bootstrap, seed=seed)
+            table,
+            scores,
+            method=method,
+            k_factor=k_factor,
+            initial_rating=initial_rating,
+            permutations=permutations,
+            bootstrap=bootstrap,
+            seed=seed,
+        )
 
     result = {
         "schema": SCHEMA,

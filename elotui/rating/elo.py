@@ -38,8 +38,13 @@ def expected_score(r_a: float, r_b: float) -> float:
 
 
 def online_elo(
-    a: NDArray[np.integer], b: NDArray[np.integer], score_a: NDArray[np.floating], n: int, *,
-    k_factor: float = 16.0, initial_rating: float = 1000.0,
+    a: NDArray[np.integer],
+    b: NDArray[np.integer],
+    score_a: NDArray[np.floating],
+    n: int,
+    *,
+    k_factor: float = 16.0,
+    initial_rating: float = 1000.0,
 ) -> NDArray[np.float64]:
     """Final ratings after playing the games once, in the given order."""
     a = np.asarray(a, dtype=np.int64)
@@ -108,7 +113,12 @@ def permutation_orders(n_games: int, permutations: int, seed: int) -> NDArray[np
 
 
 def permutation_elo(
-    g: Games, *, k_factor: float = 16.0, initial_rating: float = 1000.0, permutations: int = 100, seed: int = 0,
+    g: Games,
+    *,
+    k_factor: float = 16.0,
+    initial_rating: float = 1000.0,
+    permutations: int = 100,
+    seed: int = 0,
 ) -> PermutationElo:
     a, b, s = canonical_games(g)
     n = g.n_contestants
@@ -117,8 +127,15 @@ def permutation_elo(
         return PermutationElo(flat[0].copy(), flat[0].copy(), flat[0].copy(), flat)
     kernels = numba_kernels()
     if kernels is not None:
-        ratings = kernels["play"](a.astype(np.int64), b.astype(np.int64), s, _stream_keys(permutations, seed), n,
-                                  float(k_factor), float(initial_rating))
+        ratings = kernels["play"](
+            a.astype(np.int64),
+            b.astype(np.int64),
+            s,
+            _stream_keys(permutations, seed),
+            n,
+            float(k_factor),
+            float(initial_rating),
+        )
     else:
         orders = permutation_orders(len(a), permutations, seed)
         ratings = run_orders_numpy(a, b, s, orders, n, float(k_factor), float(initial_rating))
@@ -127,8 +144,14 @@ def permutation_elo(
 
 
 def run_orders_numpy(
-    a: NDArray[np.integer], b: NDArray[np.integer], s: NDArray[np.float64], orders: NDArray[np.int64], n: int,
-    k: float, init: float, chunk: int = 4096,
+    a: NDArray[np.integer],
+    b: NDArray[np.integer],
+    s: NDArray[np.float64],
+    orders: NDArray[np.int64],
+    n: int,
+    k: float,
+    init: float,
+    chunk: int = 4096,
 ) -> NDArray[np.float64]:
     """All orders advanced together, one game step at a time (numpy fallback)."""
     n_orders, n_games = orders.shape

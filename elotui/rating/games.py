@@ -74,8 +74,9 @@ def games(table: VerdictTable, threshold: Threshold, mask: NDArray[np.bool_] | N
     uniq, first_row, inverse = np.unique(key, return_index=True, return_inverse=True)
     n_pres = len(uniq)
     # share of the first-shown contestant, in half votes: 2*wins_first + ties over 2*votes
-    half_first = np.bincount(inverse, weights=np.where(out_v == OUTCOME_FIRST, 2.0, (out_v == OUTCOME_TIE) * 1.0),
-                             minlength=n_pres)
+    half_first = np.bincount(
+        inverse, weights=np.where(out_v == OUTCOME_FIRST, 2.0, (out_v == OUTCOME_TIE) * 1.0), minlength=n_pres
+    )
     votes = np.bincount(inverse, minlength=n_pres).astype(np.float64)
     share_first = half_first / (2.0 * votes)
     share_second = 1.0 - share_first

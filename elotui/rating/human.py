@@ -27,8 +27,16 @@ from elotui.rating.winrates import win_rate_arrays
 def votes_table(votes: Iterable[Mapping[str, Any]], table: VerdictTable) -> VerdictTable:
     """Human votes as a table whose contestant and prompt codes match `table`'s (judge, condition ignored)."""
     rows = [
-        (v["prompt"], v["first"], v["second"], v.get("judge") or "human", "human", int(v.get("sample") or 0),
-         v.get("status", "ok"), v.get("winner"))
+        (
+            v["prompt"],
+            v["first"],
+            v["second"],
+            v.get("judge") or "human",
+            "human",
+            int(v.get("sample") or 0),
+            v.get("status", "ok"),
+            v.get("winner"),
+        )
         for v in votes
     ]
     return VerdictTable.from_rows(rows, contestants=table.contestants, prompts=table.prompts)
@@ -52,7 +60,9 @@ def human_majority(votes: VerdictTable, n_contestants: int) -> tuple[NDArray[np.
     return uk, np.sign(total).astype(np.int64)
 
 
-def judge_vs_human(table: VerdictTable, votes: VerdictTable, mask: NDArray[np.bool_] | None = None) -> dict[str, dict[str, Any]]:
+def judge_vs_human(
+    table: VerdictTable, votes: VerdictTable, mask: NDArray[np.bool_] | None = None
+) -> dict[str, dict[str, Any]]:
     """Per judge: {compared, accuracy, accuracy_decisive, decisive_compared, cohen_kappa, fleiss_kappa}."""
     n = max(len(table.contestants), len(votes.contestants), 1)
     keys, majority = human_majority(votes, n)

@@ -91,23 +91,45 @@ def rank(
     conditions = list(conditions) if conditions is not None else None
     mask = table.scope_mask(prompts=prompts, judges=judges, conditions=conditions)
     g = games(table, threshold, mask)
-    rating, low, high = ratings_for(g, method=method, k_factor=k_factor, initial_rating=initial_rating,
-                                    permutations=permutations, bootstrap=bootstrap, seed=seed)
+    rating, low, high = ratings_for(
+        g,
+        method=method,
+        k_factor=k_factor,
+        initial_rating=initial_rating,
+        permutations=permutations,
+        bootstrap=bootstrap,
+        seed=seed,
+    )
     settings = {
-        "threshold": threshold, "method": method, "k_factor": float(k_factor), "initial_rating": float(initial_rating),
-        "permutations": int(permutations), "bootstrap": int(bootstrap), "seed": int(seed),
-        "prompts": prompts, "judges": judges, "conditions": conditions,
+        "threshold": threshold,
+        "method": method,
+        "k_factor": float(k_factor),
+        "initial_rating": float(initial_rating),
+        "permutations": int(permutations),
+        "bootstrap": int(bootstrap),
+        "seed": int(seed),
+        "prompts": prompts,
+        "judges": judges,
+        "conditions": conditions,
     }
     return build_leaderboard(table.contestants, g, rating, low, high, settings)
 
 
 def ratings_for(
-    g: Games, *, method: str, k_factor: float = 16, initial_rating: float = 1000, permutations: int = 100,
-    bootstrap: int = 200, seed: int = 0,
+    g: Games,
+    *,
+    method: str,
+    k_factor: float = 16,
+    initial_rating: float = 1000,
+    permutations: int = 100,
+    bootstrap: int = 200,
+    seed: int = 0,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(rating, ci_low, ci_high) arrays for a set of games."""
     if method == "elo":
-        pe = permutation_elo(g, k_factor=k_factor, initial_rating=initial_rating, permutations=permutations, seed=seed)
+        pe = permutation_elo(
+            g, k_factor=k_factor, initial_rating=initial_rating, permutations=permutations, seed=seed
+        )
         return pe.mean, pe.low, pe.high
     if method == "bt":
         bt = bradley_terry(g, bootstrap=bootstrap, seed=seed, mean=float(initial_rating))
@@ -119,7 +141,11 @@ def ratings_for(
 
 
 def build_leaderboard(
-    contestants: list[str], g: Games, rating: np.ndarray, low: np.ndarray, high: np.ndarray,
+    contestants: list[str],
+    g: Games,
+    rating: np.ndarray,
+    low: np.ndarray,
+    high: np.ndarray,
     settings: dict[str, Any],
 ) -> Leaderboard:
     rec = record(g)
@@ -129,20 +155,24 @@ def build_leaderboard(
         nxt = order[pos + 1] if pos + 1 < len(order) else None
         gap = float(rating[i] - rating[nxt]) if nxt is not None else None
         games_i = int(rec["games"][i])
-        rows.append(LeaderboardRow(
-            rank=pos + 1,
-            contestant=contestants[i],
-            rating=float(rating[i]),
-            ci_low=float(low[i]),
-            ci_high=float(high[i]),
-            gap_to_next=gap,
-            win_prob_vs_next=win_probability(gap) if gap is not None else None,
-            band=band(gap) if gap is not None else None,
-            wins=int(rec["wins"][i]),
-            losses=int(rec["losses"][i]),
-            draws=int(rec["draws"][i]),
-            games=games_i,
-            win_rate=float(rec["win_rate"][i]) if games_i else None,
-            intervals_overlap_next=(bool(low[i] <= high[nxt] and low[nxt] <= high[i]) if nxt is not None else None),
-        ))
+        rows.append(
+            LeaderboardRow(
+                rank=pos + 1,
+                contestant=contestants[i],
+                rating=float(rating[i]),
+                ci_low=float(low[i]),
+                ci_high=float(high[i]),
+                gap_to_next=gap,
+                win_prob_vs_next=win_probability(gap) if gap is not None else None,
+                band=band(gap) if gap is not None else None,
+                wins=int(rec["wins"][i]),
+                losses=int(rec["losses"][i]),
+                draws=int(rec["draws"][i]),
+                games=games_i,
+                win_rate=float(rec["win_rate"][i]) if games_i else None,
+                intervals_overlap_next=(
+                    bool(low[i] <= high[nxt] and low[nxt] <= high[i]) if nxt is not None else None
+                ),
+            )
+        )
     return Leaderboard(rows=rows, settings=settings, counts=dict(g.counts))

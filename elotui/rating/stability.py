@@ -18,7 +18,9 @@ from numpy.typing import NDArray
 from elotui.rating.table import OUTCOME_FIRST, OUTCOME_SECOND, VerdictTable
 
 
-def _last_unique(keys: NDArray[np.int64], rows: NDArray[np.intp]) -> tuple[NDArray[np.int64], NDArray[np.intp]]:
+def _last_unique(
+    keys: NDArray[np.int64], rows: NDArray[np.intp]
+) -> tuple[NDArray[np.int64], NDArray[np.intp]]:
     uk, idx = np.unique(keys[::-1], return_index=True)
     return uk, rows[::-1][idx]
 
@@ -36,8 +38,10 @@ def stability_units(table: VerdictTable, mask: NDArray[np.bool_] | None = None) 
     n_s = int(sample.max()) + 1 if len(sample) else 1
     lo = np.minimum(first, second)
     hi = np.maximum(first, second)
-    key = ((((table.prompt[rows].astype(np.int64) * n + lo) * n + hi) * n_j + table.judge[rows]) * n_c
-           + table.condition[rows]) * n_s + sample
+    key = (
+        (((table.prompt[rows].astype(np.int64) * n + lo) * n + hi) * n_j + table.judge[rows]) * n_c
+        + table.condition[rows]
+    ) * n_s + sample
     ab = first < second
     k_ab, r_ab = _last_unique(key[ab], rows[ab])
     k_ba, r_ba = _last_unique(key[~ab], rows[~ab])
@@ -45,7 +49,9 @@ def stability_units(table: VerdictTable, mask: NDArray[np.bool_] | None = None) 
     row_ab, row_ba = r_ab[i_ab], r_ba[i_ba]
     o_ab = table.outcome[row_ab]
     o_ba = table.outcome[row_ba]
-    decisive = ((o_ab == OUTCOME_FIRST) | (o_ab == OUTCOME_SECOND)) & ((o_ba == OUTCOME_FIRST) | (o_ba == OUTCOME_SECOND))
+    decisive = ((o_ab == OUTCOME_FIRST) | (o_ab == OUTCOME_SECOND)) & (
+        (o_ba == OUTCOME_FIRST) | (o_ba == OUTCOME_SECOND)
+    )
     klass = np.where(~decisive, 2, np.where(o_ab == o_ba, 1, 0))
     return {"judge": table.judge[row_ab], "condition": table.condition[row_ab], "class": klass}
 
@@ -80,8 +86,12 @@ def position_report(table: VerdictTable, mask: NDArray[np.bool_] | None = None) 
         d = is_dec if row_sel is None else is_dec & row_sel
         return _rates(klass, int(f.sum()), int(d.sum()))
 
-    report: dict[str, Any] = {"pooled": rates(None, None), "by_judge": {}, "by_condition": {},
-                              "by_judge_condition": {}}
+    report: dict[str, Any] = {
+        "pooled": rates(None, None),
+        "by_judge": {},
+        "by_condition": {},
+        "by_judge_condition": {},
+    }
     for c, cname in enumerate(table.conditions):
         report["by_condition"][cname] = rates(units["condition"] == c, cond == c)
     for j, jname in enumerate(table.judges):

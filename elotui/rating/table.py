@@ -21,7 +21,12 @@ OUTCOME_INVALID = 3  # the judge answered but the verdict could not be parsed
 OUTCOME_FAILED = 4  # the call failed for good ("error")
 OUTCOME_MISSING = 5  # planned, not judged (yet)
 
-_STATUS_CODES = {"invalid": OUTCOME_INVALID, "error": OUTCOME_FAILED, "failed": OUTCOME_FAILED, "missing": OUTCOME_MISSING}
+_STATUS_CODES = {
+    "invalid": OUTCOME_INVALID,
+    "error": OUTCOME_FAILED,
+    "failed": OUTCOME_FAILED,
+    "missing": OUTCOME_MISSING,
+}
 _WINNER_CODES = {"first": OUTCOME_FIRST, "second": OUTCOME_SECOND, "tie": OUTCOME_TIE}
 
 IntArray = NDArray[np.int32]
@@ -134,7 +139,9 @@ class VerdictTable:
         if not materialised:
             return 0
         if len(materialised[0]) != 8:
-            raise ValueError("a verdict row has 8 fields: prompt, first, second, judge, condition, sample, status, winner")
+            raise ValueError(
+                "a verdict row has 8 fields: prompt, first, second, judge, condition, sample, status, winner"
+            )
         prompt, first, second, judge, condition, sample, status, winner = zip(*materialised, strict=True)
         m = len(materialised)
         outcome_cache: dict[tuple[str, str | None], int] = {}

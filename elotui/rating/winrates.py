@@ -23,7 +23,9 @@ def _valid_rows(table: VerdictTable, mask: NDArray[np.bool_] | None) -> NDArray[
     return np.flatnonzero(valid)
 
 
-def win_rate_arrays(table: VerdictTable, mask: NDArray[np.bool_] | None = None) -> tuple[NDArray[np.float64], NDArray[np.int64]]:
+def win_rate_arrays(
+    table: VerdictTable, mask: NDArray[np.bool_] | None = None
+) -> tuple[NDArray[np.float64], NDArray[np.int64]]:
     """(win rate, verdicts) per contestant code; NaN win rate without verdicts."""
     n = len(table.contestants)
     rows = _valid_rows(table, mask)
@@ -31,8 +33,9 @@ def win_rate_arrays(table: VerdictTable, mask: NDArray[np.bool_] | None = None) 
     second = table.second[rows]
     o = table.outcome[rows]
     score_first = np.where(o == OUTCOME_FIRST, 1.0, np.where(o == OUTCOME_TIE, 0.5, 0.0))
-    points = np.bincount(first, weights=score_first, minlength=n) + np.bincount(second, weights=1.0 - score_first,
-                                                                                minlength=n)
+    points = np.bincount(first, weights=score_first, minlength=n) + np.bincount(
+        second, weights=1.0 - score_first, minlength=n
+    )
     played = np.bincount(first, minlength=n) + np.bincount(second, minlength=n)
     with np.errstate(invalid="ignore", divide="ignore"):
         rate = np.where(played > 0, points / np.maximum(played, 1), np.nan)
@@ -130,7 +133,10 @@ def length_bias(
 
     def summary(sel: NDArray[np.bool_]) -> dict[str, Any]:
         k = int(sel.sum())
-        return {"decisive_verdicts": k, "longer_wins_share": float(longer_won[sel].mean()) if k else float("nan")}
+        return {
+            "decisive_verdicts": k,
+            "longer_wins_share": float(longer_won[sel].mean()) if k else float("nan"),
+        }
 
     judge = table.judge[rows]
     return {

@@ -21,14 +21,21 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-from elotui.rating import VerdictTable, games, rank  # noqa: E402
-from elotui.rating.bt import bradley_terry  # noqa: E402
-from elotui.rating.elo import canonical_games, numba_kernels, permutation_elo, permutation_orders  # noqa: E402
-from elotui.rating.elo import run_orders_numpy  # noqa: E402
-from elotui.rating.games import THRESHOLDS  # noqa: E402
+from elotui.rating import VerdictTable, games, rank
+from elotui.rating.bt import bradley_terry
+from elotui.rating.elo import (
+    canonical_games,
+    numba_kernels,
+    permutation_elo,
+    permutation_orders,
+    run_orders_numpy,
+)
+from elotui.rating.games import THRESHOLDS
 
 
-def synthetic_rows(n_verdicts: int, n_contestants: int, n_judges: int, seed: int = 1) -> tuple[list[tuple], list[str]]:
+def synthetic_rows(
+    n_verdicts: int, n_contestants: int, n_judges: int, seed: int = 1
+) -> tuple[list[tuple], list[str]]:
     """Store-shaped rows: every pair in both orders, judges x samples, quality-driven winners, 2 % invalid."""
     rng = np.random.default_rng(seed)
     names = [f"c{i:03d}" for i in range(n_contestants)]
@@ -47,15 +54,25 @@ def synthetic_rows(n_verdicts: int, n_contestants: int, n_judges: int, seed: int
     winner = np.where(u < p_first - 0.05, "first", np.where(u < p_first + 0.05, "tie", "second"))
     status = np.where(rng.random(n_verdicts) < 0.02, "invalid", "ok")
     rows = [
-        (f"p{prompt[k]}", names[pa[k]], names[pb[k]], f"j{judge[k]}", "clean", 0, str(status[k]),
-         None if status[k] != "ok" else str(winner[k]))
+        (
+            f"p{prompt[k]}",
+            names[pa[k]],
+            names[pb[k]],
+            f"j{judge[k]}",
+            "clean",
+            0,
+            str(status[k]),
+            None if status[k] != "ok" else str(winner[k]),
+        )
         for k in range(n_verdicts)
     ]
     assert n_prompts >= 1
     return rows, names
 
 
-def plain_permutation_elo(rows: list[tuple], names: list[str], permutations: int, seed: int) -> dict[str, float]:
+def plain_permutation_elo(
+    rows: list[tuple], names: list[str], permutations: int, seed: int
+) -> dict[str, float]:
     """Reference: a per-verdict Python loop over the same 100 orders (same canonical games and orders)."""
     index = {n: i for i, n in enumerate(names)}
     games_list = []
@@ -108,11 +125,15 @@ def main() -> None:
     g_none = games(table, "none")
     permutation_elo(g_none, permutations=2)  # JIT warm-up if numba (compiled once, cached on disk)
     t_elo, _ = timed(lambda: permutation_elo(g_none, permutations=100, seed=0))
-    print(f"[100k] permutation Elo, 100 orders, threshold none ({len(g_none)} games): {t_elo:.3f} s  (target <= 1 s)")
+    print(
+        f"[100k] permutation Elo, 100 orders, threshold none ({len(g_none)} games): {t_elo:.3f} s  (target <= 1 s)"
+    )
     if numba_kernels() is not None:
         a, b, s = canonical_games(g_none)
-        t_np, _ = timed(lambda: run_orders_numpy(a, b, s, permutation_orders(len(a), 100, 0), len(names), 16.0,
-                                                 1000.0), repeat=1)
+        t_np, _ = timed(
+            lambda: run_orders_numpy(a, b, s, permutation_orders(len(a), 100, 0), len(names), 16.0, 1000.0),
+            repeat=1,
+        )
         print(f"[100k] the same with the numpy fallback (no numba): {t_np:.3f} s")
 
     # end-to-end vs plain loop
@@ -123,12 +144,15 @@ def main() -> None:
     t_fast, fast = timed(end_to_end, repeat=1)
     t_plain, plain = timed(lambda: plain_permutation_elo(rows, names, 100, 0), repeat=1)
     worst = max(abs(fast[n] - plain[n]) for n in names)
-    print(f"[100k] table + rank(none, elo, 100 orders): {t_fast:.3f} s; plain Python loop: {t_plain:.3f} s; "
-          f"ratio {t_plain / t_fast:.1f}x (target >= 10x); max rating difference {worst:.2e}")
+    print(
+        f"[100k] table + rank(none, elo, 100 orders): {t_fast:.3f} s; plain Python loop: {t_plain:.3f} s; "
+        f"ratio {t_plain / t_fast:.1f}x (target >= 10x); max rating difference {worst:.2e}"
+    )
 
-    rows = None  # free
     big_rows, big_names = synthetic_rows(1_000_000, 100, 5, seed=2)
-    t_big_table, big = timed(lambda: VerdictTable.from_rows(big_rows, contestants=big_names), repeat=1)
+    t0 = time.perf_counter()
+    big = VerdictTable.from_rows(big_rows, contestants=big_names)
+    t_big_table = time.perf_counter() - t0
     del big_rows
     print(f"[1M] table from rows: {t_big_table:.3f} s")
     tracemalloc.start()
@@ -136,9 +160,11 @@ def main() -> None:
     _, peak = tracemalloc.get_traced_memory()
     tracemalloc.stop()
     rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-    print(f"[1M] games + BT (200 bootstrap), 100 contestants: {t_big:.3f} s (target <= 5 s); "
-          f"peak numpy/python allocations {peak / 2**20:.0f} MiB (target <= 1024); process max RSS {rss:.0f} MiB "
-          "(includes the 1M Python row tuples)")
+    print(
+        f"[1M] games + BT (200 bootstrap), 100 contestants: {t_big:.3f} s (target <= 5 s); "
+        f"peak numpy/python allocations {peak / 2**20:.0f} MiB (target <= 1024); process max RSS {rss:.0f} MiB "
+        "(includes the 1M Python row tuples)"
+    )
     t_big5, _ = timed(lambda: bradley_terry(games(big, 0.5), bootstrap=200, seed=0), repeat=1)
     print(f"[1M] games + BT (200 bootstrap), threshold 0.5: {t_big5:.3f} s")
     random.seed(0)

@@ -5,13 +5,29 @@ from __future__ import annotations
 import numpy as np
 
 
-def row(prompt: str, first: str, second: str, judge: str, winner: str | None, *, status: str = "ok",
-        condition: str = "clean", sample: int = 0) -> tuple:
+def row(
+    prompt: str,
+    first: str,
+    second: str,
+    judge: str,
+    winner: str | None,
+    *,
+    status: str = "ok",
+    condition: str = "clean",
+    sample: int = 0,
+) -> tuple:
     return (prompt, first, second, judge, condition, sample, status, winner if status == "ok" else None)
 
 
-def simulate(qualities: dict[str, float], *, prompts: int = 10, judges: int = 3, samples: int = 1,
-             seed: int = 0, tie_band: float = 0.05) -> list[tuple]:
+def simulate(
+    qualities: dict[str, float],
+    *,
+    prompts: int = 10,
+    judges: int = 3,
+    samples: int = 1,
+    seed: int = 0,
+    tie_band: float = 0.05,
+) -> list[tuple]:
     """Every ordered pair on every prompt, judged by `judges` noisy judges with Elo-logistic win chances."""
     rng = np.random.default_rng(seed)
     names = list(qualities)

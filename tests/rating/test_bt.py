@@ -11,7 +11,7 @@ from scipy import optimize
 from elotui.rating import VerdictTable, games
 from elotui.rating.bt import bradley_terry, fit_theta, log_likelihood, to_elo, win_matrix
 from elotui.rating.games import Games
-from rating_builders import simulate
+from tests.rating.rating_builders import simulate
 
 
 def _games(a: list[int], b: list[int], s: list[float], n: int) -> Games:
@@ -41,8 +41,11 @@ def test_matches_direct_numerical_maximisation() -> None:
         ours = fit_theta(wins, prior)
 
         def negative(theta: np.ndarray, prior: float = prior) -> float:
-            return -log_likelihood(np.r_[theta, 0.0], wins, prior) if prior == 0 else -log_likelihood(theta, wins,
-                                                                                                       prior)
+            return (
+                -log_likelihood(np.r_[theta, 0.0], wins, prior)
+                if prior == 0
+                else -log_likelihood(theta, wins, prior)
+            )
 
         x0 = np.zeros(4 if prior == 0 else 5)  # without a prior one strength is fixed (identifiability)
         res = optimize.minimize(negative, x0, method="BFGS", options={"gtol": 1e-10})

@@ -16,7 +16,7 @@ from elotui.rating.elo import (
     run_orders_numpy,
 )
 from elotui.rating.games import Games
-from rating_builders import row, simulate
+from tests.rating.rating_builders import simulate
 
 
 def arr(*values: float) -> np.ndarray:
@@ -75,9 +75,12 @@ def test_permutation_average_does_not_depend_on_storage_order() -> None:
     shuffled = [rows[i] for i in np.random.default_rng(9).permutation(len(rows))]
     names = ["A", "B", "C", "D"]
     for threshold in ("none", 0.5):
-        x = permutation_elo(games(VerdictTable.from_rows(rows, contestants=names), threshold), permutations=50, seed=4)
-        y = permutation_elo(games(VerdictTable.from_rows(shuffled, contestants=names), threshold), permutations=50,
-                            seed=4)
+        x = permutation_elo(
+            games(VerdictTable.from_rows(rows, contestants=names), threshold), permutations=50, seed=4
+        )
+        y = permutation_elo(
+            games(VerdictTable.from_rows(shuffled, contestants=names), threshold), permutations=50, seed=4
+        )
         np.testing.assert_allclose(x.mean, y.mean, atol=1e-9)
         np.testing.assert_allclose(x.low, y.low, atol=1e-9)
 
@@ -88,8 +91,12 @@ def test_swapping_shown_order_mirrors_elo() -> None:
     flip = {"first": "second", "second": "first", "tie": "tie"}
     mirrored = [(p, s, f, j, c, k, st, flip[w] if w else None) for p, f, s, j, c, k, st, w in rows]
     names = ["A", "B", "C"]
-    x = permutation_elo(games(VerdictTable.from_rows(rows, contestants=names), "none"), permutations=20, seed=2)
-    y = permutation_elo(games(VerdictTable.from_rows(mirrored, contestants=names), "none"), permutations=20, seed=2)
+    x = permutation_elo(
+        games(VerdictTable.from_rows(rows, contestants=names), "none"), permutations=20, seed=2
+    )
+    y = permutation_elo(
+        games(VerdictTable.from_rows(mirrored, contestants=names), "none"), permutations=20, seed=2
+    )
     np.testing.assert_allclose(x.mean, y.mean, atol=1e-9)
 
 
@@ -119,8 +126,11 @@ def test_numpy_fallback_matches_fast_path() -> None:
     if numba_kernels() is not None:
         kern = numba_kernels()
         assert kern is not None
-        np.testing.assert_allclose(kern["online"](a.astype(np.int64), b.astype(np.int64), s, 3, 16.0, 1000.0),
-                                   run_orders_numpy(a, b, s, np.arange(len(a))[None], 3, 16.0, 1000.0)[0], atol=1e-9)
+        np.testing.assert_allclose(
+            kern["online"](a.astype(np.int64), b.astype(np.int64), s, 3, 16.0, 1000.0),
+            run_orders_numpy(a, b, s, np.arange(len(a))[None], 3, 16.0, 1000.0)[0],
+            atol=1e-9,
+        )
 
 
 def test_no_games_gives_initial_ratings() -> None:

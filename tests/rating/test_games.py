@@ -7,8 +7,7 @@ import pytest
 
 from elotui.rating import VerdictTable, games
 from elotui.rating.games import record
-
-from rating_builders import row
+from tests.rating.rating_builders import row
 
 
 def votes(first: str, second: str, winners: list[str | None], prompt: str = "p", **kw: object) -> list[tuple]:
@@ -69,17 +68,28 @@ def test_none_threshold_every_verdict_is_a_game() -> None:
 
 
 def test_both_orders_give_two_games_and_presentations_split_by_prompt_and_condition() -> None:
-    rows = (votes("A", "B", ["first", "first"]) + votes("B", "A", ["second", "second"])
-            + votes("A", "B", ["second"], prompt="q") + votes("A", "B", ["tie"], condition="lexical"))
+    rows = (
+        votes("A", "B", ["first", "first"])
+        + votes("B", "A", ["second", "second"])
+        + votes("A", "B", ["second"], prompt="q")
+        + votes("A", "B", ["tie"], condition="lexical")
+    )
     g = games(VerdictTable.from_rows(rows, contestants=["A", "B"]), 0.5)
     # arrival order of presentations
     assert list(zip(g.a.tolist(), g.b.tolist(), g.score_a.tolist(), strict=True)) == [
-        (0, 1, 1.0), (1, 0, 0.0), (0, 1, 0.0), (0, 1, 0.5)]
+        (0, 1, 1.0),
+        (1, 0, 0.0),
+        (0, 1, 0.0),
+        (0, 1, 0.5),
+    ]
 
 
 def test_votes_pool_over_judges_and_samples() -> None:
-    rows = [row("p", "A", "B", "j0", "first", sample=0), row("p", "A", "B", "j0", "first", sample=1),
-            row("p", "A", "B", "j1", "second", sample=0)]
+    rows = [
+        row("p", "A", "B", "j0", "first", sample=0),
+        row("p", "A", "B", "j0", "first", sample=1),
+        row("p", "A", "B", "j1", "second", sample=0),
+    ]
     assert one_game(rows, 0.5)[2] == [1.0]
     assert one_game(rows, 0.75)[2] == [0.5]
 
@@ -99,9 +109,24 @@ def test_table_append_and_scope() -> None:
     table = VerdictTable(contestants=["A", "B", "C"])
     assert len(table) == 0
     for i in range(3000):  # many small appends (the live view) grow the buffers amortised
-        table.append([row(f"p{i % 3}", "A", "B", f"j{i % 2}", "first", condition="clean" if i % 5 else "lexical")])
-    table.append([{"prompt": "p9", "first": "C", "second": "D", "judge": "human", "condition": "clean",
-                   "sample": 0, "winner": "tie", "reasoning": None, "status": "ok"}])
+        table.append(
+            [row(f"p{i % 3}", "A", "B", f"j{i % 2}", "first", condition="clean" if i % 5 else "lexical")]
+        )
+    table.append(
+        [
+            {
+                "prompt": "p9",
+                "first": "C",
+                "second": "D",
+                "judge": "human",
+                "condition": "clean",
+                "sample": 0,
+                "winner": "tie",
+                "reasoning": None,
+                "status": "ok",
+            }
+        ]
+    )
     assert len(table) == 3001
     assert table.contestants == ["A", "B", "C", "D"]  # undeclared D appended after the declared ones
     assert int(table.scope_mask(prompts=["p0"]).sum()) == 1000

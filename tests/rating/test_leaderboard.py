@@ -8,13 +8,26 @@ import numpy as np
 import pytest
 
 from elotui.rating import VerdictTable, rank
-from elotui.rating.games import THRESHOLDS
+from elotui.rating.games import THRESHOLDS, Games
 from elotui.rating.leaderboard import band, build_leaderboard, win_probability
-from elotui.rating.games import Games
-from rating_builders import row, simulate
+from tests.rating.rating_builders import row, simulate
 
-ROW_FIELDS = ["rank", "contestant", "rating", "ci_low", "ci_high", "gap_to_next", "win_prob_vs_next", "band",
-              "wins", "losses", "draws", "games", "win_rate", "intervals_overlap_next"]
+ROW_FIELDS = [
+    "rank",
+    "contestant",
+    "rating",
+    "ci_low",
+    "ci_high",
+    "gap_to_next",
+    "win_prob_vs_next",
+    "band",
+    "wins",
+    "losses",
+    "draws",
+    "games",
+    "win_rate",
+    "intervals_overlap_next",
+]
 
 
 def test_row_fields_are_the_contract() -> None:
@@ -47,8 +60,11 @@ def test_gaps_overlap_and_tie_order() -> None:
 
 
 def test_every_declared_contestant_appears_and_counts() -> None:
-    rows = [row("p", "A", "B", "j", "first"), row("p", "B", "A", "j", "tie"), row("p", "A", "B", "k", None,
-                                                                                   status="invalid")]
+    rows = [
+        row("p", "A", "B", "j", "first"),
+        row("p", "B", "A", "j", "tie"),
+        row("p", "A", "B", "k", None, status="invalid"),
+    ]
     table = VerdictTable.from_rows(rows, contestants=["A", "B", "Z"])
     for method in ("elo", "bt", "online"):
         lb = rank(table, threshold="none", method=method, permutations=10, bootstrap=20)
@@ -63,9 +79,13 @@ def test_every_declared_contestant_appears_and_counts() -> None:
 
 
 def test_scope_prompt_and_judge_subset() -> None:
-    rows = [row("p", "A", "B", "j1", "first"), row("q", "A", "B", "j1", "second"), row("q", "A", "B", "j2", "second")]
+    rows = [
+        row("p", "A", "B", "j1", "first"),
+        row("q", "A", "B", "j1", "second"),
+        row("q", "A", "B", "j2", "second"),
+    ]
     table = VerdictTable.from_rows(rows, contestants=["A", "B"])
-    top = lambda lb: lb.rows[0].contestant  # noqa: E731
+    top = lambda lb: lb.rows[0].contestant
     assert top(rank(table, threshold="none", method="bt", prompts=["p"], bootstrap=0)) == "A"
     assert top(rank(table, threshold="none", method="bt", prompts=["q"], bootstrap=0)) == "B"
     lb = rank(table, threshold="none", method="elo", judges=["j1"], permutations=10)

@@ -1,0 +1,152 @@
+"""`elotui diagnose T` end to end: a tournament file, a real SQLite store, text and JSON output."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from elotui.cli import main
+from elotui.store import CallRecord, PlanRow, Store
+
+TOURNAMENT = """
+[tournament]
+name = "Diag"
+
+[[contestants]]
+id = "alpha"
+[[contestants]]
+id = "beta"
+[[contestants]]
+id = "gamma"
+
+[[prompts]]
+id = "p1"
+text = "Say hello."
+responses = { alpha = "Hello there, friend!", beta = "Hi", gamma = "Hey you" }
+
+[[prompts]]
+id = "p2"
+text = "Say bye."
+responses = { alpha = "Goodbye and take care!", beta = "Bye", gamma = "Later" }
+
+[[judges]]
+id = "s1"
+provider = "simulated"
+[judges.simulation]
+qualities = { alpha = 100.0, beta = 0.0, gamma = -100.0 }
+
+[[judges]]
+id = "s2"
+provider = "simulated"
+[judges.simulation]
+qualities = { alpha = 100.0, beta = 0.0, gamma = -100.0 }
+
+[ranking]
+method = "bt"
+threshold = 0.5
+
+[reference]
+votes = "human.jsonl"
+ranking = ["alpha", "beta", "gamma"]
+"""
+
+RANK = {"alpha": 0, "beta": 1, "gamma": 2}
+
+
+@pytest.fixture()
+def tournament(tmp_path: Path) -> tuple[Path, Path]:
+    path = tmp_path / "t.toml"
+    path.write_text(TOURNAMENT, encoding="utf-8")
+    votes = [
+        {
+            "prompt": "p1",
+            "first": "alpha",
+            "second": "beta",
+            "judge": "human",
+            "condition": "clean",
+            "sample": 0,
+            "winner": "first",
+            "reasoning": None,
+            "status": "ok",
+        }
+    ]
+    (tmp_path / "human.jsonl").write_text("\n".join(json.dumps(v) for v in votes) + "\n", encoding="utf-8")
+    store_path = tmp_path / "store.sqlite"
+    plan, seq = [], 0
+    with Store(store_path) as store:
+        for prompt in ("p1", "p2"):
+            for first, r_first in RANK.items():
+                for second, r_second in RANK.items():
+                    if first == second:
+                        continue
+                    for judge in ("s1", "s2"):
+                        key = f"{prompt}-{first}-{second}-{judge}"
+                        plan.append(PlanRow(seq, prompt, first, second, judge, "clean", 0, key))
+                        seq += 1
+                        if judge == "s2" and prompt == "p2":
+                            winner = "first"  # s2 always picks the first slot on p2: position bias
+                        else:
+                            winner = "first" if r_first < r_second else "second"
+                        if (prompt, first, second, judge) == ("p2", "beta", "gamma", "s1"):
+                            store.record_call(
+                                CallRecord(key=key, kind="verdict", status="invalid", judge=judge)
+                            )
+                        elif (prompt, first, second, judge) != (
+                            "p2",
+                            "gamma",
+                            "beta",
+                            "s1",
+                        ):  # that one: missing
+                            store.record_call(
+                                CallRecord(key=key, kind="verdict", status="ok", judge=judge, winner=winner)
+                            )
+        store.set_plan(plan)
+    return path, store_path
+
+
+def test_diagnose_json(tournament: tuple[Path, Path], tmp_path: Path) -> None:
+    path, store_path = tournament
+    out = tmp_path / "d.json"
+    assert main(["diagnose", str(path), "--store", str(store_path), "--format", "json", "-o", str(out)]) == 0
+    d = json.loads(out.read_text(encoding="utf-8"))
+    assert d["counts"] == {"verdicts": 24, "verdicts_used": 22, "invalid": 1, "failed": 0, "missing": 1}
+    s1, s2 = d["judges"]["s1"]["position"], d["judges"]["s2"]["position"]
+    # the invalid and the missing verdict are the two orders of one unit (p2, beta-gamma)
+    assert (
+        s1["units"] == 6
+        and s1["consistent"] == pytest.approx(5 / 6)
+        and s1["inconclusive"] == pytest.approx(1 / 6)
+    )
+    assert s2["units"] == 6 and s2["consistent"] == 0.5 and s2["position_bias"] == 0.5
+    assert s2["first_slot_share"] == pytest.approx(9 / 12)
+    assert d["judges"]["s1"]["human"]["compared"] == 2 and d["judges"]["s1"]["human"]["accuracy"] == 1.0
+    assert d["win_rates"]["s1"]["alpha"] == 1.0
+    assert d["reference"]["source"] == "ranking" and d["reference"]["method"] == "bt"
+    assert d["reference"]["by_threshold"]["none"]["kendall_tau"] == pytest.approx(1.0)
+    # length bias: alpha's responses are the longest and alpha wins most decisive verdicts
+    assert d["length_bias"]["decisive_verdicts"] == 22
+    assert d["tournament"] == "Diag"
+
+
+def test_diagnose_text(tournament: tuple[Path, Path], capsys: pytest.CaptureFixture[str]) -> None:
+    path, store_path = tournament
+    assert main(["diagnose", str(path), "--store", str(store_path)]) == 0
+    text = capsys.readouterr().out
+    for heading in (
+        "Position stability",
+        "Inter-judge agreement",
+        "Agreement with human votes",
+        "Win rates",
+        "Head-to-head",
+        "Kendall τ",
+        "Length bias",
+        "Agreement with the reference ranking",
+    ):
+        assert heading in text
+    assert "24 planned verdicts: 22 valid, 1 invalid, 0 failed, 1 missing" in text
+
+
+def test_diagnose_bad_file_exits_2(tmp_path: Path) -> None:
+    assert main(["diagnose", str(tmp_path / "nope.toml")]) == 2
