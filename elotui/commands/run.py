@@ -1,0 +1,233 @@
+"""`elotui run T`: run a tournament — live in the TUI, or `--headless` with a progress line and a final table.
+
+`--dry-run` prints the plan (planned calls; per endpoint: calls, already cached, estimated tokens and cost of
+the calls still to send) and `--show-prompt` one fully rendered judge prompt; neither calls anyone.
+
+Exit codes (headless): 0 when every planned call has an answer (a verdict or an unparseable reply stored as
+invalid) or the run stopped at its budget (resumable: run again with a higher `--max-cost`); 3 when some calls
+failed for good (they are listed on stderr and retried by the next run); 130 on Ctrl-C.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import sys
+import time
+from typing import IO
+
+from elotui.commands.common import add_store_arg, add_tournament_arg
+from elotui.config import Tournament, load_tournament
+from elotui.errors import UserError
+from elotui.judges.base import Judge
+from elotui.rating.leaderboard import Leaderboard
+from elotui.run.events import Event, Progress, RunFinished
+from elotui.run.prompts import PromptBuilder
+from elotui.store import Store
+
+
+def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    p = sub.add_parser("run", help="run a tournament (TUI by default, or --headless)")
+    add_tournament_arg(p)
+    add_store_arg(p)
+    p.add_argument("--headless", action="store_true", help="no TUI: progress on stderr, leaderboard on stdout")
+    p.add_argument("--dry-run", action="store_true", help="print the plan, cached calls and estimated cost; no calls")
+    p.add_argument("--show-prompt", action="store_true", help="print one fully rendered judge prompt and exit")
+    p.add_argument("--max-cost", type=float, metavar="X", help="stop scheduling calls once the cost would pass X "
+                   "(overrides [comparison] max_cost)")
+    p.add_argument("--theme", metavar="NAME", help="TUI theme")
+    p.add_argument("--no-delay", action="store_true", help="set replay/simulated delay_ms to 0")
+    p.set_defaults(handler=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    tournament = load_tournament(args.tournament)
+    if args.max_cost is not None and args.max_cost < 0:
+        raise UserError("--max-cost must be >= 0")
+    tournament.require_api_keys()
+    builder = PromptBuilder(tournament)  # template errors surface here, before any call
+    store = Store.open_for(tournament, args.store)
+    try:
+        if args.dry_run:
+            return _dry_run(tournament, store, builder, args.no_delay, sys.stdout)
+        if args.show_prompt:
+            return _show_prompt(tournament, store, builder, sys.stdout)
+        max_cost = args.max_cost if args.max_cost is not None else tournament.spec.comparison.max_cost
+        if args.headless:
+            return _headless(tournament, store, max_cost, args.no_delay)
+        from elotui.tui.app import run_tui
+
+        return int(run_tui(tournament, store, theme=args.theme, max_cost=max_cost, no_delay=args.no_delay))
+    finally:
+        store.close()
+
+
+# --- dry run and prompt -----------------------------------------------------------------------------------
+
+
+def _dry_run(tournament: Tournament, store: Store, builder: PromptBuilder, no_delay: bool, out: IO[str]) -> int:
+    from elotui.run.estimate import dry_run
+    from elotui.run.runner import build_judges, default_judge_factory
+
+    judges = build_judges(tournament, default_judge_factory(tournament, no_delay=no_delay))
+    try:
+        result = dry_run(tournament, store, judges, builder)
+    finally:
+        asyncio.run(_close_all(judges))
+    spec = tournament.spec
+    plan = result.plan
+    orders = 2 if spec.comparison.both_orders else 1
+    n = len(spec.contestants)
+    print(f"{tournament.name}: {result.total_calls} planned calls, {result.cached} already cached, "
+          f"{result.total_calls - result.cached} to send", file=out)
+    print(f"  judge calls: {plan.total} = {len(spec.prompts)} prompts x {n * (n - 1) // 2} pairs x {orders} "
+          f"order(s) x {len(spec.judges)} judges x {spec.comparison.samples} sample(s) x "
+          f"{len(spec.comparison.conditions)} condition(s) ({', '.join(spec.comparison.conditions)})", file=out)
+    if plan.generations or plan.paraphrases:
+        print(f"  plus {len(plan.generations)} generation(s) and {len(plan.paraphrases)} paraphrase(s), "
+              "sent before the judge calls", file=out)
+    header = ("endpoint", "kind", "calls", "cached", "to send", "est. in tokens", "est. out tokens", "est. cost")
+    rows = [
+        (r.endpoint, r.kind, str(r.calls), str(r.cached), str(r.to_send), f"{r.input_tokens:,}",
+         f"{r.output_tokens:,}", "-" if r.cost is None else f"${r.cost:.4f}")
+        for r in result.rows
+    ]
+    costs = [r.cost for r in result.rows if r.cost is not None]
+    rows.append(("total", "", str(result.total_calls), str(result.cached), str(result.total_calls - result.cached),
+                 f"{sum(r.input_tokens for r in result.rows):,}", f"{sum(r.output_tokens for r in result.rows):,}",
+                 f"${sum(costs):.4f}" if costs else "-"))
+    _table(header, rows, out, right_from=2)
+    print("estimates: input = characters / 4, output = min(max_tokens, 512) per call, for the calls still to send",
+          file=out)
+    return 0
+
+
+async def _close_all(judges: dict[str, Judge]) -> None:
+    for judge in judges.values():
+        await judge.aclose()
+
+
+def _show_prompt(tournament: Tournament, store: Store, builder: PromptBuilder, out: IO[str]) -> int:
+    from elotui.run.estimate import first_prompt
+    from elotui.run.plan import build_plan
+
+    rendered = first_prompt(tournament, store, builder)
+    first = build_plan(tournament).comparisons[0]
+    print(f"# first planned comparison: prompt {first.prompt}, judge {first.judge}, condition {first.condition}",
+          file=out)
+    print("===== system =====", file=out)
+    print(rendered.system, file=out)
+    print("===== user =====", file=out)
+    print(rendered.user, file=out)
+    return 0
+
+
+def _table(header: tuple[str, ...], rows: list[tuple[str, ...]], out: IO[str], *, right_from: int) -> None:
+    widths = [max(len(r[i]) for r in [header, *rows]) for i in range(len(header))]
+
+    def line(r: tuple[str, ...]) -> str:
+        cells = [c.rjust(w) if i >= right_from else c.ljust(w) for i, (c, w) in enumerate(zip(r, widths, strict=True))]
+        return "  ".join(cells).rstrip()
+
+    print(line(header), file=out)
+    print("  ".join("-" * w for w in widths), file=out)
+    for r in rows:
+        print(line(r), file=out)
+
+
+# --- headless ---------------------------------------------------------------------------------------------
+
+
+def _duration(seconds: float | None) -> str:
+    if seconds is None:
+        return "?"
+    seconds = round(seconds)
+    h, rest = divmod(seconds, 3600)
+    m, s = divmod(rest, 60)
+    return f"{h}:{m:02d}:{s:02d}" if h else f"{m}:{s:02d}"
+
+
+def progress_line(p: Progress) -> str:
+    pct = 100.0 * p.done / p.total if p.total else 100.0
+    cost = f" | ${p.cost:.4f}" if p.cost else ""
+    return (f"{p.done}/{p.total} ({pct:.0f}%) | {p.rate_per_s:.1f}/s | failed {p.failed} | invalid {p.invalid} | "
+            f"ETA {_duration(p.eta_s)} | tokens {p.input_tokens:,} in / {p.output_tokens:,} out{cost}")
+
+
+class HeadlessReporter:
+    """Writes a progress line to `err` at most once a second (and the last one at the end)."""
+
+    def __init__(self, err: IO[str], interval_s: float = 1.0) -> None:
+        self.err = err
+        self.interval_s = interval_s
+        self.last = float("-inf")
+        self.latest: Progress | None = None
+        self.tty = bool(getattr(err, "isatty", lambda: False)())
+
+    def __call__(self, event: Event) -> None:
+        if isinstance(event, Progress):
+            self.latest = event
+            now = time.monotonic()
+            if now - self.last >= self.interval_s:
+                self.last = now
+                self._write(progress_line(event))
+        elif isinstance(event, RunFinished) and self.latest is not None:
+            self._write(progress_line(self.latest), final=True)
+
+    def _write(self, text: str, final: bool = False) -> None:
+        if self.tty:
+            self.err.write("\r\x1b[2K" + text + ("\n" if final else ""))
+        else:
+            self.err.write(text + "\n")
+        self.err.flush()
+
+
+def _headless(tournament: Tournament, store: Store, max_cost: float | None, no_delay: bool) -> int:
+    from elotui.run.runner import Runner
+
+    reporter = HeadlessReporter(sys.stderr)
+    runner = Runner(tournament, store, on_event=reporter, max_cost=max_cost, no_delay=no_delay)
+    result = asyncio.run(runner.run())
+    print_leaderboard(tournament, store, sys.stdout)
+    if result.state == "budget":
+        print(f"budget reached: {result.done}/{result.total} calls answered, cost ${result.cost:.4f} "
+              f"(max_cost {max_cost:g}); run again with a higher --max-cost to continue", file=sys.stderr)
+    failed = [row for row in store.plan_verdicts() if row[6] == "error"]
+    if result.failed or failed:
+        print(f"{len(failed)} planned comparison(s) failed for good (the next run retries them):", file=sys.stderr)
+        lines = result.failed or [f"{judge}: {prompt} {first} vs {second} [{condition}, sample {sample}]"
+                                  for prompt, first, second, judge, condition, sample, *_ in failed]
+        for line in lines:
+            print(f"  {line}", file=sys.stderr)
+        return 3
+    return 0
+
+
+def print_leaderboard(tournament: Tournament, store: Store, out: IO[str]) -> None:
+    board = _leaderboard(tournament, store)
+    settings = tournament.spec.ranking
+    print(f"{tournament.name} — {settings.method}, threshold {settings.threshold}", file=out)
+    header = ("rank", "contestant", "rating", "95% interval", "gap", "W-L-D", "games", "win rate")
+    rows = [
+        (str(r.rank), r.contestant, f"{r.rating:.1f}", f"{r.ci_low:.1f} – {r.ci_high:.1f}",
+         "" if r.gap_to_next is None else f"{r.gap_to_next:.1f}", f"{r.wins}-{r.losses}-{r.draws}", str(r.games),
+         "" if r.win_rate is None else f"{100 * r.win_rate:.1f}%")
+        for r in board.rows
+    ]
+    _table(header, rows, out, right_from=2)
+
+
+def _leaderboard(tournament: Tournament, store: Store) -> Leaderboard:
+    try:
+        from elotui.export.ranking import leaderboard_for
+    except ImportError:
+        leaderboard_for = None
+    if leaderboard_for is not None:
+        return leaderboard_for(tournament, store)
+    from elotui.rating.leaderboard import rank
+    from elotui.rating.table import VerdictTable
+
+    s = tournament.spec.ranking
+    table = VerdictTable.from_rows(store.plan_verdicts(), contestants=tournament.contestant_ids)
+    return rank(table, threshold=s.threshold, method=s.method, k_factor=s.k_factor, initial_rating=s.initial_rating,
+                permutations=s.permutations, bootstrap=s.bootstrap, seed=s.seed)

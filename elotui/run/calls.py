@@ -1,0 +1,280 @@
+"""From the plan to concrete model calls: the texts each presentation shows, its rendered prompt, its key.
+
+Texts:
+- base responses: from the tournament file, or produced by the contestant's generator (a `generation` call,
+  whose output is also stored as a text of kind "generation");
+- `lexical`: both responses perturbed (elotui.run.perturb, seeded by `comparison.perturbation_seed`, salted
+  with prompt and contestant), stored as texts of kind "perturbed" whose `base_key` is the base response;
+- `paraphrase`: the prompt rewritten once per prompt by `[comparison.paraphraser]` (a `paraphrase` call),
+  stored as a text of kind "paraphrase" whose `base_key` is the prompt text's key.
+
+A presentation whose generated response or paraphrase is not available yet is *blocked*: its plan row gets the
+key of the missing prerequisite call, so the store reports it as missing (or as error, if that call failed).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+from elotui.config import EndpointConfig, Tournament
+from elotui.judges.base import Judge, Presentation
+from elotui.run.keys import call_key, text_key
+from elotui.run.perturb import perturb
+from elotui.run.plan import Comparison, Plan
+from elotui.run.prompts import PromptBuilder, RenderedPrompt
+from elotui.store import PlanRow, Store
+
+PARAPHRASER_ID = "paraphraser"
+OUTPUT_TOKENS_ESTIMATE = 512  # expected reply size used for estimates: min(max_tokens, this)
+
+
+def generator_id(contestant: str) -> str:
+    return f"gen:{contestant}"
+
+
+@dataclass
+class Call:
+    """One distinct model call."""
+
+    key: str
+    kind: str  # "verdict" | "generation" | "paraphrase"
+    judge: str  # judge id, "gen:<contestant>" or "paraphraser"
+    system: str
+    user: str
+    presentation: Presentation | None = None
+    first_text: str = ""
+    second_text: str = ""
+    prompt: str | None = None  # generation/paraphrase: the prompt id
+    contestant: str | None = None  # generation: the contestant
+    rows: int = 1  # plan rows answered by this call
+
+    def estimated_input_tokens(self) -> int:
+        return (len(self.system) + len(self.user) + 3) // 4
+
+    def describe(self) -> str:
+        if self.presentation is not None:
+            p = self.presentation
+            return f"{self.judge}: {p.prompt} {p.first} vs {p.second} [{p.condition}, sample {p.sample}]"
+        if self.kind == "generation":
+            return f"{self.judge}: generate the response of {self.contestant} to prompt {self.prompt}"
+        return f"{self.judge}: paraphrase prompt {self.prompt}"
+
+
+def estimated_output_tokens(config: EndpointConfig) -> int:
+    return min(config.max_tokens, OUTPUT_TOKENS_ESTIMATE)
+
+
+def estimated_cost(config: EndpointConfig, input_tokens: int, output_tokens: int) -> float:
+    cost = 0.0
+    if config.price_per_million_input:
+        cost += input_tokens * config.price_per_million_input / 1e6
+    if config.price_per_million_output:
+        cost += output_tokens * config.price_per_million_output / 1e6
+    return cost
+
+
+def endpoints(tournament: Tournament) -> dict[str, EndpointConfig]:
+    """Every endpoint the tournament may call, by id: judges, generators ("gen:<c>"), the paraphraser."""
+    out: dict[str, EndpointConfig] = {j.id: j for j in tournament.spec.judges}
+    for c in tournament.spec.contestants:
+        if c.generator is not None:
+            out[generator_id(c.id)] = c.generator
+    if tournament.spec.comparison.paraphraser is not None:
+        out[PARAPHRASER_ID] = tournament.spec.comparison.paraphraser
+    return out
+
+
+def key_context(judge: Judge, presentation: Presentation | None) -> dict[str, object] | None:
+    """Replay and simulated judges answer by who is compared, so the presentation is part of their key."""
+    if judge.kind == "live" or presentation is None:
+        return None
+    return {"prompt": presentation.prompt, "first": presentation.first, "second": presentation.second,
+            "condition": presentation.condition}
+
+
+def prerequisite_calls(tournament: Tournament, plan: Plan, builder: PromptBuilder,
+                       judges: Mapping[str, Judge]) -> list[Call]:
+    """The generation and paraphrase calls the plan needs (whether cached or not)."""
+    out: list[Call] = []
+    for g in plan.generations:
+        jid = generator_id(g.contestant)
+        judge = judges[jid]
+        system = judge.config.system or ""
+        user = tournament.prompt_texts[g.prompt]
+        key = call_key(judge.identity(), system, user, kind="generation")
+        out.append(Call(key, "generation", jid, system, user, prompt=g.prompt, contestant=g.contestant))
+    for pid in plan.paraphrases:
+        judge = judges[PARAPHRASER_ID]
+        system, user = builder.paraphrase_request(pid, tournament.prompt_texts[pid])
+        key = call_key(judge.identity(), system, user, kind="paraphrase")
+        out.append(Call(key, "paraphrase", PARAPHRASER_ID, system, user, prompt=pid))
+    return out
+
+
+@dataclass
+class Texts:
+    """The texts presentations show, with the keys of the prerequisite calls that produce missing ones."""
+
+    tournament: Tournament
+    generated: dict[tuple[str, str], str] = field(default_factory=dict)
+    paraphrased: dict[str, str] = field(default_factory=dict)
+    generation_keys: dict[tuple[str, str], str] = field(default_factory=dict)
+    paraphrase_keys: dict[str, str] = field(default_factory=dict)
+    placeholders: bool = False  # dry run: stand-in texts of the expected length for what is not produced yet
+    labels: bool = False  # with placeholders: a readable label instead of a text of the expected length
+
+    @classmethod
+    def load(cls, tournament: Tournament, store: Store, prereqs: list[Call], *,
+             placeholders: bool = False) -> Texts:
+        texts = cls(tournament, placeholders=placeholders)
+        for call in prereqs:
+            record = store.get_call(call.key)
+            value = record.output_text if record is not None and record.status == "ok" else None
+            assert call.prompt is not None
+            if call.kind == "generation":
+                assert call.contestant is not None
+                texts.generation_keys[(call.prompt, call.contestant)] = call.key
+                if value is not None:
+                    texts.generated[(call.prompt, call.contestant)] = value
+            else:
+                texts.paraphrase_keys[call.prompt] = call.key
+                if value is not None:
+                    texts.paraphrased[call.prompt] = value
+        return texts
+
+    def produced(self, prompt: str, contestant: str) -> bool:
+        """Whether a real response (given or generated) is available, not a placeholder."""
+        return (prompt, contestant) in self.tournament.responses or (prompt, contestant) in self.generated
+
+    def base_response(self, prompt: str, contestant: str) -> str | None:
+        given = self.tournament.responses.get((prompt, contestant))
+        if given is not None:
+            return given
+        produced = self.generated.get((prompt, contestant))
+        if produced is None and self.placeholders and self.labels:
+            return f"[the response of {contestant}, generated at run time]"
+        if produced is None and self.placeholders:
+            generator = next(c.generator for c in self.tournament.spec.contestants if c.id == contestant)
+            assert generator is not None
+            return "x" * (4 * estimated_output_tokens(generator))
+        return produced
+
+    def base_key(self, prompt: str, contestant: str) -> str:
+        """The texts-table key of a base response (a generation's call key for generated responses)."""
+        if (prompt, contestant) in self.tournament.responses:
+            return text_key("response", prompt, contestant, self.tournament.responses[(prompt, contestant)])
+        return self.generation_keys[(prompt, contestant)]
+
+    def shown_response(self, prompt: str, contestant: str, condition: str) -> str | None:
+        base = self.base_response(prompt, contestant)
+        if base is None or condition != "lexical":
+            return base
+        return perturb(base, seed=self.tournament.spec.comparison.perturbation_seed, salt=f"{prompt}\x00{contestant}")
+
+    def shown_prompt(self, prompt: str, condition: str) -> str | None:
+        text = self.tournament.prompt_texts[prompt]
+        if condition != "paraphrase":
+            return text
+        paraphrase = self.paraphrased.get(prompt)
+        if paraphrase is None and self.placeholders:
+            return text
+        return paraphrase
+
+    def missing_key(self, c: Comparison) -> str | None:
+        """The key of a prerequisite call this comparison still waits for, if any."""
+        for contestant in (c.first, c.second):
+            if self.base_response(c.prompt, contestant) is None:
+                return self.generation_keys[(c.prompt, contestant)]
+        if self.shown_prompt(c.prompt, c.condition) is None:
+            return self.paraphrase_keys[c.prompt]
+        return None
+
+    def store_derived(self, store: Store, plan: Plan) -> None:
+        """Base responses, prompts and their variants into the texts table (only those not stored yet)."""
+        t = self.tournament
+        lexical = "lexical" in t.spec.comparison.conditions
+        for pid in t.prompt_ids:
+            prompt_key = text_key("prompt", pid, t.prompt_texts[pid])
+            _put_once(store, prompt_key, "prompt", t.prompt_texts[pid], prompt=pid)
+            if pid in self.paraphrased:
+                _put_once(store, self.paraphrase_keys[pid], "paraphrase", self.paraphrased[pid], prompt=pid,
+                          condition="paraphrase", base_key=prompt_key)
+            for cid in t.contestant_ids:
+                base = t.responses.get((pid, cid), self.generated.get((pid, cid)))
+                if base is None:
+                    continue
+                base_key = self.base_key(pid, cid)
+                kind = "response" if (pid, cid) in t.responses else "generation"
+                _put_once(store, base_key, kind, base, prompt=pid, contestant=cid)
+                if lexical:
+                    variant = self.shown_response(pid, cid, "lexical")
+                    assert variant is not None
+                    _put_once(store, text_key("perturbed", base_key, t.spec.comparison.perturbation_seed, variant),
+                              "perturbed", variant, prompt=pid, contestant=cid, condition="lexical",
+                              base_key=base_key)
+
+
+def _put_once(store: Store, key: str, kind: str, text: str, **meta: str | None) -> None:
+    if store.get_text(key) is None:
+        store.put_text(key, kind, text, **meta)
+
+
+def render_comparison(builder: PromptBuilder, texts: Texts, c: Comparison) -> RenderedPrompt | None:
+    """The rendered judge prompt of one planned comparison, or None while a prerequisite is missing."""
+    prompt_text = texts.shown_prompt(c.prompt, c.condition)
+    first = texts.shown_response(c.prompt, c.first, c.condition)
+    second = texts.shown_response(c.prompt, c.second, c.condition)
+    if prompt_text is None or first is None or second is None:
+        return None
+    example = None
+    if builder.index is not None:
+        clean_a = texts.base_response(c.prompt, c.first) or ""
+        clean_b = texts.base_response(c.prompt, c.second) or ""
+        example = builder.example_for(texts.tournament.prompt_texts[c.prompt], clean_a, clean_b)
+    return builder.render(prompt_id=c.prompt, prompt_text=prompt_text, first_text=first, second_text=second,
+                          condition=c.condition, example=example,
+                          boundary_text=texts.tournament.prompt_texts[c.prompt])
+
+
+@dataclass
+class VerdictCalls:
+    rows: list[PlanRow]  # the plan to store, seq = run order
+    calls: list[Call]  # distinct verdict calls (by key), in order of first appearance
+    blocked: dict[str, int]  # prerequisite key -> number of plan rows waiting for it
+
+
+def verdict_calls(plan: Plan, builder: PromptBuilder, texts: Texts, judges: Mapping[str, Judge]) -> VerdictCalls:
+    rows: list[PlanRow] = []
+    calls: dict[str, Call] = {}
+    blocked: dict[str, int] = {}
+    identities = {jid: judges[jid].identity() for jid in {c.judge for c in plan.comparisons}}
+    render_cache: dict[tuple[str, str, str], RenderedPrompt | None] = {}
+    unit: tuple[str, frozenset[str]] | None = None
+    for seq, c in enumerate(plan.comparisons):
+        if (c.prompt, frozenset((c.first, c.second))) != unit:  # units are contiguous: keep one unit's renders
+            unit = (c.prompt, frozenset((c.first, c.second)))
+            render_cache.clear()
+        missing = texts.missing_key(c)
+        if missing is not None:
+            rows.append(PlanRow(seq, c.prompt, c.first, c.second, c.judge, c.condition, c.sample, missing))
+            blocked[missing] = blocked.get(missing, 0) + 1
+            continue
+        # The rendering depends on (prompt, first, second, condition) only: reuse it across judges and samples.
+        render_key = (c.prompt, f"{c.first}\x00{c.second}", c.condition)
+        rendered = render_cache.get(render_key)
+        if rendered is None:
+            rendered = render_comparison(builder, texts, c)
+            render_cache[render_key] = rendered
+        assert rendered is not None
+        judge = judges[c.judge]
+        presentation = c.presentation
+        key = call_key(identities[c.judge], rendered.system, rendered.user, sample=c.sample, kind="verdict",
+                       context=key_context(judge, presentation))
+        rows.append(PlanRow(seq, c.prompt, c.first, c.second, c.judge, c.condition, c.sample, key))
+        if key in calls:
+            calls[key].rows += 1
+        else:
+            calls[key] = Call(key, "verdict", c.judge, rendered.system, rendered.user, presentation,
+                              rendered.first_text, rendered.second_text)
+    return VerdictCalls(rows, list(calls.values()), blocked)

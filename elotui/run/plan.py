@@ -1,0 +1,117 @@
+"""The comparison plan: which presentations to judge, in which order (seed 000 §4.1, seed 002 §2.2).
+
+For each prompt: every unordered pair of contestants × both orders (AB and BA when `both_orders`) × every
+judge × `samples` × every condition. Each condition is its own presentation set (`clean`, `lexical`,
+`injected`, `paraphrase`); they do not combine.
+
+Order (the `seq` of the stored plan). The unit of work is one (prompt, unordered pair): all its conditions,
+samples, judges and both orders are adjacent (AB immediately followed by BA), so every finished unit is a
+complete game at any agreement threshold. Units are interleaved:
+
+1. the pairs are put in round-robin order (the circle method): in each round every contestant plays at most
+   once, so after every round all contestants have played equally often;
+2. step s gives prompt i the pair at position (s + i) mod M of that order (M pairs), i.e. prompts walk the
+   same round-robin with different offsets; within a step, prompts follow the file order.
+
+So stopping after any number of steps leaves every prompt with the same number of pairs and the contestants'
+game counts within a small margin of each other, instead of "all of one pair (or one prompt) first".
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass
+
+from elotui.config import Tournament
+from elotui.judges.base import Presentation
+
+
+@dataclass(frozen=True)
+class Comparison:
+    """One planned judge call: `first` is shown as Response A."""
+
+    prompt: str
+    first: str
+    second: str
+    judge: str
+    condition: str
+    sample: int
+
+    @property
+    def presentation(self) -> Presentation:
+        return Presentation(self.prompt, self.first, self.second, self.condition, self.sample)
+
+
+@dataclass(frozen=True)
+class Generation:
+    """A contestant's response that its `[contestants.generator]` must produce first."""
+
+    prompt: str
+    contestant: str
+
+
+@dataclass(frozen=True)
+class Plan:
+    comparisons: tuple[Comparison, ...]  # in run order: seq = index
+    generations: tuple[Generation, ...] = ()
+    paraphrases: tuple[str, ...] = ()  # prompt ids to paraphrase (condition "paraphrase")
+
+    @property
+    def total(self) -> int:
+        """Planned judge (verdict) calls."""
+        return len(self.comparisons)
+
+    @property
+    def total_calls(self) -> int:
+        """Every planned model call: verdicts, generations and paraphrases."""
+        return len(self.comparisons) + len(self.generations) + len(self.paraphrases)
+
+    def per_judge(self) -> Counter[str]:
+        return Counter(c.judge for c in self.comparisons)
+
+
+def round_robin(contestants: list[str]) -> list[tuple[str, str]]:
+    """Every unordered pair once, in circle-method rounds; each pair lists the earlier-declared contestant first."""
+    index = {c: i for i, c in enumerate(contestants)}
+    players: list[str | None] = list(contestants)
+    if len(players) % 2:
+        players.append(None)
+    n = len(players)
+    out: list[tuple[str, str]] = []
+    for _ in range(n - 1):
+        for i in range(n // 2):
+            a, b = players[i], players[n - 1 - i]
+            if a is None or b is None:
+                continue
+            out.append((a, b) if index[a] < index[b] else (b, a))
+        players = [players[0], players[-1], *players[1:-1]]
+    return out
+
+
+def unit_order(prompts: list[str], pairs: list[tuple[str, str]]) -> list[tuple[str, tuple[str, str]]]:
+    """(prompt, pair) units in run order (see the module docstring)."""
+    m = len(pairs)
+    return [(p, pairs[(s + i) % m]) for s in range(m) for i, p in enumerate(prompts)] if m else []
+
+
+def build_plan(tournament: Tournament) -> Plan:
+    spec = tournament.spec
+    comparison = spec.comparison
+    judges = tournament.judge_ids
+    orders = 2 if comparison.both_orders else 1
+    out: list[Comparison] = []
+    for prompt, (a, b) in unit_order(tournament.prompt_ids, round_robin(tournament.contestant_ids)):
+        for condition in comparison.conditions:
+            for sample in range(comparison.samples):
+                for judge in judges:
+                    out.append(Comparison(prompt, a, b, judge, condition, sample))
+                    if orders == 2:
+                        out.append(Comparison(prompt, b, a, judge, condition, sample))
+    generations = tuple(
+        Generation(p.id, c.id)
+        for p in spec.prompts
+        for c in spec.contestants
+        if c.generator is not None and c.id not in p.responses
+    )
+    paraphrases = tuple(tournament.prompt_ids) if "paraphrase" in comparison.conditions else ()
+    return Plan(tuple(out), generations, paraphrases)

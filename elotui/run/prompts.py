@@ -1,0 +1,183 @@
+"""Rendering judge prompts (seed 000 §4.1 and appendix A.3; seed 002 §2.3).
+
+A judge call is one system message and one user message. The default templates live in package data
+(`elotui/run/templates/`); a tournament may replace the system and the user template with
+`[comparison] system_template` / `user_template` (text or `{ file = "..." }`).
+
+Placeholders (written `{{name}}`; substitution is one pass, so text inserted for a placeholder is never
+scanned again — a response containing "{{response_b}}" stays literal):
+
+| placeholder      | value                                                                          |
+|------------------|--------------------------------------------------------------------------------|
+| `{{criterion}}`  | `[tournament] criterion`                                                       |
+| `{{prompt}}`     | the prompt text (its paraphrase under the `paraphrase` condition)              |
+| `{{response_a}}` | the response shown first (perturbed under `lexical`)                           |
+| `{{response_b}}` | the response shown second                                                      |
+| `{{boundary}}`   | the prompt's boundary token, to build delimiters `<<<NAME {{boundary}}>>>`     |
+| `{{example}}`    | the worked few-shot example block, or "" (prepended if the template omits it)  |
+| `{{injection}}`  | the anti-position-bias note under `injected`, else "" (appended if omitted)    |
+
+The user template must contain `{{prompt}}`, `{{response_a}}` and `{{response_b}}`; the system template may
+use `{{criterion}}` and `{{boundary}}`. An unknown placeholder is an error.
+
+Untrusted text (prompt, responses, examples) cannot forge a delimiter: the boundary token is a 16-hex-digit
+digest of the prompt id and text, and any occurrence of it inside untrusted text is replaced by
+`[boundary]` before rendering, so the only markers carrying the token are the template's own.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from dataclasses import dataclass
+from importlib import resources
+
+from elotui.config import Tournament
+from elotui.errors import UserError
+from elotui.run.fewshot import Example, ExampleIndex, load_examples
+
+PLACEHOLDERS = ("criterion", "prompt", "response_a", "response_b", "boundary", "example", "injection")
+REQUIRED_IN_USER = ("prompt", "response_a", "response_b")
+_PLACEHOLDER = re.compile(r"\{\{\s*([A-Za-z_]+)\s*\}\}")
+
+
+def package_template(name: str) -> str:
+    return resources.files("elotui.run").joinpath("templates", name).read_text(encoding="utf-8")
+
+
+def fill(template: str, values: dict[str, str]) -> str:
+    """Replace every `{{name}}` in one pass; a name not in `values` is a ValueError."""
+
+    def sub(m: re.Match[str]) -> str:
+        name = m.group(1)
+        if name not in values:
+            raise ValueError(name)
+        return values[name]
+
+    return _PLACEHOLDER.sub(sub, template)
+
+
+def placeholders(template: str) -> set[str]:
+    return {m.group(1) for m in _PLACEHOLDER.finditer(template)}
+
+
+def boundary_token(prompt_id: str, prompt_text: str) -> str:
+    return hashlib.sha256(f"elotui-boundary\x00{prompt_id}\x00{prompt_text}".encode()).hexdigest()[:16]
+
+
+def neutralise(text: str, boundary: str) -> str:
+    """Untrusted text with every occurrence of the boundary token removed."""
+    while boundary in text:
+        text = text.replace(boundary, "[boundary]")
+    return text
+
+
+@dataclass(frozen=True)
+class RenderedPrompt:
+    system: str
+    user: str
+    first_text: str  # the response shown as A, as inserted (after perturbation and neutralising)
+    second_text: str
+    example: Example | None = None
+
+
+class PromptBuilder:
+    """Renders judge prompts for one tournament (templates checked once, examples indexed once)."""
+
+    def __init__(self, tournament: Tournament, *, examples: list[Example] | None = None) -> None:
+        self.criterion = tournament.spec.tournament.criterion
+        self.system_template = tournament.system_template or package_template("system.txt")
+        self.user_template = tournament.user_template or package_template("user.txt")
+        self.example_template = package_template("example.txt")
+        self.injection = package_template("injection.txt").rstrip("\n")
+        self.paraphrase_system = package_template("paraphrase_system.txt").rstrip("\n")
+        self.paraphrase_user = package_template("paraphrase_user.txt").rstrip("\n")
+        self._check(tournament)
+        if examples is None and tournament.spec.comparison.examples_file:
+            examples = load_examples(tournament.resolve(tournament.spec.comparison.examples_file))
+        self.index = ExampleIndex(examples) if examples else None
+
+    def _check(self, t: Tournament) -> None:
+        problems: list[str] = []
+        for key, template in (("system_template", self.system_template), ("user_template", self.user_template)):
+            unknown = sorted(placeholders(template) - set(PLACEHOLDERS))
+            if unknown:
+                problems.append(
+                    f"comparison.{key}: unknown placeholder(s) {', '.join('{{' + u + '}}' for u in unknown)} "
+                    f"(known: {', '.join('{{' + p + '}}' for p in PLACEHOLDERS)})"
+                )
+        missing = [p for p in REQUIRED_IN_USER if p not in placeholders(self.user_template)]
+        if missing:
+            problems.append(
+                f"comparison.user_template: must contain {', '.join('{{' + m + '}}' for m in missing)}"
+            )
+        if problems:
+            raise UserError(f"{t.path}: bad prompt template(s)", details=problems)
+
+    def templates(self) -> dict[str, str]:
+        """Every template in use (for the run manifest)."""
+        return {
+            "system": self.system_template, "user": self.user_template, "example": self.example_template,
+            "injection": self.injection, "paraphrase_system": self.paraphrase_system,
+            "paraphrase_user": self.paraphrase_user,
+        }
+
+    def example_for(self, prompt_text: str, response_a: str, response_b: str) -> Example | None:
+        if self.index is None:
+            return None
+        return self.index.most_similar(prompt_text, response_a, response_b)[0]
+
+    def render(
+        self,
+        *,
+        prompt_id: str,
+        prompt_text: str,
+        first_text: str,
+        second_text: str,
+        condition: str = "clean",
+        example: Example | None = None,
+        boundary_text: str | None = None,
+    ) -> RenderedPrompt:
+        """The judge prompt for one presentation. `prompt_text` is what the judge sees (the paraphrase under
+        `paraphrase`); `boundary_text` (default: `prompt_text`) is the original prompt text the token derives
+        from, so every condition of a prompt shares one token."""
+        boundary = boundary_token(prompt_id, boundary_text if boundary_text is not None else prompt_text)
+        safe_a = neutralise(first_text, boundary)
+        safe_b = neutralise(second_text, boundary)
+        example_block = self._example_block(example, boundary) if example is not None else ""
+        injection = self.injection if condition == "injected" else ""
+        values = {
+            "criterion": self.criterion,
+            "prompt": neutralise(prompt_text, boundary),
+            "response_a": safe_a,
+            "response_b": safe_b,
+            "boundary": boundary,
+            "example": example_block,
+            "injection": injection,
+        }
+        user_template = self.user_template
+        used = placeholders(user_template)
+        if "example" not in used and example_block:
+            user_template = "{{example}}" + user_template
+        if "injection" not in used and injection:
+            user_template = user_template.rstrip("\n") + "{{injection}}\n"
+        system = fill(self.system_template, values)
+        user = fill(user_template, values)
+        return RenderedPrompt(system=system, user=user, first_text=safe_a, second_text=safe_b, example=example)
+
+    def _example_block(self, example: Example, boundary: str) -> str:
+        answer = json.dumps({"reasoning": example.reasoning, "better": example.better}, ensure_ascii=False)
+        return fill(self.example_template, {
+            "prompt": neutralise(example.prompt, boundary),
+            "response_a": neutralise(example.response_a, boundary),
+            "response_b": neutralise(example.response_b, boundary),
+            "answer": neutralise(answer, boundary),
+            "boundary": boundary,
+        })
+
+    def paraphrase_request(self, prompt_id: str, prompt_text: str) -> tuple[str, str]:
+        """(system, user) asking the paraphraser for a meaning-preserving rewrite of one prompt."""
+        boundary = boundary_token(prompt_id, prompt_text)
+        user = fill(self.paraphrase_user, {"prompt": neutralise(prompt_text, boundary), "boundary": boundary})
+        return self.paraphrase_system, user

@@ -1,0 +1,448 @@
+"""The async, cache-first tournament run.
+
+`Runner(tournament, store).run()`:
+1. builds the judges (and the contestants' generators and the paraphraser) and records a run manifest;
+2. stores the plan (`store.set_plan`, seq = run order) so that rankings read exactly the current plan;
+3. sends the missing generation and paraphrase calls, then stores the plan again with every key resolved;
+4. sends every verdict call whose key has no answer (ok/invalid) in the store, in plan order.
+
+Every reply is recorded (`store.record_call`, committed at once) the moment it arrives, so Ctrl-C or
+`kill -9` loses at most the calls in flight; the next run sends only what is missing.
+
+Concurrency: one queue per endpoint, drained by `max_concurrency` worker tasks (so at most
+sum(max_concurrency) tasks exist at any time, whatever the plan size); the judge layer adds its own limits
+(rate, tokens per minute, retries). `pause()` stops taking new calls (in-flight ones finish), `resume()`
+continues, `stop()` ends the run after the calls in flight (`stop(cancel=True)` abandons them: they are not
+recorded and are sent again by the next run).
+
+Budget: with `max_cost` (argument, else `[comparison] max_cost`), a call is started only if
+cost so far + estimated cost of the calls in flight + its own estimate <= max_cost, where an estimate is
+(characters / 4) input tokens and min(max_tokens, 512) output tokens at the endpoint's prices. "Cost so far"
+counts the recorded calls of the current plan (earlier runs included), so a run stopped by the budget
+("budget" state) resumes only with a higher budget. Endpoints without prices cost 0.
+
+Events (elotui.run.events) go to `on_event` on the running loop: RunStarted, CallStarted, VerdictRecorded,
+CallFailed, CallRetried, Progress (at most twice a second, and once at the end), RunStateChanged, RunFinished.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections import deque
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from elotui import __version__
+from elotui.config import EndpointConfig, Tournament
+from elotui.judges.base import (
+    Completion,
+    Judge,
+    JudgeCounters,
+    JudgeReply,
+    JudgeRequest,
+    RetryNotice,
+    RetryObserver,
+)
+from elotui.run.calls import (
+    Call,
+    Texts,
+    endpoints,
+    estimated_cost,
+    estimated_output_tokens,
+    prerequisite_calls,
+    verdict_calls,
+)
+from elotui.run.events import (
+    CallFailed,
+    CallRetried,
+    CallStarted,
+    Event,
+    Progress,
+    RunFinished,
+    RunStarted,
+    RunState,
+    RunStateChanged,
+    VerdictRecorded,
+)
+from elotui.run.plan import Plan, build_plan
+from elotui.run.prompts import PromptBuilder
+from elotui.store import CACHED_STATUSES, CallRecord, Store
+
+JudgeFactory = Callable[[EndpointConfig, str, RetryObserver | None], Judge]
+PROGRESS_INTERVAL_S = 0.5
+RATE_WINDOW_S = 20.0
+
+
+def default_judge_factory(tournament: Tournament, *, no_delay: bool = False) -> JudgeFactory:
+    """Builds judges with `elotui.judges.build_judge`; `no_delay` sets replay/simulated `delay_ms` to 0."""
+
+    def factory(config: EndpointConfig, judge_id: str, observer: RetryObserver | None) -> Judge:
+        from elotui.judges import build_judge
+
+        if no_delay and config.provider in ("replay", "simulated") and config.delay_ms:
+            config = config.model_copy(update={"delay_ms": 0.0})
+        return build_judge(config, judge_id=judge_id, base_dir=tournament.base_dir, observer=observer)
+
+    return factory
+
+
+def build_judges(tournament: Tournament, factory: JudgeFactory,
+                 observer_for: Callable[[str], RetryObserver | None] | None = None) -> dict[str, Judge]:
+    out: dict[str, Judge] = {}
+    for jid, config in endpoints(tournament).items():
+        out[jid] = factory(config, jid, observer_for(jid) if observer_for else None)
+    return out
+
+
+def manifest(tournament: Tournament, judges: dict[str, Judge], builder: PromptBuilder, plan: Plan,
+             max_cost: float | None) -> dict[str, Any]:
+    """What produced a run: never an API key (identities and settings hold variable names only)."""
+    import hashlib
+
+    comparison = tournament.spec.comparison
+    examples_hash = None
+    if comparison.examples_file:
+        examples_hash = hashlib.sha256(tournament.resolve(comparison.examples_file).read_bytes()).hexdigest()
+    return {
+        "elotui_version": __version__,
+        "tournament": {"name": tournament.name, "path": str(tournament.path), "content_hash": tournament.content_hash},
+        "endpoints": {
+            jid: {"kind": j.kind, "identity": j.identity(), "settings": j.config.model_dump(mode="json")}
+            for jid, j in judges.items()
+        },
+        "comparison": comparison.model_dump(mode="json", exclude={"system_template", "user_template"}),
+        "examples_file_sha256": examples_hash,
+        "templates": builder.templates(),
+        "plan": {"verdict_calls": plan.total, "generations": len(plan.generations),
+                 "paraphrases": len(plan.paraphrases)},
+        "max_cost": max_cost,
+    }
+
+
+@dataclass
+class _Accounting:
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cost: float = 0.0  # recorded cost of the current plan's calls, earlier runs included
+    run_cost: float = 0.0  # of which spent by this run
+    in_flight_cost: float = 0.0
+
+
+class Runner:
+    def __init__(
+        self,
+        tournament: Tournament,
+        store: Store,
+        *,
+        on_event: Callable[[Event], None] | None = None,
+        max_cost: float | None = None,
+        judge_factory: JudgeFactory | None = None,
+        no_delay: bool = False,
+    ) -> None:
+        self.tournament = tournament
+        self.store = store
+        self.on_event = on_event
+        self.max_cost = max_cost if max_cost is not None else tournament.spec.comparison.max_cost
+        self.judge_factory = judge_factory or default_judge_factory(tournament, no_delay=no_delay)
+        self.plan = build_plan(tournament)
+        self.builder = PromptBuilder(tournament)
+        self.state: RunState = "running"
+        self.total = self.plan.total_calls
+        self.done = 0
+        self.cached = 0
+        self.failed = 0
+        self.invalid = 0
+        self.in_flight = 0
+        self.run_id: int | None = None
+        self.counters: dict[str, JudgeCounters] = {jid: JudgeCounters() for jid in endpoints(tournament)}
+        self.judges: dict[str, Judge] = {}
+        self._acct = _Accounting()
+        self._resume = asyncio.Event()
+        self._resume.set()
+        self._stopping = False
+        self._budget_hit = False
+        self._failures: list[str] = []
+        self._workers: list[asyncio.Task[None]] = []
+        self._completions: deque[float] = deque()
+        self._started = time.monotonic()
+        self._phase_started = self._started
+        self._last_progress = 0.0
+        self._progress_dirty = True
+
+    # --- control ------------------------------------------------------------------------------------------
+
+    @property
+    def paused(self) -> bool:
+        return not self._resume.is_set() and not self._stopping
+
+    def pause(self) -> None:
+        """Stop taking new calls; the calls in flight finish and are recorded."""
+        if self._stopping or not self._resume.is_set():
+            return
+        self._resume.clear()
+        self._set_state("paused", "paused by the user")
+
+    def resume(self) -> None:
+        if self._stopping or self._resume.is_set():
+            return
+        self._resume.set()
+        self._set_state("running", "resumed")
+
+    def stop(self, *, cancel: bool = False) -> None:
+        """End the run: no new calls; with `cancel`, abandon the calls in flight (they are not recorded)."""
+        if not self._stopping:
+            self._stopping = True
+            self._set_state("stopped", "stopped by the user")
+        self._resume.set()
+        if cancel:
+            for task in self._workers:
+                task.cancel()
+
+    # --- the run ------------------------------------------------------------------------------------------
+
+    async def run(self) -> RunFinished:
+        self.judges = build_judges(self.tournament, self.judge_factory, self._observer)
+        final_state: RunState = "stopped"
+        ticker: asyncio.Task[None] | None = None
+        try:
+            self.run_id = self.store.start_run(
+                manifest(self.tournament, self.judges, self.builder, self.plan, self.max_cost)
+            )
+            prereqs = prerequisite_calls(self.tournament, self.plan, self.builder, self.judges)
+            texts = Texts.load(self.tournament, self.store, prereqs)
+            verdicts = verdict_calls(self.plan, self.builder, texts, self.judges)
+            self.store.set_plan(verdicts.rows)
+
+            keys = [c.key for c in prereqs] + [c.key for c in verdicts.calls]
+            answered = self.store.cached_keys(keys)
+            rows_per_key = {c.key: c.rows for c in verdicts.calls}
+            pending_prereqs = [c for c in prereqs if c.key not in answered]
+            prereq_rows = sum(1 for c in prereqs if c.key in answered)
+            self.cached = prereq_rows + sum(rows_per_key[k] for k in answered if k in rows_per_key)
+            self.done = self.cached
+            self._acct.cost = self._recorded_cost(answered)
+            self._emit(RunStarted(total=self.total, cached=self.cached, run_id=self.run_id))
+            self._set_state("running", "started", force=True)
+            ticker = asyncio.create_task(self._tick())
+            self._phase_started = time.monotonic()
+
+            if pending_prereqs:
+                await self._execute(pending_prereqs)
+                texts = Texts.load(self.tournament, self.store, prereqs)
+                verdicts = verdict_calls(self.plan, self.builder, texts, self.judges)
+                self.store.set_plan(verdicts.rows)
+                answered = self.store.cached_keys(c.key for c in verdicts.calls)
+                for call in verdicts.calls:
+                    if call.key in answered:  # e.g. the same text was judged before under another generation
+                        self.done += call.rows
+                        self.cached += call.rows
+                for key, count in verdicts.blocked.items():  # waiting for a generation/paraphrase that failed
+                    self.failed += count
+                    self._failures.append(f"{count} comparison(s) not judged: prerequisite call {key[:12]} failed")
+            texts.store_derived(self.store, self.plan)
+            pending = [c for c in verdicts.calls if c.key not in answered]
+            if not self._stopping and not self._budget_hit:
+                await self._execute(pending)
+            final_state = "stopped" if self._stopping else "budget" if self._budget_hit else "finished"
+        except (asyncio.CancelledError, KeyboardInterrupt):
+            final_state = "stopped"
+            raise
+        finally:
+            if ticker is not None:
+                ticker.cancel()
+            for task in self._workers:
+                task.cancel()
+            if self.run_id is not None:
+                self.store.finish_run(self.run_id, final_state)
+            for judge in self.judges.values():
+                try:
+                    await judge.aclose()
+                except Exception:  # noqa: BLE001, S110 - closing a client must not hide the run's outcome
+                    pass
+        self._emit_progress(force=True)
+        result = RunFinished(state=final_state, done=self.done, total=self.total, failed=list(self._failures),
+                             cost=self._acct.cost)
+        self._set_state(final_state, "run ended")
+        self._emit(result)
+        return result
+
+    def _recorded_cost(self, answered: set[str]) -> float:
+        keys = sorted(answered)
+        total = 0.0
+        for i in range(0, len(keys), 900):
+            chunk = keys[i : i + 900]
+            records = self.store.calls(f"key IN ({','.join('?' for _ in chunk)})", chunk)
+            total += sum(r.cost or 0.0 for r in records)
+        return total
+
+    async def _execute(self, calls: list[Call]) -> None:
+        queues: dict[str, deque[Call]] = {}
+        for call in calls:
+            queues.setdefault(call.judge, deque()).append(call)
+        self._workers = [
+            asyncio.create_task(self._worker(jid, queue))
+            for jid, queue in queues.items()
+            for _ in range(min(self.judges[jid].config.max_concurrency, len(queue)))
+        ]
+        try:
+            results = await asyncio.gather(*self._workers, return_exceptions=True)
+        finally:
+            self._workers = []
+        for result in results:  # a worker cancelled by stop(cancel=True) is fine; a bug is not
+            if isinstance(result, BaseException) and not isinstance(result, asyncio.CancelledError):
+                raise result
+
+    async def _worker(self, jid: str, queue: deque[Call]) -> None:
+        judge = self.judges[jid]
+        config = judge.config
+        while queue:
+            await self._resume.wait()
+            if self._stopping or self._budget_hit or not queue:
+                return
+            call = queue[0]
+            input_tokens = call.estimated_input_tokens()
+            estimate = estimated_cost(config, input_tokens, estimated_output_tokens(config))
+            if self.max_cost is not None and self._acct.cost + self._acct.in_flight_cost + estimate > self.max_cost:
+                if not self._budget_hit:
+                    self._budget_hit = True
+                    self._set_state("budget", f"max_cost {self.max_cost:g} would be exceeded: "
+                                              "no new calls (raise the budget and run again to continue)")
+                return
+            queue.popleft()
+            self._acct.in_flight_cost += estimate
+            try:
+                await self._send(judge, call)
+            finally:
+                self._acct.in_flight_cost -= estimate
+
+    async def _send(self, judge: Judge, call: Call) -> None:
+        counters = self.counters[call.judge]
+        self.in_flight += 1
+        counters.in_flight += 1
+        self._progress_dirty = True
+        self._emit(CallStarted(call.key, call.judge, call.kind, call.presentation))
+        started_at = time.time()
+        try:
+            if call.kind == "verdict":
+                request = JudgeRequest(call.key, call.system, call.user, call.presentation,
+                                       call.first_text, call.second_text)
+                try:
+                    reply: JudgeReply | Completion = await judge.judge(request)
+                except Exception as exc:  # noqa: BLE001 - a judge must not raise; if one does, the call failed
+                    reply = JudgeReply(status="error", error=f"{type(exc).__name__}: {exc}")
+            else:
+                try:
+                    reply = await judge.complete(call.system, call.user)
+                except Exception as exc:  # noqa: BLE001
+                    reply = Completion(status="error", error=f"{type(exc).__name__}: {exc}")
+                if reply.status == "ok" and not (reply.text or "").strip():
+                    reply.status, reply.error = "error", "empty completion"
+        finally:
+            self.in_flight -= 1
+            counters.in_flight -= 1
+        self._record(judge, call, reply, started_at)
+
+    def _record(self, judge: Judge, call: Call, reply: JudgeReply | Completion, started_at: float) -> None:
+        p = call.presentation
+        verdict = isinstance(reply, JudgeReply)
+        text = None if verdict else (reply.text or "").strip() or None
+        record = CallRecord(
+            key=call.key, kind=call.kind, status=reply.status, judge=call.judge, provider=judge.config.provider,
+            model=judge.config.model,
+            prompt=p.prompt if p else call.prompt, first=p.first if p else call.contestant,
+            second=p.second if p else None, condition=p.condition if p else None, sample=p.sample if p else None,
+            winner=reply.winner if isinstance(reply, JudgeReply) and reply.status == "ok" else None,
+            reasoning=reply.reasoning if isinstance(reply, JudgeReply) else None,
+            raw_reply=reply.raw_reply if isinstance(reply, JudgeReply) else None,
+            output_text=text if reply.status == "ok" else None,
+            error=reply.error, latency_ms=reply.latency_ms, input_tokens=reply.input_tokens,
+            output_tokens=reply.output_tokens, cost=reply.cost, attempts=reply.attempts,
+            http_429s=reply.http_429s, started_at=started_at, finished_at=time.time(), run_id=self.run_id,
+        )
+        self.store.record_call(record)
+        if call.kind == "generation" and text and reply.status == "ok":
+            self.store.put_text(call.key, "generation", text, prompt=call.prompt, contestant=call.contestant)
+        self._acct.input_tokens += reply.input_tokens or 0
+        self._acct.output_tokens += reply.output_tokens or 0
+        self._acct.cost += reply.cost or 0.0
+        self._acct.run_cost += reply.cost or 0.0
+        counters = self.counters[call.judge]
+        if reply.latency_ms is not None:
+            counters.latencies_ms.append(reply.latency_ms)
+        self._completions.append(time.monotonic())
+        self._progress_dirty = True
+        if reply.status in CACHED_STATUSES:
+            counters.done += 1
+            self.done += call.rows
+            if reply.status == "invalid":
+                counters.invalid += 1
+                self.invalid += call.rows
+            if p is not None and isinstance(reply, JudgeReply):
+                self._emit(VerdictRecorded(
+                    key=call.key, judge=call.judge, presentation=p, status=reply.status,  # type: ignore[arg-type]
+                    winner=reply.winner if reply.status == "ok" else None, reasoning=reply.reasoning,
+                    latency_ms=reply.latency_ms, input_tokens=reply.input_tokens,
+                    output_tokens=reply.output_tokens, cost=reply.cost,
+                ))
+        else:
+            counters.failed += 1
+            self.failed += call.rows
+            self._failures.append(f"{call.describe()}: {reply.error or 'failed'}")
+            self._emit(CallFailed(call.key, call.judge, call.kind, reply.error or "failed", reply.attempts, p))
+        self._emit_progress()
+
+    # --- events -------------------------------------------------------------------------------------------
+
+    def _observer(self, jid: str) -> RetryObserver:
+        def observe(notice: RetryNotice) -> None:
+            counters = self.counters[jid]
+            counters.retries += 1
+            if notice.status_code == 429:
+                counters.http_429s += 1
+            self._emit(CallRetried(notice))
+
+        return observe
+
+    def _set_state(self, state: RunState, reason: str, *, force: bool = False) -> None:
+        if state != self.state or force:
+            self.state = state
+            self._emit(RunStateChanged(state, reason))
+
+    def _emit(self, event: Event) -> None:
+        if self.on_event is not None:
+            self.on_event(event)
+
+    async def _tick(self) -> None:
+        while True:
+            await asyncio.sleep(PROGRESS_INTERVAL_S)
+            self._emit_progress()
+
+    def progress(self) -> Progress:
+        now = time.monotonic()
+        while self._completions and now - self._completions[0] > RATE_WINDOW_S:
+            self._completions.popleft()
+        span = min(RATE_WINDOW_S, max(now - self._phase_started, 1e-6))
+        rate = len(self._completions) / span
+        remaining = max(self.total - self.done - self.failed, 0)
+        eta = remaining / rate if rate > 0 else (0.0 if remaining == 0 else None)
+        new = self.done - self.cached + self.failed
+        estimated = None
+        if self._acct.run_cost > 0 and new > 0:
+            estimated = self._acct.cost + self._acct.run_cost / new * remaining
+        return Progress(
+            done=self.done, total=self.total, cached=self.cached, failed=self.failed, invalid=self.invalid,
+            in_flight=self.in_flight, rate_per_s=rate, eta_s=eta, input_tokens=self._acct.input_tokens,
+            output_tokens=self._acct.output_tokens, cost=self._acct.cost, estimated_total_cost=estimated,
+            elapsed_s=now - self._started,
+        )
+
+    def _emit_progress(self, *, force: bool = False) -> None:
+        now = time.monotonic()
+        if not force and (not self._progress_dirty or now - self._last_progress < PROGRESS_INTERVAL_S):
+            return
+        self._last_progress = now
+        self._progress_dirty = False
+        self._emit(self.progress())
+
