@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+from itertools import pairwise
 from pathlib import Path
 
 import pytest
@@ -31,7 +32,7 @@ def test_known_qualities_and_different_judges(arena: Tournament) -> None:
     assert spec.reference is not None
     assert spec.reference.ranking == sorted(qualities, key=lambda c: -qualities[c])
     values = sorted(qualities.values())
-    assert all(b - a == 50 for a, b in zip(values, values[1:], strict=False))
+    assert all(b - a == 50 for a, b in pairwise(values))
     for attr in ("noise", "position_bias", "length_bias", "seed"):
         assert len({getattr(s, attr) for s in sims}) >= 3, attr
     lengths = [len(text) for text in arena.responses.values()]
