@@ -1,0 +1,65 @@
+"""The command palette: every key action, the scopes and the themes, searchable by name."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from functools import partial
+from typing import TYPE_CHECKING
+
+from textual.command import DiscoveryHit, Hit, Hits, Provider
+
+from elotui.tui.live_ranking import threshold_label
+
+if TYPE_CHECKING:
+    from elotui.tui.app import ElotuiApp
+
+Command = tuple[str, str, Callable[[], object]]
+
+
+def palette_commands(app: ElotuiApp) -> list[Command]:
+    from elotui.rating.games import THRESHOLDS
+
+    out: list[Command] = []
+    for i, t in enumerate(THRESHOLDS, start=1):
+        out.append((f"Threshold {threshold_label(t)}", f"key {i}: rank with agreement threshold "
+                    f"{threshold_label(t)}", partial(app.action_threshold, i)))
+    out += [
+        ("Toggle method Elo / Bradley–Terry", "key m", app.action_toggle_method),
+        ("Pause or resume judging", "key p", app.action_pause),
+        ("Export ranking to CSV", "key e: the ranking on screen, as `elotui export` writes it", app.action_export),
+        ("Show leaderboard", "key l", partial(app.action_show_tab, "tab-leaderboard")),
+        ("Show pairs", "key v", partial(app.action_show_tab, "tab-pairs")),
+        ("Show diagnostics", "key d", partial(app.action_show_tab, "tab-diagnostics")),
+        ("Read last invalid reply", "key i", app.action_last_invalid),
+        ("Help", "key ?", app.action_help),
+        ("Quit", "key q: stop judging, wait for calls in flight, close", app.action_quit),
+        ("Scope: all prompts", "rank over every prompt", partial(app.set_scope_prompt, None)),
+        ("Scope: all judges", "rank over every judge", partial(app.set_scope_judge, None)),
+    ]
+    for p in app.tournament.prompt_ids:
+        out.append((f"Scope: prompt {p}", "rank on this prompt only", partial(app.set_scope_prompt, p)))
+    for j in app.tournament.judge_ids:
+        out.append((f"Scope: judge {j}", "rank with this judge's verdicts only", partial(app.set_scope_judge, j)))
+    for name in sorted(app.available_themes):
+        out.append((f"Switch theme: {name}", "colours for bands, verdicts and grids",
+                    partial(app.switch_theme, name)))
+    return out
+
+
+class ElotuiCommands(Provider):
+    @property
+    def _app(self) -> ElotuiApp:
+        return self.app  # type: ignore[return-value]
+
+    async def discover(self) -> Hits:
+        for title, help_text, callback in palette_commands(self._app):
+            if title.startswith(("Scope: prompt", "Scope: judge", "Switch theme")):
+                continue
+            yield DiscoveryHit(title, callback, help=help_text)
+
+    async def search(self, query: str) -> Hits:
+        matcher = self.matcher(query)
+        for title, help_text, callback in palette_commands(self._app):
+            score = matcher.match(title)
+            if score > 0:
+                yield Hit(score, matcher.highlight(title), callback, text=title, help=help_text)

@@ -1,0 +1,133 @@
+"""The TUI's view of the ratings: a VerdictTable kept up to date as verdicts arrive, and a cache of leaderboards
+per (threshold, method, scope) that stays valid until new verdicts arrive.
+
+Thread-safe: the UI thread appends verdicts; ranking workers take a consistent snapshot of the table under the
+lock and compute outside it. No Textual here.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from elotui.config import Tournament
+from elotui.rating.games import Threshold
+from elotui.rating.leaderboard import Leaderboard, rank
+from elotui.rating.table import VerdictTable
+
+VerdictTuple = tuple[str, str, str, str, str, int, str, str | None]
+METHOD_NAMES = {"elo": "Elo", "bt": "Bradley–Terry", "online": "online Elo"}
+
+
+@dataclass(frozen=True)
+class Scope:
+    """All prompts / one prompt; all judges / one judge (None = all)."""
+
+    prompt: str | None = None
+    judge: str | None = None
+
+    def describe(self) -> str:
+        return f"prompt {self.prompt or 'all'} · judge {self.judge or 'all'}"
+
+
+ViewKey = tuple[Threshold, str, Scope]
+
+
+def threshold_label(threshold: Threshold) -> str:
+    return "none" if threshold == "none" else f"{float(threshold):g}"
+
+
+class LiveRanking:
+    def __init__(self, tournament: Tournament, rows: Iterable[VerdictTuple] = ()) -> None:
+        self.tournament = tournament
+        settings = tournament.spec.ranking
+        self.k_factor = settings.k_factor
+        self.initial_rating = settings.initial_rating
+        self.permutations = settings.permutations
+        self.bootstrap = settings.bootstrap
+        self.seed = settings.seed
+        self._lock = threading.Lock()
+        self._table = VerdictTable(
+            contestants=tournament.contestant_ids,
+            prompts=tournament.prompt_ids,
+            judges=tournament.judge_ids,
+            conditions=list(tournament.spec.comparison.conditions),
+        )
+        self._table.append([r for r in rows if r[6] != "missing"])
+        self._cache: dict[ViewKey, tuple[int, Leaderboard]] = {}
+
+    @property
+    def version(self) -> int:
+        return self._table.version
+
+    def __len__(self) -> int:
+        return len(self._table)
+
+    def append(self, rows: Sequence[VerdictTuple]) -> int:
+        with self._lock:
+            return self._table.append(list(rows)) if rows else 0
+
+    def snapshot(self) -> VerdictTable:
+        """A private copy of the table (safe to read in another thread)."""
+        with self._lock:
+            return self._table.subset(None)
+
+    def cached(self, key: ViewKey) -> tuple[Leaderboard | None, bool]:
+        """The cached leaderboard for a view (possibly from older verdicts) and whether it is current."""
+        with self._lock:
+            found = self._cache.get(key)
+            version = self._table.version
+        if found is None:
+            return None, False
+        return found[1], found[0] == version
+
+    def compute(self, key: ViewKey, table: VerdictTable | None = None, version: int | None = None) -> Leaderboard:
+        """Rank a view (from a thread); stores it in the cache. Pass a snapshot to rank several views on one."""
+        if table is None:
+            with self._lock:
+                version = self._table.version
+                table = self._table.subset(None)
+        threshold, method, scope = key
+        board = rank(
+            table, threshold=threshold, method=method, k_factor=self.k_factor, initial_rating=self.initial_rating,
+            permutations=self.permutations, bootstrap=self.bootstrap, seed=self.seed,
+            prompts=[scope.prompt] if scope.prompt else None, judges=[scope.judge] if scope.judge else None,
+        )
+        with self._lock:
+            old = self._cache.get(key)
+            if old is None or old[0] <= (version or 0):
+                self._cache[key] = (version or 0, board)
+        return board
+
+    def snapshot_with_version(self) -> tuple[VerdictTable, int]:
+        with self._lock:
+            return self._table.subset(None), self._table.version
+
+    def trajectory(self, threshold: Threshold, method: str, points: int = 24) -> dict[str, Any]:
+        """Ratings after the first 1/points, 2/points, ... of the verdicts (in arrival order).
+
+        Returns {"done": [n verdicts at each point], "ratings": {contestant: [rating at each point]}}. Uses fewer
+        permutations / bootstrap samples than the leaderboard (the chart shows the trend, not intervals).
+        """
+        table = self.snapshot()
+        n = len(table)
+        contestants = list(table.contestants)
+        out: dict[str, Any] = {"done": [], "ratings": {c: [] for c in contestants}}
+        if n == 0:
+            return out
+        import numpy as np
+
+        cuts = sorted({max(1, round(n * (i + 1) / points)) for i in range(points)})
+        for cut in cuts:
+            mask = np.zeros(n, dtype=bool)
+            mask[:cut] = True
+            board = rank(table.subset(mask), threshold=threshold, method=method, k_factor=self.k_factor,
+                         initial_rating=self.initial_rating, permutations=min(self.permutations, 20),
+                         bootstrap=0, seed=self.seed)
+            out["done"].append(cut)
+            ratings = board.ratings()
+            for c in contestants:
+                out["ratings"][c].append(ratings.get(c, self.initial_rating))
+        return out

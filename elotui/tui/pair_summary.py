@@ -1,0 +1,127 @@
+"""Per-pair summaries for the pairs screen: stability class (seed 002 §3.2, as in `elotui.rating.stability`)
+and judge agreement, from the store's plan verdict tuples. No Textual here.
+
+A *unit* is one (prompt, pair, judge, condition, sample) judged in both orders:
+consistent (the same contestant wins both), position bias (both decisive, the same slot wins both), inconclusive
+(a tie, or an invalid / failed / missing verdict in either order). A pair is "position bias" if any of its units is,
+"consistent" if all complete units are, "inconclusive" otherwise; "pending" before any unit is complete, and
+"one order" when the plan shows it in one order only.
+
+Judge agreement: each judge's preferred contestant for the pair (sign of its wins minus losses over its valid
+verdicts, a tie = 0); the share of judges whose preference equals the most common one.
+"""
+
+from __future__ import annotations
+
+from collections import Counter, defaultdict
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+VerdictTuple = tuple[str, str, str, str, str, int, str, str | None]
+CONSISTENT, POSITION_BIAS, INCONCLUSIVE, PENDING, ONE_ORDER = (
+    "consistent", "position bias", "inconclusive", "pending", "one order")
+
+
+@dataclass
+class PairSummary:
+    prompt: str
+    a: str  # the contestant shown first in the "AB" order (declaration order)
+    b: str
+    klass: str = PENDING
+    units: int = 0
+    flips: int = 0
+    verdicts: int = 0
+    judges_voting: int = 0
+    agreement: float | None = None  # share of judges agreeing with the most common preference
+    preference: str | None = None  # the most common preferred contestant, "tie", or None
+    judges: set[str] = field(default_factory=set)
+
+    @property
+    def disagreement(self) -> bool:
+        return self.agreement is not None and self.agreement < 1.0
+
+    @property
+    def key(self) -> str:
+        return f"{self.prompt}\x1f{self.a}\x1f{self.b}"
+
+
+def _slot(status: str, winner: str | None) -> str | None:
+    return winner if status == "ok" and winner in ("first", "second") else None
+
+
+def summarise_pairs(rows: Iterable[VerdictTuple], contestant_order: list[str]) -> list[PairSummary]:
+    """One summary per (prompt, unordered pair) in the plan, in plan order of first appearance."""
+    rank = {c: i for i, c in enumerate(contestant_order)}
+    pairs: dict[tuple[str, str, str], PairSummary] = {}
+    orders: dict[tuple[str, str, str], set[bool]] = defaultdict(set)
+    units: dict[tuple[str, str, str], dict[tuple[str, str, int], dict[bool, tuple[str, str | None]]]] = defaultdict(
+        lambda: defaultdict(dict))
+    scores: dict[tuple[str, str, str], dict[str, int]] = defaultdict(lambda: defaultdict(int))
+    voted: dict[tuple[str, str, str], set[str]] = defaultdict(set)
+    for prompt, first, second, judge, condition, sample, status, winner in rows:
+        ab = (rank.get(first, len(rank)), first) <= (rank.get(second, len(rank)), second)
+        a, b = (first, second) if ab else (second, first)
+        key = (prompt, a, b)
+        summary = pairs.get(key)
+        if summary is None:
+            summary = pairs[key] = PairSummary(prompt=prompt, a=a, b=b)
+        summary.judges.add(judge)
+        orders[key].add(ab)
+        units[key][(judge, condition, sample)][ab] = (status, winner)
+        if status == "ok" and winner in ("first", "second", "tie"):
+            summary.verdicts += 1
+            voted[key].add(judge)
+            if winner != "tie":
+                won = first if winner == "first" else second
+                scores[key][judge] += 1 if won == a else -1
+            else:
+                scores[key][judge] += 0
+    for key, summary in pairs.items():
+        if len(orders[key]) < 2:
+            summary.klass = ONE_ORDER
+        else:
+            complete = consistent = flips = inconclusive = 0
+            for unit in units[key].values():
+                if True not in unit or False not in unit:
+                    continue
+                (s_ab, w_ab), (s_ba, w_ba) = unit[True], unit[False]
+                if "missing" in (s_ab, s_ba):
+                    continue
+                complete += 1
+                slot_ab, slot_ba = _slot(s_ab, w_ab), _slot(s_ba, w_ba)
+                if slot_ab is None or slot_ba is None:
+                    inconclusive += 1
+                elif slot_ab == slot_ba:
+                    flips += 1
+                else:
+                    consistent += 1
+            summary.units, summary.flips = complete, flips
+            if complete == 0:
+                summary.klass = PENDING
+            elif flips:
+                summary.klass = POSITION_BIAS
+            elif consistent == complete:
+                summary.klass = CONSISTENT
+            else:
+                summary.klass = INCONCLUSIVE
+        prefs = {j: (summary.a if s > 0 else summary.b if s < 0 else "tie")
+                 for j, s in scores[key].items() if j in voted[key]}
+        summary.judges_voting = len(prefs)
+        if prefs:
+            counts = Counter(prefs.values())
+            top = max(counts.values())
+            leaders = sorted(p for p, n in counts.items() if n == top)
+            summary.preference = leaders[0] if len(leaders) == 1 else None
+            summary.agreement = top / len(prefs)
+    return list(pairs.values())
+
+
+def filter_pairs(pairs: Iterable[PairSummary], *, position_bias_only: bool = False, disagreements_only: bool = False,
+                 prompt: str | None = None) -> list[PairSummary]:
+    """Filter summaries. (To look at one judge, summarise that judge's rows only: its flips, its preference.)"""
+    return [
+        p for p in pairs
+        if (not position_bias_only or p.klass == POSITION_BIAS)
+        and (not disagreements_only or p.disagreement)
+        and (prompt is None or p.prompt == prompt)
+    ]

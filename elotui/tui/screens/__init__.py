@@ -1,0 +1,1 @@
+"""The TUI's panes (leaderboard, pairs, diagnostics) and modal screens (help, raw reply)."""

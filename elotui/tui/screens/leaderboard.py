@@ -1,0 +1,51 @@
+"""The leaderboard pane: scope selectors, the ranking table, counts, and the judges panel."""
+
+from __future__ import annotations
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.containers import Horizontal, Vertical
+from textual.widgets import Label, Select, Static
+
+from elotui.rating.leaderboard import Leaderboard
+from elotui.tui.sanitize import one_line
+from elotui.tui.widgets.judges_table import JudgesTable
+from elotui.tui.widgets.leaderboard_table import LeaderboardTable
+
+ALL = "__all__"
+
+
+class LeaderboardPane(Vertical):
+    def __init__(self, prompts: list[str], judges: list[str], **kwargs: object) -> None:
+        super().__init__(**kwargs)  # type: ignore[arg-type]
+        self._prompts = prompts
+        self._judges = judges
+
+    def compose(self) -> ComposeResult:
+        with Horizontal(id="scope-bar"):
+            yield Label("scope", classes="bar-label")
+            yield Select([(f"prompt {one_line(p, 40)}", p) for p in self._prompts], prompt="all prompts",
+                         id="scope-prompt", allow_blank=True)
+            yield Select([(f"judge {one_line(j, 40)}", j) for j in self._judges], prompt="all judges",
+                         id="scope-judge", allow_blank=True)
+            yield Label("keys 1–5 threshold (1.0 · 0.9 · 0.75 · 0.5 · none) · m Elo/BT", classes="bar-hint")
+        yield LeaderboardTable(id="leaderboard")
+        yield Static(id="counts")
+        yield Label("Judges", classes="section-title")
+        yield JudgesTable(id="judges")
+
+    def show_counts(self, board: Leaderboard, note: str = "") -> None:
+        c = board.counts
+        text = Text(
+            f"games {c.get('games', 0)} · verdicts used {c.get('verdicts_used', 0)} · invalid {c.get('invalid', 0)}"
+            f" · failed {c.get('failed', 0)}",
+        )
+        method = board.settings.get("method")
+        if method == "elo":
+            text.append(f" · interval: 2.5–97.5% over {board.settings.get('permutations')} game orders")
+        elif method == "bt":
+            text.append(f" · interval: 95% bootstrap ({board.settings.get('bootstrap')} resamples)")
+        text.append(" · bands: Δ<50 practically tied, 50–150 moderate, >150 strong")
+        if note:
+            text.append(f" · {note}", style="italic")
+        self.query_one("#counts", Static).update(text)

@@ -1,0 +1,114 @@
+"""Charts drawn with Unicode blocks (Textual has no plotting widget): a head-to-head heat grid, a histogram, and
+ratings over the course of the run as one sparkline per contestant."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import Any
+
+from rich.table import Table
+from rich.text import Text
+from textual.widgets import Static
+
+from elotui.tui.colours import blend, theme_colour
+from elotui.tui.sanitize import one_line
+
+SPARKS = "▁▂▃▄▅▆▇█"
+
+
+def sparkline(values: Sequence[float], low: float, high: float) -> str:
+    if not values:
+        return ""
+    span = high - low
+    out = []
+    for v in values:
+        level = 0 if span <= 0 or not math.isfinite(v) else int(round((v - low) / span * (len(SPARKS) - 1)))
+        out.append(SPARKS[min(max(level, 0), len(SPARKS) - 1)])
+    return "".join(out)
+
+
+def histogram_bins(values: Sequence[float], low: float, high: float, bins: int) -> list[int]:
+    counts = [0] * bins
+    width = (high - low) / bins
+    for v in values:
+        if v is None or not math.isfinite(v):
+            continue
+        i = int((v - low) / width)
+        counts[min(max(i, 0), bins - 1)] += 1
+    return counts
+
+
+class HeadToHeadGrid(Static):
+    """Row contestant's share of the decisive-or-tied verdicts against the column contestant (ties half)."""
+
+    def show(self, h2h: dict[str, Any]) -> None:
+        app = self.app
+        names: list[str] = h2h.get("contestants", [])
+        wins: list[list[float]] = h2h.get("wins", [])
+        ties: list[list[float]] = h2h.get("ties", [])
+        low, mid, high = (theme_colour(app, v) for v in ("heat-low", "heat-mid", "heat-high"))
+        table = Table(box=None, show_edge=False, pad_edge=False, header_style="bold")
+        table.add_column("row vs col", no_wrap=True)
+        for j, name in enumerate(names):
+            table.add_column(Text(one_line(name, 9)), justify="center", no_wrap=True)
+        for i, name in enumerate(names):
+            cells: list[Text] = [Text(one_line(name, 16))]
+            for j in range(len(names)):
+                if i == j:
+                    cells.append(Text("  —  "))
+                    continue
+                w, l_, t = wins[i][j], wins[j][i], ties[i][j]
+                n = w + l_ + t
+                if not n:
+                    cells.append(Text("  ·  "))
+                    continue
+                share = (w + t / 2) / n
+                colour = blend(low, mid, share * 2) if share < 0.5 else blend(mid, high, share * 2 - 1)
+                cells.append(Text(f" {100 * share:3.0f}% ", style=f"bold #ffffff on {colour}"))
+            table.add_row(*cells)
+        self.update(table)
+
+
+class Histogram(Static):
+    def show(self, values: Sequence[float], *, low: float = -1.0, high: float = 1.0, bins: int = 10,
+             width: int = 40, footer: Text | None = None) -> None:
+        counts = histogram_bins(values, low, high, bins)
+        top = max(counts) if counts else 0
+        step = (high - low) / bins
+        text = Text()
+        for i, c in enumerate(counts):
+            lo = low + i * step
+            bar = "█" * (round(c / top * width) if top else 0)
+            text.append(f"{lo:+.1f}…{lo + step:+.1f} │", style="dim")
+            text.append(bar, style=theme_colour(self.app, "band-strong"))
+            text.append(f" {c}\n")
+        missing = sum(1 for v in values if v is None or not math.isfinite(v))
+        if missing:
+            text.append(f"({missing} prompt(s) without a defined τ)\n", style="dim")
+        if footer is not None:
+            text.append_text(footer)
+        self.update(text)
+
+
+class RatingChart(Static):
+    """Ratings after each share of the verdicts, one sparkline per contestant on a common scale."""
+
+    def show(self, trajectory: dict[str, Any]) -> None:
+        ratings: dict[str, list[float]] = trajectory.get("ratings", {})
+        done: list[int] = trajectory.get("done", [])
+        text = Text()
+        series = [v for vs in ratings.values() for v in vs]
+        if not series or not done:
+            self.update(Text("no verdicts yet", style="dim"))
+            return
+        low, high = min(series), max(series)
+        order = sorted(ratings, key=lambda c: (-ratings[c][-1], c))
+        text.append(f"scale {low:.0f} (▁) … {high:.0f} (█); verdicts {done[0]} … {done[-1]} in arrival order\n",
+                    style="dim")
+        for c in order:
+            vs = ratings[c]
+            text.append(f"{one_line(c, 18):<18} ")
+            text.append(sparkline(vs, low, high), style=theme_colour(self.app, "verdict-first"))
+            text.append(f"  {vs[0]:.0f} → {vs[-1]:.0f}\n")
+        self.update(text)

@@ -1,0 +1,58 @@
+"""The leaderboard as a DataTable: rank, contestant, rating, interval, gap to the next rank with its expected win
+probability, band (the word, coloured from the theme), W/L/D, games, win rate."""
+
+from __future__ import annotations
+
+from rich.text import Text
+from textual.widgets import DataTable
+
+from elotui.rating.leaderboard import Leaderboard
+from elotui.tui.colours import band_colour
+from elotui.tui.sanitize import one_line
+
+COLUMNS = ("#", "contestant", "rating", "interval", "Δ next", "P(win)", "band", "W/L/D", "games", "win rate")
+
+
+class LeaderboardTable(DataTable[Text | str]):
+    def on_mount(self) -> None:
+        self.cursor_type = "row"
+        self.zebra_stripes = True
+        for name in COLUMNS:
+            self.add_column(name, key=name)
+
+    def show(self, board: Leaderboard, labels: dict[str, str] | None = None) -> None:
+        """Replace the rows (keeps the cursor on the same contestant)."""
+        labels = labels or {}
+        selected: str | None = None
+        if self.row_count and 0 <= self.cursor_row < self.row_count:
+            selected = str(self.coordinate_to_cell_key(self.cursor_coordinate).row_key.value)
+        self.clear()
+        for row in board.rows:
+            name = labels.get(row.contestant)
+            shown = one_line(row.contestant) + (f" ({one_line(name)})" if name and name != row.contestant else "")
+            gap = "—" if row.gap_to_next is None else f"{row.gap_to_next:+.0f}"
+            prob = "—" if row.win_prob_vs_next is None else f"{100 * row.win_prob_vs_next:.0f}%"
+            band = Text(row.band or "—", style=band_colour(self.app, row.band) if row.band else "")
+            rate = "—" if row.win_rate is None else f"{100 * row.win_rate:.1f}%"
+            self.add_row(
+                Text(str(row.rank), justify="right"),
+                Text(shown),
+                Text(f"{row.rating:.0f}", justify="right", style="bold"),
+                Text(f"{row.ci_low:.0f}–{row.ci_high:.0f}", justify="right"),
+                Text(gap, justify="right"),
+                Text(prob, justify="right"),
+                band,
+                Text(f"{row.wins}/{row.losses}/{row.draws}", justify="right"),
+                Text(str(row.games), justify="right"),
+                Text(rate, justify="right"),
+                key=row.contestant,
+            )
+        if selected is not None:
+            try:
+                self.move_cursor(row=self.get_row_index(selected), animate=False)
+            except Exception:  # the contestant is gone from this scope
+                pass
+
+    def order(self) -> list[str]:
+        """The contestants from top to bottom (for tests and the help text)."""
+        return [str(key.value) for key in self.rows]

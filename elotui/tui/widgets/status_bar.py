@@ -1,0 +1,98 @@
+"""The header: tournament, threshold, method, scope, run state and a progress line."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from rich.text import Text
+from textual.widgets import Static
+
+from elotui.run.events import Progress
+from elotui.tui.colours import theme_colour
+from elotui.tui.sanitize import one_line
+
+BAR_WIDTH = 24
+
+
+def human_count(n: float) -> str:
+    n = float(n)
+    for unit, size in (("M", 1e6), ("k", 1e3)):
+        if abs(n) >= size:
+            return f"{n / size:.1f}{unit}"
+    return f"{n:.0f}"
+
+
+def human_duration(seconds: float | None) -> str:
+    if seconds is None or seconds != seconds or seconds < 0:
+        return "—"
+    s = int(round(seconds))
+    if s >= 3600:
+        return f"{s // 3600}h{(s % 3600) // 60:02d}m"
+    if s >= 60:
+        return f"{s // 60}m{s % 60:02d}s"
+    return f"{s}s"
+
+
+def progress_bar(done: int, total: int, width: int = BAR_WIDTH) -> str:
+    share = done / total if total else 0.0
+    eighths = int(round(share * width * 8))
+    full, rest = divmod(eighths, 8)
+    bar = "█" * full + ("▏▎▍▌▋▊▉"[rest - 1] if rest else "")
+    return bar + " " * (width - len(bar))
+
+
+@dataclass
+class StatusInfo:
+    name: str
+    threshold: str
+    method: str
+    scope: str
+    state: str  # running, paused, finished, stopped, budget, stored
+    kinds: list[str]  # the judge kinds: live, replay, simulated
+    progress: Progress | None = None
+    done: int = 0
+    total: int = 0
+    failed: int = 0
+    invalid: int = 0
+    ranking_note: str = ""  # e.g. "updating…" while a newer ranking is computed
+
+
+class StatusBar(Static):
+    def show(self, info: StatusInfo) -> None:
+        app = self.app
+        t = Text(no_wrap=True, overflow="ellipsis")
+        t.append(one_line(info.name, 80), style="bold")
+        t.append("   threshold ")
+        t.append(info.threshold, style="bold")
+        t.append(" · ")
+        t.append(info.method, style="bold")
+        t.append(" · ")
+        t.append(info.scope)
+        if info.ranking_note:
+            t.append(f"  {info.ranking_note}", style="italic")
+        t.append("\n")
+        t.append(f" {info.state.upper()} ", style="reverse bold")
+        if "replay" in info.kinds:
+            t.append(" ")
+            t.append(" REPLAY: recorded verdicts ", style=f"reverse {theme_colour(app, 'label-replay')}")
+        if "simulated" in info.kinds:
+            t.append(" ")
+            t.append(" SIMULATED judges ", style=f"reverse {theme_colour(app, 'label-simulated')}")
+        p = info.progress
+        done = p.done if p else info.done
+        total = p.total if p else info.total
+        t.append("  ")
+        t.append(progress_bar(done, total), style=theme_colour(app, "band-strong"))
+        pct = f"{100 * done / total:.0f}%" if total else "—"
+        t.append(f" {done}/{total} calls ({pct})")
+        if p is not None:
+            t.append(f" · {p.rate_per_s:.1f}/s · ETA {human_duration(p.eta_s)}")
+            t.append(f" · failed {p.failed} · invalid {p.invalid}")
+            t.append(f" · tokens {human_count(p.input_tokens)} in / {human_count(p.output_tokens)} out")
+            cost = f"${p.cost:.2f}"
+            if p.estimated_total_cost is not None:
+                cost += f" of ~${p.estimated_total_cost:.2f}"
+            t.append(f" · cost {cost}")
+        else:
+            t.append(f" · failed {info.failed} · invalid {info.invalid}")
+        self.update(t)
