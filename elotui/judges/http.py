@@ -206,6 +206,7 @@ class HttpEndpoint:
                 f"judge {self.judge_id}: environment variable ${self.key_env} is not set", attempts=0, http_429s=0
             )
         url = self.base_url + path
+        self.client()  # built before any rate token is taken, so its set-up cost never delays a request
         attempts = 0
         http_429s = 0
         last_reason = ""
