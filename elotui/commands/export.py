@@ -4,7 +4,13 @@ from __future__ import annotations
 
 import argparse
 
-from elotui.commands.common import add_output_arg, add_store_arg, add_tournament_arg, open_tournament, output_stream
+from elotui.commands.common import (
+    add_output_arg,
+    add_store_arg,
+    add_tournament_arg,
+    open_tournament,
+    output_stream,
+)
 from elotui.export.ranking import leaderboard_for, write_csv, write_json
 
 THRESHOLD_CHOICES = ("1.0", "0.9", "0.75", "0.5", "none")

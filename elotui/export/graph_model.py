@@ -1,10 +1,11 @@
 """The evaluation graph of a tournament (seed 002 §2.5), built from the tournament file and its store.
 
 Nodes (every id is global and prefixed by its kind, so one id space serves Cypher and neo4j-admin):
-- `Question` `question:<prompt>` (original prompt text) and `paraphrase:<text key>` (store texts of kind
-  "paraphrase"), kind "original" / "paraphrase".
-- `Response` `response:<prompt>:<contestant>` (the file's response or the stored generation) and
-  `variant:<text key>` (store texts of kind "lexical" / "perturbed": a perturbed copy of a base response).
+- `Question` `question:<prompt>` (original prompt text) and `paraphrase:<text key>` (the store text of kind
+  "paraphrase" made from the prompt's current text, the latest if several), kind "original" / "paraphrase".
+- `Response` `response:<prompt>:<contestant>` (the file's response or the latest stored generation) and
+  `variant:<text key>` (store texts of kind "perturbed" / "lexical" made from the current base response; if several,
+  the one the current `perturbation_seed` produces): one per prompt, contestant and perturbation condition.
 - `Judge` `judge:<id>`.
 - `PairwiseEvaluation` `evaluation:<prompt>|<first>|<second>|<judge>|<condition>|<sample>`: one per presentation of
   the current plan that has a recorded call (ok, invalid or error); planned-but-unjudged ones are not traces.
@@ -23,13 +24,16 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from elotui.run.keys import text_key
+from elotui.run.perturb import perturb
+
 if TYPE_CHECKING:
     from elotui.config import Tournament
     from elotui.store import Store
 
 PARAPHRASE_KINDS = ("paraphrase",)
 VARIANT_KINDS = ("lexical", "perturbed")
-GENERATION_KINDS = ("generation", "generated", "response")
+GENERATION_KINDS = ("generation",)
 
 # Property names and neo4j-admin types, per label / relationship type (the CSV headers follow this order).
 NODE_PROPERTIES: dict[str, tuple[tuple[str, str], ...]] = {
@@ -138,8 +142,12 @@ def _clean(props: dict[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in props.items() if v is not None}
 
 
-def _latest(rows: list[dict[str, Any]]) -> dict[str, Any]:
-    return max(rows, key=lambda r: (r.get("created_at") or 0.0, r["key"]))
+def _recency(row: dict[str, Any]) -> tuple[float, str]:
+    return (row.get("created_at") or 0.0, row["key"])
+
+
+def _newer(row: dict[str, Any], than: dict[str, Any]) -> bool:
+    return _recency(row) > _recency(than)
 
 
 def build_graph(tournament: Tournament, store: Store) -> Graph:
@@ -156,13 +164,22 @@ def build_graph(tournament: Tournament, store: Store) -> Graph:
         g.nodes.append(Node(question_id(pid), "Question", _clean({
             "prompt": pid, "kind": "original", "text": tournament.prompt_texts.get(pid), "category": categories.get(pid),
         })))
-    paraphrases: dict[str, list[dict[str, Any]]] = {}
+    # The engine stores each derived text once per content (elotui.run.calls.Texts.store_derived); texts made
+    # for an older version of the file stay in the store. Only the ones the current file shows become nodes.
+    paraphrases: dict[str, dict[str, Any]] = {}
     for kind in PARAPHRASE_KINDS:
         for t in store.texts(kind):
-            if t["prompt"] in prompt_set:
-                paraphrases.setdefault(t["prompt"], []).append(t)
+            pid = t["prompt"]
+            if pid not in prompt_set:
+                continue
+            current = text_key("prompt", pid, tournament.prompt_texts.get(pid))
+            if t["base_key"] not in (None, current):
+                continue
+            if pid not in paraphrases or _newer(t, paraphrases[pid]):
+                paraphrases[pid] = t
     for pid in prompts:
-        for t in sorted(paraphrases.get(pid, []), key=lambda r: r["key"]):
+        if pid in paraphrases:
+            t = paraphrases[pid]
             g.nodes.append(Node(paraphrase_id(t["key"]), "Question", _clean({
                 "prompt": pid, "kind": "paraphrase", "text": t["text"], "category": categories.get(pid),
                 "text_key": t["key"],
@@ -170,38 +187,50 @@ def build_graph(tournament: Tournament, store: Store) -> Graph:
             g.relationships.append(Relationship("REPHRASES", paraphrase_id(t["key"]), question_id(pid),
                                                 "Question", "Question"))
 
-    # Responses: one per prompt and contestant, then the perturbed variants.
+    # Responses: one per prompt and contestant (given in the file, or the latest stored generation).
     generated: dict[tuple[str, str], dict[str, Any]] = {}
     for kind in GENERATION_KINDS:
         for t in store.texts(kind):
             pair = (t["prompt"], t["contestant"])
-            if pair not in generated or (t.get("created_at") or 0.0) >= (generated[pair].get("created_at") or 0.0):
+            if pair not in generated or _newer(t, generated[pair]):
                 generated[pair] = t
+    base_texts: dict[tuple[str, str], tuple[str | None, str | None]] = {}  # (text, base key)
     for pid in prompts:
         for cid in contestants:
             text = tournament.responses.get((pid, cid))
-            kind = "given"
-            text_key = None
+            kind, text_key_ = "given", None
+            base_key = text_key("response", pid, cid, text) if text is not None else None
             if text is None and (pid, cid) in generated:
-                text, kind, text_key = generated[(pid, cid)]["text"], "generated", generated[(pid, cid)]["key"]
+                text, kind = generated[(pid, cid)]["text"], "generated"
+                text_key_ = base_key = generated[(pid, cid)]["key"]
+            base_texts[(pid, cid)] = (text, base_key)
             g.nodes.append(Node(response_id(pid, cid), "Response", _clean({
                 "prompt": pid, "contestant": cid, "kind": kind, "condition": "clean", "text": text,
-                "length": len(text) if text is not None else None, "text_key": text_key,
+                "length": len(text) if text is not None else None, "text_key": text_key_,
             })))
-    variants: dict[tuple[str, str, str], list[dict[str, Any]]] = {}
+    # ... and the perturbed variant of each, per condition: the one made from the current base text (the one the
+    # current perturbation seed produces, if several were).
+    seed = tournament.spec.comparison.perturbation_seed
+    candidates: dict[tuple[str, str, str], list[dict[str, Any]]] = {}
     for kind in VARIANT_KINDS:
         for t in store.texts(kind):
-            if t["prompt"] in prompt_set and t["contestant"] in contestant_set:
-                condition = t["condition"] or "lexical"
-                variants.setdefault((t["prompt"], t["contestant"], condition), []).append(t)
-    for (pid, cid, condition), rows in sorted(variants.items()):
-        for t in sorted(rows, key=lambda r: r["key"]):
-            g.nodes.append(Node(variant_id(t["key"]), "Response", _clean({
-                "prompt": pid, "contestant": cid, "kind": "variant", "condition": condition, "text": t["text"],
-                "length": len(t["text"]), "text_key": t["key"], "base_key": t["base_key"],
-            })))
-            g.relationships.append(Relationship("VARIANT_OF", variant_id(t["key"]), response_id(pid, cid),
-                                                "Response", "Response"))
+            pair = (t["prompt"], t["contestant"])
+            if pair not in base_texts or t["base_key"] not in (None, base_texts[pair][1]):
+                continue
+            candidates.setdefault((*pair, t["condition"] or "lexical"), []).append(t)
+    variants: dict[tuple[str, str, str], dict[str, Any]] = {}
+    for (pid, cid, condition), rows in candidates.items():
+        base_text = base_texts[(pid, cid)][0]
+        expected = perturb(base_text, seed=seed, salt=f"{pid}\x00{cid}") if base_text is not None else None
+        matching = [t for t in rows if t["text"] == expected] or rows
+        variants[(pid, cid, condition)] = max(matching, key=_recency)
+    for (pid, cid, condition), t in sorted(variants.items()):
+        g.nodes.append(Node(variant_id(t["key"]), "Response", _clean({
+            "prompt": pid, "contestant": cid, "kind": "variant", "condition": condition, "text": t["text"],
+            "length": len(t["text"]), "text_key": t["key"], "base_key": t["base_key"],
+        })))
+        g.relationships.append(Relationship("VARIANT_OF", variant_id(t["key"]), response_id(pid, cid),
+                                            "Response", "Response"))
 
     # Evaluations: every planned presentation with a recorded call.
     details = store.plan_details("c.key IS NOT NULL")
@@ -233,8 +262,8 @@ def build_graph(tournament: Tournament, store: Store) -> Graph:
             "timestamp": _iso(d["finished_at"]), "finished_at": d["finished_at"], "call_key": d["key"],
         })))
         question = question_id(pid)
-        if condition == "paraphrase" and paraphrases.get(pid):
-            question = paraphrase_id(_latest(paraphrases[pid])["key"])
+        if condition == "paraphrase" and pid in paraphrases:
+            question = paraphrase_id(paraphrases[pid]["key"])
         if pid in prompt_set:
             g.relationships.append(Relationship("EVALUATES", eid, question, "PairwiseEvaluation", "Question"))
         shown: dict[str, str] = {}
@@ -242,8 +271,8 @@ def build_graph(tournament: Tournament, store: Store) -> Graph:
             if pid not in prompt_set or cid not in contestant_set:
                 continue
             rid = response_id(pid, cid)
-            if variants.get((pid, cid, condition)):
-                rid = variant_id(_latest(variants[(pid, cid, condition)])["key"])
+            if (pid, cid, condition) in variants:
+                rid = variant_id(variants[(pid, cid, condition)]["key"])
             shown[cid] = rid
             g.relationships.append(Relationship("BETWEEN", eid, rid, "PairwiseEvaluation", "Response",
                                                 {"slot": slot, "contestant": cid}))

@@ -9,6 +9,8 @@ from pathlib import Path
 import pytest
 
 from elotui.config import Tournament, load_tournament
+from elotui.run.keys import text_key
+from elotui.run.perturb import perturb
 from elotui.store import CallRecord, PlanRow, Store
 
 TOURNAMENT = '''
@@ -112,12 +114,25 @@ def fill_store(store: Store, tournament: Tournament) -> tuple[list[CallRecord], 
     for c in calls:
         store.record_call(c)
     store.set_plan(plan)
-    store.put_text("para-p1", "paraphrase", "Explain quotes, please.", prompt="p1", condition="paraphrase")
+    # derived texts as the engine stores them (elotui.run.calls.Texts.store_derived), plus stale ones left by an
+    # older version of the file, which are not part of the current trace
+    seed = tournament.spec.comparison.perturbation_seed
+    store.put_text("para-old", "paraphrase", "An older paraphrase.", prompt="p1", condition="paraphrase",
+                   base_key=text_key("prompt", "p1", "an older prompt text"))
+    store.put_text("para-p1", "paraphrase", "Explain quotes, please.", prompt="p1", condition="paraphrase",
+                   base_key=text_key("prompt", "p1", tournament.prompt_texts["p1"]))
     variants = 0
     for pid in tournament.prompt_ids:
         for cid in tournament.contestant_ids:
-            store.put_text(f"lex-{pid}-{cid}", "lexical", tournament.responses[(pid, cid)] + " (A.I.)", prompt=pid,
-                           contestant=cid, condition="lexical", base_key=f"base-{pid}-{cid}")
+            base = tournament.responses[(pid, cid)]
+            base_key = text_key("response", pid, cid, base)
+            store.put_text(base_key, "response", base, prompt=pid, contestant=cid)
+            store.put_text(f"lex-old-{pid}-{cid}", "perturbed", "older base, perturbed", prompt=pid, contestant=cid,
+                           condition="lexical", base_key=text_key("response", pid, cid, "older base"))
+            store.put_text(f"lex-{pid}-{cid}", "perturbed", perturb(base, seed=seed, salt=f"{pid}\x00{cid}"),
+                           prompt=pid, contestant=cid, condition="lexical", base_key=base_key)
+            store.put_text(f"lex-seed-{pid}-{cid}", "perturbed", base + " (another seed)", prompt=pid,
+                           contestant=cid, condition="lexical", base_key=base_key)
             variants += 1
     return calls, plan, 1, variants
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 from types import SimpleNamespace
+from typing import Self
 
 import pytest
 
@@ -31,7 +32,7 @@ class FakeSession:
         self.log = log
         self.fail_after = fail_after
 
-    def __enter__(self) -> FakeSession:
+    def __enter__(self) -> Self:
         return self
 
     def __exit__(self, *exc: object) -> None:
@@ -49,7 +50,7 @@ def fake_neo4j(log: list, fail_after: int | None = None) -> SimpleNamespace:
         def __init__(self, uri: str, auth: tuple[str, str]) -> None:
             log.append(("driver", uri, auth))
 
-        def __enter__(self) -> Driver:
+        def __enter__(self) -> Self:
             return self
 
         def __exit__(self, *exc: object) -> None:

@@ -38,8 +38,8 @@ def test_counts_equal_the_store(filled) -> None:
     recorded = [c for c in filled.calls]  # every call was recorded for a planned presentation
     assert len(filled.plan) > len(recorded)  # some presentations are unjudged: they are not traces
     assert counts["nodes"] == {
-        "Question": len(t.prompt_ids) + len(filled.store.texts("paraphrase")),
-        "Response": len(t.prompt_ids) * len(t.contestant_ids) + len(filled.store.texts("lexical")),
+        "Question": len(t.prompt_ids) + filled.paraphrases,
+        "Response": len(t.prompt_ids) * len(t.contestant_ids) + filled.variants,
         "Judge": len(t.judge_ids),
         "PairwiseEvaluation": len(recorded),
     }
