@@ -64,8 +64,7 @@ def test_gpt4_alone_at_threshold_none_gives_the_published_win_rates(table: Verdi
         assert report["win_rates"]["gpt-4"][contestant] == pytest.approx(float(published), abs=1e-12)
 
 
-def test_human_agreement_and_position_consistency_per_judge(table: VerdictTable, tournament: Tournament,
-                                                            capsys: pytest.CaptureFixture[str]) -> None:
+def test_human_agreement_and_position_consistency_per_judge(table: VerdictTable, tournament: Tournament) -> None:
     assert tournament.spec.reference is not None and tournament.spec.reference.votes
     votes = list(read_log(tournament.resolve(tournament.spec.reference.votes)))
     report = diagnose(table, human_votes=votes, permutations=5)
@@ -80,8 +79,7 @@ def test_human_agreement_and_position_consistency_per_judge(table: VerdictTable,
         assert position["consistent"] + position["position_bias"] + position["inconclusive"] == pytest.approx(1.0)
         lines.append(f"{judge:>10}: human accuracy {human['accuracy']:.3f} κ {human['cohen_kappa']:.3f}, "
                      f"position-consistent {position['consistent']:.3f}")
-    with capsys.disabled():
-        print("\n" + "\n".join(lines))
+    print("\n".join(lines))  # shown with `pytest -s`
     kappa = {j: report["judges"][j]["human"]["cohen_kappa"] for j in JUDGES}
     consistent = {j: report["judges"][j]["position"]["consistent"] for j in JUDGES}
     # GPT-4 agrees best with the human majority and is the most order-consistent; Bard and Vicuna-13B the least
