@@ -198,8 +198,8 @@ def build_graph(tournament: Tournament, store: Store) -> Graph:
     for pid in prompts:
         for cid in contestants:
             text = tournament.responses.get((pid, cid))
-            kind, text_key_ = "given", None
             base_key = text_key("response", pid, cid, text) if text is not None else None
+            kind, text_key_ = "given", base_key
             if text is None and (pid, cid) in generated:
                 text, kind = generated[(pid, cid)]["text"], "generated"
                 text_key_ = base_key = generated[(pid, cid)]["key"]
