@@ -94,6 +94,9 @@ def test_links_follow_the_conditions(filled) -> None:
     assert nodes["judge:j2"].props["label"] == "Second judge"
     assert [r.end for r in rels[("REPHRASES", paraphrase_id("para-p1"))]] == [question_id("p1")]
     assert [r.end for r in rels[("VARIANT_OF", variant_id("lex-p2-beta"))]] == [response_id("p2", "beta")]
+    assert nodes[variant_id("lex-p2-beta")].props["base_key"] == nodes[response_id("p2", "beta")].props["text_key"]
+    # stale texts (an older prompt text, an older base response, another perturbation seed) are not in the trace
+    assert not {paraphrase_id("para-old"), variant_id("lex-old-p1-alpha"), variant_id("lex-seed-p1-alpha")} & set(nodes)
 
 
 def _graph_from_script(script: str) -> tuple[dict[str, tuple[str, dict]], Counter, list[tuple]]:
