@@ -271,8 +271,9 @@ class ElotuiApp(App[int]):
             self.progress = event
         elif isinstance(event, RunStateChanged):
             self.run_state = event.state
-            if event.reason:
-                self.notify(f"{event.state}: {one_line(event.reason, 200)}", markup=False)
+            if event.state == "budget":
+                self.notify(one_line(event.reason, 300), title="budget reached", severity="warning", timeout=30,
+                            markup=False)
         elif isinstance(event, RunStarted):
             self.run_state = "running"
             self.reload_from_store()
@@ -286,6 +287,8 @@ class ElotuiApp(App[int]):
         self.run_state = result.state
         for c in self.live.values():
             c.in_flight = 0
+        self._drain()
+        self.reload_from_store()  # the store is the truth (a call may answer several plan rows)
         if result.failed:
             self.notify(f"{len(result.failed)} call(s) failed for good; they are retried on the next run",
                         title="run finished", severity="warning", timeout=15, markup=False)
@@ -308,6 +311,8 @@ class ElotuiApp(App[int]):
         if self._stats_version != self.ranking.version and (self._ticks % 8 == 1 or self.run_state != "running"):
             self._stats_version = self.ranking.version
             self._load_judge_stats()
+        elif self.runner is not None and self._ticks % 2 == 0:
+            self._show_judges()
         tabs = self.query_one("#tabs", TabbedContent)
         if tabs.active == "tab-diagnostics" and self._diag_version != self.ranking.version \
                 and not self._busy(self._diag_worker) and (self._ticks % 20 == 1 or self._diag_version < 0):
@@ -384,8 +389,27 @@ class ElotuiApp(App[int]):
     @on(JudgeStatsLoaded)
     def _stats_loaded(self, message: JudgeStatsLoaded) -> None:
         self.judge_stats = message.stats
+        self._show_judges()
+
+    def _show_judges(self) -> None:
+        """The judges panel: stored totals (store.judge_stats) + the runner's live counters (in flight, retries,
+        429s) + this session's failure counts from the events."""
+        live: dict[str, JudgeLive] = {}
+        counters = getattr(self.runner, "counters", None) or {}
+        for judge in self.tournament.judge_ids:
+            mine = self.live.get(judge, JudgeLive())
+            theirs = counters.get(judge)
+            if theirs is None:
+                live[judge] = mine
+                continue
+            latencies = list(getattr(theirs, "latencies_ms", []) or [])
+            live[judge] = JudgeLive(
+                in_flight=theirs.in_flight if self.run_result is None else 0, done=theirs.done,
+                invalid=theirs.invalid, failed=max(theirs.failed, mine.failed), retries=theirs.retries,
+                http_429s=theirs.http_429s, latency_sum_ms=sum(latencies), latency_n=len(latencies),
+            )
         judges = [(j, self.judge_kinds.get(j, "live")) for j in self.tournament.judge_ids]
-        self.query_one(JudgesTable).show(judges, self.judge_stats, self.live)
+        self.query_one(JudgesTable).show(judges, self.judge_stats, live)
 
     def _refresh_diagnostics(self) -> None:
         self._diag_worker = self._diagnose(self.threshold, self.method)

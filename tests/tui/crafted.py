@@ -51,7 +51,7 @@ def verdict_rows() -> list[dict[str, object]]:
     return rows
 
 
-def write_tournament(folder: Path, *, delay_ms: float = 0.0) -> Path:
+def write_tournament(folder: Path, *, delay_ms: float = 0.0, max_concurrency: int = 4) -> Path:
     folder.mkdir(parents=True, exist_ok=True)
     with (folder / "verdicts.jsonl").open("w", encoding="utf-8") as fh:
         for row in verdict_rows():
@@ -67,7 +67,7 @@ def write_tournament(folder: Path, *, delay_ms: float = 0.0) -> Path:
         lines.append('')
     for j in JUDGES:
         lines += ['[[judges]]', f'id = "{j}"', 'provider = "replay"', 'path = "verdicts.jsonl"',
-                  f'delay_ms = {delay_ms}', '']
+                  f'delay_ms = {delay_ms}', f'max_concurrency = {max_concurrency}', '']
     path = folder / "tournament.toml"
     path.write_text("\n".join(lines), encoding="utf-8")
     return path

@@ -1,0 +1,212 @@
+"""Pilot tests: press the keys a user would and check what the widgets show."""
+
+from __future__ import annotations
+
+import csv
+import io
+from pathlib import Path
+
+from rich.text import Text
+from textual.widgets import DataTable, Static
+
+from elotui.config import Tournament
+from elotui.export.ranking import leaderboard_for, write_csv
+from elotui.store import Store
+from elotui.tui.app import make_app
+from elotui.tui.screens.raw_reply import RawTextScreen
+from elotui.tui.widgets.leaderboard_table import LeaderboardTable
+from elotui.tui.widgets.status_bar import StatusBar
+from tests.tui.conftest import SIZE, settle
+from tests.tui.crafted import RAW_INVALID
+
+
+def plain(widget: Static) -> str:
+    content = widget.content
+    return content.plain if isinstance(content, Text) else str(content)
+
+
+async def test_threshold_keys_change_the_order(crafted_tournament: tuple[Tournament, Store]) -> None:
+    tournament, store = crafted_tournament
+    app = make_app(tournament, store, start_run=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        board = app.query_one(LeaderboardTable)
+        assert board.order() == ["A", "C", "B"]  # threshold 0.5 (the file's default): A beats both 2-1
+        await pilot.press("1")
+        await settle(pilot)
+        assert board.order() == ["C", "A", "B"]  # 1.0: A's 2-1 wins become draws, C beats B unanimously
+        assert "threshold 1" in plain(app.query_one(StatusBar))
+        await pilot.press("4")
+        await settle(pilot)
+        assert board.order() == ["A", "C", "B"]
+        assert "threshold 0.5" in plain(app.query_one(StatusBar))
+
+
+async def test_switching_back_is_served_from_the_cache(crafted_tournament: tuple[Tournament, Store]) -> None:
+    tournament, store = crafted_tournament
+    app = make_app(tournament, store, start_run=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)  # the first ranking precomputes every threshold and both methods
+        for key, order in (("1", ["C", "A", "B"]), ("5", None), ("m", None), ("4", ["A", "C", "B"])):
+            await pilot.press(key)
+            await pilot.pause()  # no worker needed: the cached leaderboard is shown at once
+            assert app.board_key == app.view_key
+            assert app.board_version == app.ranking.version
+            if order is not None:
+                assert app.query_one(LeaderboardTable).order() == order
+
+
+async def test_m_toggles_bradley_terry(crafted_tournament: tuple[Tournament, Store]) -> None:
+    tournament, store = crafted_tournament
+    app = make_app(tournament, store, start_run=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("m")
+        await settle(pilot)
+        assert "Bradley–Terry" in plain(app.query_one(StatusBar))
+        assert app.board is not None and app.board.settings["method"] == "bt"
+        assert app.query_one(LeaderboardTable).order() == ["A", "C", "B"]
+
+
+async def test_band_word_is_shown(crafted_tournament: tuple[Tournament, Store]) -> None:
+    tournament, store = crafted_tournament
+    app = make_app(tournament, store, start_run=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        table = app.query_one(LeaderboardTable)
+        assert app.board is not None
+        for i, row in enumerate(app.board.rows):
+            cell = table.get_cell_at((i, 6))
+            assert str(cell) == (row.band or "—")
+
+
+async def test_selecting_a_pair_shows_its_reasoning_literally(crafted_tournament: tuple[Tournament, Store]) -> None:
+    tournament, store = crafted_tournament
+    app = make_app(tournament, store, start_run=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("v")
+        await settle(pilot)
+        table = app.query_one("#pairs-table", DataTable)
+        assert table.row_count == 6
+        await pilot.press("down", "up")  # the first pair: p1, A vs B
+        await settle(pilot)
+        text = app.query_one("#verdicts", Static).content
+        assert isinstance(text, Text)
+        # the markup is shown as the characters it is made of; the ANSI colour code is removed
+        expected = "Response A is [bold]x[/bold] better red and [link=http://evil]click[/link]."
+        assert expected in text.plain
+        assert "\x1b" not in text.plain
+        start = text.plain.index(expected)
+        styled = [span for span in text.spans if span.start < start + len(expected) and span.end > start]
+        assert styled == []  # no style from the untrusted text
+        assert "j3 prefers B on p1." in text.plain  # every judge's reasoning
+        grid = app.query_one("#abba")
+        assert grid is not None
+        title = plain(app.query_one("#pair-title", Static))
+        assert "Question p1: explain [i]this[/i]." in title
+        assert "replay verdicts" in title
+
+
+async def test_pair_filters(crafted_tournament: tuple[Tournament, Store]) -> None:
+    tournament, store = crafted_tournament
+    app = make_app(tournament, store, start_run=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("v")
+        await settle(pilot)
+        table = app.query_one("#pairs-table", DataTable)
+        await pilot.click("#f-disagree")
+        await settle(pilot)
+        assert table.row_count == 4  # A vs B and A vs C on both prompts: j3 disagrees
+        await pilot.click("#f-disagree")
+        await pilot.click("#f-bias")
+        await settle(pilot)
+        assert table.row_count == 0  # the crafted judges never flip with the order
+
+
+async def test_e_writes_the_csv_like_elotui_export(crafted_tournament: tuple[Tournament, Store],
+                                                 tmp_path: Path) -> None:
+    tournament, store = crafted_tournament
+    target = tmp_path / "out" / "ranking.csv"
+    app = make_app(tournament, store, start_run=False, export_path=target)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("1")
+        await settle(pilot)
+        await pilot.press("e")
+        await pilot.pause()
+        messages = [n.message for n in app._notifications]
+        assert any(str(target) in m for m in messages)
+    expected = io.StringIO()
+    write_csv(leaderboard_for(tournament, store, threshold=1.0, method="elo"), expected)
+    assert target.read_text(encoding="utf-8") == expected.getvalue()
+    rows = list(csv.DictReader(io.StringIO(expected.getvalue())))
+    assert [r["contestant"] for r in rows] == ["C", "A", "B"]
+
+
+async def test_default_export_path_is_the_tournament_slug(crafted_tournament: tuple[Tournament, Store],
+                                                         tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    tournament, store = crafted_tournament
+    monkeypatch.chdir(tmp_path)
+    app = make_app(tournament, store, start_run=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("e")
+        await pilot.pause()
+    assert (tmp_path / "crafted-b-markup-b-cup-ranking.csv").exists()
+
+
+async def test_invalid_reply_opens_in_a_modal(crafted_tournament: tuple[Tournament, Store]) -> None:
+    tournament, store = crafted_tournament
+    app = make_app(tournament, store, start_run=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("i")
+        await pilot.pause()
+        assert isinstance(app.screen, RawTextScreen)
+        body = app.screen.query_one("#raw-text", Static).content
+        assert isinstance(body, Text) and body.plain == RAW_INVALID and not body.spans
+        await pilot.press("escape")
+        await pilot.pause()
+        assert not isinstance(app.screen, RawTextScreen)
+
+
+async def test_scope_selector_ranks_one_judge(crafted_tournament: tuple[Tournament, Store]) -> None:
+    tournament, store = crafted_tournament
+    app = make_app(tournament, store, start_run=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        app.set_scope_judge("j3")  # j3 prefers B and C over A
+        await settle(pilot)
+        assert app.board is not None and app.board.settings["judges"] == ["j3"]
+        assert app.query_one(LeaderboardTable).order()[-1] == "A"
+        assert "judge j3" in plain(app.query_one(StatusBar))
+        app.set_scope_judge(None)
+        app.set_scope_prompt("p2")
+        await settle(pilot)
+        assert app.board is not None and app.board.settings["prompts"] == ["p2"]
+
+
+async def test_help_and_palette_commands(crafted_tournament: tuple[Tournament, Store]) -> None:
+    from elotui.tui.commands import palette_commands
+    from elotui.tui.screens.help import HelpScreen
+
+    tournament, store = crafted_tournament
+    app = make_app(tournament, store, start_run=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("question_mark")
+        await pilot.pause()
+        assert isinstance(app.screen, HelpScreen)
+        await pilot.press("escape")
+        titles = {title: cb for title, _, cb in palette_commands(app)}
+        for needed in ("Threshold 1", "Threshold none", "Toggle method Elo / Bradley–Terry", "Pause or resume judging",
+                       "Export ranking to CSV", "Help", "Quit", "Show pairs", "Show diagnostics",
+                       "Switch theme: elotui-light", "Switch theme: elotui-contrast", "Scope: judge j2"):
+            assert needed in titles
+        titles["Switch theme: elotui-light"]()
+        titles["Threshold 1"]()
+        await settle(pilot)
+        assert app.theme == "elotui-light"
+        assert app.query_one(LeaderboardTable).order() == ["C", "A", "B"]

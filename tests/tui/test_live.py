@@ -1,0 +1,131 @@
+"""The app during a run: the real Runner with replay judges (pause stops new calls, quit leaves the store
+consistent), and synthetic event bursts (coalescing, failures as notifications and counts)."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+from rich.text import Text
+from textual.message import Message
+
+from elotui.config import load_tournament
+from elotui.judges.base import Presentation, RetryNotice
+from elotui.run.events import CallFailed, CallRetried, CallStarted, VerdictRecorded
+from elotui.store import Store
+from elotui.tui.app import make_app
+from elotui.tui.messages import VerdictsArrived
+from elotui.tui.widgets.judges_table import JudgesTable
+from elotui.tui.widgets.leaderboard_table import LeaderboardTable
+from elotui.tui.widgets.status_bar import StatusBar
+from tests.tui.conftest import SIZE, settle
+from tests.tui.crafted import crafted, write_tournament
+
+
+def answered(store: Store) -> int:
+    return sum(1 for row in store.plan_verdicts() if row[6] in ("ok", "invalid"))
+
+
+async def wait_for(condition, timeout: float = 10.0) -> None:  # type: ignore[no-untyped-def]
+    loop = asyncio.get_running_loop()
+    end = loop.time() + timeout
+    while not condition():
+        assert loop.time() < end, "timed out"
+        await asyncio.sleep(0.02)
+
+
+async def test_pause_stops_new_calls_and_quit_keeps_the_store(tmp_path: Path) -> None:
+    tournament = load_tournament(write_tournament(tmp_path / "t", delay_ms=40, max_concurrency=1))
+    store = Store(tmp_path / "store.sqlite")
+    app = make_app(tournament, store)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(lambda: answered(store) >= 3)
+        await pilot.press("p")
+        assert app.runner.paused
+        await wait_for(lambda: app.runner.in_flight == 0)  # calls in flight finish and are stored
+        stopped_at = answered(store)
+        await asyncio.sleep(0.4)  # ten delays' worth: an unpaused runner would have answered ~30 more
+        assert answered(store) == stopped_at
+        await pilot.pause()
+        assert "PAUSED" in app.query_one(StatusBar).content.plain  # type: ignore[union-attr]
+        assert stopped_at < 36
+        await pilot.press("p")
+        await wait_for(lambda: app.run_result is not None)
+        await settle(pilot)
+        assert answered(store) == 36
+        assert app.query_one(LeaderboardTable).order() == ["A", "C", "B"]
+        assert "FINISHED" in app.query_one(StatusBar).content.plain  # type: ignore[union-attr]
+        await pilot.press("q")
+    assert app.return_value == 0
+    store.close()
+
+
+async def test_quit_during_a_run_waits_for_calls_in_flight(tmp_path: Path) -> None:
+    tournament = load_tournament(write_tournament(tmp_path / "t", delay_ms=40, max_concurrency=1))
+    store = Store(tmp_path / "store.sqlite")
+    app = make_app(tournament, store)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(lambda: answered(store) >= 2)
+        await pilot.press("q")
+        await wait_for(lambda: app.run_result is not None)
+    assert app.run_result is not None and app.run_result.state == "stopped"
+    assert app.runner.in_flight == 0
+    runs = store.runs()
+    assert runs[-1]["state"] == "stopped"  # the run was closed in the store
+    assert 2 <= answered(store) < 36
+    store.close()
+
+
+def verdict(i: int, judge: str = "j1") -> VerdictRecorded:
+    pres = Presentation(prompt="p1", first="B", second="A", condition="clean", sample=i)
+    return VerdictRecorded(key=f"x{i}", judge=judge, presentation=pres, status="ok", winner="first",
+                           reasoning="fine", latency_ms=5.0)
+
+
+async def test_a_burst_of_verdicts_is_one_message_and_one_ranking(tmp_path: Path) -> None:
+    tournament, store = crafted(tmp_path)
+    seen: list[Message] = []
+    app = make_app(tournament, store, start_run=False)
+    async with app.run_test(size=SIZE, message_hook=seen.append) as pilot:
+        await settle(pilot)
+        before = app.ranking.version
+        for i in range(2000):  # B beats A 2000 times, as fast as a runner could report
+            app.on_run_event(verdict(i))
+        await settle(pilot)
+        arrived = [m for m in seen if isinstance(m, VerdictsArrived)]
+        assert len(arrived) == 1
+        assert app.ranking.version == before + 1  # one append for the whole burst
+        assert len(app.ranking) == 35 + 1 + 2000
+        app._tick()
+        await settle(pilot)
+        assert app.board_version == app.ranking.version
+        await pilot.press("5")  # every verdict its own game (at 0.5 they are votes on one presentation)
+        await settle(pilot)
+        assert app.query_one(LeaderboardTable).order()[0] == "B"
+    store.close()
+
+
+async def test_repeated_failures_are_notifications_and_counts(tmp_path: Path) -> None:
+    tournament, store = crafted(tmp_path)
+    app = make_app(tournament, store, start_run=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        for i in range(12):
+            app.on_run_event(CallStarted(key=f"f{i}", judge="j2", kind="verdict"))
+            app.on_run_event(CallRetried(RetryNotice(judge="j2", attempt=1, reason="HTTP 429", wait_s=0.1,
+                                                     status_code=429)))
+            app.on_run_event(CallFailed(key=f"f{i}", judge="j2", kind="verdict",
+                                        error="HTTP 500 [bold]boom[/bold]\x1b[2J", attempts=5))
+        await settle(pilot)
+        app._show_judges()
+        await pilot.pause()
+        notes = [n.message for n in app._notifications if "judge j2" in n.message]
+        assert len(notes) == 3  # at 1, 3 and 10 failures, not 12 times
+        assert all("\x1b" not in n for n in notes)
+        assert any("[bold]boom[/bold]" in n for n in notes)
+        table = app.query_one(JudgesTable)
+        row = table.get_row("j2")
+        assert str(row[5]) == "12" and str(row[6]) == "12" and str(row[7]) == "12"
+        assert str(row[2]) == "0"
+        assert app.is_running
+    store.close()
