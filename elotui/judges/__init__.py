@@ -43,8 +43,10 @@ def build_judge(
         from elotui.judges.ollama import OllamaJudge as live
     else:
         raise ValueError(f"unknown provider {provider!r}")
-    judge: Judge = live(config, judge_id=judge_id, observer=observer, retry_policy=retry_policy, transport=transport)
+    judge: Judge = live(
+        config, judge_id=judge_id, observer=observer, retry_policy=retry_policy, transport=transport
+    )
     return judge
 
 
-__all__ = ["build_judge", "RetryPolicy"]
+__all__ = ["RetryPolicy", "build_judge"]

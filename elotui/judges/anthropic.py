@@ -54,6 +54,12 @@ class AnthropicJudge(LiveJudge):
         usage = data.get("usage") if isinstance(data.get("usage"), dict) else {}
         tokens = int_or_none(usage.get("input_tokens")), int_or_none(usage.get("output_tokens"))
         for block in content:
-            if isinstance(block, dict) and block.get("type") == "tool_use" and isinstance(block.get("input"), dict):
+            if (
+                isinstance(block, dict)
+                and block.get("type") == "tool_use"
+                and isinstance(block.get("input"), dict)
+            ):
                 return json.dumps(block["input"], ensure_ascii=False), *tokens
-        return first_text([b for b in content if isinstance(b, dict) and b.get("type", "text") == "text"]), *tokens
+        return first_text(
+            [b for b in content if isinstance(b, dict) and b.get("type", "text") == "text"]
+        ), *tokens

@@ -55,9 +55,13 @@ class GeminiJudge(LiveJudge):
         if not isinstance(candidates, list) or not candidates or not isinstance(candidates[0], dict):
             feedback = data.get("promptFeedback")
             block = feedback.get("blockReason") if isinstance(feedback, dict) else None
-            raise ReplyShapeError(f"the prompt was blocked: {block}" if block else "no candidates in the reply")
+            raise ReplyShapeError(
+                f"the prompt was blocked: {block}" if block else "no candidates in the reply"
+            )
         content = candidates[0].get("content")
         if not isinstance(content, dict):
             reason = candidates[0].get("finishReason")
-            raise ReplyShapeError(f"no content (finishReason {reason})" if reason else "no content in the candidate")
+            raise ReplyShapeError(
+                f"no content (finishReason {reason})" if reason else "no content in the candidate"
+            )
         return first_text(content.get("parts")), *tokens

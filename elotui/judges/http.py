@@ -53,7 +53,9 @@ class TokenBucket:
     """A token bucket with reservations: `reserve(cost)` takes tokens now (possibly into debt) and
     returns how long the caller must wait before acting, so concurrent callers queue in order."""
 
-    def __init__(self, per_second: float, capacity: float, clock: Callable[[], float] = time.monotonic) -> None:
+    def __init__(
+        self, per_second: float, capacity: float, clock: Callable[[], float] = time.monotonic
+    ) -> None:
         self.rate = per_second
         self.capacity = max(capacity, 1e-9)
         self.tokens = self.capacity
@@ -97,8 +99,15 @@ def parse_retry_after(value: str | None, now: float | None = None) -> float | No
 class CallFailed(Exception):
     """A call that failed for good (after retries, or at once for a final error). The message is redacted."""
 
-    def __init__(self, message: str, *, attempts: int, http_429s: int, status_code: int | None = None,
-                 body: str | None = None) -> None:
+    def __init__(
+        self,
+        message: str,
+        *,
+        attempts: int,
+        http_429s: int,
+        status_code: int | None = None,
+        body: str | None = None,
+    ) -> None:
         super().__init__(message)
         self.message = message
         self.attempts = attempts
@@ -147,9 +156,13 @@ class HttpEndpoint:
         self._transport = transport
         self._client: httpx.AsyncClient | None = None
         self._semaphore = asyncio.Semaphore(config.max_concurrency)
-        self._rpm = TokenBucket(config.requests_per_minute / 60.0, 1.0) if config.requests_per_minute else None
+        self._rpm = (
+            TokenBucket(config.requests_per_minute / 60.0, 1.0) if config.requests_per_minute else None
+        )
         self._tpm = (
-            TokenBucket(config.tokens_per_minute / 60.0, config.tokens_per_minute) if config.tokens_per_minute else None
+            TokenBucket(config.tokens_per_minute / 60.0, config.tokens_per_minute)
+            if config.tokens_per_minute
+            else None
         )
         self._rng = random.Random()
 
@@ -203,7 +216,9 @@ class HttpEndpoint:
         key = self.api_key()
         if key is None and key_required:
             raise CallFailed(
-                f"judge {self.judge_id}: environment variable ${self.key_env} is not set", attempts=0, http_429s=0
+                f"judge {self.judge_id}: environment variable ${self.key_env} is not set",
+                attempts=0,
+                http_429s=0,
             )
         url = self.base_url + path
         self.client()  # built before any rate token is taken, so its set-up cost never delays a request
@@ -245,8 +260,13 @@ class HttpEndpoint:
             self.counters.retries += 1
             if self.observer is not None:
                 self.observer(
-                    RetryNotice(judge=self.judge_id, attempt=attempts, reason=last_reason, wait_s=wait,
-                                status_code=status_code)
+                    RetryNotice(
+                        judge=self.judge_id,
+                        attempt=attempts,
+                        reason=last_reason,
+                        wait_s=wait,
+                        status_code=status_code,
+                    )
                 )
             await asyncio.sleep(wait)
 
@@ -265,7 +285,11 @@ class HttpEndpoint:
             self._tpm.refund(float(estimated - actual))
 
     async def _send(
-        self, url: str, payload: dict[str, Any], key: str | None, auth_headers: Callable[[str], dict[str, str]]
+        self,
+        url: str,
+        payload: dict[str, Any],
+        key: str | None,
+        auth_headers: Callable[[str], dict[str, str]],
     ) -> httpx.Response:
         headers = {"content-type": "application/json", "accept": "application/json"}
         if key is not None:
@@ -282,7 +306,9 @@ class HttpEndpoint:
         except httpx.PoolTimeout:
             raise _Retry(f"pool timeout: no free connection within {timeout:g}s") from None
         except httpx.ConnectError as exc:
-            raise _Retry(f"cannot connect to {self.base_url}: {self.redact(str(exc)) or 'connection refused'}") from None
+            raise _Retry(
+                f"cannot connect to {self.base_url}: {self.redact(str(exc)) or 'connection refused'}"
+            ) from None
         except httpx.RemoteProtocolError:
             raise _Retry("connection dropped: the server closed it without a complete reply") from None
         except httpx.ReadError:
@@ -291,7 +317,9 @@ class HttpEndpoint:
             raise _Retry("connection dropped while sending the request") from None
         except httpx.UnsupportedProtocol:
             raise CallFailed(
-                f"judge {self.judge_id}: base_url {self.base_url} is not an http(s) URL", attempts=1, http_429s=0
+                f"judge {self.judge_id}: base_url {self.base_url} is not an http(s) URL",
+                attempts=1,
+                http_429s=0,
             ) from None
         except httpx.InvalidURL:
             raise CallFailed(f"judge {self.judge_id}: invalid URL {url}", attempts=1, http_429s=0) from None
@@ -302,7 +330,9 @@ class HttpEndpoint:
                 http_429s=0,
             ) from None
 
-    def _accept(self, response: httpx.Response, attempts: int, http_429s: int, latency_ms: float) -> HttpResult:
+    def _accept(
+        self, response: httpx.Response, attempts: int, http_429s: int, latency_ms: float
+    ) -> HttpResult:
         code = response.status_code
         body = self.redact(response.text)
         if code in RETRYABLE_STATUS or 500 <= code < 600:
@@ -319,8 +349,13 @@ class HttpEndpoint:
             else:
                 message = f"judge {self.judge_id}: HTTP {code}: the server wants a key (set `api_key_env`)"
             detail = _short(body)
-            raise CallFailed(message + (f": {detail}" if detail else ""), attempts=attempts, http_429s=http_429s,
-                             status_code=code, body=body)
+            raise CallFailed(
+                message + (f": {detail}" if detail else ""),
+                attempts=attempts,
+                http_429s=http_429s,
+                status_code=code,
+                body=body,
+            )
         if not 200 <= code < 300:
             detail = _short(body)
             raise CallFailed(

@@ -82,8 +82,14 @@ class LiveJudge:
     async def _call(self, system: str, user: str, *, verdict: bool) -> tuple[str, Any, dict[str, Any]]:
         """Returns ("ok", text, meta) | ("invalid", raw body, meta) | ("error", message, meta)."""
         estimated = estimate_tokens(self.config, system, user)
-        meta: dict[str, Any] = {"attempts": 1, "http_429s": 0, "latency_ms": None,
-                                "input_tokens": None, "output_tokens": None, "cost": None}
+        meta: dict[str, Any] = {
+            "attempts": 1,
+            "http_429s": 0,
+            "latency_ms": None,
+            "input_tokens": None,
+            "output_tokens": None,
+            "cost": None,
+        }
         started = time.perf_counter()
         try:
             result = await self.http.post_json(
@@ -94,8 +100,11 @@ class LiveJudge:
                 estimated_tokens=estimated,
             )
         except CallFailed as failed:
-            meta.update(attempts=failed.attempts, http_429s=failed.http_429s,
-                        latency_ms=(time.perf_counter() - started) * 1000.0)
+            meta.update(
+                attempts=failed.attempts,
+                http_429s=failed.http_429s,
+                latency_ms=(time.perf_counter() - started) * 1000.0,
+            )
             return "error", failed.message, meta
         meta.update(attempts=result.attempts, http_429s=result.http_429s, latency_ms=result.latency_ms)
         try:
@@ -104,8 +113,9 @@ class LiveJudge:
             meta["shape_error"] = str(exc)
             return "invalid", result.body, meta
         self.http.settle_tokens(estimated, None if tokens_in is None else tokens_in + (tokens_out or 0))
-        meta.update(input_tokens=tokens_in, output_tokens=tokens_out,
-                    cost=cost_of(self.config, tokens_in, tokens_out))
+        meta.update(
+            input_tokens=tokens_in, output_tokens=tokens_out, cost=cost_of(self.config, tokens_in, tokens_out)
+        )
         return "ok", self.http.redact(text), meta
 
     async def judge(self, request: JudgeRequest) -> JudgeReply:

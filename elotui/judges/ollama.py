@@ -40,4 +40,8 @@ class OllamaJudge(LiveJudge):
         message = data.get("message")
         if not isinstance(message, dict) or not isinstance(message.get("content"), str):
             raise ReplyShapeError("no `message.content` in the reply")
-        return message["content"], int_or_none(data.get("prompt_eval_count")), int_or_none(data.get("eval_count"))
+        return (
+            message["content"],
+            int_or_none(data.get("prompt_eval_count")),
+            int_or_none(data.get("eval_count")),
+        )

@@ -25,7 +25,10 @@ class OpenAIJudge(LiveJudge):
         return "max_completion_tokens"
 
     def _response_format(self) -> dict[str, Any]:
-        return {"type": "json_schema", "json_schema": {"name": "verdict", "strict": True, "schema": VERDICT_SCHEMA}}
+        return {
+            "type": "json_schema",
+            "json_schema": {"name": "verdict", "strict": True, "schema": VERDICT_SCHEMA},
+        }
 
     def payload(self, system: str, user: str, *, verdict: bool) -> dict[str, Any]:
         messages = []
@@ -54,7 +57,9 @@ class OpenAIJudge(LiveJudge):
         content = message.get("content")
         if not isinstance(content, str):
             refusal = message.get("refusal")
-            raise ReplyShapeError(f"the model refused: {refusal}" if isinstance(refusal, str) else "no text content")
+            raise ReplyShapeError(
+                f"the model refused: {refusal}" if isinstance(refusal, str) else "no text content"
+            )
         usage = data.get("usage") if isinstance(data.get("usage"), dict) else {}
         return content, int_or_none(usage.get("prompt_tokens")), int_or_none(usage.get("completion_tokens"))
 

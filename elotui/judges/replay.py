@@ -80,7 +80,9 @@ class ReplayJudge:
     def _answer(self, request: JudgeRequest) -> JudgeReply:
         p = request.presentation
         if p is None:
-            return JudgeReply(status="error", error=f"judge {self.id}: a replay judge answers comparisons only")
+            return JudgeReply(
+                status="error", error=f"judge {self.id}: a replay judge answers comparisons only"
+            )
         row = self.lookup(p.prompt, p.first, p.second, p.condition, p.sample)
         if row is None:
             return JudgeReply(
@@ -92,11 +94,17 @@ class ReplayJudge:
                 ),
             )
         if row["status"] == "ok":
-            return JudgeReply(status="ok", winner=row["winner"], reasoning=row["reasoning"],  # type: ignore[arg-type]
-                              raw_reply=row["reasoning"])
+            return JudgeReply(
+                status="ok",
+                winner=row["winner"],
+                reasoning=row["reasoning"],  # type: ignore[arg-type]
+                raw_reply=row["reasoning"],
+            )
         if row["status"] == "invalid":
             return JudgeReply(status="invalid", reasoning=row["reasoning"], raw_reply=row["reasoning"])
-        return JudgeReply(status="error", error=f"recorded as failed in {self.path.name}", raw_reply=row["reasoning"])
+        return JudgeReply(
+            status="error", error=f"recorded as failed in {self.path.name}", raw_reply=row["reasoning"]
+        )
 
     async def complete(self, system: str, user: str) -> Completion:
         return Completion(status="error", error=f"judge {self.id}: a replay judge cannot generate text")

@@ -48,7 +48,9 @@ class SimulatedJudge:
         q = self.sim.qualities
         for cid in (p.first, p.second):
             if cid not in q:
-                return JudgeReply(status="error", error=f"judge {self.id}: no simulated quality for contestant {cid!r}")
+                return JudgeReply(
+                    status="error", error=f"judge {self.id}: no simulated quality for contestant {cid!r}"
+                )
         rng = self._rng(request.key)
         if rng.random() < self.sim.invalid_rate:
             return JudgeReply(status="invalid", raw_reply=INVALID_TEXT)
@@ -96,7 +98,9 @@ class SimulatedJudge:
         digest = hashlib.sha256(f"{self.sim.seed}\x00{system}\x00{user}".encode()).hexdigest()[:12]
         excerpt = " ".join(user.split())[:200]
         self.counters.done += 1
-        return Completion(status="ok", text=f"[simulated text {digest}; no model was called] {excerpt}", latency_ms=0.0)
+        return Completion(
+            status="ok", text=f"[simulated text {digest}; no model was called] {excerpt}", latency_ms=0.0
+        )
 
     async def aclose(self) -> None:
         return None
@@ -105,4 +109,3 @@ class SimulatedJudge:
 def winner_probability(d: float) -> float:
     """P(first wins | noisy difference d, no tie): the Elo logistic curve."""
     return 1.0 / (1.0 + 10.0 ** (-d / 400.0))
-

@@ -23,20 +23,28 @@ USER = (
 
 
 def request(key: str = "k1", user: str = USER) -> JudgeRequest:
-    return JudgeRequest(key=key, system="You are a fair judge.", user=user,
-                        presentation=Presentation(prompt="q1", first="x", second="y"))
+    return JudgeRequest(
+        key=key,
+        system="You are a fair judge.",
+        user=user,
+        presentation=Presentation(prompt="q1", first="x", second="y"),
+    )
 
 
 @pytest.fixture
 def make_judge(fake_llm: FakeLLMServer, fake_key: str) -> Callable[..., tuple[Judge, list[RetryNotice]]]:
     made: list[Judge] = []
 
-    def make(provider: str = "openai", server: FakeLLMServer | None = None, **fields: Any) -> tuple[Judge, list[RetryNotice]]:
+    def make(
+        provider: str = "openai", server: FakeLLMServer | None = None, **fields: Any
+    ) -> tuple[Judge, list[RetryNotice]]:
         srv = server or fake_llm
         notices: list[RetryNotice] = []
         fields.setdefault("timeout_s", 2.0)
         config = JudgeConfig(id="j1", **srv.judge_config(provider, **fields))
-        judge = build_judge(config, judge_id="j1", base_dir=Path("."), observer=notices.append, retry_policy=FAST)
+        judge = build_judge(
+            config, judge_id="j1", base_dir=Path("."), observer=notices.append, retry_policy=FAST
+        )
         made.append(judge)
         return judge, notices
 

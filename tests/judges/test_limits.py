@@ -71,7 +71,9 @@ def test_token_bucket_for_tokens_allows_a_burst_up_to_capacity_then_waits() -> N
     assert bucket.reserve(5000) > 0  # a call larger than the bucket waits for a full bucket, not forever
 
 
-async def test_tokens_per_minute_delays_the_call_that_exceeds_the_budget(make_judge, fake_llm: FakeLLMServer) -> None:
+async def test_tokens_per_minute_delays_the_call_that_exceeds_the_budget(
+    make_judge, fake_llm: FakeLLMServer
+) -> None:
     # A call is estimated at (len(system) + len(user)) // 4 + 1 + max_tokens = (21 + 400) // 4 + 1 + 2909 = 3015
     # tokens. With 6000 tokens/minute (100/s, a bucket of 6000) the first call goes at once and the second
     # lacks 2 * 3015 - 6000 = 30 tokens: it must wait 0.3 s.

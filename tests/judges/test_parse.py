@@ -51,7 +51,9 @@ def test_everything_else_is_invalid(text: str | None) -> None:
     assert parse_verdict(text) == ("invalid", None, None)
 
 
-@pytest.mark.parametrize("shape", ["better", "winner", "preferred", "preferred_profile", "prose", "fence", "upper"])
+@pytest.mark.parametrize(
+    "shape", ["better", "winner", "preferred", "preferred_profile", "prose", "fence", "upper"]
+)
 @pytest.mark.parametrize(("better", "winner"), [("A", "first"), ("B", "second"), ("tie", "tie")])
 def test_every_fake_server_shape_parses(shape: str, better: str, winner: str) -> None:
     text = verdict_text(Verdict(better, "r", shape))  # type: ignore[arg-type]

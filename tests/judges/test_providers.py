@@ -21,15 +21,20 @@ PROVIDERS = ["openai", "openai-compatible", "anthropic", "gemini", "ollama"]
 
 
 @pytest.mark.parametrize("provider", PROVIDERS)
-@pytest.mark.parametrize("shape", ["better", "winner", "preferred", "preferred_profile", "prose", "fence", "upper"])
-async def test_every_provider_reads_every_verdict_shape(make_judge, fake_llm: FakeLLMServer, provider: str,
-                                                        shape: str) -> None:
+@pytest.mark.parametrize(
+    "shape", ["better", "winner", "preferred", "preferred_profile", "prose", "fence", "upper"]
+)
+async def test_every_provider_reads_every_verdict_shape(
+    make_judge, fake_llm: FakeLLMServer, provider: str, shape: str
+) -> None:
     judge, _ = make_judge(provider)
     fake_llm.script(Verdict("B", "B explains more.", shape), Verdict("A", "A is right.", shape))  # type: ignore[arg-type]
     r1 = await judge.judge(request("k1"))
     r2 = await judge.judge(request("k2"))
     assert (r1.status, r1.winner, r2.status, r2.winner) == ("ok", "second", "ok", "first")
-    assert len(fake_llm.requests) == 2 and fake_llm.requests[0].wire == ("openai" if "openai" in provider else provider)
+    assert len(fake_llm.requests) == 2 and fake_llm.requests[0].wire == (
+        "openai" if "openai" in provider else provider
+    )
     await judge.aclose()
 
 
@@ -68,8 +73,13 @@ async def test_openai_request(make_judge, fake_llm: FakeLLMServer, fake_key: str
     seen = fake_llm.requests[0]
     assert seen.path == "/v1/chat/completions" and seen.headers["authorization"] == f"Bearer {fake_key}"
     body = seen.json
-    assert body["model"] == "fake-model" and body["temperature"] == 0.3 and body["max_completion_tokens"] == 77
-    assert body["messages"] == [{"role": "system", "content": "You are a fair judge."}, {"role": "user", "content": USER}]
+    assert (
+        body["model"] == "fake-model" and body["temperature"] == 0.3 and body["max_completion_tokens"] == 77
+    )
+    assert body["messages"] == [
+        {"role": "system", "content": "You are a fair judge."},
+        {"role": "user", "content": USER},
+    ]
     assert body["response_format"]["type"] == "json_schema"
     assert body["response_format"]["json_schema"]["schema"] == VERDICT_SCHEMA
     await judge.aclose()
@@ -83,7 +93,9 @@ async def test_openai_without_json_mode_sends_no_response_format(make_judge, fak
 
 
 async def test_openai_compatible_key_is_optional(fake_llm: FakeLLMServer) -> None:
-    config = JudgeConfig(id="local", provider="openai-compatible", model="llama", base_url=fake_llm.base_url("openai"))
+    config = JudgeConfig(
+        id="local", provider="openai-compatible", model="llama", base_url=fake_llm.base_url("openai")
+    )
     judge = build_judge(config, judge_id="local", base_dir=Path("."))
     reply = await judge.judge(request())
     seen = fake_llm.requests[0]
@@ -108,7 +120,9 @@ async def test_anthropic_request(make_judge, fake_llm: FakeLLMServer, fake_key: 
     await judge.aclose()
 
 
-async def test_gemini_key_is_in_a_header_never_in_the_url(make_judge, fake_llm: FakeLLMServer, fake_key: str) -> None:
+async def test_gemini_key_is_in_a_header_never_in_the_url(
+    make_judge, fake_llm: FakeLLMServer, fake_key: str
+) -> None:
     judge, _ = make_judge("gemini", model="models/gemini-2.0-flash", max_tokens=99)
     reply = await judge.judge(request())
     seen = fake_llm.requests[0]
@@ -151,6 +165,12 @@ def test_build_judge_and_identity(provider: str, cls: type, url: str, fake_key: 
     judge = build_judge(config, judge_id="j", base_dir=Path("."))
     assert isinstance(judge, cls) and isinstance(judge, Judge) and judge.kind == "live"
     ident = judge.identity()
-    assert ident == {"provider": provider, "model": "m", "temperature": 0.0, "max_tokens": 1024, "base_url": url,
-                     "json_mode": True}
+    assert ident == {
+        "provider": provider,
+        "model": "m",
+        "temperature": 0.0,
+        "max_tokens": 1024,
+        "base_url": url,
+        "json_mode": True,
+    }
     assert fake_key not in repr(ident) and "ELOTUI_FAKE_KEY" not in repr(ident)

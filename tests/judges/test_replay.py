@@ -11,10 +11,28 @@ from elotui.judges.replay import ReplayJudge
 from elotui.verdict_log import content_hash, write_log
 
 
-def row(prompt: str, first: str, second: str, judge: str, winner: str | None, *, condition: str = "clean",
-        status: str = "ok", reasoning: str | None = None) -> dict:
-    return {"prompt": prompt, "first": first, "second": second, "judge": judge, "condition": condition, "sample": 0,
-            "winner": winner, "reasoning": reasoning, "status": status}
+def row(
+    prompt: str,
+    first: str,
+    second: str,
+    judge: str,
+    winner: str | None,
+    *,
+    condition: str = "clean",
+    status: str = "ok",
+    reasoning: str | None = None,
+) -> dict:
+    return {
+        "prompt": prompt,
+        "first": first,
+        "second": second,
+        "judge": judge,
+        "condition": condition,
+        "sample": 0,
+        "winner": winner,
+        "reasoning": reasoning,
+        "status": status,
+    }
 
 
 def write(path: Path, rows: list[dict]) -> Path:
@@ -28,8 +46,12 @@ def write(path: Path, rows: list[dict]) -> Path:
 
 
 def ask(prompt: str, first: str, second: str, *, condition: str = "clean", sample: int = 0) -> JudgeRequest:
-    return JudgeRequest(key=f"{prompt}{first}{second}{condition}{sample}", system="", user="",
-                        presentation=Presentation(prompt, first, second, condition, sample))
+    return JudgeRequest(
+        key=f"{prompt}{first}{second}{condition}{sample}",
+        system="",
+        user="",
+        presentation=Presentation(prompt, first, second, condition, sample),
+    )
 
 
 ROWS = [
@@ -44,7 +66,7 @@ ROWS = [
 
 
 async def test_replay_finds_the_right_rows_and_reports_missing(tmp_path: Path) -> None:
-    log = write(tmp_path / "log.jsonl.gz", ROWS)
+    write(tmp_path / "log.jsonl.gz", ROWS)
     config = JudgeConfig(id="g4", provider="replay", path="log.jsonl.gz", model="gpt-4")
     judge = build_judge(config, judge_id="g4", base_dir=tmp_path)
     assert isinstance(judge, ReplayJudge) and judge.kind == "replay"
@@ -60,7 +82,12 @@ async def test_replay_finds_the_right_rows_and_reports_missing(tmp_path: Path) -
     assert (r.status, r.winner) == ("ok", "first")
     r = await judge.judge(ask("q3", "a", "b"))
     assert r.status == "error" and "recorded as failed" in (r.error or "")
-    for missing in (ask("q1", "a", "b", sample=2), ask("q2", "b", "a"), ask("q9", "a", "b"), ask("q1", "a", "c")):
+    for missing in (
+        ask("q1", "a", "b", sample=2),
+        ask("q2", "b", "a"),
+        ask("q9", "a", "b"),
+        ask("q1", "a", "c"),
+    ):
         r = await judge.judge(missing)
         assert r.status == "error" and r.winner is None
         assert (r.error or "").startswith("missing: no recorded verdict for")
@@ -71,8 +98,9 @@ async def test_replay_finds_the_right_rows_and_reports_missing(tmp_path: Path) -
 
 async def test_replay_name_defaults_to_the_judge_id(tmp_path: Path) -> None:
     write(tmp_path / "log.jsonl", ROWS)
-    judge = build_judge(JudgeConfig(id="claude", provider="replay", path="log.jsonl"), judge_id="claude",
-                        base_dir=tmp_path)
+    judge = build_judge(
+        JudgeConfig(id="claude", provider="replay", path="log.jsonl"), judge_id="claude", base_dir=tmp_path
+    )
     r = await judge.judge(ask("q1", "a", "b"))
     assert (r.status, r.winner, r.reasoning) == ("ok", "second", "claude says b")
     assert (await judge.judge(ask("q1", "b", "a"))).status == "error"
@@ -80,27 +108,45 @@ async def test_replay_name_defaults_to_the_judge_id(tmp_path: Path) -> None:
 
 def test_identity_has_resolved_path_and_content_hash(tmp_path: Path) -> None:
     log = write(tmp_path / "log.jsonl", ROWS)
-    judge = build_judge(JudgeConfig(id="g", provider="replay", path="log.jsonl", model="gpt-4"), judge_id="g",
-                        base_dir=tmp_path)
-    assert judge.identity() == {"provider": "replay", "path": str(log.resolve()), "content_hash": content_hash(log),
-                                "replay_name": "gpt-4"}
+    judge = build_judge(
+        JudgeConfig(id="g", provider="replay", path="log.jsonl", model="gpt-4"),
+        judge_id="g",
+        base_dir=tmp_path,
+    )
+    assert judge.identity() == {
+        "provider": "replay",
+        "path": str(log.resolve()),
+        "content_hash": content_hash(log),
+        "replay_name": "gpt-4",
+    }
     write(log, ROWS[:3])  # an edited log is a different identity
-    again = build_judge(JudgeConfig(id="g", provider="replay", path="log.jsonl", model="gpt-4"), judge_id="g",
-                        base_dir=tmp_path)
+    again = build_judge(
+        JudgeConfig(id="g", provider="replay", path="log.jsonl", model="gpt-4"),
+        judge_id="g",
+        base_dir=tmp_path,
+    )
     assert again.identity()["content_hash"] != judge.identity()["content_hash"]
 
 
 async def test_large_log_is_indexed_once(tmp_path: Path, monkeypatch) -> None:
-    import elotui.judges.replay as replay
+    from elotui.judges import replay
 
-    rows = [row(f"q{p}", f"m{i}", f"m{j}", f"j{k}", "first") for p in range(80) for i in range(5) for j in range(5)
-            if i != j for k in range(5)]
+    rows = [
+        row(f"q{p}", f"m{i}", f"m{j}", f"j{k}", "first")
+        for p in range(80)
+        for i in range(5)
+        for j in range(5)
+        if i != j
+        for k in range(5)
+    ]
     assert len(rows) == 8000
     write(tmp_path / "big.jsonl.gz", rows)
     reads = []
     real = replay.read_log
     monkeypatch.setattr(replay, "read_log", lambda p: reads.append(p) or real(p))
-    judge = build_judge(JudgeConfig(id="j3", provider="replay", path="big.jsonl.gz"), judge_id="j3", base_dir=tmp_path)
+    judge = build_judge(
+        JudgeConfig(id="j3", provider="replay", path="big.jsonl.gz"), judge_id="j3", base_dir=tmp_path
+    )
     for p in range(80):
         r = await judge.judge(ask(f"q{p}", "m1", "m2"))
         assert r.status == "ok"
@@ -110,7 +156,10 @@ async def test_large_log_is_indexed_once(tmp_path: Path, monkeypatch) -> None:
 
 async def test_delay_ms_is_applied(tmp_path: Path) -> None:
     write(tmp_path / "log.jsonl", ROWS)
-    judge = build_judge(JudgeConfig(id="g", provider="replay", path="log.jsonl", model="gpt-4", delay_ms=30),
-                        judge_id="g", base_dir=tmp_path)
+    judge = build_judge(
+        JudgeConfig(id="g", provider="replay", path="log.jsonl", model="gpt-4", delay_ms=30),
+        judge_id="g",
+        base_dir=tmp_path,
+    )
     r = await judge.judge(ask("q1", "a", "b"))
     assert r.status == "ok" and r.latency_ms is not None and r.latency_ms >= 30

@@ -44,7 +44,9 @@ def test_parse_retry_after() -> None:
     assert parse_retry_after(None) is None
     assert parse_retry_after("soon") is None
     now = 1_700_000_000.0
-    assert parse_retry_after(email.utils.formatdate(now + 30, usegmt=True), now=now) == pytest.approx(30, abs=1)
+    assert parse_retry_after(email.utils.formatdate(now + 30, usegmt=True), now=now) == pytest.approx(
+        30, abs=1
+    )
     assert parse_retry_after(email.utils.formatdate(now - 30, usegmt=True), now=now) == 0.0
 
 
@@ -86,11 +88,23 @@ async def test_connect_refused_is_retried_then_reported(fake_key: str) -> None:
     server = FakeLLMServer().start()
     url = server.base_url("openai")
     server.stop()  # nothing listens on that port any more
-    config = JudgeConfig(id="j", provider="openai", model="m", base_url=url, api_key_env="ELOTUI_FAKE_KEY",
-                         max_retries=2, timeout_s=2)
+    config = JudgeConfig(
+        id="j",
+        provider="openai",
+        model="m",
+        base_url=url,
+        api_key_env="ELOTUI_FAKE_KEY",
+        max_retries=2,
+        timeout_s=2,
+    )
     notices = []
-    judge = build_judge(config, judge_id="j", base_dir=Path("."), observer=notices.append,
-                        retry_policy=RetryPolicy(base_s=0.01))
+    judge = build_judge(
+        config,
+        judge_id="j",
+        base_dir=Path("."),
+        observer=notices.append,
+        retry_policy=RetryPolicy(base_s=0.01),
+    )
     reply = await judge.judge(request())
     assert reply.status == "error" and reply.attempts == 3
     assert "cannot connect" in (reply.error or "") and "gave up after 3 attempt(s)" in (reply.error or "")
@@ -103,7 +117,9 @@ async def test_gives_up_after_max_retries_with_the_reason(make_judge, fake_llm: 
     fake_llm.script(*[Status(503, '{"error": {"message": "overloaded"}}')] * 3, Verdict("A"))
     reply = await judge.judge(request())
     assert reply.status == "error" and reply.attempts == 3
-    assert "gave up after 3 attempt(s)" in (reply.error or "") and "HTTP 503: overloaded" in (reply.error or "")
+    assert "gave up after 3 attempt(s)" in (reply.error or "") and "HTTP 503: overloaded" in (
+        reply.error or ""
+    )
     assert len(fake_llm.requests) == 3 and len(notices) == 2
     assert judge.counters.failed == 1 and judge.counters.retries == 2
     await judge.aclose()
@@ -130,8 +146,9 @@ async def test_other_4xx_are_not_retried(make_judge, fake_llm: FakeLLMServer, co
 
 
 @pytest.mark.parametrize("code", [401, 403])
-async def test_rejected_key_names_the_variable_not_the_value(make_judge, fake_llm: FakeLLMServer, fake_key: str,
-                                                            code: int) -> None:
+async def test_rejected_key_names_the_variable_not_the_value(
+    make_judge, fake_llm: FakeLLMServer, fake_key: str, code: int
+) -> None:
     judge, notices = make_judge()
     fake_llm.script(Status(code, f'{{"error": {{"message": "invalid key {fake_key}"}}}}'))
     reply = await judge.judge(request())
@@ -141,8 +158,9 @@ async def test_rejected_key_names_the_variable_not_the_value(make_judge, fake_ll
     await judge.aclose()
 
 
-async def test_missing_key_is_reported_without_calling(make_judge, fake_llm: FakeLLMServer,
-                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+async def test_missing_key_is_reported_without_calling(
+    make_judge, fake_llm: FakeLLMServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
     judge, _ = make_judge()
     monkeypatch.delenv("ELOTUI_FAKE_KEY")
     reply = await judge.judge(request())
@@ -151,11 +169,17 @@ async def test_missing_key_is_reported_without_calling(make_judge, fake_llm: Fak
     await judge.aclose()
 
 
-async def test_invalid_reply_comes_back_invalid_with_the_raw_text(make_judge, fake_llm: FakeLLMServer) -> None:
+async def test_invalid_reply_comes_back_invalid_with_the_raw_text(
+    make_judge, fake_llm: FakeLLMServer
+) -> None:
     judge, _ = make_judge()
     fake_llm.script(Text("I refuse to pick. Both are fine-ish."))
     reply = await judge.judge(request())
-    assert (reply.status, reply.winner, reply.raw_reply) == ("invalid", None, "I refuse to pick. Both are fine-ish.")
+    assert (reply.status, reply.winner, reply.raw_reply) == (
+        "invalid",
+        None,
+        "I refuse to pick. Both are fine-ish.",
+    )
     assert reply.attempts == 1 and judge.counters.invalid == 1
     await judge.aclose()
 
@@ -172,5 +196,9 @@ async def test_wrong_reply_shape_is_invalid_with_the_body(make_judge, fake_llm: 
     judge, _ = make_judge()
     fake_llm.script(RawBody('{"choices": []}', content_type="application/json"))
     reply = await judge.judge(request())
-    assert reply.status == "invalid" and reply.raw_reply == '{"choices": []}' and "choices" in (reply.error or "")
+    assert (
+        reply.status == "invalid"
+        and reply.raw_reply == '{"choices": []}'
+        and "choices" in (reply.error or "")
+    )
     await judge.aclose()

@@ -15,12 +15,14 @@ PROVIDERS = ["openai", "anthropic", "gemini"]
 
 
 @pytest.mark.parametrize("provider", PROVIDERS)
-async def test_key_is_in_no_stored_byte(make_judge, fake_llm: FakeLLMServer, fake_key: str, tmp_path: Path,
-                                        provider: str) -> None:
+async def test_key_is_in_no_stored_byte(
+    make_judge, fake_llm: FakeLLMServer, fake_key: str, tmp_path: Path, provider: str
+) -> None:
     judge, notices = make_judge(provider, max_retries=1)
     fake_llm.script(
         Echo(),  # 200 whose text echoes the headers (the key among them): an invalid verdict
-        Echo(500), Echo(500),  # errors whose bodies echo the key, twice: fails for good
+        Echo(500),
+        Echo(500),  # errors whose bodies echo the key, twice: fails for good
         Status(401, f'{{"error": {{"message": "bad key {fake_key}"}}}}'),
         Echo(400),
         Text(f'{{"reasoning": "your key is {fake_key}", "better": "A"}}'),
@@ -33,11 +35,29 @@ async def test_key_is_in_no_stored_byte(make_judge, fake_llm: FakeLLMServer, fak
     assert [r.status for r in replies] == ["invalid", "error", "error", "error", "ok"]
     store = Store(tmp_path / "calls.sqlite")
     for i, reply in enumerate(replies):
-        store.record_call(CallRecord(key=f"k{i}", kind="verdict", status=reply.status, judge="j1", provider=provider,
-                                     winner=reply.winner, reasoning=reply.reasoning, raw_reply=reply.raw_reply,
-                                     error=reply.error, attempts=reply.attempts))
-    store.record_call(CallRecord(key="gen", kind="generation", status=completion.status,
-                                 output_text=completion.text, error=completion.error))
+        store.record_call(
+            CallRecord(
+                key=f"k{i}",
+                kind="verdict",
+                status=reply.status,
+                judge="j1",
+                provider=provider,
+                winner=reply.winner,
+                reasoning=reply.reasoning,
+                raw_reply=reply.raw_reply,
+                error=reply.error,
+                attempts=reply.attempts,
+            )
+        )
+    store.record_call(
+        CallRecord(
+            key="gen",
+            kind="generation",
+            status=completion.status,
+            output_text=completion.text,
+            error=completion.error,
+        )
+    )
     texts = [str(r) for r in replies] + [str(completion)] + [str(n) for n in notices]
     assert "[redacted]" in replies[0].raw_reply  # the echo was there and was cut out
     assert all(fake_key not in t for t in texts)

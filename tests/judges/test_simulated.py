@@ -21,11 +21,19 @@ def sim_judge(**sim: object) -> SimulatedJudge:
 
 
 def ask(key: str, first: str, second: str, a: str = "", b: str = "") -> JudgeRequest:
-    return JudgeRequest(key=key, system="", user="", presentation=Presentation("q", first, second),
-                        first_text=a, second_text=b)
+    return JudgeRequest(
+        key=key,
+        system="",
+        user="",
+        presentation=Presentation("q", first, second),
+        first_text=a,
+        second_text=b,
+    )
 
 
-def first_win_rate(judge: SimulatedJudge, first: str, second: str, n: int = 4000, a: str = "", b: str = "") -> float:
+def first_win_rate(
+    judge: SimulatedJudge, first: str, second: str, n: int = 4000, a: str = "", b: str = ""
+) -> float:
     wins = 0.0
     for i in range(n):
         r = judge.decide(ask(f"k{i}", first, second, a, b))
@@ -65,7 +73,9 @@ def test_length_bias_prefers_the_longer_text() -> None:
     n = 4000
     # first text twice as long: length term = 200 * (200 - 100) / 200 = +100 Elo
     p = winner_probability(100.0)
-    assert abs(first_win_rate(judge, "same", "weak", n, "x" * 200, "x" * 100) - p) < 4 * math.sqrt(p * (1 - p) / n)
+    assert abs(first_win_rate(judge, "same", "weak", n, "x" * 200, "x" * 100) - p) < 4 * math.sqrt(
+        p * (1 - p) / n
+    )
 
 
 def test_tie_margin_and_invalid_rate() -> None:
@@ -82,7 +92,11 @@ def test_tie_margin_and_invalid_rate() -> None:
 async def test_reply_is_labelled_simulated_and_parseable() -> None:
     judge = sim_judge()
     r = await judge.judge(ask("k", "strong", "weak"))
-    assert r.status == "ok" and "Simulated" in (r.reasoning or "") and "no model was called" in (r.reasoning or "")
+    assert (
+        r.status == "ok"
+        and "Simulated" in (r.reasoning or "")
+        and "no model was called" in (r.reasoning or "")
+    )
     assert parse_verdict(r.raw_reply)[1] == r.winner
     assert judge.kind == "simulated" and judge.counters.done == 1
     unknown = await judge.judge(ask("k", "strong", "nobody"))
@@ -95,5 +109,13 @@ def test_identity_has_every_parameter() -> None:
     judge = sim_judge(seed=7, position_bias=30.0)
     ident = judge.identity()
     assert ident["provider"] == "simulated" and ident["seed"] == 7 and ident["position_bias"] == 30.0
-    assert set(ident) == {"provider", "qualities", "noise", "position_bias", "length_bias", "tie_margin",
-                          "invalid_rate", "seed"}
+    assert set(ident) == {
+        "provider",
+        "qualities",
+        "noise",
+        "position_bias",
+        "length_bias",
+        "tie_margin",
+        "invalid_rate",
+        "seed",
+    }

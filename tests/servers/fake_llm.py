@@ -13,6 +13,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import collections
+import contextlib
 import itertools
 import json
 import re
@@ -20,7 +21,7 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, Self
 
 Wire = Literal["openai", "anthropic", "gemini", "ollama"]
 Shape = Literal["better", "winner", "preferred", "preferred_profile", "prose", "fence", "upper"]
@@ -280,37 +281,66 @@ def verdict_text(v: Verdict) -> str:
     raise ValueError(v.shape)
 
 
-def encode_reply(wire: Wire, request: Request, text: str, tokens_in: int | None, tokens_out: int | None,
-                 tool_input: dict[str, Any] | None = None) -> dict[str, Any]:
+def encode_reply(
+    wire: Wire,
+    request: Request,
+    text: str,
+    tokens_in: int | None,
+    tokens_out: int | None,
+    tool_input: dict[str, Any] | None = None,
+) -> dict[str, Any]:
     tin = tokens_in if tokens_in is not None else (len(request.system) + len(request.user)) // 4 + 1
     tout = tokens_out if tokens_out is not None else len(text) // 4 + 1
     model = request.model or "fake-model"
     if wire == "openai":
         return {
-            "id": "chatcmpl-fake", "object": "chat.completion", "model": model,
-            "choices": [{"index": 0, "message": {"role": "assistant", "content": text}, "finish_reason": "stop"}],
+            "id": "chatcmpl-fake",
+            "object": "chat.completion",
+            "model": model,
+            "choices": [
+                {"index": 0, "message": {"role": "assistant", "content": text}, "finish_reason": "stop"}
+            ],
             "usage": {"prompt_tokens": tin, "completion_tokens": tout, "total_tokens": tin + tout},
         }
     if wire == "anthropic":
         if tool_input is not None:
             tools = (request.json or {}).get("tools") or [{}]
             content: list[dict[str, Any]] = [
-                {"type": "tool_use", "id": "toolu_fake", "name": tools[0].get("name", "tool"), "input": tool_input}
+                {
+                    "type": "tool_use",
+                    "id": "toolu_fake",
+                    "name": tools[0].get("name", "tool"),
+                    "input": tool_input,
+                }
             ]
         else:
             content = [{"type": "text", "text": text}]
         return {
-            "id": "msg_fake", "type": "message", "role": "assistant", "model": model, "content": content,
-            "stop_reason": "end_turn", "usage": {"input_tokens": tin, "output_tokens": tout},
+            "id": "msg_fake",
+            "type": "message",
+            "role": "assistant",
+            "model": model,
+            "content": content,
+            "stop_reason": "end_turn",
+            "usage": {"input_tokens": tin, "output_tokens": tout},
         }
     if wire == "gemini":
         return {
             "candidates": [{"content": {"role": "model", "parts": [{"text": text}]}, "finishReason": "STOP"}],
-            "usageMetadata": {"promptTokenCount": tin, "candidatesTokenCount": tout, "totalTokenCount": tin + tout},
+            "usageMetadata": {
+                "promptTokenCount": tin,
+                "candidatesTokenCount": tout,
+                "totalTokenCount": tin + tout,
+            },
         }
     return {
-        "model": model, "created_at": "2025-01-01T00:00:00Z", "message": {"role": "assistant", "content": text},
-        "done": True, "done_reason": "stop", "prompt_eval_count": tin, "eval_count": tout,
+        "model": model,
+        "created_at": "2025-01-01T00:00:00Z",
+        "message": {"role": "assistant", "content": text},
+        "done": True,
+        "done_reason": "stop",
+        "prompt_eval_count": tin,
+        "eval_count": tout,
     }
 
 
@@ -327,9 +357,19 @@ def wire_of(path: str) -> Wire | None:
     return None
 
 
-_REASONS = {200: "OK", 400: "Bad Request", 401: "Unauthorized", 403: "Forbidden", 404: "Not Found",
-            408: "Request Timeout", 429: "Too Many Requests", 500: "Internal Server Error", 502: "Bad Gateway",
-            503: "Service Unavailable", 504: "Gateway Timeout"}
+_REASONS = {
+    200: "OK",
+    400: "Bad Request",
+    401: "Unauthorized",
+    403: "Forbidden",
+    404: "Not Found",
+    408: "Request Timeout",
+    429: "Too Many Requests",
+    500: "Internal Server Error",
+    502: "Bad Gateway",
+    503: "Service Unavailable",
+    504: "Gateway Timeout",
+}
 
 # --- the server -------------------------------------------------------------------------------------------
 
@@ -337,8 +377,14 @@ _REASONS = {200: "OK", 400: "Bad Request", 401: "Unauthorized", 403: "Forbidden"
 class FakeLLMServer:
     """See the module docstring and README.md. Thread-safe to script and read from the test thread."""
 
-    def __init__(self, *, latency_s: float = 0.0, verdict_fn: VerdictFn | None = None, host: str = "127.0.0.1",
-                 port: int = 0) -> None:
+    def __init__(
+        self,
+        *,
+        latency_s: float = 0.0,
+        verdict_fn: VerdictFn | None = None,
+        host: str = "127.0.0.1",
+        port: int = 0,
+    ) -> None:
         self.latency_s = latency_s
         self.verdict_fn = verdict_fn
         self.host = host
@@ -357,9 +403,9 @@ class FakeLLMServer:
 
     # --- lifecycle -----------------------------------------------------------------------------------------
 
-    def start(self) -> FakeLLMServer:
+    def start(self) -> Self:
         ready = threading.Event()
-        errors: list[BaseException] = []
+        errors: list[OSError] = []
 
         def run() -> None:
             loop = asyncio.new_event_loop()
@@ -370,7 +416,7 @@ class FakeLLMServer:
                     asyncio.start_server(self._handle, self.host, self.port, backlog=1024)
                 )
                 self.port = self._server.sockets[0].getsockname()[1]
-            except BaseException as exc:  # pragma: no cover - start-up failure is reported to start()
+            except OSError as exc:  # start-up failure is reported to start()
                 errors.append(exc)
                 ready.set()
                 return
@@ -402,7 +448,7 @@ class FakeLLMServer:
         self._thread.join(10)
         self._loop = None
 
-    def __enter__(self) -> FakeLLMServer:
+    def __enter__(self) -> Self:
         return self.start()
 
     def __exit__(self, *exc: object) -> None:
@@ -416,12 +462,22 @@ class FakeLLMServer:
 
     def base_url(self, provider: str) -> str:
         """The `base_url` a judge of this provider uses to reach this server."""
-        suffix = {"openai": "/v1", "openai-compatible": "/v1", "anthropic": "", "gemini": "/v1beta", "ollama": ""}
+        suffix = {
+            "openai": "/v1",
+            "openai-compatible": "/v1",
+            "anthropic": "",
+            "gemini": "/v1beta",
+            "ollama": "",
+        }
         return self.url + suffix[provider]
 
     def judge_config(self, provider: str = "openai", **fields: Any) -> dict[str, Any]:
         """Keyword arguments for `JudgeConfig` / `EndpointConfig` pointing at this server."""
-        out: dict[str, Any] = {"provider": provider, "model": "fake-model", "base_url": self.base_url(provider)}
+        out: dict[str, Any] = {
+            "provider": provider,
+            "model": "fake-model",
+            "base_url": self.base_url(provider),
+        }
         if provider in ("openai", "anthropic", "gemini"):
             out["api_key_env"] = "ELOTUI_FAKE_KEY"
         out.update(fields)
@@ -465,10 +521,8 @@ class FakeLLMServer:
         except (ConnectionError, asyncio.IncompleteReadError, asyncio.CancelledError):
             pass
         finally:
-            try:
+            with contextlib.suppress(OSError, RuntimeError):
                 writer.close()
-            except Exception:  # pragma: no cover
-                pass
             self._tasks.discard(task)
 
     async def _read_request(self, reader: asyncio.StreamReader, conn: int) -> Request | None:
@@ -485,8 +539,15 @@ class FakeLLMServer:
                 headers[name.strip().lower()] = value.strip()
         length = int(headers.get("content-length", "0") or 0)
         body = await reader.readexactly(length) if length else b""
-        return Request(wire=wire_of(target), method=method, path=target, headers=headers, body=body,
-                       arrived=time.monotonic(), connection=conn)
+        return Request(
+            wire=wire_of(target),
+            method=method,
+            path=target,
+            headers=headers,
+            body=body,
+            arrived=time.monotonic(),
+            connection=conn,
+        )
 
     def _next_action(self, request: Request) -> Action:
         with self._lock:
@@ -520,8 +581,11 @@ class FakeLLMServer:
                 return False
             code, body, headers = self._render(action, request)
             keep = request.headers.get("connection", "").lower() != "close"
-            head = [f"HTTP/1.1 {code} {_REASONS.get(code, 'Status')}", f"Content-Length: {len(body)}",
-                    f"Connection: {'keep-alive' if keep else 'close'}"]
+            head = [
+                f"HTTP/1.1 {code} {_REASONS.get(code, 'Status')}",
+                f"Content-Length: {len(body)}",
+                f"Connection: {'keep-alive' if keep else 'close'}",
+            ]
             head += [f"{k}: {v}" for k, v in headers.items()]
             writer.write(("\r\n".join(head) + "\r\n\r\n").encode("latin-1") + body)
             await writer.drain()
@@ -542,8 +606,13 @@ class FakeLLMServer:
         if wire is None:
             return 404, json.dumps({"error": {"message": f"no route {request.path}"}}).encode(), json_type
         if isinstance(action, Echo):
-            echoed = json.dumps({"path": request.path, "headers": request.headers,
-                                 "body": request.body.decode("utf-8", "replace")})
+            echoed = json.dumps(
+                {
+                    "path": request.path,
+                    "headers": request.headers,
+                    "body": request.body.decode("utf-8", "replace"),
+                }
+            )
             if action.code != 200:
                 return action.code, json.dumps({"error": {"message": echoed}}).encode(), json_type
             return 200, json.dumps(encode_reply(wire, request, echoed, None, None)).encode(), json_type
