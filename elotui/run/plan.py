@@ -8,19 +8,23 @@ Order (the `seq` of the stored plan). The unit of work is one (prompt, unordered
 samples, judges and both orders are adjacent (AB immediately followed by BA), so every finished unit is a
 complete game at any agreement threshold. Units are interleaved:
 
-1. the pairs are put in round-robin order (the circle method): in each round every contestant plays at most
-   once, so after every round all contestants have played equally often;
-2. step s gives prompt i the pair at position (s + i) mod M of that order (M pairs), i.e. prompts walk the
-   same round-robin with different offsets; within a step, prompts follow the file order.
+1. the pairs are split into round-robin rounds (the circle method): in a round every contestant plays at most
+   once (exactly once for an even number of contestants; odd numbers get one bye per round);
+2. step s gives prompt i the whole round (s·P + i + ⌊s / (R / gcd(P, R))⌋) mod R (P prompts, R rounds):
+   for each prompt this visits every round exactly once, and the blocks of the whole run walk through the
+   rounds almost cyclically (0, 1, 2, … across prompts and steps); within a step, prompts follow the file order.
 
-So stopping after any number of steps leaves every prompt with the same number of pairs and the contestants'
-game counts within a small margin of each other, instead of "all of one pair (or one prompt) first".
+So stopping at any point leaves the contestants' game counts within about one game of each other (two with
+an odd number of contestants), every prompt within one round of the others, and — because different prompts
+play different rounds — a comparison graph that connects all contestants after the first few rounds,
+instead of "all of one pair (or one prompt) first".
 """
 
 from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass
+from math import gcd
 
 from elotui.config import Tournament
 from elotui.judges.base import Presentation
@@ -70,28 +74,45 @@ class Plan:
         return Counter(c.judge for c in self.comparisons)
 
 
-def round_robin(contestants: list[str]) -> list[tuple[str, str]]:
-    """Every unordered pair once, in circle-method rounds; each pair lists the earlier-declared contestant first."""
+def round_robin_rounds(contestants: list[str]) -> list[list[tuple[str, str]]]:
+    """Every unordered pair once, grouped in circle-method rounds (disjoint pairs); each pair lists the
+    earlier-declared contestant first."""
     index = {c: i for i, c in enumerate(contestants)}
     players: list[str | None] = list(contestants)
     if len(players) % 2:
         players.append(None)
     n = len(players)
-    out: list[tuple[str, str]] = []
+    rounds: list[list[tuple[str, str]]] = []
     for _ in range(n - 1):
+        current: list[tuple[str, str]] = []
         for i in range(n // 2):
             a, b = players[i], players[n - 1 - i]
             if a is None or b is None:
                 continue
-            out.append((a, b) if index[a] < index[b] else (b, a))
+            current.append((a, b) if index[a] < index[b] else (b, a))
+        if current:
+            rounds.append(current)
         players = [players[0], players[-1], *players[1:-1]]
-    return out
+    return rounds
 
 
-def unit_order(prompts: list[str], pairs: list[tuple[str, str]]) -> list[tuple[str, tuple[str, str]]]:
+def round_robin(contestants: list[str]) -> list[tuple[str, str]]:
+    """Every unordered pair once, round after round."""
+    return [pair for r in round_robin_rounds(contestants) for pair in r]
+
+
+def unit_order(prompts: list[str], rounds: list[list[tuple[str, str]]]) -> list[tuple[str, tuple[str, str]]]:
     """(prompt, pair) units in run order (see the module docstring)."""
-    m = len(pairs)
-    return [(p, pairs[(s + i) % m]) for s in range(m) for i, p in enumerate(prompts)] if m else []
+    n_rounds = len(rounds)
+    if not n_rounds:
+        return []
+    cycle = n_rounds // gcd(len(prompts), n_rounds)  # steps after which s * P (mod R) repeats
+    return [
+        (p, pair)
+        for s in range(n_rounds)
+        for i, p in enumerate(prompts)
+        for pair in rounds[(s * len(prompts) + i + s // cycle) % n_rounds]
+    ]
 
 
 def build_plan(tournament: Tournament) -> Plan:
@@ -100,7 +121,7 @@ def build_plan(tournament: Tournament) -> Plan:
     judges = tournament.judge_ids
     orders = 2 if comparison.both_orders else 1
     out: list[Comparison] = []
-    for prompt, (a, b) in unit_order(tournament.prompt_ids, round_robin(tournament.contestant_ids)):
+    for prompt, (a, b) in unit_order(tournament.prompt_ids, round_robin_rounds(tournament.contestant_ids)):
         for condition in comparison.conditions:
             for sample in range(comparison.samples):
                 for judge in judges:
