@@ -21,7 +21,6 @@ from elotui.commands.common import (
     output_stream,
 )
 from elotui.config import Tournament
-from elotui.rating.diagnostics import diagnose
 from elotui.rating.table import VerdictTable
 from elotui.store import Store
 from elotui.verdict_log import read_log
@@ -51,6 +50,8 @@ def response_lengths(tournament: Tournament, store: Store) -> dict[tuple[str, st
 
 
 def build_report(tournament: Tournament, store: Store) -> dict[str, Any]:
+    from elotui.rating.diagnostics import diagnose  # lazy: keeps `elotui --help` fast
+
     spec = tournament.spec
     table = VerdictTable.from_rows(
         store.plan_verdicts(),

@@ -186,63 +186,10 @@ def numba_kernels() -> dict[str, Any] | None:
         _KERNELS["state"] = "off"
         return None
     try:
-        import numba
-    except ImportError:
+        from elotui.rating import elo_kernels
+    except ImportError:  # numba is not installed
         _KERNELS["state"] = "missing"
         return None
-    _KERNELS.update(_compile(numba))
+    _KERNELS.update(play=elo_kernels.play, online=elo_kernels.online)
     _KERNELS["state"] = "ok"
     return _KERNELS
-
-
-def _compile(numba: Any) -> dict[str, Any]:  # pragma: no cover - needs numba
-    golden, m1, m2 = _GOLDEN, _M1, _M2
-    s30, s27, s31, s32 = _S30, _S27, _S31, _S32
-    one = np.uint64(1)
-    c = _C
-
-    @numba.njit(cache=True, nogil=True)
-    def mix(z):  # type: ignore[no-untyped-def]
-        z = (z ^ (z >> s30)) * m1
-        z = (z ^ (z >> s27)) * m2
-        return z ^ (z >> s31)
-
-    @numba.njit(cache=True, nogil=True)
-    def play(a, b, s, keys, n, k, init):  # type: ignore[no-untyped-def]
-        n_orders = keys.shape[0]
-        n_games = a.shape[0]
-        ratings = np.full((n_orders, n), init)
-        order = np.empty(n_games, dtype=np.int64)
-        for p in range(n_orders):
-            for t in range(n_games):
-                order[t] = t
-            key = keys[p]
-            for i in range(n_games - 1, 0, -1):
-                ui = np.uint64(i)
-                draw = mix(key + ui * golden)
-                j = np.int64(((draw >> s32) * (ui + one)) >> s32)
-                held = order[i]
-                order[i] = order[j]
-                order[j] = held
-            r = ratings[p]
-            for t in range(n_games):
-                g = order[t]
-                x = a[g]
-                y = b[g]
-                d = k * (s[g] - 1.0 / (1.0 + math.exp(c * (r[y] - r[x]))))
-                r[x] += d
-                r[y] -= d
-        return ratings
-
-    @numba.njit(cache=True, nogil=True)
-    def online(a, b, s, n, k, init):  # type: ignore[no-untyped-def]
-        r = np.full(n, init)
-        for g in range(a.shape[0]):
-            x = a[g]
-            y = b[g]
-            d = k * (s[g] - 1.0 / (1.0 + math.exp(c * (r[y] - r[x]))))
-            r[x] += d
-            r[y] -= d
-        return r
-
-    return {"play": play, "online": online}

@@ -11,7 +11,6 @@ from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
-from scipy import stats
 
 from elotui.rating.table import OUTCOME_FIRST, OUTCOME_SECOND, OUTCOME_TIE, VerdictTable
 
@@ -75,6 +74,8 @@ def kendall(x: NDArray[np.float64], y: NDArray[np.float64]) -> tuple[float, floa
     """Kendall's τ-b and its p-value (scipy); NaN when fewer than 2 items or a constant side."""
     if len(x) < 2 or np.all(x == x[0]) or np.all(y == y[0]):
         return float("nan"), float("nan")
+    from scipy import stats  # lazy: scipy.stats costs ~0.4 s to import
+
     res = stats.kendalltau(x, y)
     return float(res.statistic), float(res.pvalue)
 
@@ -82,6 +83,8 @@ def kendall(x: NDArray[np.float64], y: NDArray[np.float64]) -> tuple[float, floa
 def spearman(x: NDArray[np.float64], y: NDArray[np.float64]) -> tuple[float, float]:
     if len(x) < 2 or np.all(x == x[0]) or np.all(y == y[0]):
         return float("nan"), float("nan")
+    from scipy import stats
+
     res = stats.spearmanr(x, y)
     return float(res.statistic), float(res.pvalue)
 
