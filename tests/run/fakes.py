@@ -31,6 +31,7 @@ class FakeJudge:
         w.sent.append((self.id, request))
         w.in_flight += 1
         w.max_in_flight = max(w.max_in_flight, w.in_flight)
+        w.max_tasks = max(w.max_tasks, len(asyncio.all_tasks()))
         try:
             if w.gate is not None:
                 await w.gate.wait()
@@ -41,6 +42,8 @@ class FakeJudge:
                 if self.observer is not None:
                     self.observer(RetryNotice(self.id, 1, "HTTP 503", 0.0, 503))
                 return JudgeReply(status="error", error="HTTP 503 after 2 attempts", attempts=2)
+            if (p.prompt, p.first, p.second) in w.invalid:
+                return JudgeReply(status="invalid", raw_reply="I like both.", cost=w.cost_per_call)
             qa, qb = w.quality.get(p.first, 0), w.quality.get(p.second, 0)
             better = "tie" if qa == qb else ("A" if qa > qb else "B")
             winner = {"A": "first", "B": "second", "tie": "tie"}[better]
@@ -71,6 +74,8 @@ class FakeWorld:
         self.completions: list[tuple[str, str, str]] = []
         self.fail: set[tuple[str, str, str]] = set()
         self.fail_judges: set[str] = set()
+        self.invalid: set[tuple[str, str, str]] = set()
+        self.max_tasks = 0
         self.gate: asyncio.Event | None = None
         self.in_flight = 0
         self.max_in_flight = 0
