@@ -210,3 +210,41 @@ async def test_help_and_palette_commands(crafted_tournament: tuple[Tournament, S
         await settle(pilot)
         assert app.theme == "elotui-light"
         assert app.query_one(LeaderboardTable).order() == ["C", "A", "B"]
+
+
+async def test_broken_user_theme_is_reported_and_the_default_used(crafted_tournament: tuple[Tournament, Store]) -> None:
+    from elotui.locations import user_themes_dir
+
+    (user_themes_dir() / "mine.toml").write_text("name = 'mine'\n[colors]\nprimary = 'no-such-colour!'\n")
+    tournament, store = crafted_tournament
+    app = make_app(tournament, store, start_run=False, theme="mine")
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        assert app.theme == "elotui-dark"
+        messages = [n.message for n in app._notifications]
+        assert any("mine.toml" in m and "not a colour" in m for m in messages)
+        assert app.query_one(LeaderboardTable).order() == ["A", "C", "B"]
+
+
+async def test_a_user_theme_is_used(crafted_tournament: tuple[Tournament, Store]) -> None:
+    from elotui.locations import user_themes_dir
+
+    (user_themes_dir() / "mine.toml").write_text(
+        "name = 'mine'\ndark = false\n[colors]\nprimary = '#336699'\n[variables]\nband-moderate = '#aa00aa'\n")
+    tournament, store = crafted_tournament
+    app = make_app(tournament, store, start_run=False, theme="mine")
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        assert app.theme == "mine"
+        band = app.query_one(LeaderboardTable).get_cell_at((0, 6))
+        assert str(band) == "moderate" and "#aa00aa" in str(band.style)
+
+
+def test_unknown_theme_is_bad_input(crafted_tournament: tuple[Tournament, Store]) -> None:
+    import pytest
+
+    from elotui.errors import UserError
+
+    tournament, store = crafted_tournament
+    with pytest.raises(UserError, match="unknown theme 'nope'.*elotui-contrast"):
+        make_app(tournament, store, start_run=False, theme="nope")
