@@ -1,0 +1,78 @@
+"""Kill a real `elotui run --headless` process (SIGKILL) mid-run and resume it: against a loopback server that
+counts requests, no call whose verdict was stored is ever sent again."""
+
+from __future__ import annotations
+
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from tests.run.fakes import write_tournament
+from tests.servers.fake_llm import FakeLLMServer
+
+CONTESTANTS = ["a", "b", "c", "d", "e", "f"]
+PROMPTS = {"p1": "What is AI?", "p2": "Name a prime number.", "p3": "Why is the sky blue?"}
+TOTAL = len(PROMPTS) * 15 * 2
+
+
+def stored_ok(store: Path) -> set[tuple[str, str, str]]:
+    if not store.exists():
+        return set()
+    try:
+        with sqlite3.connect(store, timeout=5) as db:
+            rows = db.execute("SELECT prompt, first, second FROM calls WHERE status = 'ok'").fetchall()
+    except sqlite3.OperationalError:  # tables not created yet
+        return set()
+    return {tuple(r) for r in rows}  # type: ignore[misc]
+
+
+def shown(request: object, texts: dict[str, tuple[str, str]]) -> tuple[str, str, str]:
+    pair = request.responses  # type: ignore[attr-defined]
+    assert pair is not None
+    first, second = (texts[t] for t in pair)
+    assert first[0] == second[0]
+    return first[0], first[1], second[1]
+
+
+def test_sigkill_mid_run_then_resume_repeats_no_stored_call(tmp_path: Path, fake_llm_factory) -> None:  # type: ignore[no-untyped-def]
+    server: FakeLLMServer = fake_llm_factory(latency_s=0.03)
+    judge = server.judge_config("openai-compatible", id="j1", max_concurrency=2)
+    path = write_tournament(tmp_path / "t.toml", contestants=CONTESTANTS, prompts=PROMPTS, judges=[judge])
+    from elotui.config import load_tournament
+
+    t = load_tournament(path)
+    texts = {text: (pid, cid) for (pid, cid), text in t.responses.items()}
+    store = tmp_path / "store.sqlite"
+    cmd = [sys.executable, "-m", "elotui.cli", "run", str(path), "--headless", "--store", str(store)]
+    env = {**os.environ, "ELOTUI_HOME": str(tmp_path / "home")}
+
+    proc = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    deadline = time.monotonic() + 60
+    while len(stored_ok(store)) < 20:
+        assert proc.poll() is None, proc.communicate()
+        assert time.monotonic() < deadline
+        time.sleep(0.01)
+    proc.send_signal(signal.SIGKILL)
+    proc.wait(10)
+    assert proc.returncode == -signal.SIGKILL
+    time.sleep(0.1)  # let the server finish answering what was in flight
+    before = stored_ok(store)
+    first_run = len(server.requests)
+    assert 20 <= len(before) < TOTAL
+    assert first_run - len(before) <= 2  # at most the calls in flight were lost (max_concurrency = 2)
+
+    done = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    resumed = [shown(r, texts) for r in server.requests[first_run:]]
+    assert len(resumed) == TOTAL - len(before)
+    assert not set(resumed) & before  # nothing with a stored verdict was sent again
+    assert len(set(resumed)) == len(resumed)
+    assert stored_ok(store) == before | set(resumed) and len(stored_ok(store)) == TOTAL
+    assert done.stdout.splitlines()[0].startswith("test — elo")
+    with sqlite3.connect(store) as db:
+        states = [r[0] for r in db.execute("SELECT state FROM runs ORDER BY id")]
+    assert states == ["running", "finished"]  # the killed run never got to write its end
