@@ -84,3 +84,15 @@ async def test_tokens_per_minute_delays_the_call_that_exceeds_the_budget(
     first, second = fake_llm.arrivals()
     assert second - first >= 0.3 - 0.03
     await judge.aclose()
+
+
+async def test_sharded_pool_reuses_connections_and_holds_the_limit(make_judge, fake_llm_factory) -> None:
+    # 10 connections are spread over 3 small pools (shards of at most 4); the limit and keep-alive still hold.
+    server: FakeLLMServer = fake_llm_factory(latency_s=0.03)
+    judge, _ = make_judge(server=server, max_concurrency=10)
+    for _ in range(2):
+        replies = await asyncio.gather(*(judge.judge(request(f"k{i}")) for i in range(40)))
+        assert all(r.status == "ok" for r in replies)
+    assert server.max_in_flight == 10
+    assert server.connections <= 10 and len(server.requests) == 80
+    await judge.aclose()
