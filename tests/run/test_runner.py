@@ -274,3 +274,24 @@ async def test_same_plan_under_live_keys_dedups_identical_texts(tmp_path: Path, 
     assert len(world.sent) == 12 - 3 and result.done == 12
     assert {r[6] for r in store.plan_verdicts()} == {"ok"}
     json.dumps(store.runs()[0]["manifest"])
+
+
+async def test_each_comparison_gets_its_most_similar_example(tmp_path: Path, store: Store) -> None:
+    examples = tmp_path / "examples.jsonl"
+    examples.write_text(
+        json.dumps({"prompt": "Which prime numbers are below ten?", "response_a": "2, 3, 5, 7",
+                    "response_b": "1 and 9", "better": "A", "reasoning": "1 and 9 are not prime."}) + "\n"
+        + json.dumps({"prompt": "What does AI mean?", "response_a": "Artificial intelligence",
+                      "response_b": "Apple Inc.", "better": "A", "reasoning": "AI is artificial intelligence."})
+        + "\n",
+        encoding="utf-8",
+    )
+    t = make(tmp_path, ["a", "b"], comparison={"examples_file": "examples.jsonl"})
+    world = FakeWorld()
+    await run(t, store, world)
+    for _, request in world.sent:
+        assert request.presentation is not None
+        expected = "1 and 9 are not prime." if request.presentation.prompt == "p2" else "AI is artificial"
+        assert expected in request.user
+        assert request.user.index("worked example") < request.user.index("Now the comparison to judge.")
+    assert store.runs()[0]["manifest"]["examples_file_sha256"]
