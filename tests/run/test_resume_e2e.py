@@ -81,3 +81,32 @@ def test_sigkill_mid_run_then_resume_repeats_no_stored_call(tmp_path: Path, fake
     with sqlite3.connect(store) as db:
         states = [r[0] for r in db.execute("SELECT state FROM runs ORDER BY id")]
     assert states == ["running", "finished"]  # the killed run never got to write its end
+
+
+def test_ctrl_c_stops_cleanly_and_the_next_run_finishes(tmp_path: Path, fake_llm_factory) -> None:  # type: ignore[no-untyped-def]
+    server: FakeLLMServer = fake_llm_factory(latency_s=0.03)
+    judge = server.judge_config("openai-compatible", id="j1", max_concurrency=2)
+    path = write_tournament(tmp_path / "t.toml", contestants=CONTESTANTS, prompts=PROMPTS, judges=[judge])
+    store = tmp_path / "store.sqlite"
+    cmd = [sys.executable, "-m", "elotui.cli", "run", str(path), "--headless", "--store", str(store)]
+    env = {**os.environ, "ELOTUI_HOME": str(tmp_path / "home")}
+    proc = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 60
+    while len(stored_ok(store)) < 10:
+        assert proc.poll() is None and time.monotonic() < deadline
+        time.sleep(0.01)
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=30)
+    assert proc.returncode == 130, err
+    assert "interrupted" in err
+    with sqlite3.connect(store) as db:
+        assert [r[0] for r in db.execute("SELECT state FROM runs")] == ["stopped"]
+        integrity = db.execute("PRAGMA integrity_check").fetchone()[0]
+    assert integrity == "ok"
+    answered = len(stored_ok(store))
+    assert 10 <= answered < TOTAL
+    before = len(server.requests)
+    done = subprocess.run(cmd, check=False, env=env, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert len(stored_ok(store)) == TOTAL
+    assert len(server.requests) - before == TOTAL - answered
