@@ -8,9 +8,11 @@ order (each game oriented lower code first, then sorted), so the result depends 
 seed only, not on the order the verdicts were stored in, nor on which contestant was shown first.
 
 Orders are Fisher–Yates shuffles driven by a counter-based splitmix64 stream, seeded. The sequential kernel
-(shuffle + play) runs in numba when it is installed; without numba (or with ELOTUI_NO_NUMBA=1) the orders are
-drawn with numpy and every game step advances all orders at once. Both paths draw the same orders and give the
-same ratings (up to float rounding); the numba path is the fast one (see tests/benchmarks/bench_rating.py).
+(shuffle + play) is native code compiled at run time from LLVM IR with llvmlite (`elotui.rating.elo_kernels`,
+~0.05 s to import and compile, no on-disk cache); without llvmlite (or with ELOTUI_NO_JIT=1, or the older name
+ELOTUI_NO_NUMBA=1) the orders are drawn with numpy and every game step advances all orders at once. Both paths
+draw the same orders and give the same ratings (up to float rounding); the native path is the fast one (see
+tests/benchmarks/bench_rating.py and bench_export.py).
 """
 
 from __future__ import annotations
@@ -18,12 +20,15 @@ from __future__ import annotations
 import math
 import os
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from numpy.typing import NDArray
 
 from elotui.rating.games import Games
+
+if TYPE_CHECKING:
+    from elotui.rating.elo_kernels import Kernels
 
 _C = math.log(10.0) / 400.0
 
@@ -50,9 +55,9 @@ def online_elo(
     a = np.asarray(a, dtype=np.int64)
     b = np.asarray(b, dtype=np.int64)
     s = np.asarray(score_a, dtype=np.float64)
-    kernels = numba_kernels()
+    kernels = jit_kernels()
     if kernels is not None:
-        return kernels["online"](a, b, s, n, float(k_factor), float(initial_rating))  # type: ignore[no-any-return]
+        return kernels.online(a, b, s, n, float(k_factor), float(initial_rating))
     r = [float(initial_rating)] * n
     for x, y, sc in zip(a.tolist(), b.tolist(), s.tolist(), strict=True):
         d = k_factor * (sc - 1.0 / (1.0 + math.exp(_C * (r[y] - r[x]))))
@@ -125,16 +130,10 @@ def permutation_elo(
     if len(a) == 0 or permutations < 1:
         flat = np.full((max(permutations, 1), n), float(initial_rating))
         return PermutationElo(flat[0].copy(), flat[0].copy(), flat[0].copy(), flat)
-    kernels = numba_kernels()
+    kernels = jit_kernels()
     if kernels is not None:
-        ratings = kernels["play"](
-            a.astype(np.int64),
-            b.astype(np.int64),
-            s,
-            _stream_keys(permutations, seed),
-            n,
-            float(k_factor),
-            float(initial_rating),
+        ratings = kernels.play(
+            a, b, s, _stream_keys(permutations, seed), n, float(k_factor), float(initial_rating)
         )
     else:
         orders = permutation_orders(len(a), permutations, seed)
@@ -177,19 +176,22 @@ def run_orders_numpy(
 _KERNELS: dict[str, Any] = {}
 
 
-def numba_kernels() -> dict[str, Any] | None:
-    """The compiled kernels, or None without numba (imported lazily: numba costs ~0.3 s to import).
-    ELOTUI_NO_NUMBA=1 forces the numpy path."""
+def jit_kernels() -> Kernels | None:
+    """The native kernels (compiled once per process, on first use), or None: without llvmlite, when the
+    compilation fails, or with ELOTUI_NO_JIT=1 / ELOTUI_NO_NUMBA=1 (which force the numpy path)."""
     if "state" in _KERNELS:
-        return _KERNELS if _KERNELS["state"] == "ok" else None
-    if os.environ.get("ELOTUI_NO_NUMBA"):
+        return _KERNELS.get("kernels")
+    if os.environ.get("ELOTUI_NO_JIT") or os.environ.get("ELOTUI_NO_NUMBA"):
         _KERNELS["state"] = "off"
         return None
     try:
-        from elotui.rating import elo_kernels
-    except ImportError:  # numba is not installed
-        _KERNELS["state"] = "missing"
-        return None
-    _KERNELS.update(play=elo_kernels.play, online=elo_kernels.online)
-    _KERNELS["state"] = "ok"
-    return _KERNELS
+        from elotui.rating.elo_kernels import Kernels as Compiled
+
+        _KERNELS["kernels"] = Compiled()
+        _KERNELS["state"] = "ok"
+    except (ImportError, OSError, RuntimeError):  # no llvmlite, or it cannot compile here: numpy path
+        _KERNELS["state"] = "unavailable"
+    return _KERNELS.get("kernels")
+
+
+numba_kernels = jit_kernels  # the name this function had when the kernels were numba's
