@@ -22,7 +22,7 @@ Condition = Literal["clean", "lexical", "injected", "paraphrase"]
 Threshold = float | Literal["none"]
 THRESHOLDS: tuple[Threshold, ...] = (1.0, 0.9, 0.75, 0.5, "none")
 NETWORK_PROVIDERS = frozenset({"openai", "openai-compatible", "anthropic", "gemini", "ollama"})
-KEYED_PROVIDERS = frozenset({"openai", "anthropic", "gemini"})
+DEFAULT_KEY_ENV = {"openai": "OPENAI_API_KEY", "anthropic": "ANTHROPIC_API_KEY", "gemini": "GEMINI_API_KEY"}
 
 
 class _Strict(BaseModel):
@@ -75,6 +75,11 @@ class EndpointConfig(_Strict):
     delay_ms: float = Field(default=0.0, ge=0)
     simulation: SimulationConfig | None = None
     system: str | None = None
+
+    @property
+    def key_env(self) -> str | None:
+        """The environment variable that holds this endpoint's key (`api_key_env`, or the provider's default)."""
+        return self.api_key_env or DEFAULT_KEY_ENV.get(self.provider)
 
     @model_validator(mode="after")
     def _provider_needs(self) -> EndpointConfig:
@@ -287,8 +292,9 @@ class Tournament:
         if self.spec.comparison.paraphraser is not None:
             endpoints.append(("paraphraser", self.spec.comparison.paraphraser))
         for who, ep in endpoints:
-            if ep.api_key_env and not os.environ.get(ep.api_key_env):
-                out.append((who, ep.api_key_env))
+            var = ep.key_env
+            if var and not os.environ.get(var):
+                out.append((who, var))
         return out
 
     def require_api_keys(self) -> None:

@@ -4,8 +4,9 @@
 the calls still to send) and `--show-prompt` one fully rendered judge prompt; neither calls anyone.
 
 Exit codes (headless): 0 when every planned call has an answer (a verdict or an unparseable reply stored as
-invalid) or the run stopped at its budget (resumable: run again with a higher `--max-cost`); 3 when some calls
-failed for good (they are listed on stderr and retried by the next run); 130 on Ctrl-C.
+invalid); 3 when some calls failed for good (they are listed on stderr and retried by the next run); 4 when the
+run stopped at its budget before the plan was complete (resumable: run again with a higher `--max-cost`);
+130 on Ctrl-C.
 """
 
 from __future__ import annotations
@@ -182,6 +183,9 @@ class HeadlessReporter:
         self.err.flush()
 
 
+EXIT_BUDGET = 4  # stopped at max_cost with calls left: not a failure, not complete either
+
+
 def _headless(tournament: Tournament, store: Store, max_cost: float | None, no_delay: bool) -> int:
     from elotui.run.runner import Runner
 
@@ -200,6 +204,8 @@ def _headless(tournament: Tournament, store: Store, max_cost: float | None, no_d
         for line in lines:
             print(f"  {line}", file=sys.stderr)
         return 3
+    if result.state == "budget":
+        return EXIT_BUDGET
     return 0
 
 

@@ -36,7 +36,6 @@ if importlib.util.find_spec("sniffio") is None:
     # walks sys.path (~0.1 ms, ~15 times a request). A None entry makes the same ImportError immediate.
     sys.modules.setdefault("sniffio", None)  # type: ignore[arg-type]
 
-DEFAULT_KEY_ENV = {"openai": "OPENAI_API_KEY", "anthropic": "ANTHROPIC_API_KEY", "gemini": "GEMINI_API_KEY"}
 REDACTED = "[redacted]"
 RETRYABLE_STATUS = frozenset({408, 429, 500, 502, 503, 504, 520, 521, 522, 523, 524, 529})
 
@@ -247,7 +246,7 @@ class HttpEndpoint:
 
     @property
     def key_env(self) -> str | None:
-        return self.config.api_key_env or DEFAULT_KEY_ENV.get(self.config.provider)
+        return self.config.key_env
 
     def api_key(self) -> str | None:
         """The key, read from the environment now (never stored on the object)."""

@@ -111,3 +111,18 @@ def test_exit_code_3_lists_the_calls_that_failed(tmp_path: Path, fake_llm_factor
     before = len(server.requests)
     assert main(["run", str(t), "--headless", "--store", store]) == 0
     assert len(server.requests) - before == 1
+
+
+def test_headless_budget_stop_exits_4_and_resumes(tmp_path: Path, fake_llm: FakeLLMServer,
+                                                  capsys: pytest.CaptureFixture[str]) -> None:
+    """A run that stops at max_cost with calls left is neither complete (0) nor failed (3): exit 4."""
+    judge = server_judge(fake_llm, "paid", price_per_million_input=1000.0, price_per_million_output=1000.0)
+    t = write_tournament(tmp_path / "t.toml", contestants=["a", "b", "c"], judges=[judge])
+    store = str(tmp_path / "s.sqlite")
+    assert main(["run", str(t), "--headless", "--store", store, "--max-cost", "0.000001"]) == 4
+    err = capsys.readouterr().err
+    assert "budget reached" in err and "--max-cost" in err
+    sent = len(fake_llm.requests)
+    assert sent < 12
+    assert main(["run", str(t), "--headless", "--store", store]) == 0
+    assert len(fake_llm.requests) == 12  # only the missing calls were sent on resume
