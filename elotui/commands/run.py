@@ -213,14 +213,20 @@ def print_leaderboard(tournament: Tournament, store: Store, out: IO[str]) -> Non
     board = _leaderboard(tournament, store)
     settings = tournament.spec.ranking
     print(f"{tournament.name} — {settings.method}, threshold {settings.threshold}", file=out)
-    header = ("rank", "contestant", "rating", "95% interval", "gap", "W-L-D", "games", "win rate")
+    header = ("rank", "contestant", "rating", "95% interval", "gap", "P(win)", "band", "W-L-D", "games", "win rate")
     rows = [
         (str(r.rank), r.contestant, f"{r.rating:.1f}", f"{r.ci_low:.1f} – {r.ci_high:.1f}",
-         "" if r.gap_to_next is None else f"{r.gap_to_next:.1f}", f"{r.wins}-{r.losses}-{r.draws}", str(r.games),
+         "" if r.gap_to_next is None else f"{r.gap_to_next:.1f}",
+         "" if r.win_prob_vs_next is None else f"{100 * r.win_prob_vs_next:.0f}%",
+         r.band or "", f"{r.wins}-{r.losses}-{r.draws}", str(r.games),
          "" if r.win_rate is None else f"{100 * r.win_rate:.1f}%")
         for r in board.rows
     ]
     _table(header, rows, out, right_from=2)
+    counts = board.counts
+    print(f"verdicts used {counts.get('verdicts_used', 0)} · invalid {counts.get('invalid', 0)} · "
+          f"failed {counts.get('failed', 0)} · missing {counts.get('missing', 0)} · "
+          "bands: Δ<50 practically tied, 50–150 moderate, >150 strong", file=out)
 
 
 def _leaderboard(tournament: Tournament, store: Store) -> Leaderboard:
