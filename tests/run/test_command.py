@@ -78,7 +78,8 @@ def test_headless_prints_progress_and_the_leaderboard(tmp_path: Path, fake_llm: 
     assert len(fake_llm.requests) == 12
     lines = captured.out.splitlines()
     assert lines[0].startswith("test — elo, threshold 0.5")
-    ranking = [line.split()[1] for line in lines[3:]]
+    ranking = [line.split()[1] for line in lines[3:-1]]
+    assert lines[-1].startswith("verdicts used 12 · invalid 0 · failed 0 · missing 0")
     assert ranking == ["c", "b", "a"]
     assert re.search(r"12/12 \(100%\) \| [\d.]+/s \| failed 0 \| invalid 0 \| ETA 0:00 \| tokens [\d,]+ in", captured.err)
 
