@@ -16,7 +16,10 @@ from elotui.commands import COMMANDS
 from elotui.errors import UserError
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(only: str | None = None) -> argparse.ArgumentParser:
+    """The whole CLI, or with `only` a parser that knows that one subcommand: `main` uses it when the command is
+    named first, so that e.g. `elotui export` does not import what the other commands need (textual, httpx, the
+    runner...), which is most of its start-up time."""
     parser = argparse.ArgumentParser(
         prog="elotui",
         description="Run and watch LLM-as-a-judge pairwise tournaments.",
@@ -24,7 +27,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"elotui {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     sub.required = True
-    for name in COMMANDS:
+    for name in COMMANDS if only is None else (only,):
         try:
             module = importlib.import_module(f"elotui.commands.{name}")
         except ModuleNotFoundError as exc:  # a subcommand not built in this tree
@@ -36,7 +39,8 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = build_parser()
+    argv = sys.argv[1:] if argv is None else list(argv)
+    parser = build_parser(only=argv[0] if argv and argv[0] in COMMANDS else None)
     args = parser.parse_args(argv)
     try:
         return int(args.handler(args))

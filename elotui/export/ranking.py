@@ -14,7 +14,8 @@ from typing import IO, TYPE_CHECKING, Any
 
 from elotui.config import parse_threshold
 from elotui.errors import UserError
-from elotui.rating.leaderboard import Leaderboard, LeaderboardRow, rank
+from elotui.rating.games import games_from_tally
+from elotui.rating.leaderboard import Leaderboard, LeaderboardRow, rank, rank_games
 from elotui.rating.table import VerdictTable
 
 if TYPE_CHECKING:
@@ -53,6 +54,25 @@ def leaderboard_for(
         raise UserError(
             f"prompt '{prompt}' is not in {tournament.path.name} (prompts: {', '.join(tournament.prompt_ids)})"
         )
+    scope = [prompt] if prompt is not None else None
+    if chosen_threshold == "none" and chosen_method == "elo":
+        # Permutation-averaged Elo over the No-Threshold games needs only their multiset: counted in SQL
+        # (a few hundred rows), not one Python row per verdict. Same games, codes and ratings as the table path.
+        tally = store.verdict_tally(scope)
+        g = games_from_tally(tally, tournament.contestant_ids) if tally else None  # else: the path below
+        if g is not None:
+            return rank_games(
+                list(tournament.contestant_ids),
+                g,
+                threshold=chosen_threshold,
+                method=chosen_method,
+                k_factor=settings.k_factor,
+                initial_rating=settings.initial_rating,
+                permutations=settings.permutations,
+                bootstrap=settings.bootstrap,
+                seed=settings.seed,
+                prompts=scope,
+            )
     rows = store.plan_verdicts()
     if not rows:
         raise UserError(f"{store.path}: no comparison plan recorded for this tournament yet (run `elotui run` first)")
@@ -68,7 +88,7 @@ def leaderboard_for(
         permutations=settings.permutations,
         bootstrap=settings.bootstrap,
         seed=settings.seed,
-        prompts=[prompt] if prompt is not None else None,
+        prompts=scope,
     )
 
 

@@ -90,7 +90,42 @@ def rank(
     judges = list(judges) if judges is not None else None
     conditions = list(conditions) if conditions is not None else None
     mask = table.scope_mask(prompts=prompts, judges=judges, conditions=conditions)
-    g = games(table, threshold, mask)
+    return rank_games(
+        table.contestants,
+        games(table, threshold, mask),
+        threshold=threshold,
+        method=method,
+        k_factor=k_factor,
+        initial_rating=initial_rating,
+        permutations=permutations,
+        bootstrap=bootstrap,
+        seed=seed,
+        prompts=prompts,
+        judges=judges,
+        conditions=conditions,
+    )
+
+
+def rank_games(
+    contestants: list[str],
+    g: Games,
+    *,
+    threshold: Threshold,
+    method: str,
+    k_factor: float = 16,
+    initial_rating: float = 1000,
+    permutations: int = 100,
+    bootstrap: int = 200,
+    seed: int = 0,
+    prompts: list[str] | None = None,
+    judges: list[str] | None = None,
+    conditions: list[str] | None = None,
+) -> Leaderboard:
+    """`rank` on games already made for `threshold` within the scope given (which is only recorded in the
+    settings), e.g. from `games.games_from_tally`."""
+    threshold = check_threshold(threshold)
+    if method not in METHODS:
+        raise ValueError(f"method must be one of {', '.join(METHODS)}, not {method!r}")
     rating, low, high = ratings_for(
         g,
         method=method,
@@ -112,7 +147,7 @@ def rank(
         "judges": judges,
         "conditions": conditions,
     }
-    return build_leaderboard(table.contestants, g, rating, low, high, settings)
+    return build_leaderboard(contestants, g, rating, low, high, settings)
 
 
 def ratings_for(

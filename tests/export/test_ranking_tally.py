@@ -1,0 +1,75 @@
+"""`elotui export --threshold none --method elo` counts the verdicts in SQL (`Store.verdict_tally`) instead of
+building the verdict table: the leaderboard must be exactly the table path's."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+from elotui.export.ranking import leaderboard_for
+from elotui.rating import VerdictTable, games, rank
+from elotui.rating.games import games_from_tally
+from elotui.store import CallRecord, PlanRow
+
+
+def _table_board(filled, prompts=None):  # type: ignore[no-untyped-def]
+    s = filled.tournament.spec.ranking
+    table = VerdictTable.from_rows(
+        filled.store.plan_verdicts(),
+        contestants=filled.tournament.contestant_ids,
+        prompts=filled.tournament.prompt_ids,
+        judges=filled.tournament.judge_ids,
+    )
+    return rank(
+        table,
+        threshold="none",
+        method="elo",
+        k_factor=s.k_factor,
+        initial_rating=s.initial_rating,
+        permutations=s.permutations,
+        bootstrap=s.bootstrap,
+        seed=s.seed,
+        prompts=prompts,
+    )
+
+
+def test_tally_counts_the_plan_verdicts(filled) -> None:
+    rows = filled.store.plan_verdicts()
+    want = Counter((r[1], r[2], r[6], r[7]) for r in rows)
+    got = {(f, s, st, w): n for f, s, st, w, n in filled.store.verdict_tally()}
+    assert got == dict(want)
+    assert {st for _, _, st, _ in got} == {"ok", "invalid", "error", "missing"}
+    p2 = Counter((r[1], r[2], r[6], r[7]) for r in rows if r[0] == "p2")
+    assert {(f, s, st, w): n for f, s, st, w, n in filled.store.verdict_tally(["p2"])} == dict(p2)
+    assert filled.store.verdict_tally([]) == []
+
+
+def test_games_from_tally_equal_table_games_as_a_multiset(filled) -> None:
+    table = VerdictTable.from_rows(filled.store.plan_verdicts(), contestants=filled.tournament.contestant_ids)
+    g_table = games(table, "none")
+    g_tally = games_from_tally(filled.store.verdict_tally(), filled.tournament.contestant_ids)
+    assert g_tally is not None
+    assert g_tally.counts == g_table.counts and g_tally.n_contestants == g_table.n_contestants
+    key = lambda g: sorted(zip(g.a.tolist(), g.b.tolist(), g.score_a.tolist(), strict=True))
+    assert key(g_tally) == key(g_table)
+
+
+def test_export_none_elo_equals_the_table_path(filled) -> None:
+    for prompt, scope in ((None, None), ("p2", ["p2"])):
+        board = leaderboard_for(
+            filled.tournament, filled.store, threshold="none", method="elo", prompt=prompt
+        )
+        expected = _table_board(filled, scope)
+        assert board.rows == expected.rows  # exact floats: same games, same codes, same orders
+        assert board.counts == expected.counts
+        assert board.settings == expected.settings
+
+
+def test_an_undeclared_contestant_falls_back_to_the_table(filled) -> None:
+    store = filled.store
+    plan = [*store.plan(), PlanRow(10_000, "p1", "alpha", "zeta", "j1", "clean", 0, "kz")]
+    store.record_call(CallRecord(key="kz", kind="verdict", status="ok", winner="second"))
+    store.set_plan(plan)
+    assert games_from_tally(store.verdict_tally(), filled.tournament.contestant_ids) is None
+    board = leaderboard_for(filled.tournament, store, threshold="none", method="elo")
+    assert [r.contestant for r in board.rows if r.contestant == "zeta"] == ["zeta"]
+    assert board.rows == _table_board(filled).rows
