@@ -12,11 +12,13 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from textual import on, work
 from textual.app import App, ComposeResult
 from textual.binding import Binding
+from textual.css.query import NoMatches
+from textual.widget import Widget
 from textual.reactive import reactive
 from textual.widgets import Footer, Select, TabbedContent, TabPane
 from textual.worker import Worker, WorkerState, get_current_worker
@@ -40,10 +42,11 @@ from elotui.tui.screens.pairs import PairsPane
 from elotui.tui.screens.raw_reply import RawTextScreen
 from elotui.tui.theming import register_themes
 from elotui.tui.widgets.judges_table import JudgeLive, JudgesTable
-from elotui.tui.widgets.leaderboard_table import LeaderboardTable
+from elotui.tui.widgets.leaderboard_table import LeaderboardTable, contestant_label
 from elotui.tui.widgets.status_bar import StatusBar, StatusInfo
 
 RunnerFactory = Callable[..., Any]
+W = TypeVar("W", bound=Widget)
 TICK_S = 0.25  # how often buffered events are ranked and the header redrawn
 FAILURE_NOTICES = (1, 3, 10, 30, 100, 300, 1000)  # repeated failures: notify at these counts, count always
 
@@ -145,7 +148,10 @@ class ElotuiApp(App[int]):
         yield StatusBar(id="status")
         with TabbedContent(initial="tab-leaderboard", id="tabs"):
             with TabPane("Leaderboard · l", id="tab-leaderboard"):
-                yield LeaderboardPane(t.prompt_ids, t.judge_ids, id="leaderboard-pane")
+                labels = {c.id: c.label for c in t.spec.contestants}
+                width = max(len(contestant_label(c, labels.get(c))) for c in t.contestant_ids)
+                yield LeaderboardPane(t.prompt_ids, t.judge_ids, contestant_width=max(width, 10),
+                                      id="leaderboard-pane")
             with TabPane("Pairs · v", id="tab-pairs"):
                 yield PairsPane(t.prompt_ids, t.judge_ids, id="pairs-pane")
             with TabPane("Diagnostics · d", id="tab-diagnostics"):
@@ -304,6 +310,8 @@ class ElotuiApp(App[int]):
             self.plan_invalid += sum(1 for r in rows if r[6] == "invalid")
 
     def _tick(self) -> None:
+        if self._view(StatusBar) is None:  # starting or closing
+            return
         self._ticks += 1
         self._drain()
         if self.board_version != self.ranking.version and not self._busy(self._rank_worker):
@@ -313,15 +321,24 @@ class ElotuiApp(App[int]):
             self._load_judge_stats()
         elif self.runner is not None and self._ticks % 2 == 0:
             self._show_judges()
-        tabs = self.query_one("#tabs", TabbedContent)
+        tabs = self._view(TabbedContent)
+        if tabs is None:
+            return
         if tabs.active == "tab-diagnostics" and self._diag_version != self.ranking.version \
                 and not self._busy(self._diag_worker) and (self._ticks % 20 == 1 or self._diag_version < 0):
             self._refresh_diagnostics()
         if tabs.active == "tab-pairs":
-            pane = self.query_one(PairsPane)
-            if pane.loaded_version != self.ranking.version and (self._ticks % 12 == 1 or pane.loaded_version < 0):
+            pane = self._view(PairsPane)
+            if pane is not None and pane.loaded_version != self.ranking.version and (self._ticks % 12 == 1 or pane.loaded_version < 0):
                 pane.reload()
         self._update_status()
+
+    def _view(self, kind: type[W]) -> W | None:
+        """The one widget of a kind on the main screen, or None while the app starts or closes."""
+        try:
+            return self.screen_stack[0].query_one(kind)  # the main screen, even under a modal
+        except (NoMatches, IndexError):
+            return None
 
     @staticmethod
     def _busy(worker: Worker[Any] | None) -> bool:
@@ -367,9 +384,11 @@ class ElotuiApp(App[int]):
     def _show_board(self, key: ViewKey, board: Leaderboard, version: int) -> None:
         self.board, self.board_key, self.board_version = board, key, version
         labels = {c.id: c.label for c in self.tournament.spec.contestants if c.label}
-        self.query_one(LeaderboardTable).show(board, labels)
-        note = "" if version == self.ranking.version else "updating…"
-        self.query_one(LeaderboardPane).show_counts(board, note)
+        table, pane = self._view(LeaderboardTable), self._view(LeaderboardPane)
+        if table is None or pane is None:
+            return
+        table.show(board, labels)
+        pane.show_counts(board, "" if version == self.ranking.version else "updating…")
         self._update_status()
 
     def watch_threshold(self) -> None:
@@ -409,7 +428,9 @@ class ElotuiApp(App[int]):
                 http_429s=theirs.http_429s, latency_sum_ms=sum(latencies), latency_n=len(latencies),
             )
         judges = [(j, self.judge_kinds.get(j, "live")) for j in self.tournament.judge_ids]
-        self.query_one(JudgesTable).show(judges, self.judge_stats, live)
+        table = self._view(JudgesTable)
+        if table is not None:
+            table.show(judges, self.judge_stats, live)
 
     def _refresh_diagnostics(self) -> None:
         self._diag_worker = self._diagnose(self.threshold, self.method)
@@ -446,7 +467,9 @@ class ElotuiApp(App[int]):
     def _diagnostics_ready(self, message: DiagnosticsComputed) -> None:
         self._diag_version = message.version
         label = f"threshold {threshold_label(self.threshold)}, {METHOD_NAMES.get(self.method, self.method)}"
-        self.query_one(DiagnosticsPane).show(message.report, message.trajectory, label)
+        pane = self._view(DiagnosticsPane)
+        if pane is not None:
+            pane.show(message.report, message.trajectory, label)
 
     # -- header ---------------------------------------------------------------------------------------------------------
     def _update_status(self) -> None:
@@ -465,7 +488,9 @@ class ElotuiApp(App[int]):
             invalid=self.plan_invalid,
             ranking_note="" if self.board_version == self.ranking.version else "ranking…",
         )
-        self.query_one(StatusBar).show(info)
+        bar = self._view(StatusBar)
+        if bar is not None:
+            bar.show(info)
 
     # -- actions -----------------------------------------------------------------------------------------------------------
     def action_threshold(self, index: int) -> None:

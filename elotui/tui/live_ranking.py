@@ -36,7 +36,10 @@ ViewKey = tuple[Threshold, str, Scope]
 
 
 def threshold_label(threshold: Threshold) -> str:
-    return "none" if threshold == "none" else f"{float(threshold):g}"
+    """1.0, 0.9, 0.75, 0.5 or none (as the keys and the CLI name them)."""
+    if threshold == "none":
+        return "none"
+    return "1.0" if float(threshold) == 1.0 else f"{float(threshold):g}"
 
 
 class LiveRanking:

@@ -35,7 +35,7 @@ async def test_threshold_keys_change_the_order(crafted_tournament: tuple[Tournam
         await pilot.press("1")
         await settle(pilot)
         assert board.order() == ["C", "A", "B"]  # 1.0: A's 2-1 wins become draws, C beats B unanimously
-        assert "threshold 1" in plain(app.query_one(StatusBar))
+        assert "threshold 1.0" in plain(app.query_one(StatusBar))
         await pilot.press("4")
         await settle(pilot)
         assert board.order() == ["A", "C", "B"]
@@ -201,12 +201,12 @@ async def test_help_and_palette_commands(crafted_tournament: tuple[Tournament, S
         assert isinstance(app.screen, HelpScreen)
         await pilot.press("escape")
         titles = {title: cb for title, _, cb in palette_commands(app)}
-        for needed in ("Threshold 1", "Threshold none", "Toggle method Elo / Bradley–Terry", "Pause or resume judging",
+        for needed in ("Threshold 1.0", "Threshold none", "Toggle method Elo / Bradley–Terry", "Pause or resume judging",
                        "Export ranking to CSV", "Help", "Quit", "Show pairs", "Show diagnostics",
                        "Switch theme: elotui-light", "Switch theme: elotui-contrast", "Scope: judge j2"):
             assert needed in titles
         titles["Switch theme: elotui-light"]()
-        titles["Threshold 1"]()
+        titles["Threshold 1.0"]()
         await settle(pilot)
         assert app.theme == "elotui-light"
         assert app.query_one(LeaderboardTable).order() == ["C", "A", "B"]

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from rich.console import Group
 from rich.table import Table
 from rich.text import Text
 from textual.app import ComposeResult
@@ -83,19 +84,19 @@ def judges_bias_table(report: dict[str, Any]) -> Table:
     return table
 
 
-def reference_table(report: dict[str, Any]) -> Text | Table:
+def reference_table(report: dict[str, Any]) -> Text | Group:
     ref = report.get("reference") or {}
     if not ref.get("by_threshold"):
         return Text("no reference: add [reference] votes or ranking to the tournament file", style="dim")
-    table = Table(box=None, pad_edge=False, header_style="bold",
-                  title=f"reference: {ref.get('source')} ({' > '.join(one_line(c, 12) for c in ref['ranking'])})",
-                  title_justify="left")
+    title = Text(f"reference: {ref.get('source')}, best first: {' > '.join(one_line(c, 20) for c in ref['ranking'])}"
+                 f" · each threshold rated with {ref.get('method')}")
+    table = Table(box=None, pad_edge=False, header_style="bold")
     for name in ("threshold", "contestants", "Spearman ρ", "p", "Kendall τ", "p"):
         table.add_column(name, justify="right", no_wrap=True)
     for t, r in ref["by_threshold"].items():
         table.add_row(t, str(r["contestants"]), num(r["spearman_rho"]), num(r["spearman_p"], 3),
                       num(r["kendall_tau"]), num(r["kendall_p"], 3))
-    return table
+    return Group(title, table)
 
 
 class DiagnosticsPane(VerticalScroll):

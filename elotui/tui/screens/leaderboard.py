@@ -16,10 +16,12 @@ ALL = "__all__"
 
 
 class LeaderboardPane(Vertical):
-    def __init__(self, prompts: list[str], judges: list[str], **kwargs: object) -> None:
+    def __init__(self, prompts: list[str], judges: list[str], contestant_width: int = 24,
+                 **kwargs: object) -> None:
         super().__init__(**kwargs)  # type: ignore[arg-type]
         self._prompts = prompts
         self._judges = judges
+        self._contestant_width = contestant_width
 
     def compose(self) -> ComposeResult:
         with Horizontal(id="scope-bar"):
@@ -29,7 +31,7 @@ class LeaderboardPane(Vertical):
             yield Select([(f"judge {one_line(j, 40)}", j) for j in self._judges], prompt="all judges",
                          id="scope-judge", allow_blank=True)
             yield Label("keys 1–5 threshold (1.0 · 0.9 · 0.75 · 0.5 · none) · m Elo/BT", classes="bar-hint")
-        yield LeaderboardTable(id="leaderboard")
+        yield LeaderboardTable(contestant_width=self._contestant_width, id="leaderboard")
         yield Static(id="counts")
         yield Label("Judges", classes="section-title")
         yield JudgesTable(id="judges")

@@ -19,7 +19,8 @@ from elotui.tui.widgets.abba_grid import AbbaGrid
 if TYPE_CHECKING:
     from elotui.tui.app import ElotuiApp
 
-PAIR_COLUMNS = ("prompt", "pair", "stability", "flips", "judge agreement", "preferred", "verdicts")
+PAIR_COLUMNS = (("prompt", 14), ("pair", 34), ("stability", 13), ("flips", 5), ("judges agree", 12),
+                ("preferred", 16), ("verdicts", 8))
 
 
 class PairsPane(Vertical):
@@ -58,8 +59,8 @@ class PairsPane(Vertical):
 
     def on_mount(self) -> None:
         table = self.query_one("#pairs-table", DataTable)
-        for name in PAIR_COLUMNS:
-            table.add_column(name, key=name)
+        for name, width in PAIR_COLUMNS:
+            table.add_column(name, key=name, width=width)
 
     # -- loading -------------------------------------------------------------------------------------------------
     def reload(self) -> None:
@@ -102,8 +103,8 @@ class PairsPane(Vertical):
             self._shown[s.key] = s
             agreement = "—" if s.agreement is None else f"{round(s.agreement * s.judges_voting)}/{s.judges_voting}"
             table.add_row(
-                Text(one_line(s.prompt, 16)),
-                Text(f"{one_line(s.a, 16)} vs {one_line(s.b, 16)}"),
+                Text(one_line(s.prompt, 14)),
+                Text(f"{one_line(s.a, 15)} vs {one_line(s.b, 15)}"),
                 Text(s.klass, style=bias_style if s.klass == POSITION_BIAS else ""),
                 Text(f"{s.flips}/{s.units}" if s.units else "—", justify="right"),
                 Text(agreement, justify="right", style="bold" if s.disagreement else ""),

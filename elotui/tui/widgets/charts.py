@@ -104,7 +104,8 @@ class RatingChart(Static):
             return
         low, high = min(series), max(series)
         order = sorted(ratings, key=lambda c: (-ratings[c][-1], c))
-        text.append(f"scale {low:.0f} (▁) … {high:.0f} (█); verdicts {done[0]} … {done[-1]} in arrival order\n",
+        text.append(f"scale {low:.0f} (▁) … {high:.0f} (█); after {done[0]} … {done[-1]} verdicts "
+                    "(in plan order, then as they arrive)\n",
                     style="dim")
         for c in order:
             vs = ratings[c]

@@ -10,8 +10,8 @@ from textual.widgets import DataTable
 from elotui.tui.sanitize import one_line
 from elotui.tui.widgets.status_bar import human_count
 
-COLUMNS = ("judge", "kind", "in flight", "done", "invalid", "failed", "retries", "429s", "mean latency", "tokens in",
-           "tokens out", "cost")
+COLUMNS = (("judge", 24), ("kind", 9), ("in flight", 9), ("done", 13), ("invalid", 7), ("failed", 6), ("retries", 7),
+           ("429s", 5), ("mean latency", 12), ("tokens in", 9), ("tokens out", 10), ("cost", 10))
 
 
 @dataclass
@@ -32,8 +32,8 @@ class JudgeLive:
 class JudgesTable(DataTable[Text | str]):
     def on_mount(self) -> None:
         self.cursor_type = "row"
-        for name in COLUMNS:
-            self.add_column(name, key=name)
+        for name, width in COLUMNS:
+            self.add_column(name, key=name, width=width)
 
     def show(self, judges: list[tuple[str, str]], stats: dict[str, dict[str, float]],
              live: dict[str, JudgeLive]) -> None:
@@ -48,7 +48,7 @@ class JudgesTable(DataTable[Text | str]):
             latency = s.get("mean_latency_ms") or (c.latency_sum_ms / c.latency_n if c.latency_n else None)
             cost = float(s.get("cost", 0.0))
             self.add_row(
-                Text(one_line(judge, 30)),
+                Text(one_line(judge, 24)),
                 Text(kind),
                 Text(str(c.in_flight), justify="right"),
                 Text(f"{done}/{planned}" if planned else str(done), justify="right"),

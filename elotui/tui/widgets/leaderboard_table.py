@@ -10,15 +10,27 @@ from elotui.rating.leaderboard import Leaderboard
 from elotui.tui.colours import band_colour
 from elotui.tui.sanitize import one_line
 
-COLUMNS = ("#", "contestant", "rating", "interval", "Δ next", "P(win)", "band", "W/L/D", "games", "win rate")
+# Fixed widths: columns never jump as live numbers change (and snapshots do not depend on timing).
+COLUMNS = (("#", 3), ("contestant", 0), ("rating", 6), ("interval", 11), ("Δ next", 6), ("P(win)", 6),
+           ("band", 16), ("W/L/D", 13), ("games", 6), ("win rate", 8))
+
+
+def contestant_label(contestant: str, label: str | None) -> str:
+    """`id (label)`, the label only when it differs; at most 40 characters."""
+    shown = one_line(contestant) + (f" ({one_line(label)})" if label and label != contestant else "")
+    return one_line(shown, 40)
 
 
 class LeaderboardTable(DataTable[Text | str]):
+    def __init__(self, contestant_width: int = 24, **kwargs: object) -> None:
+        super().__init__(**kwargs)  # type: ignore[arg-type]
+        self._contestant_width = contestant_width
+
     def on_mount(self) -> None:
         self.cursor_type = "row"
         self.zebra_stripes = True
-        for name in COLUMNS:
-            self.add_column(name, key=name)
+        for name, width in COLUMNS:
+            self.add_column(name, key=name, width=width or self._contestant_width)
 
     def show(self, board: Leaderboard, labels: dict[str, str] | None = None) -> None:
         """Replace the rows (keeps the cursor on the same contestant)."""
@@ -29,7 +41,7 @@ class LeaderboardTable(DataTable[Text | str]):
         self.clear()
         for row in board.rows:
             name = labels.get(row.contestant)
-            shown = one_line(row.contestant) + (f" ({one_line(name)})" if name and name != row.contestant else "")
+            shown = contestant_label(row.contestant, name)
             gap = "—" if row.gap_to_next is None else f"{row.gap_to_next:+.0f}"
             prob = "—" if row.win_prob_vs_next is None else f"{100 * row.win_prob_vs_next:.0f}%"
             band = Text(row.band or "—", style=band_colour(self.app, row.band) if row.band else "")

@@ -85,14 +85,18 @@ class StatusBar(Static):
         t.append(progress_bar(done, total), style=theme_colour(app, "band-strong"))
         pct = f"{100 * done / total:.0f}%" if total else "—"
         t.append(f" {done}/{total} calls ({pct})")
+        t.append("\n")
+        failed = p.failed if p else info.failed
+        invalid = p.invalid if p else info.invalid
+        t.append(f"failed {failed}", style="bold" if failed else "")
+        t.append(f" · invalid {invalid}")
         if p is not None:
-            t.append(f" · {p.rate_per_s:.1f}/s · ETA {human_duration(p.eta_s)}")
-            t.append(f" · failed {p.failed} · invalid {p.invalid}")
+            if info.state in ("running", "paused"):
+                t.append(f" · {p.rate_per_s:.1f} calls/s · ETA {human_duration(p.eta_s)}")
+            t.append(f" · in flight {p.in_flight} · cached {p.cached}")
             t.append(f" · tokens {human_count(p.input_tokens)} in / {human_count(p.output_tokens)} out")
             cost = f"${p.cost:.2f}"
             if p.estimated_total_cost is not None:
-                cost += f" of ~${p.estimated_total_cost:.2f}"
+                cost += f" of ~${p.estimated_total_cost:.2f} estimated"
             t.append(f" · cost {cost}")
-        else:
-            t.append(f" · failed {info.failed} · invalid {info.invalid}")
         self.update(t)
