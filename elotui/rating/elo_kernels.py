@@ -21,8 +21,11 @@ One update: d = k * (s - 1 / (1 + exp(C * (r[b] - r[a])))), r[a] += d, r[b] -= d
 from __future__ import annotations
 
 import ctypes
+import itertools
 import math
+import os
 import struct
+import threading
 from collections.abc import Callable
 from typing import Any
 
@@ -33,6 +36,14 @@ GOLDEN = 0x9E3779B97F4A7C15
 M1 = 0xBF58476D1CE4E5B9
 M2 = 0x94D049BB133111EB
 C = math.log(10.0) / 400.0
+PARALLEL_MIN_UPDATES = 1_000_000  # below this many game updates per thread, one thread is faster
+
+
+def _cores() -> int:
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # not on Linux
+        return max(1, os.cpu_count() or 1)
 
 
 def _i64(value: int) -> str:
@@ -221,20 +232,33 @@ class Kernels:
         a32, b32, s64 = _games_arrays(a, b, s, n)
         keys64 = np.ascontiguousarray(keys, dtype=np.uint64)
         out = np.empty((len(keys64), n), dtype=np.float64)
-        scratch = np.empty(max(len(a32), 1), dtype=np.int64)
-        self._play(
-            a32.ctypes.data,
-            b32.ctypes.data,
-            s64.ctypes.data,
-            keys64.ctypes.data,
-            len(keys64),
-            len(a32),
-            n,
-            float(k),
-            float(init),
-            out.ctypes.data,
-            scratch.ctypes.data,
-        )
+
+        def run(lo: int, hi: int) -> None:  # orders lo..hi-1 into out[lo:hi]; ctypes drops the GIL meanwhile
+            scratch = np.empty(max(len(a32), 1), dtype=np.int64)
+            self._play(
+                a32.ctypes.data,
+                b32.ctypes.data,
+                s64.ctypes.data,
+                keys64[lo:hi].ctypes.data,
+                hi - lo,
+                len(a32),
+                n,
+                float(k),
+                float(init),
+                out[lo:hi].ctypes.data,
+                scratch.ctypes.data,
+            )
+
+        # The orders are independent: split them over the cores this process may use (each order is played
+        # by one thread, whole, so the result does not depend on the split).
+        parts = min(_cores(), len(keys64), max(1, len(a32) * len(keys64) // PARALLEL_MIN_UPDATES))
+        bounds = [len(keys64) * i // parts for i in range(parts + 1)]
+        threads = [threading.Thread(target=run, args=(lo, hi)) for lo, hi in itertools.pairwise(bounds[1:])]
+        for thread in threads:
+            thread.start()
+        run(bounds[0], bounds[1])
+        for thread in threads:
+            thread.join()
         return out
 
     def online(
