@@ -4,14 +4,16 @@ from __future__ import annotations
 
 import argparse
 import sys
-from contextlib import contextmanager
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
-from typing import IO
+from typing import IO, TYPE_CHECKING
 
-from elotui.config import Tournament, load_tournament
 from elotui.errors import UserError
-from elotui.store import Store
+
+if TYPE_CHECKING:  # imported when used: building the parser must not load pydantic (start-up time)
+    from elotui.config import Tournament
+    from elotui.store import Store
 
 
 def add_tournament_arg(p: argparse.ArgumentParser) -> None:
@@ -28,6 +30,9 @@ def add_output_arg(p: argparse.ArgumentParser) -> None:
 
 
 def open_tournament(args: argparse.Namespace) -> tuple[Tournament, Store]:
+    from elotui.config import load_tournament
+    from elotui.store import Store
+
     tournament = load_tournament(args.tournament)
     return tournament, Store.open_for(tournament, getattr(args, "store", None))
 

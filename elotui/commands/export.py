@@ -3,15 +3,14 @@
 from __future__ import annotations
 
 import argparse
+import threading
+from pathlib import Path
+from typing import TYPE_CHECKING
 
-from elotui.commands.common import (
-    add_output_arg,
-    add_store_arg,
-    add_tournament_arg,
-    open_tournament,
-    output_stream,
-)
-from elotui.export.ranking import leaderboard_for, write_csv, write_json
+from elotui.commands.common import add_output_arg, add_store_arg, add_tournament_arg, output_stream
+
+if TYPE_CHECKING:
+    from elotui.store import Store
 
 THRESHOLD_CHOICES = ("1.0", "0.9", "0.75", "0.5", "none")
 
@@ -28,10 +27,60 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
     p.set_defaults(handler=run)
 
 
+class EarlyTally:
+    """`store.verdict_tally(scope)` on a thread of its own, started before the tournament file, pydantic and
+    numpy are loaded: SQLite releases the GIL while it reads, so on a second core the store is read while the
+    rest starts up (`elotui export --threshold none` spends about as long in each). Nothing is cached: the
+    counts are read from the store on every invocation, and used only for the run that started the read."""
+
+    def __init__(self, store: Store, scope: list[str] | None) -> None:
+        self.scope = scope
+        self._result: list[tuple[str, str, str, str | None, int]] | None = None
+        self._error: Exception | None = None
+        self._thread = threading.Thread(target=self._read, args=(store,), name="elotui-tally", daemon=True)
+        self._thread.start()
+
+    def _read(self, store: Store) -> None:
+        try:
+            self._result = store.verdict_tally(self.scope)
+        except Exception as exc:  # noqa: BLE001  (re-raised in the caller's thread by result())
+            self._error = exc
+
+    def result(self) -> list[tuple[str, str, str, str | None, int]]:
+        self._thread.join()
+        if self._error is not None:
+            raise self._error
+        assert self._result is not None
+        return self._result
+
+
 def run(args: argparse.Namespace) -> int:
-    tournament, store = open_tournament(args)
-    with store:
-        board = leaderboard_for(tournament, store, threshold=args.threshold, method=args.method, prompt=args.prompt)
+    from elotui.store import Store
+
+    store: Store | None = None
+    early: EarlyTally | None = None
+    if args.store and args.threshold == "none" and args.method != "bt" and Path(args.store).is_file():
+        store = Store(args.store)
+        early = EarlyTally(store, [args.prompt] if args.prompt is not None else None)
+    try:
+        from elotui.config import load_tournament
+
+        tournament = load_tournament(args.tournament)
+        if store is None:
+            store = Store.open_for(tournament, args.store)
+        from elotui.export.ranking import leaderboard_for, write_csv, write_json
+
+        board = leaderboard_for(
+            tournament,
+            store,
+            threshold=args.threshold,
+            method=args.method,
+            prompt=args.prompt,
+            tally=early.result() if early is not None else None,
+        )
+    finally:
+        if store is not None:
+            store.close()  # waits for a read still running (the store's lock)
     with output_stream(args.output) as out:
         if args.format == "json":
             write_json(board, out, tournament=tournament.name)

@@ -36,11 +36,14 @@ def leaderboard_for(
     threshold: float | str | None = None,
     method: str | None = None,
     prompt: str | None = None,
+    tally: list[tuple[str, str, str, str | None, int]] | None = None,
 ) -> Leaderboard:
     """The leaderboard of the tournament's current plan, read from the store (no judge calls).
 
     `threshold` / `method` override the tournament's `[ranking]` settings; `prompt` restricts the scope to one
-    prompt. Raises UserError for an unknown prompt, a bad threshold or method, or a store without a plan.
+    prompt. `tally`: `store.verdict_tally([prompt] or None)` when the caller has just read it (`elotui export`
+    reads it while it starts up); used for threshold none with Elo only, else ignored.
+    Raises UserError for an unknown prompt, a bad threshold or method, or a store without a plan.
     """
     settings = tournament.spec.ranking
     try:
@@ -58,7 +61,8 @@ def leaderboard_for(
     if chosen_threshold == "none" and chosen_method == "elo":
         # Permutation-averaged Elo over the No-Threshold games needs only their multiset: counted in SQL
         # (a few hundred rows), not one Python row per verdict. Same games, codes and ratings as the table path.
-        tally = store.verdict_tally(scope)
+        if tally is None:
+            tally = store.verdict_tally(scope)
         g = games_from_tally(tally, tournament.contestant_ids) if tally else None  # else: the path below
         if g is not None:
             return rank_games(

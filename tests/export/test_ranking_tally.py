@@ -73,3 +73,42 @@ def test_an_undeclared_contestant_falls_back_to_the_table(filled) -> None:
     board = leaderboard_for(filled.tournament, store, threshold="none", method="elo")
     assert [r.contestant for r in board.rows if r.contestant == "zeta"] == ["zeta"]
     assert board.rows == _table_board(filled).rows
+
+
+def test_cli_export_none_reads_the_counts_early_and_equals_the_table_path(filled, capsys) -> None:  # type: ignore[no-untyped-def]
+    import json
+
+    from elotui.cli import main
+
+    for extra in ([], ["--method", "elo"], ["--method", "elo", "--prompt", "p2"]):
+        args = [
+            "export",
+            str(filled.path),
+            "--store",
+            str(filled.store_path),
+            "--threshold",
+            "none",
+            "-o",
+            "-",
+        ]
+        assert main([*args, "--format", "json", *extra]) == 0
+        doc = json.loads(capsys.readouterr().out)
+        scope = ["p2"] if "--prompt" in extra else None
+        expected = _table_board(filled, scope)
+        assert [r["rating"] for r in doc["rows"]] == [r.rating for r in expected.rows]
+        assert [r["ci_low"] for r in doc["rows"]] == [r.ci_low for r in expected.rows]
+        assert doc["counts"] == expected.counts
+
+
+def test_cli_export_none_errors_and_no_store_created(filled, tmp_path, capsys) -> None:  # type: ignore[no-untyped-def]
+    from elotui.cli import main
+
+    none = ["--threshold", "none", "--method", "elo"]
+    assert main(["export", str(filled.path), "--store", str(filled.store_path), *none, "--prompt", "zz"]) == 2
+    assert "prompt 'zz'" in capsys.readouterr().err
+    assert main(["export", str(filled.path) + ".missing", "--store", str(filled.store_path), *none]) == 2
+    fresh = tmp_path / "new.sqlite"
+    assert main(["export", str(filled.path) + ".missing", "--store", str(fresh), *none]) == 2
+    assert not fresh.exists()  # a bad tournament path does not leave a new store behind
+    assert main(["export", str(filled.path), "--store", str(fresh), *none]) == 2  # an empty store: no plan
+    assert "no comparison plan" in capsys.readouterr().err
