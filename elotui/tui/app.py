@@ -12,14 +12,14 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, ClassVar, TypeVar
 
 from textual import on, work
 from textual.app import App, ComposeResult
-from textual.binding import Binding
+from textual.binding import Binding, BindingType
 from textual.css.query import NoMatches
-from textual.widget import Widget
 from textual.reactive import reactive
+from textual.widget import Widget
 from textual.widgets import Footer, Select, TabbedContent, TabPane
 from textual.worker import Worker, WorkerState, get_current_worker
 
@@ -27,8 +27,17 @@ from elotui.config import Tournament
 from elotui.errors import UserError
 from elotui.rating.games import THRESHOLDS, Threshold
 from elotui.rating.leaderboard import Leaderboard
-from elotui.run.events import (CallFailed, CallRetried, CallStarted, Event, Progress, RunFinished, RunStarted,
-                               RunStateChanged, VerdictRecorded)
+from elotui.run.events import (
+    CallFailed,
+    CallRetried,
+    CallStarted,
+    Event,
+    Progress,
+    RunFinished,
+    RunStarted,
+    RunStateChanged,
+    VerdictRecorded,
+)
 from elotui.store import Store
 from elotui.themes import APP_VARIABLE_DEFAULTS, DEFAULT_THEME, load_themes
 from elotui.tui.commands import ElotuiCommands
@@ -59,7 +68,7 @@ class ElotuiApp(App[int]):
     CSS_PATH = "elotui.tcss"
     TITLE = "elotui"
     COMMANDS = App.COMMANDS | {ElotuiCommands}
-    BINDINGS = [
+    BINDINGS: ClassVar[list[BindingType]] = [
         Binding("1", "threshold(1)", "1.0", show=False),
         Binding("2", "threshold(2)", "0.9", show=False),
         Binding("3", "threshold(3)", "0.75", show=False),
@@ -234,7 +243,7 @@ class ElotuiApp(App[int]):
         """Called by the runner on this loop for every event; cheap: buffer and count, then post one message."""
         try:
             self._handle_event(event)
-        except Exception as exc:  # a display problem must never stop the run
+        except Exception as exc:  # noqa: BLE001 - a display problem must never stop the run
             self.log.error(f"run event {type(event).__name__}: {exc!r}")
         if not self._posted:
             self._posted = True

@@ -21,8 +21,8 @@ def palette_commands(app: ElotuiApp) -> list[Command]:
 
     out: list[Command] = []
     for i, t in enumerate(THRESHOLDS, start=1):
-        out.append((f"Threshold {threshold_label(t)}", f"key {i}: rank with agreement threshold "
-                    f"{threshold_label(t)}", partial(app.action_threshold, i)))
+        help_text = f"key {i}: rank with agreement threshold {threshold_label(t)}"
+        out.append((f"Threshold {threshold_label(t)}", help_text, partial(app.action_threshold, i)))
     out += [
         ("Toggle method Elo / Bradley–Terry", "key m", app.action_toggle_method),
         ("Pause or resume judging", "key p", app.action_pause),

@@ -6,7 +6,6 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
-from rich.text import Text
 from textual.message import Message
 
 from elotui.config import load_tournament

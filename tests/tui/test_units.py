@@ -9,7 +9,14 @@ import pytest
 from rich.text import Text
 
 from elotui.themes import APP_VARIABLE_DEFAULTS, ThemeError, bundled_themes_dir, load_theme_file, load_themes
-from elotui.tui.pair_summary import CONSISTENT, INCONCLUSIVE, ONE_ORDER, PENDING, POSITION_BIAS, summarise_pairs
+from elotui.tui.pair_summary import (
+    CONSISTENT,
+    INCONCLUSIVE,
+    ONE_ORDER,
+    PENDING,
+    POSITION_BIAS,
+    summarise_pairs,
+)
 from elotui.tui.sanitize import clean, literal, one_line
 from elotui.tui.widgets.charts import histogram_bins, sparkline
 from elotui.tui.widgets.status_bar import human_duration, progress_bar

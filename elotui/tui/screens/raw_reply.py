@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 from textual.app import ComposeResult
-from textual.binding import Binding
+from textual.binding import Binding, BindingType
 from textual.containers import VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Static
@@ -12,7 +14,7 @@ from elotui.tui.sanitize import literal
 
 
 class RawTextScreen(ModalScreen[None]):
-    BINDINGS = [Binding("escape,q,enter", "dismiss", "close")]
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("escape,q,enter", "dismiss", "close")]
 
     def __init__(self, title: str, body: str) -> None:
         super().__init__()

@@ -23,7 +23,7 @@ def sparkline(values: Sequence[float], low: float, high: float) -> str:
     span = high - low
     out = []
     for v in values:
-        level = 0 if span <= 0 or not math.isfinite(v) else int(round((v - low) / span * (len(SPARKS) - 1)))
+        level = 0 if span <= 0 or not math.isfinite(v) else round((v - low) / span * (len(SPARKS) - 1))
         out.append(SPARKS[min(max(level, 0), len(SPARKS) - 1)])
     return "".join(out)
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from rich.text import Text
 from textual.widgets import DataTable
+from textual.widgets.data_table import RowDoesNotExist
 
 from elotui.rating.leaderboard import Leaderboard
 from elotui.tui.colours import band_colour
@@ -62,8 +63,8 @@ class LeaderboardTable(DataTable[Text | str]):
         if selected is not None:
             try:
                 self.move_cursor(row=self.get_row_index(selected), animate=False)
-            except Exception:  # the contestant is gone from this scope
-                pass
+            except RowDoesNotExist:  # the contestant is gone from this scope
+                self.move_cursor(row=0, animate=False)
 
     def order(self) -> list[str]:
         """The contestants from top to bottom (for tests and the help text)."""

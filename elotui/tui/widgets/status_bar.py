@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 from rich.text import Text
@@ -23,9 +24,9 @@ def human_count(n: float) -> str:
 
 
 def human_duration(seconds: float | None) -> str:
-    if seconds is None or seconds != seconds or seconds < 0:
+    if seconds is None or math.isnan(seconds) or seconds < 0:
         return "—"
-    s = int(round(seconds))
+    s = round(seconds)
     if s >= 3600:
         return f"{s // 3600}h{(s % 3600) // 60:02d}m"
     if s >= 60:
@@ -35,7 +36,7 @@ def human_duration(seconds: float | None) -> str:
 
 def progress_bar(done: int, total: int, width: int = BAR_WIDTH) -> str:
     share = done / total if total else 0.0
-    eighths = int(round(share * width * 8))
+    eighths = round(share * width * 8)
     full, rest = divmod(eighths, 8)
     bar = "█" * full + ("▏▎▍▌▋▊▉"[rest - 1] if rest else "")
     return bar + " " * (width - len(bar))
