@@ -20,12 +20,12 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
-from elotui.config import load_tournament  # noqa: E402
-from elotui.judges.base import Presentation  # noqa: E402
-from elotui.rating.leaderboard import rank  # noqa: E402
-from elotui.run.events import VerdictRecorded  # noqa: E402
-from elotui.store import CallRecord, PlanRow, Store  # noqa: E402
-from elotui.tui.app import make_app  # noqa: E402
+from elotui.config import load_tournament
+from elotui.judges.base import Presentation
+from elotui.rating.leaderboard import rank
+from elotui.run.events import VerdictRecorded
+from elotui.store import CallRecord, PlanRow, Store
+from elotui.tui.app import make_app
 
 CONTESTANTS = [f"model-{i}" for i in range(10)]
 JUDGES = [f"judge-{i}" for i in range(5)]
