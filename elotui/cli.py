@@ -11,9 +11,18 @@ import os
 import sys
 import traceback
 
-from elotui import __version__
 from elotui.commands import COMMANDS
 from elotui.errors import UserError
+
+
+class _Version(argparse.Action):
+    """--version, with the version looked up only when asked for (importlib.metadata is slow to import)."""
+
+    def __call__(self, parser: argparse.ArgumentParser, *_: object) -> None:
+        import elotui
+
+        print(f"elotui {elotui.__version__}")
+        parser.exit()
 
 
 def build_parser(only: str | None = None) -> argparse.ArgumentParser:
@@ -24,7 +33,7 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
         prog="elotui",
         description="Run and watch LLM-as-a-judge pairwise tournaments.",
     )
-    parser.add_argument("--version", action="version", version=f"elotui {__version__}")
+    parser.add_argument("--version", action=_Version, nargs=0, help="show the version and exit")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     sub.required = True
     for name in COMMANDS if only is None else (only,):

@@ -70,6 +70,10 @@ def run(args: argparse.Namespace) -> int:
             store = Store.open_for(tournament, args.store)
         from elotui.export.ranking import leaderboard_for, write_csv, write_json
 
+        if early is not None:  # compile the Elo kernel while the store is still being read
+            from elotui.rating.elo import jit_kernels
+
+            jit_kernels()
         board = leaderboard_for(
             tournament,
             store,
