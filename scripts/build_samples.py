@@ -252,7 +252,7 @@ def answers_by_question(data: Path, folder: str) -> tuple[dict[int, dict[str, An
 
 
 def replay_sample(data: Path, folder: str, name: str, meta: dict[str, Any], contestants: list[str],
-                  judges: list[str], delay_ms: float) -> Output:
+                  judges: list[str], delay_ms: float, max_concurrency: int = 4) -> Output:
     out = Output(name)
     source = read_jsonl_gz(data / folder / "judgments.jsonl.gz")
     questions, answers = answers_by_question(data, folder)
@@ -272,7 +272,7 @@ def replay_sample(data: Path, folder: str, name: str, meta: dict[str, Any], cont
     out.report.append(f"human votes cover {len(voted)}/{planned} planned (prompt, ordered pair) presentations")
     judge_tables = [
         {"id": j, "label": f"{LABELS.get(j, j)} (recorded)", "provider": "replay", "model": j,
-         "path": "verdicts.jsonl.gz", "delay_ms": delay_ms}
+         "path": "verdicts.jsonl.gz", "delay_ms": delay_ms, "max_concurrency": max_concurrency}
         for j in judges
     ]
     text = tournament_toml(
@@ -304,7 +304,8 @@ def build_vicuna80(data: Path) -> Output:
                        "ordered pair judged by each of the five models (PRD, Li et al. 2023), replayed offline. "
                        "Human votes are the reference.",
     }
-    return replay_sample(data, "prd_vicuna80", "vicuna80", meta, VICUNA_MODELS, VICUNA_MODELS, delay_ms=20)
+    return replay_sample(data, "prd_vicuna80", "vicuna80", meta, VICUNA_MODELS, VICUNA_MODELS, delay_ms=40,
+                         max_concurrency=2)  # ~250 verdicts/s: a replay that looks (and loads the TUI) like a live run
 
 
 def build_guanaco(data: Path) -> Output:
