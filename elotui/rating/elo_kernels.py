@@ -203,6 +203,10 @@ class Kernels:
     def __init__(self) -> None:
         import llvmlite.binding as llvm
 
+        try:
+            llvm.initialize()  # needed by llvmlite < 0.45; later versions initialise themselves and refuse it
+        except RuntimeError:
+            pass
         llvm.initialize_native_target()
         llvm.initialize_native_asmprinter()
         module = llvm.parse_assembly(IR)
