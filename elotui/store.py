@@ -127,8 +127,23 @@ def _v2(db: sqlite3.Connection) -> None:
     )
 
 
-MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [_v1, _v2]
+def _v3(db: sqlite3.Connection) -> None:
+    """Version 3: a covering index for the outcome columns, so rankings read the plan join without the
+    wide rows (reasoning, raw replies)."""
+    _script(db, "CREATE INDEX IF NOT EXISTS calls_outcome ON calls(key, status, winner)")
+
+
+MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [_v1, _v2, _v3]
 SCHEMA_VERSION = len(MIGRATIONS)
+
+
+# Rankings read only the outcome columns: the covering index keeps the wide rows (reasoning, raw replies) unread.
+PLAN_VERDICTS_SQL = """
+    SELECT p.prompt, p.first, p.second, p.judge, p.condition, p.sample,
+           COALESCE(c.status, 'missing'), CASE WHEN c.status = 'ok' THEN c.winner END
+    FROM plan p LEFT JOIN calls c INDEXED BY calls_outcome ON c.key = p.key
+    ORDER BY p.seq
+"""
 
 
 def default_store_path(tournament: Tournament) -> Path:
@@ -267,14 +282,7 @@ class Store:
         status is "ok", "invalid", "error" or "missing" (no call recorded yet); winner is set only for "ok".
         """
         with self._lock:
-            return self._db.execute(
-                """
-                SELECT p.prompt, p.first, p.second, p.judge, p.condition, p.sample,
-                       COALESCE(c.status, 'missing'), CASE WHEN c.status = 'ok' THEN c.winner END
-                FROM plan p LEFT JOIN calls c ON c.key = p.key
-                ORDER BY p.seq
-                """
-            ).fetchall()
+            return self._db.execute(PLAN_VERDICTS_SQL).fetchall()
 
     def verdict_tally(self, prompts: Sequence[str] | None = None) -> list[tuple[str, str, str, str | None, int]]:
         """The current plan's verdicts counted by (first, second, status, winner): `(first, second, status,
@@ -291,7 +299,7 @@ class Store:
                 f"""
                 SELECT p.first, p.second, COALESCE(c.status, 'missing'), CASE WHEN c.status = 'ok' THEN c.winner END,
                        COUNT(*)
-                FROM plan p LEFT JOIN calls c ON c.key = p.key {where}
+                FROM plan p LEFT JOIN calls c INDEXED BY calls_outcome ON c.key = p.key {where}
                 GROUP BY 1, 2, 3, 4
                 """,
                 params,

@@ -194,4 +194,3 @@ def jit_kernels() -> Kernels | None:
     return _KERNELS.get("kernels")
 
 
-numba_kernels = jit_kernels  # the name this function had when the kernels were numba's

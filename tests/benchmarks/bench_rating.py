@@ -27,7 +27,7 @@ from elotui.rating import VerdictTable, games, rank
 from elotui.rating.bt import bradley_terry
 from elotui.rating.elo import (
     canonical_games,
-    numba_kernels,
+    jit_kernels,
     permutation_elo,
     permutation_orders,
     run_orders_numpy,
@@ -103,7 +103,7 @@ def plain_permutation_elo(
 
 
 def time_export_cli(rows: list[tuple], names: list[str]) -> float:
-    """Best of 3 wall times of the real CLI on a store holding `rows` (numba's cache warmed by one run first)."""
+    """Best of 3 wall times of the real CLI on a store holding `rows` (one warm-up run first)."""
     from elotui.store import PlanRow, Store
 
     with tempfile.TemporaryDirectory() as tmp:
@@ -164,7 +164,7 @@ def timed(fn, repeat: int = 3):  # type: ignore[no-untyped-def]
 
 
 def main() -> None:
-    print(f"numba: {'yes' if numba_kernels() is not None else 'no (numpy fallback)'}")
+    print(f"JIT kernel (llvmlite): {'yes' if jit_kernels() is not None else 'no (numpy fallback)'}")
     rows, names = synthetic_rows(100_000, 20, 5)
     t_table, table = timed(lambda: VerdictTable.from_rows(rows, contestants=names))
     print(f"[100k] table from rows: {t_table:.3f} s")
@@ -176,18 +176,18 @@ def main() -> None:
     t_bt, _ = timed(all_thresholds)
     print(f"[100k] games + BT (200 bootstrap) for all 5 thresholds: {t_bt:.3f} s  (target <= 0.5 s)")
     g_none = games(table, "none")
-    permutation_elo(g_none, permutations=2)  # JIT warm-up if numba (compiled once, cached on disk)
+    permutation_elo(g_none, permutations=2)  # JIT warm-up (the kernel compiles once per process)
     t_elo, _ = timed(lambda: permutation_elo(g_none, permutations=100, seed=0))
     print(
         f"[100k] permutation Elo, 100 orders, threshold none ({len(g_none)} games): {t_elo:.3f} s  (target <= 1 s)"
     )
-    if numba_kernels() is not None:
+    if jit_kernels() is not None:
         a, b, s = canonical_games(g_none)
         t_np, _ = timed(
             lambda: run_orders_numpy(a, b, s, permutation_orders(len(a), 100, 0), len(names), 16.0, 1000.0),
             repeat=1,
         )
-        print(f"[100k] the same with the numpy fallback (no numba): {t_np:.3f} s")
+        print(f"[100k] the same with the numpy fallback (no JIT): {t_np:.3f} s")
 
     # end-to-end vs plain loop
     def end_to_end() -> dict[str, float]:

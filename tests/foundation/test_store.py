@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from elotui.errors import UserError
-from elotui.store import MIGRATIONS, SCHEMA_VERSION, CallRecord, PlanRow, Store
+from elotui.store import MIGRATIONS, PLAN_VERDICTS_SQL, SCHEMA_VERSION, CallRecord, PlanRow, Store
 
 
 def verdict(key: str, winner: str | None = "first", status: str = "ok", **kw: object) -> CallRecord:
@@ -81,9 +81,11 @@ def test_migration_from_version_1_keeps_data(tmp_path: Path) -> None:
     db.commit()
     db.close()
     with Store(path) as store:
-        assert store.schema_version == SCHEMA_VERSION == 2
+        assert store.schema_version == SCHEMA_VERSION == 3
         got = store.get_call("old")
         assert got is not None and got.winner == "tie" and got.attempts == 1 and got.http_429s == 0
+        plan = " ".join(r[-1] for r in store._db.execute("EXPLAIN QUERY PLAN " + PLAN_VERDICTS_SQL))
+        assert "COVERING INDEX calls_outcome" in plan
 
 
 def test_newer_schema_is_refused_clearly(tmp_path: Path) -> None:

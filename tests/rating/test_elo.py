@@ -1,4 +1,4 @@
-"""Elo: hand-computed sequences, permutation averaging, order and orientation invariance, numba == numpy."""
+"""Elo: hand-computed sequences, permutation averaging, order and orientation invariance, JIT kernel == numpy."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from elotui.rating import VerdictTable, games
 from elotui.rating.elo import (
     canonical_games,
     expected_score,
-    numba_kernels,
+    jit_kernels,
     online_elo,
     permutation_elo,
     permutation_orders,
@@ -123,8 +123,8 @@ def test_numpy_fallback_matches_fast_path() -> None:
     a, b, s = canonical_games(g)
     reference = run_orders_numpy(a, b, s, permutation_orders(len(a), 7, seed=3), 3, 16.0, 1000.0)
     np.testing.assert_allclose(permutation_elo(g, permutations=7, seed=3).ratings, reference, atol=1e-9)
-    if numba_kernels() is not None:
-        kern = numba_kernels()
+    if jit_kernels() is not None:
+        kern = jit_kernels()
         assert kern is not None
         np.testing.assert_allclose(
             kern["online"](a.astype(np.int64), b.astype(np.int64), s, 3, 16.0, 1000.0),
