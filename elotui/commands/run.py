@@ -45,7 +45,11 @@ def run(args: argparse.Namespace) -> int:
     tournament = load_tournament(args.tournament)
     if args.max_cost is not None and args.max_cost < 0:
         raise UserError("--max-cost must be >= 0")
-    tournament.require_api_keys()
+    if args.dry_run or args.show_prompt:  # they call nobody: a missing key is only worth a warning
+        for who, var in tournament.missing_api_keys():
+            print(f"warning: {who}: environment variable {var} is not set (needed to run)", file=sys.stderr)
+    else:
+        tournament.require_api_keys()
     builder = PromptBuilder(tournament)  # template errors surface here, before any call
     store = Store.open_for(tournament, args.store)
     try:

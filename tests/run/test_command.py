@@ -127,3 +127,13 @@ def test_headless_budget_stop_exits_4_and_resumes(tmp_path: Path, fake_llm: Fake
     assert sent < 12
     assert main(["run", str(t), "--headless", "--store", store]) == 0
     assert len(fake_llm.requests) == 12  # only the missing calls were sent on resume
+
+
+def test_dry_run_and_show_prompt_need_no_api_key(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                 capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.delenv("ELOTUI_TEST_MISSING_KEY", raising=False)
+    judge = {"id": "j1", "provider": "openai", "model": "gpt", "api_key_env": "ELOTUI_TEST_MISSING_KEY"}
+    t = write_tournament(tmp_path / "t.toml", contestants=["a", "b"], judges=[judge])
+    for flag in ("--dry-run", "--show-prompt"):
+        assert main(["run", str(t), flag, "--store", str(tmp_path / "s.sqlite")]) == 0
+        assert "ELOTUI_TEST_MISSING_KEY is not set" in capsys.readouterr().err
