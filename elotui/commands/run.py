@@ -50,6 +50,7 @@ def run(args: argparse.Namespace) -> int:
             print(f"warning: {who}: environment variable {var} is not set (needed to run)", file=sys.stderr)
     else:
         tournament.require_api_keys()
+    _check_replay_logs(tournament)
     builder = PromptBuilder(tournament)  # template errors surface here, before any call
     store = Store.open_for(tournament, args.store)
     try:
@@ -65,6 +66,16 @@ def run(args: argparse.Namespace) -> int:
         return int(run_tui(tournament, store, theme=args.theme, max_cost=max_cost, no_delay=args.no_delay))
     finally:
         store.close()
+
+
+def _check_replay_logs(tournament: Tournament) -> None:
+    """A malformed verdict log is bad input (exit 2, file and line), not a judge failure per call."""
+    from elotui.verdict_log import read_log
+
+    paths = {tournament.resolve(j.path) for j in tournament.spec.judges if j.provider == "replay" and j.path}
+    for path in sorted(paths):
+        for _ in read_log(path):
+            pass
 
 
 # --- dry run and prompt -----------------------------------------------------------------------------------

@@ -137,3 +137,12 @@ def test_dry_run_and_show_prompt_need_no_api_key(tmp_path: Path, monkeypatch: py
     for flag in ("--dry-run", "--show-prompt"):
         assert main(["run", str(t), flag, "--store", str(tmp_path / "s.sqlite")]) == 0
         assert "ELOTUI_TEST_MISSING_KEY is not set" in capsys.readouterr().err
+
+
+def test_a_malformed_replay_log_is_bad_input(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    log = tmp_path / "log.jsonl"
+    log.write_text('{"prompt": "p1", "first": "a", "second": "b", "judge": "r", "winner": "first"}\n{broken\n')
+    judge = {"id": "r", "provider": "replay", "path": "log.jsonl"}
+    t = write_tournament(tmp_path / "t.toml", contestants=["a", "b"], judges=[judge])
+    assert main(["run", str(t), "--headless", "--store", str(tmp_path / "s.sqlite")]) == 2
+    assert f"{log}:2:2: not valid JSON" in capsys.readouterr().err
