@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import re
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -256,6 +257,18 @@ class Tournament:
     @property
     def name(self) -> str:
         return self.spec.tournament.name
+
+    @property
+    def slug(self) -> str:
+        """The name as a file-name stem: lowercase words joined by '-', cut at a word boundary (≤ 40 chars)."""
+        words = re.findall(r"[a-z0-9]+", self.name.lower())
+        out = ""
+        for word in words:
+            candidate = f"{out}-{word}" if out else word
+            if len(candidate) > 40:
+                break
+            out = candidate
+        return out or (words[0][:40] if words else "tournament")
 
     @property
     def base_dir(self) -> Path:

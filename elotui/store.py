@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import re
 import sqlite3
 import threading
 import time
@@ -150,9 +149,8 @@ def default_store_path(tournament: Tournament) -> Path:
     """One database per tournament file (by its absolute path), under the user data dir."""
     from elotui.locations import stores_dir
 
-    slug = re.sub(r"[^A-Za-z0-9]+", "-", tournament.name).strip("-").lower()[:40] or "tournament"
     digest = hashlib.sha256(str(tournament.path).encode()).hexdigest()[:10]
-    return stores_dir() / f"{slug}-{digest}.sqlite"
+    return stores_dir() / f"{tournament.slug}-{digest}.sqlite"
 
 
 class Store:

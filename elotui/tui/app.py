@@ -9,7 +9,6 @@ and after each refresh the other thresholds and method are precomputed, so keys 
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, ClassVar, TypeVar
@@ -61,7 +60,7 @@ FAILURE_NOTICES = (1, 3, 10, 30, 100, 300, 1000)  # repeated failures: notify at
 
 
 def tournament_slug(tournament: Tournament) -> str:
-    return re.sub(r"[^A-Za-z0-9]+", "-", tournament.name).strip("-").lower()[:60] or "tournament"
+    return tournament.slug
 
 
 class ElotuiApp(App[int]):
