@@ -17,6 +17,8 @@ from numpy.typing import NDArray
 
 from elotui.rating.table import OUTCOME_FIRST, OUTCOME_SECOND, VerdictTable
 
+UNIT_CONSISTENT, UNIT_POSITION_BIAS, UNIT_INCONCLUSIVE = 0, 1, 2  # the classes of `unit_class`
+
 
 def _last_unique(
     keys: NDArray[np.int64], rows: NDArray[np.intp]
@@ -26,8 +28,7 @@ def _last_unique(
 
 
 def stability_units(table: VerdictTable, mask: NDArray[np.bool_] | None = None) -> dict[str, NDArray[Any]]:
-    """One entry per mirrored unit: judge, condition codes and the class (0 consistent, 1 position bias,
-    2 inconclusive)."""
+    """One entry per mirrored unit: judge, condition codes and the class (`unit_class`)."""
     rows = np.arange(len(table)) if mask is None else np.flatnonzero(mask)
     first = table.first[rows].astype(np.int64)
     second = table.second[rows].astype(np.int64)
@@ -47,13 +48,22 @@ def stability_units(table: VerdictTable, mask: NDArray[np.bool_] | None = None) 
     k_ba, r_ba = _last_unique(key[~ab], rows[~ab])
     _, i_ab, i_ba = np.intersect1d(k_ab, k_ba, assume_unique=True, return_indices=True)
     row_ab, row_ba = r_ab[i_ab], r_ba[i_ba]
-    o_ab = table.outcome[row_ab]
-    o_ba = table.outcome[row_ba]
+    klass = unit_class(table.outcome[row_ab], table.outcome[row_ba])
+    return {"judge": table.judge[row_ab], "condition": table.condition[row_ab], "class": klass}
+
+
+def unit_class(outcome_ab: NDArray[np.integer], outcome_ba: NDArray[np.integer]) -> NDArray[np.int64]:
+    """The class of each mirrored unit from its two outcome codes (`elotui.rating.table.OUTCOME_*`), the verdict
+    in one order and in the other: UNIT_INCONCLUSIVE unless both are decisive, then UNIT_POSITION_BIAS if the same
+    slot won both, else UNIT_CONSISTENT."""
+    o_ab = np.asarray(outcome_ab)
+    o_ba = np.asarray(outcome_ba)
     decisive = ((o_ab == OUTCOME_FIRST) | (o_ab == OUTCOME_SECOND)) & (
         (o_ba == OUTCOME_FIRST) | (o_ba == OUTCOME_SECOND)
     )
-    klass = np.where(~decisive, 2, np.where(o_ab == o_ba, 1, 0))
-    return {"judge": table.judge[row_ab], "condition": table.condition[row_ab], "class": klass}
+    return np.where(
+        ~decisive, UNIT_INCONCLUSIVE, np.where(o_ab == o_ba, UNIT_POSITION_BIAS, UNIT_CONSISTENT)
+    ).astype(np.int64)
 
 
 def _rates(klass: NDArray[np.integer], first_wins: int, decisive: int) -> dict[str, Any]:
@@ -62,9 +72,9 @@ def _rates(klass: NDArray[np.integer], first_wins: int, decisive: int) -> dict[s
     share = (lambda c: float(c) / units) if units else (lambda c: float("nan"))
     return {
         "units": units,
-        "consistent": share(tally[0]),
-        "position_bias": share(tally[1]),
-        "inconclusive": share(tally[2]),
+        "consistent": share(tally[UNIT_CONSISTENT]),
+        "position_bias": share(tally[UNIT_POSITION_BIAS]),
+        "inconclusive": share(tally[UNIT_INCONCLUSIVE]),
         "decisive_verdicts": decisive,
         "first_slot_share": first_wins / decisive if decisive else float("nan"),
     }

@@ -1,4 +1,4 @@
-"""Per-pair summaries for the pairs screen: stability class (seed 002 §3.2, as in `elotui.rating.stability`)
+"""Per-pair summaries for the pairs screen: stability class (seed 002 §3.2, by `elotui.rating.stability.unit_class`)
 and judge agreement, from the store's plan verdict tuples. No Textual here.
 
 A *unit* is one (prompt, pair, judge, condition, sample) judged in both orders:
@@ -17,7 +17,15 @@ from collections import Counter, defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
+import numpy as np
+from numpy.typing import NDArray
+
+from elotui.rating.stability import UNIT_CONSISTENT, UNIT_POSITION_BIAS, unit_class
+from elotui.rating.table import outcome_code
+
 VerdictTuple = tuple[str, str, str, str, str, int, str, str | None]
+PairKey = tuple[str, str, str]  # (prompt, a, b)
+UnitKey = tuple[str, str, int]  # (judge, condition, sample)
 CONSISTENT, POSITION_BIAS, INCONCLUSIVE, PENDING, ONE_ORDER = (
     "consistent", "position bias", "inconclusive", "pending", "one order")
 
@@ -45,19 +53,42 @@ class PairSummary:
         return f"{self.prompt}\x1f{self.a}\x1f{self.b}"
 
 
-def _slot(status: str, winner: str | None) -> str | None:
-    return winner if status == "ok" and winner in ("first", "second") else None
+def _unit_tally(
+    pairs: dict[PairKey, PairSummary],
+    orders: dict[PairKey, set[bool]],
+    units: dict[PairKey, dict[UnitKey, dict[bool, tuple[str, str | None]]]],
+) -> NDArray[np.int64]:
+    """Per pair (in `pairs` order), how many of its complete units (both orders judged, neither missing) fall in
+    each class of `elotui.rating.stability.unit_class`."""
+    pair_of: list[int] = []
+    codes_ab: list[int] = []
+    codes_ba: list[int] = []
+    for n, key in enumerate(pairs):
+        if len(orders[key]) < 2:
+            continue
+        for unit in units[key].values():
+            if True not in unit or False not in unit:
+                continue
+            (s_ab, w_ab), (s_ba, w_ba) = unit[True], unit[False]
+            if "missing" in (s_ab, s_ba):
+                continue
+            pair_of.append(n)
+            codes_ab.append(outcome_code(s_ab, w_ab))
+            codes_ba.append(outcome_code(s_ba, w_ba))
+    tally = np.zeros((len(pairs), 3), dtype=np.int64)
+    klass = unit_class(np.array(codes_ab, dtype=np.int64), np.array(codes_ba, dtype=np.int64))
+    np.add.at(tally, (np.array(pair_of, dtype=np.intp), klass), 1)
+    return tally
 
 
 def summarise_pairs(rows: Iterable[VerdictTuple], contestant_order: list[str]) -> list[PairSummary]:
     """One summary per (prompt, unordered pair) in the plan, in plan order of first appearance."""
     rank = {c: i for i, c in enumerate(contestant_order)}
-    pairs: dict[tuple[str, str, str], PairSummary] = {}
-    orders: dict[tuple[str, str, str], set[bool]] = defaultdict(set)
-    units: dict[tuple[str, str, str], dict[tuple[str, str, int], dict[bool, tuple[str, str | None]]]] = defaultdict(
-        lambda: defaultdict(dict))
-    scores: dict[tuple[str, str, str], dict[str, int]] = defaultdict(lambda: defaultdict(int))
-    voted: dict[tuple[str, str, str], set[str]] = defaultdict(set)
+    pairs: dict[PairKey, PairSummary] = {}
+    orders: dict[PairKey, set[bool]] = defaultdict(set)
+    units: dict[PairKey, dict[UnitKey, dict[bool, tuple[str, str | None]]]] = defaultdict(lambda: defaultdict(dict))
+    scores: dict[PairKey, dict[str, int]] = defaultdict(lambda: defaultdict(int))
+    voted: dict[PairKey, set[str]] = defaultdict(set)
     for prompt, first, second, judge, condition, sample, status, winner in rows:
         ab = (rank.get(first, len(rank)), first) <= (rank.get(second, len(rank)), second)
         a, b = (first, second) if ab else (second, first)
@@ -76,25 +107,13 @@ def summarise_pairs(rows: Iterable[VerdictTuple], contestant_order: list[str]) -
                 scores[key][judge] += 1 if won == a else -1
             else:
                 scores[key][judge] += 0
-    for key, summary in pairs.items():
+    tally = _unit_tally(pairs, orders, units)
+    for n, (key, summary) in enumerate(pairs.items()):
         if len(orders[key]) < 2:
             summary.klass = ONE_ORDER
         else:
-            complete = consistent = flips = inconclusive = 0
-            for unit in units[key].values():
-                if True not in unit or False not in unit:
-                    continue
-                (s_ab, w_ab), (s_ba, w_ba) = unit[True], unit[False]
-                if "missing" in (s_ab, s_ba):
-                    continue
-                complete += 1
-                slot_ab, slot_ba = _slot(s_ab, w_ab), _slot(s_ba, w_ba)
-                if slot_ab is None or slot_ba is None:
-                    inconclusive += 1
-                elif slot_ab == slot_ba:
-                    flips += 1
-                else:
-                    consistent += 1
+            consistent, flips = int(tally[n, UNIT_CONSISTENT]), int(tally[n, UNIT_POSITION_BIAS])
+            complete = int(tally[n].sum())
             summary.units, summary.flips = complete, flips
             if complete == 0:
                 summary.klass = PENDING
