@@ -112,3 +112,14 @@ class JudgeCounters:
     retries: int = 0
     http_429s: int = 0
     latencies_ms: list[float] = field(default_factory=list)
+
+    def count(self, status: Status, latency_ms: float | None) -> None:
+        """One finished call: its latency (when measured), and done / invalid / failed by its status."""
+        if latency_ms is not None:
+            self.latencies_ms.append(latency_ms)
+        if status == "ok":
+            self.done += 1
+        elif status == "invalid":
+            self.invalid += 1
+        else:
+            self.failed += 1

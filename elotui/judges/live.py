@@ -118,47 +118,41 @@ class LiveJudge:
         )
         return "ok", self.http.redact(text), meta
 
-    async def judge(self, request: JudgeRequest) -> JudgeReply:
-        counters = self.counters
-        counters.in_flight += 1
+    async def _counted_call(
+        self, system: str, user: str, *, verdict: bool
+    ) -> tuple[str, Any, str | None, dict[str, Any]]:
+        """`_call` counted in flight while it runs: (outcome, text, shape error, meta)."""
+        self.counters.in_flight += 1
         try:
-            outcome, text, meta = await self._call(request.system, request.user, verdict=True)
+            outcome, text, meta = await self._call(system, user, verdict=verdict)
         finally:
-            counters.in_flight -= 1
-        shape_error = meta.pop("shape_error", None)
-        if meta["latency_ms"] is not None:
-            counters.latencies_ms.append(meta["latency_ms"])
+            self.counters.in_flight -= 1
+        return outcome, text, meta.pop("shape_error", None), meta
+
+    async def judge(self, request: JudgeRequest) -> JudgeReply:
+        outcome, text, shape_error, meta = await self._counted_call(
+            request.system, request.user, verdict=True
+        )
         if outcome == "error":
-            counters.failed += 1
-            return JudgeReply(status="error", error=text, **meta)
-        if outcome == "invalid":
-            counters.invalid += 1
-            return JudgeReply(status="invalid", raw_reply=text, error=shape_error, **meta)
-        status, winner, reasoning = parse_verdict(text)
-        if status == "ok":
-            counters.done += 1
+            reply = JudgeReply(status="error", error=text, **meta)
+        elif outcome == "invalid":
+            reply = JudgeReply(status="invalid", raw_reply=text, error=shape_error, **meta)
         else:
-            counters.invalid += 1
-        return JudgeReply(status=status, winner=winner, reasoning=reasoning, raw_reply=text, **meta)
+            status, winner, reasoning = parse_verdict(text)
+            reply = JudgeReply(status=status, winner=winner, reasoning=reasoning, raw_reply=text, **meta)
+        self.counters.count(reply.status, reply.latency_ms)
+        return reply
 
     async def complete(self, system: str, user: str) -> Completion:
-        counters = self.counters
-        counters.in_flight += 1
-        try:
-            outcome, text, meta = await self._call(system, user, verdict=False)
-        finally:
-            counters.in_flight -= 1
-        shape_error = meta.pop("shape_error", None)
-        if meta["latency_ms"] is not None:
-            counters.latencies_ms.append(meta["latency_ms"])
+        outcome, text, shape_error, meta = await self._counted_call(system, user, verdict=False)
         if outcome == "error":
-            counters.failed += 1
-            return Completion(status="error", error=text, **meta)
-        if outcome == "invalid" or not text.strip():
-            counters.invalid += 1
-            return Completion(status="invalid", text=text, error=shape_error or "empty reply", **meta)
-        counters.done += 1
-        return Completion(status="ok", text=text, **meta)
+            completion = Completion(status="error", error=text, **meta)
+        elif outcome == "invalid" or not text.strip():
+            completion = Completion(status="invalid", text=text, error=shape_error or "empty reply", **meta)
+        else:
+            completion = Completion(status="ok", text=text, **meta)
+        self.counters.count(completion.status, completion.latency_ms)
+        return completion
 
     async def aclose(self) -> None:
         await self.http.aclose()

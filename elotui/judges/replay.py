@@ -7,13 +7,12 @@ starts with "missing:" (the comparison is reported, not invented).
 
 from __future__ import annotations
 
-import asyncio
-import time
 from collections import defaultdict
 from pathlib import Path
 
 from elotui.config import EndpointConfig
 from elotui.judges.base import Completion, JudgeCounters, JudgeKind, JudgeReply, JudgeRequest
+from elotui.judges.offline import answer_offline
 from elotui.verdict_log import VerdictRow, content_hash, read_log
 
 IndexKey = tuple[str, str, str, str]
@@ -59,23 +58,7 @@ class ReplayJudge:
         return rows[sample]
 
     async def judge(self, request: JudgeRequest) -> JudgeReply:
-        started = time.perf_counter()
-        self.counters.in_flight += 1
-        try:
-            if self.config.delay_ms > 0:
-                await asyncio.sleep(self.config.delay_ms / 1000.0)
-            reply = self._answer(request)
-        finally:
-            self.counters.in_flight -= 1
-        reply.latency_ms = (time.perf_counter() - started) * 1000.0
-        self.counters.latencies_ms.append(reply.latency_ms)
-        if reply.status == "ok":
-            self.counters.done += 1
-        elif reply.status == "invalid":
-            self.counters.invalid += 1
-        else:
-            self.counters.failed += 1
-        return reply
+        return await answer_offline(self.counters, self.config.delay_ms, lambda: self._answer(request))
 
     def _answer(self, request: JudgeRequest) -> JudgeReply:
         p = request.presentation

@@ -13,10 +13,10 @@ import asyncio
 import hashlib
 import json
 import random
-import time
 
 from elotui.config import EndpointConfig, SimulationConfig
 from elotui.judges.base import Completion, JudgeCounters, JudgeKind, JudgeReply, JudgeRequest
+from elotui.judges.offline import answer_offline
 from elotui.judges.parse import parse_verdict
 
 INVALID_TEXT = "I cannot decide which response is better. (simulated unparseable reply)"
@@ -73,23 +73,7 @@ class SimulatedJudge:
         return JudgeReply(status=status, winner=winner, reasoning=parsed_reasoning, raw_reply=raw)
 
     async def judge(self, request: JudgeRequest) -> JudgeReply:
-        started = time.perf_counter()
-        self.counters.in_flight += 1
-        try:
-            if self.config.delay_ms > 0:
-                await asyncio.sleep(self.config.delay_ms / 1000.0)
-            reply = self.decide(request)
-        finally:
-            self.counters.in_flight -= 1
-        reply.latency_ms = (time.perf_counter() - started) * 1000.0
-        self.counters.latencies_ms.append(reply.latency_ms)
-        if reply.status == "ok":
-            self.counters.done += 1
-        elif reply.status == "invalid":
-            self.counters.invalid += 1
-        else:
-            self.counters.failed += 1
-        return reply
+        return await answer_offline(self.counters, self.config.delay_ms, lambda: self.decide(request))
 
     async def complete(self, system: str, user: str) -> Completion:
         """A deterministic stand-in text (for simulated generators and paraphrasers), labelled as simulated."""
