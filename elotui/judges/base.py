@@ -37,34 +37,34 @@ class JudgeRequest:
     second_text: str = ""
 
 
+@dataclass(kw_only=True)
+class CallMetrics:
+    """What one provider call cost and how it went on the wire (shared by `JudgeReply` and `Completion`)."""
+
+    latency_ms: float | None = None
+    input_tokens: int | None = None
+    output_tokens: int | None = None
+    cost: float | None = None
+    attempts: int = 1
+    http_429s: int = 0
+
+
 @dataclass
-class JudgeReply:
+class JudgeReply(CallMetrics):
     status: Status
     winner: Winner | None = None
     reasoning: str | None = None
     raw_reply: str | None = None
     error: str | None = None
-    latency_ms: float | None = None
-    input_tokens: int | None = None
-    output_tokens: int | None = None
-    cost: float | None = None
-    attempts: int = 1
-    http_429s: int = 0
 
 
 @dataclass
-class Completion:
+class Completion(CallMetrics):
     """A plain text completion (contestant generation, paraphrase)."""
 
     status: Status
     text: str | None = None
     error: str | None = None
-    latency_ms: float | None = None
-    input_tokens: int | None = None
-    output_tokens: int | None = None
-    cost: float | None = None
-    attempts: int = 1
-    http_429s: int = 0
 
 
 @dataclass(frozen=True)
@@ -102,8 +102,8 @@ class Judge(Protocol):
 
 
 @dataclass
-class JudgeCounters:
-    """Live counters a judge keeps (read by the TUI's judges panel)."""
+class CallCounts:
+    """How many calls of one judge are in flight, done, invalid, failed, retried, refused with HTTP 429."""
 
     in_flight: int = 0
     done: int = 0
@@ -111,6 +111,12 @@ class JudgeCounters:
     failed: int = 0
     retries: int = 0
     http_429s: int = 0
+
+
+@dataclass
+class JudgeCounters(CallCounts):
+    """Live counters a judge keeps (read by the TUI's judges panel)."""
+
     latencies_ms: list[float] = field(default_factory=list)
 
     def count(self, status: Status, latency_ms: float | None) -> None:

@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from rich.text import Text
 from textual.widgets import DataTable
 
+from elotui.judges.base import CallCounts
 from elotui.tui.sanitize import one_line
 from elotui.tui.widgets.status_bar import human_count
 
@@ -15,15 +16,9 @@ COLUMNS = (("judge", 24), ("kind", 9), ("in flight", 9), ("done", 13), ("invalid
 
 
 @dataclass
-class JudgeLive:
+class JudgeLive(CallCounts):
     """This session's counters for one judge, from the run events."""
 
-    in_flight: int = 0
-    done: int = 0
-    invalid: int = 0
-    failed: int = 0
-    retries: int = 0
-    http_429s: int = 0
     latency_sum_ms: float = 0.0
     latency_n: int = 0
     last_errors: list[str] = field(default_factory=list)
