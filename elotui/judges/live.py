@@ -158,6 +158,13 @@ class LiveJudge:
         await self.http.aclose()
 
 
+def chat_messages(system: str, user: str) -> list[dict[str, str]]:
+    """The chat `messages` of the OpenAI and Ollama wire formats: the system message (when there is one), the user's."""
+    messages = [{"role": "system", "content": system}] if system else []
+    messages.append({"role": "user", "content": user})
+    return messages
+
+
 def first_text(parts: Any) -> str:
     """Join the text parts of a list of content blocks ({"type": "text", "text": ...} or {"text": ...})."""
     if not isinstance(parts, list):

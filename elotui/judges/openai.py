@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
-from elotui.judges.live import LiveJudge, ReplyShapeError, int_or_none
+from elotui.judges.live import LiveJudge, ReplyShapeError, chat_messages, int_or_none
 from elotui.judges.parse import VERDICT_SCHEMA
 
 
@@ -31,13 +31,9 @@ class OpenAIJudge(LiveJudge):
         }
 
     def payload(self, system: str, user: str, *, verdict: bool) -> dict[str, Any]:
-        messages = []
-        if system:
-            messages.append({"role": "system", "content": system})
-        messages.append({"role": "user", "content": user})
         body: dict[str, Any] = {
             "model": self.config.model,
-            "messages": messages,
+            "messages": chat_messages(system, user),
             "temperature": self.config.temperature,
             self._limit_field(): self.config.max_tokens,
         }
