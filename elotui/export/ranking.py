@@ -58,6 +58,16 @@ def leaderboard_for(
             f"prompt '{prompt}' is not in {tournament.path.name} (prompts: {', '.join(tournament.prompt_ids)})"
         )
     scope = [prompt] if prompt is not None else None
+    rating_options: dict[str, Any] = {
+        "threshold": chosen_threshold,
+        "method": chosen_method,
+        "k_factor": settings.k_factor,
+        "initial_rating": settings.initial_rating,
+        "permutations": settings.permutations,
+        "bootstrap": settings.bootstrap,
+        "seed": settings.seed,
+        "prompts": scope,
+    }
     if chosen_threshold == "none" and chosen_method == "elo":
         # Permutation-averaged Elo over the No-Threshold games needs only their multiset: counted in SQL
         # (a few hundred rows), not one Python row per verdict. Same games, codes and ratings as the table path.
@@ -65,35 +75,14 @@ def leaderboard_for(
             tally = store.verdict_tally(scope)
         g = games_from_tally(tally, tournament.contestant_ids) if tally else None  # else: the path below
         if g is not None:
-            return rank_games(
-                list(tournament.contestant_ids),
-                g,
-                threshold=chosen_threshold,
-                method=chosen_method,
-                k_factor=settings.k_factor,
-                initial_rating=settings.initial_rating,
-                permutations=settings.permutations,
-                bootstrap=settings.bootstrap,
-                seed=settings.seed,
-                prompts=scope,
-            )
+            return rank_games(list(tournament.contestant_ids), g, **rating_options)
     rows = store.plan_verdicts()
     if not rows:
         raise UserError(f"{store.path}: no comparison plan recorded for this tournament yet (run `elotui run` first)")
     table = VerdictTable.from_rows(
         rows, contestants=tournament.contestant_ids, prompts=tournament.prompt_ids, judges=tournament.judge_ids
     )
-    return rank(
-        table,
-        threshold=chosen_threshold,
-        method=chosen_method,
-        k_factor=settings.k_factor,
-        initial_rating=settings.initial_rating,
-        permutations=settings.permutations,
-        bootstrap=settings.bootstrap,
-        seed=settings.seed,
-        prompts=scope,
-    )
+    return rank(table, **rating_options)
 
 
 def _csv_cell(value: Any) -> str:

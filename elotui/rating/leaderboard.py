@@ -84,8 +84,7 @@ def rank(
     percentile bootstrap interval; "online": Elo once in arrival order (interval = the rating itself).
     """
     threshold = check_threshold(threshold)
-    if method not in METHODS:
-        raise ValueError(f"method must be one of {', '.join(METHODS)}, not {method!r}")
+    check_method(method)
     prompts = list(prompts) if prompts is not None else None
     judges = list(judges) if judges is not None else None
     conditions = list(conditions) if conditions is not None else None
@@ -124,8 +123,7 @@ def rank_games(
     """`rank` on games already made for `threshold` within the scope given (which is only recorded in the
     settings), e.g. from `games.games_from_tally`."""
     threshold = check_threshold(threshold)
-    if method not in METHODS:
-        raise ValueError(f"method must be one of {', '.join(METHODS)}, not {method!r}")
+    check_method(method)
     rating, low, high = ratings_for(
         g,
         method=method,
@@ -161,6 +159,7 @@ def ratings_for(
     seed: int = 0,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(rating, ci_low, ci_high) arrays for a set of games."""
+    check_method(method)
     if method == "elo":
         pe = permutation_elo(
             g, k_factor=k_factor, initial_rating=initial_rating, permutations=permutations, seed=seed
@@ -169,10 +168,14 @@ def ratings_for(
     if method == "bt":
         bt = bradley_terry(g, bootstrap=bootstrap, seed=seed, mean=float(initial_rating))
         return bt.rating, bt.low, bt.high
-    if method == "online":
-        r = online_elo(g.a, g.b, g.score_a, g.n_contestants, k_factor=k_factor, initial_rating=initial_rating)
-        return r, r.copy(), r.copy()
-    raise ValueError(f"method must be one of {', '.join(METHODS)}, not {method!r}")
+    r = online_elo(g.a, g.b, g.score_a, g.n_contestants, k_factor=k_factor, initial_rating=initial_rating)
+    return r, r.copy(), r.copy()
+
+
+def check_method(method: str) -> None:
+    """ValueError unless `method` is one of METHODS."""
+    if method not in METHODS:
+        raise ValueError(f"method must be one of {', '.join(METHODS)}, not {method!r}")
 
 
 def build_leaderboard(
