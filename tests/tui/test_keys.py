@@ -12,11 +12,11 @@ from textual.widgets import DataTable, Static
 from elotui.config import Tournament
 from elotui.export.ranking import leaderboard_for, write_csv
 from elotui.store import Store
-from elotui.tui.app import make_app
+from elotui.tui.app import ElotuiApp, make_app
 from elotui.tui.screens.raw_reply import RawTextScreen
 from elotui.tui.widgets.leaderboard_table import LeaderboardTable
 from elotui.tui.widgets.status_bar import StatusBar
-from tests.tui.conftest import SIZE, settle
+from tests.tui.conftest import SIZE, press_and_settle, settle
 from tests.tui.crafted import RAW_INVALID
 
 
@@ -25,26 +25,22 @@ def plain(widget: Static) -> str:
     return content.plain if isinstance(content, Text) else str(content)
 
 
-async def test_threshold_keys_change_the_order(crafted_tournament: tuple[Tournament, Store]) -> None:
-    tournament, store = crafted_tournament
-    app = make_app(tournament, store, start_run=False)
+async def test_threshold_keys_change_the_order(crafted_app: ElotuiApp) -> None:
+    app = crafted_app
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         board = app.query_one(LeaderboardTable)
         assert board.order() == ["A", "C", "B"]  # threshold 0.5 (the file's default): A beats both 2-1
-        await pilot.press("1")
-        await settle(pilot)
+        await press_and_settle(pilot, "1")
         assert board.order() == ["C", "A", "B"]  # 1.0: A's 2-1 wins become draws, C beats B unanimously
         assert "threshold 1.0" in plain(app.query_one(StatusBar))
-        await pilot.press("4")
-        await settle(pilot)
+        await press_and_settle(pilot, "4")
         assert board.order() == ["A", "C", "B"]
         assert "threshold 0.5" in plain(app.query_one(StatusBar))
 
 
-async def test_switching_back_is_served_from_the_cache(crafted_tournament: tuple[Tournament, Store]) -> None:
-    tournament, store = crafted_tournament
-    app = make_app(tournament, store, start_run=False)
+async def test_switching_back_is_served_from_the_cache(crafted_app: ElotuiApp) -> None:
+    app = crafted_app
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)  # the first ranking precomputes every threshold and both methods
         for key, order in (("1", ["C", "A", "B"]), ("5", None), ("m", None), ("4", ["A", "C", "B"])):
@@ -56,21 +52,18 @@ async def test_switching_back_is_served_from_the_cache(crafted_tournament: tuple
                 assert app.query_one(LeaderboardTable).order() == order
 
 
-async def test_m_toggles_bradley_terry(crafted_tournament: tuple[Tournament, Store]) -> None:
-    tournament, store = crafted_tournament
-    app = make_app(tournament, store, start_run=False)
+async def test_m_toggles_bradley_terry(crafted_app: ElotuiApp) -> None:
+    app = crafted_app
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
-        await pilot.press("m")
-        await settle(pilot)
+        await press_and_settle(pilot, "m")
         assert "Bradley–Terry" in plain(app.query_one(StatusBar))
         assert app.board is not None and app.board.settings["method"] == "bt"
         assert app.query_one(LeaderboardTable).order() == ["A", "C", "B"]
 
 
-async def test_band_word_is_shown(crafted_tournament: tuple[Tournament, Store]) -> None:
-    tournament, store = crafted_tournament
-    app = make_app(tournament, store, start_run=False)
+async def test_band_word_is_shown(crafted_app: ElotuiApp) -> None:
+    app = crafted_app
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         table = app.query_one(LeaderboardTable)
@@ -80,13 +73,11 @@ async def test_band_word_is_shown(crafted_tournament: tuple[Tournament, Store]) 
             assert str(cell) == (row.band or "—")
 
 
-async def test_selecting_a_pair_shows_its_reasoning_literally(crafted_tournament: tuple[Tournament, Store]) -> None:
-    tournament, store = crafted_tournament
-    app = make_app(tournament, store, start_run=False)
+async def test_selecting_a_pair_shows_its_reasoning_literally(crafted_app: ElotuiApp) -> None:
+    app = crafted_app
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
-        await pilot.press("v")
-        await settle(pilot)
+        await press_and_settle(pilot, "v")
         table = app.query_one("#pairs-table", DataTable)
         assert table.row_count == 6
         await pilot.press("down", "up")  # the first pair: p1, A vs B
@@ -108,13 +99,11 @@ async def test_selecting_a_pair_shows_its_reasoning_literally(crafted_tournament
         assert "replay verdicts" in title
 
 
-async def test_pair_filters(crafted_tournament: tuple[Tournament, Store]) -> None:
-    tournament, store = crafted_tournament
-    app = make_app(tournament, store, start_run=False)
+async def test_pair_filters(crafted_app: ElotuiApp) -> None:
+    app = crafted_app
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
-        await pilot.press("v")
-        await settle(pilot)
+        await press_and_settle(pilot, "v")
         table = app.query_one("#pairs-table", DataTable)
         await pilot.click("#f-disagree")
         await settle(pilot)
@@ -132,8 +121,7 @@ async def test_e_writes_the_csv_like_elotui_export(crafted_tournament: tuple[Tou
     app = make_app(tournament, store, start_run=False, export_path=target)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
-        await pilot.press("1")
-        await settle(pilot)
+        await press_and_settle(pilot, "1")
         await pilot.press("e")
         await pilot.pause()
         messages = [n.message for n in app._notifications]
@@ -157,9 +145,8 @@ async def test_default_export_path_is_the_tournament_slug(crafted_tournament: tu
     assert (tmp_path / "crafted-b-markup-b-cup-ranking.csv").exists()
 
 
-async def test_invalid_reply_opens_in_a_modal(crafted_tournament: tuple[Tournament, Store]) -> None:
-    tournament, store = crafted_tournament
-    app = make_app(tournament, store, start_run=False)
+async def test_invalid_reply_opens_in_a_modal(crafted_app: ElotuiApp) -> None:
+    app = crafted_app
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         await pilot.press("i")
@@ -172,9 +159,8 @@ async def test_invalid_reply_opens_in_a_modal(crafted_tournament: tuple[Tourname
         assert not isinstance(app.screen, RawTextScreen)
 
 
-async def test_scope_selector_ranks_one_judge(crafted_tournament: tuple[Tournament, Store]) -> None:
-    tournament, store = crafted_tournament
-    app = make_app(tournament, store, start_run=False)
+async def test_scope_selector_ranks_one_judge(crafted_app: ElotuiApp) -> None:
+    app = crafted_app
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         app.set_scope_judge("j3")  # j3 prefers B and C over A
@@ -188,12 +174,11 @@ async def test_scope_selector_ranks_one_judge(crafted_tournament: tuple[Tourname
         assert app.board is not None and app.board.settings["prompts"] == ["p2"]
 
 
-async def test_help_and_palette_commands(crafted_tournament: tuple[Tournament, Store]) -> None:
+async def test_help_and_palette_commands(crafted_app: ElotuiApp) -> None:
+    app = crafted_app
     from elotui.tui.commands import palette_commands
     from elotui.tui.screens.help import HelpScreen
 
-    tournament, store = crafted_tournament
-    app = make_app(tournament, store, start_run=False)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         await pilot.press("question_mark")
