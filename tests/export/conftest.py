@@ -73,6 +73,10 @@ class Filled:
     paraphrases: int
     variants: int
 
+    def export_args(self, *options: str) -> list[str]:
+        """`elotui export` arguments for this tournament and store, then `options`."""
+        return ["export", str(self.path), "--store", str(self.store_path), *options]
+
 
 def _winner(i: int) -> str:
     return ("first", "second", "tie")[i % 3]

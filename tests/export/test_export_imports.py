@@ -15,16 +15,7 @@ print(json.dumps({"code": code, "modules": sorted(sys.modules)}))
 
 
 def test_export_imports_nothing_it_does_not_use(filled, tmp_path) -> None:  # type: ignore[no-untyped-def]
-    args = [
-        "export",
-        str(filled.path),
-        "--store",
-        str(filled.store_path),
-        "--threshold",
-        "none",
-        "--method",
-        "elo",
-    ]
+    args = filled.export_args("--threshold", "none", "--method", "elo")
     out = subprocess.run(
         [sys.executable, "-c", SCRIPT, *args, "-o", str(tmp_path / "board.csv")],
         capture_output=True,

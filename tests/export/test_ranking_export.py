@@ -138,7 +138,7 @@ def test_bad_inputs_are_user_errors(filled, tmp_path: Path) -> None:
 # --- CLI -------------------------------------------------------------------------------------------------------
 
 def test_cli_export_defaults_to_stdout_csv(filled, capsys: pytest.CaptureFixture[str]) -> None:
-    rc = main(["export", str(filled.path), "--store", str(filled.store_path)])
+    rc = main(filled.export_args())
     out = capsys.readouterr().out
     assert rc == 0
     assert out.split("\n")[0] == HEADER
@@ -148,8 +148,7 @@ def test_cli_export_defaults_to_stdout_csv(filled, capsys: pytest.CaptureFixture
 
 
 def test_cli_export_dash_is_stdout_and_json(filled, capsys: pytest.CaptureFixture[str]) -> None:
-    rc = main(["export", str(filled.path), "--store", str(filled.store_path), "-o", "-", "--format", "json",
-               "--threshold", "1.0", "--method", "bt", "--prompt", "p1"])
+    rc = main(filled.export_args("-o", "-", "--format", "json", "--threshold", "1.0", "--method", "bt", "--prompt", "p1"))
     doc = json.loads(capsys.readouterr().out)
     assert rc == 0
     assert doc["tournament"] == "Export fixture"
@@ -161,7 +160,7 @@ def test_cli_export_dash_is_stdout_and_json(filled, capsys: pytest.CaptureFixtur
 
 def test_cli_export_to_file_bytes(filled, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     target = tmp_path / "out" / "board.csv"
-    rc = main(["export", str(filled.path), "--store", str(filled.store_path), "-o", str(target)])
+    rc = main(filled.export_args("-o", str(target)))
     assert rc == 0 and capsys.readouterr().out == ""
     data = target.read_bytes()
     assert not data.startswith(b"\xef\xbb\xbf") and b"\r" not in data

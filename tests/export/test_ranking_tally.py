@@ -81,16 +81,7 @@ def test_cli_export_none_reads_the_counts_early_and_equals_the_table_path(filled
     from elotui.cli import main
 
     for extra in ([], ["--method", "elo"], ["--method", "elo", "--prompt", "p2"]):
-        args = [
-            "export",
-            str(filled.path),
-            "--store",
-            str(filled.store_path),
-            "--threshold",
-            "none",
-            "-o",
-            "-",
-        ]
+        args = filled.export_args("--threshold", "none", "-o", "-")
         assert main([*args, "--format", "json", *extra]) == 0
         doc = json.loads(capsys.readouterr().out)
         scope = ["p2"] if "--prompt" in extra else None
