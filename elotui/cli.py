@@ -61,7 +61,7 @@ def main(argv: list[str] | None = None) -> int:
         return 130
     except BrokenPipeError:
         return 0
-    except Exception as exc:  # the last line of defence: a short message, not a bare traceback
+    except Exception as exc:  # noqa: BLE001 -- the last line of defence: a short message, not a bare traceback
         if os.environ.get("ELOTUI_DEBUG"):
             traceback.print_exc()
         print(

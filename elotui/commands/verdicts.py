@@ -4,7 +4,13 @@ from __future__ import annotations
 
 import argparse
 
-from elotui.commands.common import add_output_arg, add_store_arg, add_tournament_arg, open_tournament, output_stream
+from elotui.commands.common import (
+    add_output_arg,
+    add_store_arg,
+    add_tournament_arg,
+    open_tournament,
+    output_stream,
+)
 from elotui.verdict_log import write_log
 
 

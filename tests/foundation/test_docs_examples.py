@@ -13,7 +13,7 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def toml_blocks(path: Path) -> list[str]:
-    return re.findall(r"```toml\n(.*?)```", path.read_text(encoding="utf-8"), flags=re.S)
+    return re.findall(r"```toml\n(.*?)```", path.read_text(encoding="utf-8"), flags=re.DOTALL)
 
 
 @pytest.mark.parametrize("doc", ["README.md", "docs/tournament-file.md"])
