@@ -125,10 +125,14 @@ class TournamentMeta(_Strict):
     description: str | None = None
 
 
+def _clean_only() -> list[Condition]:
+    return ["clean"]
+
+
 class ComparisonConfig(_Strict):
     both_orders: bool = True
     samples: int = Field(default=1, ge=1)
-    conditions: list[Condition] = Field(default_factory=lambda: ["clean"], min_length=1)
+    conditions: list[Condition] = Field(default_factory=_clean_only, min_length=1)
     examples_file: str | None = None
     paraphraser: EndpointConfig | None = None
     perturbation_seed: int = 0
@@ -235,7 +239,8 @@ def parse_threshold(value: Any) -> Threshold:
         except ValueError:
             raise ValueError("threshold must be one of 1.0, 0.9, 0.75, 0.5 or \"none\"") from None
     if isinstance(value, bool) or not isinstance(value, int | float):
-        raise ValueError("threshold must be one of 1.0, 0.9, 0.75, 0.5 or \"none\"")
+        # ValueError, not TypeError: pydantic turns it into a validation error and callers catch ValueError
+        raise ValueError("threshold must be one of 1.0, 0.9, 0.75, 0.5 or \"none\"")  # noqa: TRY004
     for allowed in (1.0, 0.9, 0.75, 0.5):
         if abs(float(value) - allowed) < 1e-9:
             return allowed

@@ -8,9 +8,12 @@ import tomllib
 import types
 import typing
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ValidationError
+
+if TYPE_CHECKING:
+    from pydantic_core import ErrorDetails
 
 _TOML_AT = re.compile(r"^(?P<msg>.*?)\s*\(at line (?P<line>\d+), column (?P<col>\d+)\)\s*$")
 _TOML_EOF = re.compile(r"^(?P<msg>.*?)\s*\(at end of document\)\s*$")
@@ -77,9 +80,9 @@ def locate(source: str, keypath: str) -> int | None:
         nonlocal best_line, best_len
         if not path:
             return
-        if keypath == path or (keypath.startswith(path) and keypath[len(path)] in ".["):
-            if len(path) > best_len:
-                best_line, best_len = lineno, len(path)
+        matches = keypath == path or (keypath.startswith(path) and keypath[len(path)] in ".[")
+        if matches and len(path) > best_len:
+            best_line, best_len = lineno, len(path)
 
     for lineno, line in enumerate(source.splitlines(), start=1):
         if in_multiline:
@@ -184,7 +187,7 @@ def _num(value: Any) -> str:
     return str(value)
 
 
-def _message(err: dict[str, Any], root: type[BaseModel]) -> str:
+def _message(err: ErrorDetails, root: type[BaseModel]) -> str:
     kind = err["type"]
     ctx = err.get("ctx") or {}
     if kind == "missing":
@@ -248,8 +251,8 @@ def format_validation_errors(exc: ValidationError, source: str, data: Any, path:
             if text in seen:
                 continue
             seen.add(text)
-            line = locate(source, k) if k else None
-            out.append((line or 0, text))
+            lineno = locate(source, k) if k else None
+            out.append((lineno or 0, text))
     out.sort(key=lambda x: x[0])
     prefix = f"{path}:" if path else "line "
     return [f"{prefix}{line}: {text}" if line else text for line, text in out]
