@@ -16,13 +16,16 @@ import io
 import json
 from collections.abc import Iterable, Iterator
 from pathlib import Path
-from typing import IO, Any, TypedDict
+from typing import IO, Any, Literal, TypedDict
 
 from elotui.errors import UserError
 
 FIELDS = ("prompt", "first", "second", "judge", "condition", "sample", "winner", "reasoning", "status")
 WINNERS = ("first", "second", "tie")
 STATUSES = ("ok", "invalid", "error")
+
+LogWinner = Literal["first", "second", "tie"]
+LogStatus = Literal["ok", "invalid", "error"]
 
 
 class VerdictRow(TypedDict):
@@ -32,9 +35,9 @@ class VerdictRow(TypedDict):
     judge: str
     condition: str
     sample: int
-    winner: str | None
+    winner: LogWinner | None
     reasoning: str | None
-    status: str
+    status: LogStatus
 
 
 def _open_text(path: Path) -> IO[str]:

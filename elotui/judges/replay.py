@@ -80,7 +80,7 @@ class ReplayJudge:
             return JudgeReply(
                 status="ok",
                 winner=row["winner"],
-                reasoning=row["reasoning"],  # type: ignore[arg-type]
+                reasoning=row["reasoning"],
                 raw_reply=row["reasoning"],
             )
         if row["status"] == "invalid":
