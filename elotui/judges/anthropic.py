@@ -8,7 +8,7 @@ from __future__ import annotations
 import json
 from typing import Any, ClassVar
 
-from elotui.judges.live import LiveJudge, ReplyShapeError, first_text, int_or_none
+from elotui.judges.live import LiveJudge, ReplyShapeError, first_text, int_or_none, object_or_empty
 from elotui.judges.parse import VERDICT_SCHEMA
 
 ANTHROPIC_VERSION = "2023-06-01"
@@ -51,7 +51,7 @@ class AnthropicJudge(LiveJudge):
         content = data.get("content")
         if not isinstance(content, list):
             raise ReplyShapeError("no `content` in the reply")
-        usage = data.get("usage") if isinstance(data.get("usage"), dict) else {}
+        usage = object_or_empty(data.get("usage"))
         tokens = int_or_none(usage.get("input_tokens")), int_or_none(usage.get("output_tokens"))
         for block in content:
             if (

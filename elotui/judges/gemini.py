@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
-from elotui.judges.live import LiveJudge, ReplyShapeError, first_text, int_or_none
+from elotui.judges.live import LiveJudge, ReplyShapeError, first_text, int_or_none, object_or_empty
 
 GEMINI_VERDICT_SCHEMA: dict[str, Any] = {
     "type": "OBJECT",
@@ -49,7 +49,7 @@ class GeminiJudge(LiveJudge):
     def read_reply(self, data: Any) -> tuple[str, int | None, int | None]:
         if not isinstance(data, dict):
             raise ReplyShapeError("the reply is not a JSON object")
-        usage = data.get("usageMetadata") if isinstance(data.get("usageMetadata"), dict) else {}
+        usage = object_or_empty(data.get("usageMetadata"))
         tokens = int_or_none(usage.get("promptTokenCount")), int_or_none(usage.get("candidatesTokenCount"))
         candidates = data.get("candidates")
         if not isinstance(candidates, list) or not candidates or not isinstance(candidates[0], dict):

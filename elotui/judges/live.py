@@ -179,5 +179,10 @@ def int_or_none(value: Any) -> int | None:
     return value if isinstance(value, int) and not isinstance(value, bool) else None
 
 
+def object_or_empty(value: Any) -> dict[str, Any]:
+    """`value` if it is a JSON object, else {} (for optional reply sections such as token usage)."""
+    return value if isinstance(value, dict) else {}
+
+
 def dumps(obj: Any) -> str:
     return json.dumps(obj, ensure_ascii=False)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
-from elotui.judges.live import LiveJudge, ReplyShapeError, chat_messages, int_or_none
+from elotui.judges.live import LiveJudge, ReplyShapeError, chat_messages, int_or_none, object_or_empty
 from elotui.judges.parse import VERDICT_SCHEMA
 
 
@@ -56,7 +56,7 @@ class OpenAIJudge(LiveJudge):
             raise ReplyShapeError(
                 f"the model refused: {refusal}" if isinstance(refusal, str) else "no text content"
             )
-        usage = data.get("usage") if isinstance(data.get("usage"), dict) else {}
+        usage = object_or_empty(data.get("usage"))
         return content, int_or_none(usage.get("prompt_tokens")), int_or_none(usage.get("completion_tokens"))
 
 
