@@ -45,7 +45,8 @@ def win_matrix(g: Games) -> NDArray[np.float64]:
     n = g.n_contestants
     flat = np.bincount(g.a.astype(np.int64) * n + g.b, weights=g.score_a, minlength=n * n)
     flat += np.bincount(g.b.astype(np.int64) * n + g.a, weights=1.0 - g.score_a, minlength=n * n)
-    return flat.reshape(n, n)
+    # numpy's stub types bincount as NDArray[intp] always; with float weights it returns float64
+    return flat.reshape(n, n)  # type: ignore[return-value]
 
 
 def log_likelihood(
