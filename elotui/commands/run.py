@@ -15,13 +15,14 @@ import argparse
 import asyncio
 import sys
 import time
+from collections.abc import Sequence
 from typing import IO
 
 from elotui.commands.common import add_store_arg, add_tournament_arg
 from elotui.config import Tournament, load_tournament
 from elotui.errors import UserError
+from elotui.export.ranking import leaderboard_for
 from elotui.judges.base import Judge
-from elotui.rating.leaderboard import Leaderboard
 from elotui.run.events import Event, Progress, RunFinished
 from elotui.run.prompts import PromptBuilder
 from elotui.store import Store
@@ -138,7 +139,7 @@ def _show_prompt(tournament: Tournament, store: Store, builder: PromptBuilder, o
     return 0
 
 
-def _table(header: tuple[str, ...], rows: list[tuple[str, ...]], out: IO[str], *, right_from: int) -> None:
+def _table(header: tuple[str, ...], rows: Sequence[tuple[str, ...]], out: IO[str], *, right_from: int) -> None:
     widths = [max(len(r[i]) for r in [header, *rows]) for i in range(len(header))]
 
     def line(r: tuple[str, ...]) -> str:
@@ -225,7 +226,7 @@ def _headless(tournament: Tournament, store: Store, max_cost: float | None, no_d
 
 
 def print_leaderboard(tournament: Tournament, store: Store, out: IO[str]) -> None:
-    board = _leaderboard(tournament, store)
+    board = leaderboard_for(tournament, store)
     settings = tournament.spec.ranking
     print(f"{tournament.name} — {settings.method}, threshold {settings.threshold}", file=out)
     header = ("rank", "contestant", "rating", "95% interval", "gap", "P(win)", "band", "W-L-D", "games", "win rate")
@@ -242,19 +243,3 @@ def print_leaderboard(tournament: Tournament, store: Store, out: IO[str]) -> Non
     print(f"verdicts used {counts.get('verdicts_used', 0)} · invalid {counts.get('invalid', 0)} · "
           f"failed {counts.get('failed', 0)} · missing {counts.get('missing', 0)} · "
           "bands: Δ<50 practically tied, 50–150 moderate, >150 strong", file=out)
-
-
-def _leaderboard(tournament: Tournament, store: Store) -> Leaderboard:
-    try:
-        from elotui.export.ranking import leaderboard_for
-    except ImportError:
-        leaderboard_for = None
-    if leaderboard_for is not None:
-        return leaderboard_for(tournament, store)
-    from elotui.rating.leaderboard import rank
-    from elotui.rating.table import VerdictTable
-
-    s = tournament.spec.ranking
-    table = VerdictTable.from_rows(store.plan_verdicts(), contestants=tournament.contestant_ids)
-    return rank(table, threshold=s.threshold, method=s.method, k_factor=s.k_factor, initial_rating=s.initial_rating,
-                permutations=s.permutations, bootstrap=s.bootstrap, seed=s.seed)

@@ -346,8 +346,7 @@ class Runner:
 
     def _record(self, judge: Judge, call: Call, reply: JudgeReply | Completion, started_at: float) -> None:
         p = call.presentation
-        verdict = isinstance(reply, JudgeReply)
-        text = None if verdict else (reply.text or "").strip() or None
+        text = None if isinstance(reply, JudgeReply) else (reply.text or "").strip() or None
         record = CallRecord(
             key=call.key, kind=call.kind, status=reply.status, judge=call.judge, provider=judge.config.provider,
             model=judge.config.model,
