@@ -617,7 +617,8 @@ class ElotuiApp(App[int]):
             self._show_board(self.board_key, self.board, self.board_version)
 
     def watch_theme(self) -> None:
-        if self.is_mounted and self.board is not None and self.board_key is not None:
+        # (App.is_mounted is a method taking a widget, not a flag; a board only exists once the app runs)
+        if self.board is not None and self.board_key is not None:
             self._show_board(self.board_key, self.board, self.board_version)
 
     async def action_quit(self) -> None:

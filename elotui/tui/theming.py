@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from textual.app import App
 from textual.color import Color, ColorParseError
@@ -19,10 +20,26 @@ def to_textual(spec: ThemeSpec) -> Theme:
         except ColorParseError:
             where = spec.source or spec.name
             raise ThemeError(f"{where}: {key} = {value!r} is not a colour") from None
-    return Theme(name=spec.name, dark=spec.dark, variables=spec.app_variables(), **spec.colors)
+    c = spec.colors  # keys are among themes.BASE_COLORS; primary is required (checked when the file was read)
+    return Theme(
+        name=spec.name,
+        dark=spec.dark,
+        variables=spec.app_variables(),
+        primary=c["primary"],
+        secondary=c.get("secondary"),
+        warning=c.get("warning"),
+        error=c.get("error"),
+        success=c.get("success"),
+        accent=c.get("accent"),
+        foreground=c.get("foreground"),
+        background=c.get("background"),
+        surface=c.get("surface"),
+        panel=c.get("panel"),
+        boost=c.get("boost"),
+    )
 
 
-def register_themes(app: App[object], user_dir: Path | None) -> tuple[list[str], list[str]]:
+def register_themes(app: App[Any], user_dir: Path | None) -> tuple[list[str], list[str]]:
     """Register bundled and user themes. Returns (theme names, problems to report)."""
     specs, problems = load_themes(user_dir)
     names: list[str] = []
