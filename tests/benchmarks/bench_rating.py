@@ -78,7 +78,7 @@ def plain_permutation_elo(
     """Reference: a per-verdict Python loop over the same 100 orders (same canonical games and orders)."""
     index = {n: i for i, n in enumerate(names)}
     games_list = []
-    for prompt, first, second, judge, condition, sample, status, winner in rows:
+    for _prompt, first, second, _judge, _condition, _sample, status, winner in rows:
         if status != "ok" or winner not in ("first", "second", "tie"):
             continue
         s = 1.0 if winner == "first" else 0.0 if winner == "second" else 0.5

@@ -7,7 +7,7 @@ from collections import Counter
 
 from elotui.export.ranking import leaderboard_for
 from elotui.rating import VerdictTable, games, rank
-from elotui.rating.games import games_from_tally
+from elotui.rating.games import Games, games_from_tally
 from elotui.store import CallRecord, PlanRow
 
 
@@ -49,7 +49,10 @@ def test_games_from_tally_equal_table_games_as_a_multiset(filled) -> None:
     g_tally = games_from_tally(filled.store.verdict_tally(), filled.tournament.contestant_ids)
     assert g_tally is not None
     assert g_tally.counts == g_table.counts and g_tally.n_contestants == g_table.n_contestants
-    key = lambda g: sorted(zip(g.a.tolist(), g.b.tolist(), g.score_a.tolist(), strict=True))
+
+    def key(g: Games) -> list[tuple[int, int, float]]:
+        return sorted(zip(g.a.tolist(), g.b.tolist(), g.score_a.tolist(), strict=True))
+
     assert key(g_tally) == key(g_table)
 
 

@@ -9,7 +9,7 @@ import pytest
 
 from elotui.rating import VerdictTable, rank
 from elotui.rating.games import THRESHOLDS, Games
-from elotui.rating.leaderboard import band, build_leaderboard, win_probability
+from elotui.rating.leaderboard import Leaderboard, band, build_leaderboard, win_probability
 from tests.rating.rating_builders import row, simulate
 
 ROW_FIELDS = [
@@ -85,7 +85,10 @@ def test_scope_prompt_and_judge_subset() -> None:
         row("q", "A", "B", "j2", "second"),
     ]
     table = VerdictTable.from_rows(rows, contestants=["A", "B"])
-    top = lambda lb: lb.rows[0].contestant
+
+    def top(lb: Leaderboard) -> str:
+        return lb.rows[0].contestant
+
     assert top(rank(table, threshold="none", method="bt", prompts=["p"], bootstrap=0)) == "A"
     assert top(rank(table, threshold="none", method="bt", prompts=["q"], bootstrap=0)) == "B"
     lb = rank(table, threshold="none", method="elo", judges=["j1"], permutations=10)

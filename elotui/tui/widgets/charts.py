@@ -50,7 +50,7 @@ class HeadToHeadGrid(Static):
         low, mid, high = (theme_colour(app, v) for v in ("heat-low", "heat-mid", "heat-high"))
         table = Table(box=None, show_edge=False, pad_edge=False, header_style="bold")
         table.add_column("row vs col", no_wrap=True)
-        for j, name in enumerate(names):
+        for name in names:
             table.add_column(Text(one_line(name, 9)), justify="center", no_wrap=True)
         for i, name in enumerate(names):
             cells: list[Text] = [Text(one_line(name, 16))]
