@@ -425,7 +425,8 @@ class Runner:
         span = min(RATE_WINDOW_S, max(now - self._phase_started, 1e-6))
         rate = len(self._completions) / span
         remaining = max(self.total - self.done - self.failed, 0)
-        eta = remaining / rate if rate > 0 else (0.0 if remaining == 0 else None)
+        settled = span >= 1.0  # an ETA from the first few calls of a phase is noise: none until a second has passed
+        eta = 0.0 if remaining == 0 else (remaining / rate if rate > 0 and settled else None)
         new = self.done - self.cached + self.failed
         estimated = None
         if self._acct.run_cost > 0 and new > 0:
