@@ -66,3 +66,5 @@ def test_wheel_contains_the_bundled_themes(tmp_path: Path) -> None:
     shipped = sorted(p.name for p in (ROOT / "themes").iterdir() if p.is_file())
     assert shipped and bundled == shipped
     assert "elotui/py.typed" in names
+    for data in ("elotui/run/templates/system.txt", "elotui/run/templates/user.txt", "elotui/tui/elotui.tcss"):
+        assert data in names, f"{data} missing from the wheel"
