@@ -23,6 +23,9 @@ Schema ("elotui.diagnose/1"; floats are null where undefined, e.g. a κ with one
   "win_rates": {"pooled": {<contestant>: rate}, <judge id>: {<contestant>: rate}},
   "head_to_head": {"contestants": [...], "wins": [[...]], "ties": [[...]]},
   "per_prompt_tau": {"by_prompt": {<prompt>: tau}, "summary": {"prompts", "mean", "median", "min", "max"}},
+  "per_prompt_reference": {"by_prompt": {<prompt>: {"contestants", "kendall_tau", "kendall_p",
+                                                    "spearman_rho", "spearman_p"}},
+                           "summary": {"prompts", "mean", "median", "min", "max"}} | null,
   "length_bias": {"decisive_verdicts", "longer_wins_share"} | null,
   "human": {"votes", "ratings": {...}, "win_rates": {...}, "verdicts": {...}} | null,
   "reference": {
@@ -47,6 +50,7 @@ from elotui.rating.agreement import inter_judge
 from elotui.rating.games import THRESHOLDS, games
 from elotui.rating.human import human_ranking, judge_vs_human, votes_table
 from elotui.rating.leaderboard import ratings_for
+from elotui.rating.prompt_reference import per_prompt_reference
 from elotui.rating.stability import position_report
 from elotui.rating.table import VerdictTable
 from elotui.rating.winrates import head_to_head, kendall, length_bias, per_prompt_tau, spearman, win_rates
@@ -125,6 +129,7 @@ def diagnose(
     *,
     human_votes: Iterable[Mapping[str, Any]] | None = None,
     reference_ranking: Sequence[str] | Mapping[str, float] | None = None,
+    prompt_references: Mapping[str, Sequence[str]] | None = None,
     lengths: Mapping[tuple[str, str], int] | None = None,
     method: str = "elo",
     k_factor: float = 16,
@@ -136,7 +141,8 @@ def diagnose(
     """All diagnostics (schema in the module docstring and docs/diagnose.md), JSON-ready (NaN -> None).
 
     `reference_ranking`: contestants best first, or scores (higher = better); without it the human votes'
-    Bradley–Terry ranking is the reference. `lengths`: (prompt, contestant) -> response length, for length bias.
+    Bradley–Terry ranking is the reference. `prompt_references`: prompt -> its own reference ranking (best
+    first), compared with that prompt's ranking (`per_prompt_reference`, null without any). `lengths`: (prompt, contestant) -> response length, for length bias.
     `method` etc. choose how each threshold is rated for the reference comparison (bootstrap is not needed there).
     """
     counts = table.counts()
@@ -195,6 +201,7 @@ def diagnose(
         "win_rates": win_rates(table),
         "head_to_head": head_to_head(table),
         "per_prompt_tau": per_prompt_tau(table),
+        "per_prompt_reference": per_prompt_reference(table, prompt_references) if prompt_references else None,
         "length_bias": lb["pooled"] if lb else None,
         "human": human,
         "reference": reference,

@@ -6,7 +6,7 @@ authors): win rate = (wins + ties/2) / verdicts the contestant appears in.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
 import numpy as np
@@ -89,28 +89,47 @@ def spearman(x: NDArray[np.float64], y: NDArray[np.float64]) -> tuple[float, flo
     return float(res.statistic), float(res.pvalue)
 
 
+def prompt_win_rates(
+    table: VerdictTable, mask: NDArray[np.bool_] | None = None
+) -> Iterator[tuple[str, NDArray[np.float64], NDArray[np.bool_]]]:
+    """Each prompt's own ranking: (prompt, win rates on that prompt over all judges and conditions, which
+    contestants have verdicts there), for every prompt with at least one valid verdict."""
+    for p, name in enumerate(table.prompts):
+        sel = table.prompt == p
+        local, played = win_rate_arrays(table, sel if mask is None else sel & mask)
+        have = played > 0
+        if have.any():
+            yield name, local, have
+
+
+def tau_summary(values: Iterable[float]) -> dict[str, Any]:
+    """{"prompts", "mean", "median", "min", "max"} over the defined (non-NaN) values; NaN statistics if none."""
+    v = np.array([x for x in values if not np.isnan(x)], dtype=np.float64)
+    if not len(v):
+        return {
+            "prompts": 0,
+            "mean": float("nan"),
+            "median": float("nan"),
+            "min": float("nan"),
+            "max": float("nan"),
+        }
+    return {
+        "prompts": len(v),
+        "mean": float(v.mean()),
+        "median": float(np.median(v)),
+        "min": float(v.min()),
+        "max": float(v.max()),
+    }
+
+
 def per_prompt_tau(table: VerdictTable, mask: NDArray[np.bool_] | None = None) -> dict[str, Any]:
     """Kendall τ-b between each prompt's ranking (win rates on that prompt, all judges) and the global ranking
     (win rates over all prompts), over the contestants with verdicts on the prompt (seed 002 §3.4)."""
     global_rate, _ = win_rate_arrays(table, mask)
     by_prompt: dict[str, float] = {}
-    for p, name in enumerate(table.prompts):
-        sel = table.prompt == p
-        local, played = win_rate_arrays(table, sel if mask is None else sel & mask)
-        have = played > 0
-        if not have.any():
-            continue
-        tau, _ = kendall(local[have], global_rate[have])
-        by_prompt[name] = tau
-    values = np.array([v for v in by_prompt.values() if not np.isnan(v)])
-    summary = {
-        "prompts": len(values),
-        "mean": float(values.mean()) if len(values) else float("nan"),
-        "median": float(np.median(values)) if len(values) else float("nan"),
-        "min": float(values.min()) if len(values) else float("nan"),
-        "max": float(values.max()) if len(values) else float("nan"),
-    }
-    return {"by_prompt": by_prompt, "summary": summary}
+    for name, local, have in prompt_win_rates(table, mask):
+        by_prompt[name], _ = kendall(local[have], global_rate[have])
+    return {"by_prompt": by_prompt, "summary": tau_summary(by_prompt.values())}
 
 
 def length_bias(
