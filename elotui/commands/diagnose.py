@@ -1,7 +1,8 @@
 """`elotui diagnose T [--format text|json]`: bias and agreement diagnostics, recomputed from the store.
 
 Position stability per judge and condition, inter-judge agreement (percent, Cohen's κ, Fleiss' κ), win rates
-per judge and pooled, head-to-head wins, per-prompt Kendall τ, length bias, agreement with human votes
+per judge and pooled, head-to-head wins, per-prompt Kendall τ (against the global ranking and against each prompt's
+own `reference_ranking`), length bias, agreement with human votes
 (`[reference] votes`) and with a reference ranking for every threshold. The JSON schema is in docs/diagnose.md.
 """
 
@@ -49,6 +50,11 @@ def response_lengths(tournament: Tournament, store: Store) -> dict[tuple[str, st
     return lengths
 
 
+def prompt_references(tournament: Tournament) -> dict[str, list[str]]:
+    """prompt -> its `reference_ranking` (best first), for the prompts that have one."""
+    return {p.id: list(p.reference_ranking) for p in tournament.spec.prompts if p.reference_ranking}
+
+
 def build_report(tournament: Tournament, store: Store) -> dict[str, Any]:
     from elotui.rating.diagnostics import diagnose  # lazy: keeps `elotui --help` fast
 
@@ -71,6 +77,7 @@ def build_report(tournament: Tournament, store: Store) -> dict[str, Any]:
         table,
         human_votes=votes,
         reference_ranking=reference_ranking,
+        prompt_references=prompt_references(tournament),
         lengths=response_lengths(tournament, store),
         method=ranking.method,
         k_factor=ranking.k_factor,
@@ -241,6 +248,8 @@ def write_text(report: dict[str, Any], out: IO[str]) -> None:
             for label, n in zip(labels, counts, strict=True)
         ]
     _section(out, "Per-prompt ranking vs global ranking (Kendall τ of win rates)", lines)
+    if report.get("per_prompt_reference") is not None:
+        _prompt_reference_section(report["per_prompt_reference"], out)
 
     if report["length_bias"] is not None:
         lb = report["length_bias"]
@@ -277,3 +286,29 @@ def write_text(report: dict[str, Any], out: IO[str]) -> None:
             f"method {ref['method']})",
             table_lines(["threshold", "Spearman ρ", "p", "Kendall τ", "p"], rows),
         )
+
+
+def _prompt_reference_section(ppr: dict[str, Any], out: IO[str]) -> None:
+    s = ppr["summary"]
+    lines = [
+        (
+            f"Kendall τ over {s['prompts']} prompts: mean {_num(s['mean'], 2)}, median {_num(s['median'], 2)}, "
+            f"min {_num(s['min'], 2)}, max {_num(s['max'], 2)}"
+        ),
+        "",
+        *table_lines(
+            ["prompt", "contestants", "Kendall τ", "p", "Spearman ρ", "p"],
+            [
+                [
+                    prompt,
+                    _num(r["contestants"]),
+                    _num(r["kendall_tau"]),
+                    _num(r["kendall_p"], 4),
+                    _num(r["spearman_rho"]),
+                    _num(r["spearman_p"], 4),
+                ]
+                for prompt, r in ppr["by_prompt"].items()
+            ],
+        ),
+    ]
+    _section(out, "Per-prompt ranking vs the prompt's reference_ranking (win rates on the prompt)", lines)

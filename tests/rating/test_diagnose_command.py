@@ -150,3 +150,57 @@ def test_diagnose_text(tournament: tuple[Path, Path], capsys: pytest.CaptureFixt
 
 def test_diagnose_bad_file_exits_2(tmp_path: Path) -> None:
     assert main(["diagnose", str(tmp_path / "nope.toml")]) == 2
+
+
+def with_prompt_references(path: Path) -> None:
+    text = path.read_text(encoding="utf-8")
+    text = text.replace(
+        'gamma = "Hey you" }\n', 'gamma = "Hey you" }\nreference_ranking = ["alpha", "beta", "gamma"]\n'
+    )
+    text = text.replace(
+        'gamma = "Later" }\n', 'gamma = "Later" }\nreference_ranking = ["gamma", "beta", "alpha"]\n'
+    )
+    path.write_text(text, encoding="utf-8")
+
+
+def test_diagnose_per_prompt_reference(
+    tournament: tuple[Path, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path, store_path = tournament
+    args = ["diagnose", str(path), "--store", str(store_path)]
+    assert main([*args, "--format", "json"]) == 0
+    assert json.loads(capsys.readouterr().out)["per_prompt_reference"] is None
+    assert main(args) == 0
+    assert "reference_ranking" not in capsys.readouterr().out
+
+    with_prompt_references(path)
+    assert main([*args, "--format", "json"]) == 0
+    ppr = json.loads(capsys.readouterr().out)["per_prompt_reference"]
+    # p1: every verdict follows alpha > beta > gamma -> win rates 1, 1/2, 0, the reference order
+    p1 = ppr["by_prompt"]["p1"]
+    assert p1["contestants"] == 3 and p1["kendall_tau"] == pytest.approx(1.0)
+    assert p1["kendall_p"] == pytest.approx(1 / 3) and p1["spearman_rho"] == pytest.approx(1.0)
+    # p2: s1 right but beta-gamma lost, s2 always the first slot -> alpha 6/8, beta 2/6, gamma 2/6;
+    # against gamma > beta > alpha: 2 discordant pairs, 1 tied in the prompt's ranking ->
+    # τ-b = -2 / sqrt(2 · 3); ρ = Pearson of ranks (3, 1.5, 1.5) and (1, 2, 3) = -1.5 / sqrt(1.5 · 2)
+    p2 = ppr["by_prompt"]["p2"]
+    assert p2["contestants"] == 3
+    assert p2["kendall_tau"] == pytest.approx(-2 / 6**0.5) and p2["spearman_rho"] == pytest.approx(
+        -(3**0.5) / 2
+    )
+    assert ppr["summary"] == {
+        "prompts": 2,
+        "mean": pytest.approx((1 - 2 / 6**0.5) / 2),
+        "median": pytest.approx((1 - 2 / 6**0.5) / 2),
+        "min": pytest.approx(-2 / 6**0.5),
+        "max": pytest.approx(1.0),
+    }
+
+    assert main(args) == 0
+    text = capsys.readouterr().out
+    section = text[text.index("Per-prompt ranking vs the prompt's reference_ranking") :]
+    assert "Kendall τ over 2 prompts: mean 0.09, median 0.09, min -0.82, max 1.00" in section
+    lines = section.splitlines()
+    assert lines[4].split() == ["prompt", "contestants", "Kendall", "τ", "p", "Spearman", "ρ", "p"]
+    assert lines[6].split()[:5] == ["p1", "3", "1.000", "0.3333", "1.000"]
+    assert lines[7].split()[:3] == ["p2", "3", "-0.816"] and lines[7].split()[4] == "-0.866"
