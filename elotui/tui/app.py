@@ -465,7 +465,9 @@ class ElotuiApp(App[int]):
             ranking = per_prompt[0] if len(per_prompt) == 1 else None
         lengths = {key: len(text) for key, text in t.responses.items()}
         s = t.spec.ranking
-        report = diagnose(table, human_votes=votes, reference_ranking=ranking, lengths=lengths,
+        prompt_references = {p.id: list(p.reference_ranking) for p in t.spec.prompts if p.reference_ranking}
+        report = diagnose(table, human_votes=votes, reference_ranking=ranking, prompt_references=prompt_references,
+                          lengths=lengths,
                           method=method if method in ("elo", "bt") else "elo", k_factor=s.k_factor,
                           initial_rating=s.initial_rating, permutations=min(s.permutations, 100), seed=s.seed)
         trajectory = self.ranking.trajectory(threshold, method)

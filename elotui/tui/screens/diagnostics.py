@@ -1,6 +1,6 @@
 """The diagnostics pane: position bias by judge and condition, inter-judge κ, the head-to-head grid, per-prompt
-Kendall τ, length bias, agreement with human votes and with the reference ranking per threshold, and ratings over
-the course of the run. The numbers come from `elotui.rating.diagnostics.diagnose`."""
+Kendall τ, length bias, agreement with human votes and with the reference ranking per threshold, each prompt's
+ranking against its own `reference_ranking` (only when some prompt has one), and ratings over the course of the run. The numbers come from `elotui.rating.diagnostics.diagnose`."""
 
 from __future__ import annotations
 
@@ -99,6 +99,23 @@ def reference_table(report: dict[str, Any]) -> Text | Group:
     return Group(title, table)
 
 
+def prompt_reference_table(report: dict[str, Any]) -> Group | None:
+    """Each prompt's ranking (its win rates) against its own reference_ranking; None when no prompt has one."""
+    ppr = report.get("per_prompt_reference")
+    if not ppr:
+        return None
+    s = ppr.get("summary", {})
+    title = Text(f"τ over {s.get('prompts', 0)} prompts: mean {num(s.get('mean'))}, median {num(s.get('median'))}, "
+                 f"min {num(s.get('min'))}, max {num(s.get('max'))}", style="dim")
+    table = Table(box=None, pad_edge=False, header_style="bold")
+    for name in ("prompt", "contestants", "Kendall τ", "p", "Spearman ρ", "p"):
+        table.add_column(name, justify="left" if name == "prompt" else "right", no_wrap=True)
+    for prompt, r in ppr.get("by_prompt", {}).items():
+        table.add_row(one_line(prompt, 24), str(r["contestants"]), num(r["kendall_tau"]), num(r["kendall_p"], 3),
+                      num(r["spearman_rho"]), num(r["spearman_p"], 3))
+    return Group(title, table)
+
+
 class DiagnosticsPane(VerticalScroll):
     def compose(self) -> ComposeResult:
         yield Static("computing diagnostics…", id="diag-summary")
@@ -114,6 +131,9 @@ class DiagnosticsPane(VerticalScroll):
         yield Static(id="diag-judges")
         yield Label("Agreement with the reference ranking per threshold", classes="section-title")
         yield Static(id="diag-reference")
+        yield Label("Each prompt's ranking vs its own reference_ranking (win rates on the prompt)",
+                    classes="section-title", id="diag-prompt-reference-title")
+        yield Static(id="diag-prompt-reference")
         yield Label("Ratings over the course of the run", classes="section-title", id="diag-chart-title")
         yield RatingChart(id="diag-chart")
 
@@ -139,5 +159,9 @@ class DiagnosticsPane(VerticalScroll):
         self.query_one("#diag-tau", Histogram).show(values, footer=tau_line)
         self.query_one("#diag-judges", Static).update(judges_bias_table(report))
         self.query_one("#diag-reference", Static).update(reference_table(report))
+        prompt_reference = prompt_reference_table(report)
+        self.query_one("#diag-prompt-reference-title", Label).display = prompt_reference is not None
+        self.query_one("#diag-prompt-reference", Static).display = prompt_reference is not None
+        self.query_one("#diag-prompt-reference", Static).update(prompt_reference or "")
         self.query_one("#diag-chart-title", Label).update(f"Ratings over the course of the run ({chart_label})")
         self.query_one("#diag-chart", RatingChart).show(trajectory)
