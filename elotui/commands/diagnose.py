@@ -55,36 +55,38 @@ def prompt_references(tournament: Tournament) -> dict[str, list[str]]:
     return {p.id: list(p.reference_ranking) for p in tournament.spec.prompts if p.reference_ranking}
 
 
+def diagnose_inputs(tournament: Tournament, store: Store, *, read_votes: bool = True) -> dict[str, Any]:
+    """Everything `diagnose()` takes besides the verdict table: human votes, the reference rankings, response
+    lengths and the `[ranking]` settings. Shared by `elotui diagnose` and the TUI's diagnostics pane."""
+    spec = tournament.spec
+    votes = None
+    if read_votes and spec.reference is not None and spec.reference.votes:
+        votes = list(read_log(tournament.resolve(spec.reference.votes)))
+    ranking = spec.ranking
+    return {
+        "human_votes": votes,
+        "reference_ranking": spec.reference.ranking if spec.reference is not None else None,
+        "prompt_references": prompt_references(tournament),
+        "lengths": response_lengths(tournament, store),
+        "method": ranking.method,
+        "k_factor": ranking.k_factor,
+        "initial_rating": ranking.initial_rating,
+        "permutations": ranking.permutations,
+        "seed": ranking.seed,
+    }
+
+
 def build_report(tournament: Tournament, store: Store) -> dict[str, Any]:
     from elotui.rating.diagnostics import diagnose  # lazy: keeps `elotui --help` fast
 
-    spec = tournament.spec
     table = VerdictTable.from_rows(
         store.plan_verdicts(),
         contestants=tournament.contestant_ids,
         prompts=tournament.prompt_ids,
         judges=tournament.judge_ids,
-        conditions=list(spec.comparison.conditions),
+        conditions=list(tournament.spec.comparison.conditions),
     )
-    votes = None
-    reference_ranking = None
-    if spec.reference is not None:
-        if spec.reference.votes:
-            votes = list(read_log(tournament.resolve(spec.reference.votes)))
-        reference_ranking = spec.reference.ranking
-    ranking = spec.ranking
-    report = diagnose(
-        table,
-        human_votes=votes,
-        reference_ranking=reference_ranking,
-        prompt_references=prompt_references(tournament),
-        lengths=response_lengths(tournament, store),
-        method=ranking.method,
-        k_factor=ranking.k_factor,
-        initial_rating=ranking.initial_rating,
-        permutations=ranking.permutations,
-        seed=ranking.seed,
-    )
+    report = diagnose(table, **diagnose_inputs(tournament, store))
     report["tournament"] = tournament.name
     return report
 

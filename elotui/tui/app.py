@@ -445,31 +445,19 @@ class ElotuiApp(App[int]):
 
     @work(thread=True, exclusive=True, group="diagnostics", exit_on_error=False)
     def _diagnose(self, threshold: Threshold, method: str) -> None:
+        from elotui.commands.diagnose import diagnose_inputs
         from elotui.rating.diagnostics import diagnose
 
         table, version = self.ranking.snapshot_with_version()
-        t = self.tournament
-        reference = t.spec.reference
-        votes = None
-        if reference is not None and reference.votes:
-            from elotui.verdict_log import read_log
-
-            try:
-                votes = list(read_log(t.resolve(reference.votes)))
-            except UserError as exc:
-                self.call_from_thread(self.notify, str(exc), title="human votes not read", severity="warning",
-                                      markup=False)
-        ranking = reference.ranking if reference is not None and reference.ranking else None
-        if ranking is None:
-            per_prompt = [p.reference_ranking for p in t.spec.prompts if p.reference_ranking]
-            ranking = per_prompt[0] if len(per_prompt) == 1 else None
-        lengths = {key: len(text) for key, text in t.responses.items()}
-        s = t.spec.ranking
-        prompt_references = {p.id: list(p.reference_ranking) for p in t.spec.prompts if p.reference_ranking}
-        report = diagnose(table, human_votes=votes, reference_ranking=ranking, prompt_references=prompt_references,
-                          lengths=lengths,
-                          method=method if method in ("elo", "bt") else "elo", k_factor=s.k_factor,
-                          initial_rating=s.initial_rating, permutations=min(s.permutations, 100), seed=s.seed)
+        try:
+            inputs = diagnose_inputs(self.tournament, self.store)
+        except UserError as exc:  # a broken votes log: say so, diagnose without it
+            self.call_from_thread(self.notify, str(exc), title="human votes not read", severity="warning",
+                                  markup=False)
+            inputs = diagnose_inputs(self.tournament, self.store, read_votes=False)
+        inputs["method"] = method if method in ("elo", "bt") else "elo"  # the method on screen
+        inputs["permutations"] = min(inputs["permutations"], 100)
+        report = diagnose(table, **inputs)
         trajectory = self.ranking.trajectory(threshold, method)
         self.post_message(DiagnosticsComputed(report, trajectory, version))
 
