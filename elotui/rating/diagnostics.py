@@ -49,7 +49,7 @@ import numpy as np
 from elotui.rating.agreement import inter_judge
 from elotui.rating.games import THRESHOLDS, games
 from elotui.rating.human import human_ranking, judge_vs_human, votes_table
-from elotui.rating.leaderboard import ratings_for
+from elotui.rating.leaderboard import RatingOptions, ratings_for
 from elotui.rating.prompt_reference import per_prompt_reference
 from elotui.rating.stability import position_report
 from elotui.rating.table import VerdictTable
@@ -88,11 +88,7 @@ def reference_agreement(
     reference: Mapping[str, float],
     *,
     method: str = "elo",
-    k_factor: float = 16,
-    initial_rating: float = 1000,
-    permutations: int = 100,
-    bootstrap: int = 0,
-    seed: int = 0,
+    options: RatingOptions | None = None,
 ) -> dict[str, dict[str, Any]]:
     """Spearman ρ and Kendall τ (with p-values) between each threshold's ratings and reference scores (higher =
     better), over the contestants the reference scores (the layout of seed 000's Tables 1-2)."""
@@ -102,15 +98,7 @@ def reference_agreement(
     out: dict[str, dict[str, Any]] = {}
     for t in THRESHOLDS:
         g = games(table, t)
-        rating, _, _ = ratings_for(
-            g,
-            method=method,
-            k_factor=k_factor,
-            initial_rating=initial_rating,
-            permutations=permutations,
-            bootstrap=bootstrap,
-            seed=seed,
-        )
+        rating, _, _ = ratings_for(g, method, options or RatingOptions(bootstrap=0))
         rho, rho_p = spearman(rating[idx], ref)
         tau, tau_p = kendall(rating[idx], ref)
         out[threshold_key(t)] = {
@@ -177,14 +165,8 @@ def diagnose(
     if scores:
         reference["ranking"] = sorted(scores, key=lambda c: (-scores[c], c))
         reference["by_threshold"] = reference_agreement(
-            table,
-            scores,
-            method=method,
-            k_factor=k_factor,
-            initial_rating=initial_rating,
-            permutations=permutations,
-            bootstrap=bootstrap,
-            seed=seed,
+            table, scores, method=method,
+            options=RatingOptions(k_factor, initial_rating, permutations, bootstrap, seed),
         )
 
     result = {

@@ -37,6 +37,26 @@ def win_probability(gap: float) -> float:
 
 
 @dataclass(frozen=True)
+class RatingOptions:
+    """The rating settings every method shares (from `[ranking]`); `bootstrap` is used by Bradley–Terry only."""
+
+    k_factor: float = 16
+    initial_rating: float = 1000
+    permutations: int = 100
+    bootstrap: int = 200
+    seed: int = 0
+
+    def as_settings(self) -> dict[str, Any]:
+        return {
+            "k_factor": float(self.k_factor),
+            "initial_rating": float(self.initial_rating),
+            "permutations": int(self.permutations),
+            "bootstrap": int(self.bootstrap),
+            "seed": int(self.seed),
+        }
+
+
+@dataclass(frozen=True)
 class LeaderboardRow:
     rank: int
     contestant: str
@@ -124,23 +144,12 @@ def rank_games(
     settings), e.g. from `games.games_from_tally`."""
     threshold = check_threshold(threshold)
     check_method(method)
-    rating, low, high = ratings_for(
-        g,
-        method=method,
-        k_factor=k_factor,
-        initial_rating=initial_rating,
-        permutations=permutations,
-        bootstrap=bootstrap,
-        seed=seed,
-    )
+    options = RatingOptions(k_factor, initial_rating, permutations, bootstrap, seed)
+    rating, low, high = ratings_for(g, method, options)
     settings = {
         "threshold": threshold,
         "method": method,
-        "k_factor": float(k_factor),
-        "initial_rating": float(initial_rating),
-        "permutations": int(permutations),
-        "bootstrap": int(bootstrap),
-        "seed": int(seed),
+        **options.as_settings(),
         "prompts": prompts,
         "judges": judges,
         "conditions": conditions,
@@ -149,26 +158,20 @@ def rank_games(
 
 
 def ratings_for(
-    g: Games,
-    *,
-    method: str,
-    k_factor: float = 16,
-    initial_rating: float = 1000,
-    permutations: int = 100,
-    bootstrap: int = 200,
-    seed: int = 0,
+    g: Games, method: str, options: RatingOptions = RatingOptions()
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(rating, ci_low, ci_high) arrays for a set of games."""
     check_method(method)
+    o = options
     if method == "elo":
         pe = permutation_elo(
-            g, k_factor=k_factor, initial_rating=initial_rating, permutations=permutations, seed=seed
+            g, k_factor=o.k_factor, initial_rating=o.initial_rating, permutations=o.permutations, seed=o.seed
         )
         return pe.mean, pe.low, pe.high
     if method == "bt":
-        bt = bradley_terry(g, bootstrap=bootstrap, seed=seed, mean=float(initial_rating))
+        bt = bradley_terry(g, bootstrap=o.bootstrap, seed=o.seed, mean=float(o.initial_rating))
         return bt.rating, bt.low, bt.high
-    r = online_elo(g.a, g.b, g.score_a, g.n_contestants, k_factor=k_factor, initial_rating=initial_rating)
+    r = online_elo(g.a, g.b, g.score_a, g.n_contestants, k_factor=o.k_factor, initial_rating=o.initial_rating)
     return r, r.copy(), r.copy()
 
 
