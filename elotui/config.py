@@ -17,11 +17,12 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from elotui.config_errors import format_validation_errors, toml_syntax_error
 from elotui.errors import UserError
+from elotui.vocab import THRESHOLDS, Threshold, parse_threshold
+
+__all__ = ["THRESHOLDS", "Threshold", "Tournament", "TournamentFile", "load_tournament", "parse_threshold"]
 
 Provider = Literal["openai", "openai-compatible", "anthropic", "gemini", "ollama", "replay", "simulated"]
 Condition = Literal["clean", "lexical", "injected", "paraphrase"]
-Threshold = float | Literal["none"]
-THRESHOLDS: tuple[Threshold, ...] = (1.0, 0.9, 0.75, 0.5, "none")
 NETWORK_PROVIDERS = frozenset({"openai", "openai-compatible", "anthropic", "gemini", "ollama"})
 DEFAULT_KEY_ENV = {"openai": "OPENAI_API_KEY", "anthropic": "ANTHROPIC_API_KEY", "gemini": "GEMINI_API_KEY"}
 
@@ -228,25 +229,6 @@ def _unique(section: str, ids: list[str], problems: list[str]) -> None:
         seen.add(value)
 
 
-def parse_threshold(value: Any) -> Threshold:
-    """1.0, 0.9, 0.75, 0.5 or "none" (also accepts the strings "1", "1.0", "0.9", ...)."""
-    if isinstance(value, str):
-        text = value.strip().lower()
-        if text in {"none", "no", "no-threshold"}:
-            return "none"
-        try:
-            value = float(text)
-        except ValueError:
-            raise ValueError("threshold must be one of 1.0, 0.9, 0.75, 0.5 or \"none\"") from None
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        # ValueError, not TypeError: pydantic turns it into a validation error and callers catch ValueError
-        raise ValueError("threshold must be one of 1.0, 0.9, 0.75, 0.5 or \"none\"")  # noqa: TRY004
-    for allowed in (1.0, 0.9, 0.75, 0.5):
-        if abs(float(value) - allowed) < 1e-9:
-            return allowed
-    raise ValueError("threshold must be one of 1.0, 0.9, 0.75, 0.5 or \"none\"")
-
-
 @dataclass
 class Tournament:
     """A validated tournament with every file reference resolved to text."""
@@ -344,7 +326,7 @@ def load_tournament(path: str | Path) -> Tournament:
     try:
         spec = TournamentFile.model_validate(data)
     except ValidationError as exc:
-        lines = format_validation_errors(exc, text, data, path)
+        lines = format_validation_errors(exc, text, data, TournamentFile, path)
         raise UserError(f"{path}: {len(lines)} problem(s) in the tournament file", details=lines) from None
     tournament = Tournament(spec=spec, path=path.resolve(), content_hash=hashlib.sha256(raw_bytes).hexdigest())
     _resolve_texts(tournament, text)

@@ -219,9 +219,10 @@ def _message(err: ErrorDetails, root: type[BaseModel]) -> str:
     return str(err.get("msg", kind))
 
 
-def format_validation_errors(exc: ValidationError, source: str, data: Any, path: Path | None = None) -> list[str]:
-    """Every problem as `line N: key.path: what was expected`, deduplicated, in file order."""
-    from elotui.config import TournamentFile
+def format_validation_errors(exc: ValidationError, source: str, data: Any, root: type[BaseModel],
+                             path: Path | None = None) -> list[str]:
+    """Every problem as `line N: key.path: what was expected` (`root`: the file's model), deduplicated, in file
+    order."""
 
     seen: set[str] = set()
     out: list[tuple[int, str]] = []
@@ -238,7 +239,7 @@ def format_validation_errors(exc: ValidationError, source: str, data: Any, path:
                 key = render_loc(loc[:-1], data)
             items = [(key, 'expected text or { file = "relative/path" }')]
         else:
-            msg = _message(err, TournamentFile)
+            msg = _message(err, root)
             if err["type"] == "value_error" and "\n" in msg:
                 items = []
                 for line in msg.splitlines():

@@ -21,60 +21,36 @@ import sqlite3
 import threading
 import time
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Self
 
 from elotui.errors import UserError
+from elotui.records import (
+    CALL_COLUMNS,
+    CallRecord,
+    JudgeStats,
+    PairDetail,
+    PlanRow,
+    PlanVerdict,
+    RunRow,
+    TallyRow,
+    TextRow,
+)
+from elotui.vocab import CACHED_STATUSES
 
 if TYPE_CHECKING:
     from elotui.config import Tournament
 
-CACHED_STATUSES = ("ok", "invalid")  # a call with one of these was answered: never paid for twice
+__all__ = ["CACHED_STATUSES", "MIGRATIONS", "PLAN_VERDICTS_SQL", "SCHEMA_VERSION", "CallRecord", "PlanRow", "Store",
+           "default_store_path"]
+_SQL_CHUNK = 900  # host parameters per statement (SQLite's default limit is 999 on old builds)
+_PLAN_COLUMNS = ("seq", "prompt", "first", "second", "judge", "condition", "sample", "key", "prompt_text_key",
+                 "first_text_key", "second_text_key")
 
 
-@dataclass
-class CallRecord:
-    key: str
-    kind: str  # "verdict" | "generation" | "paraphrase"
-    status: str  # "ok" | "invalid" | "error"
-    judge: str | None = None
-    provider: str | None = None
-    model: str | None = None
-    prompt: str | None = None
-    first: str | None = None
-    second: str | None = None
-    condition: str | None = None
-    sample: int | None = None
-    winner: str | None = None
-    reasoning: str | None = None
-    raw_reply: str | None = None
-    output_text: str | None = None
-    error: str | None = None
-    latency_ms: float | None = None
-    input_tokens: int | None = None
-    output_tokens: int | None = None
-    cost: float | None = None
-    attempts: int = 1
-    http_429s: int = 0
-    started_at: float | None = None
-    finished_at: float | None = None
-    run_id: int | None = None
-
-
-CALL_COLUMNS = tuple(f.name for f in fields(CallRecord))
-
-
-@dataclass(frozen=True)
-class PlanRow:
-    seq: int
-    prompt: str
-    first: str
-    second: str
-    judge: str
-    condition: str
-    sample: int
-    key: str
+def _factory(kind: Callable[..., Any]) -> Callable[[sqlite3.Cursor, tuple[Any, ...]], Any]:
+    """A sqlite3 row factory building `kind(*row)` (a NamedTuple: no dict per row)."""
+    return lambda _cursor, row: kind(*row)
 
 
 def _script(db: sqlite3.Connection, sql: str) -> None:
@@ -132,9 +108,21 @@ def _v3(db: sqlite3.Connection) -> None:
     _script(db, "CREATE INDEX IF NOT EXISTS calls_outcome ON calls(key, status, winner)")
 
 
-MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [_v1, _v2, _v3]
-SCHEMA_VERSION = len(MIGRATIONS)
+def _v4(db: sqlite3.Connection) -> None:
+    """Version 4: the plan records the keys of the texts each presentation shows (prompt, first, second), so the
+    graph export joins instead of re-deriving them."""
+    _script(
+        db,
+        """
+        ALTER TABLE plan ADD COLUMN prompt_text_key TEXT;
+        ALTER TABLE plan ADD COLUMN first_text_key TEXT;
+        ALTER TABLE plan ADD COLUMN second_text_key TEXT
+        """,
+    )
 
+
+MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [_v1, _v2, _v3, _v4]
+SCHEMA_VERSION = len(MIGRATIONS)
 
 # Rankings read only the outcome columns: the covering index keeps the wide rows (reasoning, raw replies) unread.
 PLAN_VERDICTS_SQL = """
@@ -143,6 +131,13 @@ PLAN_VERDICTS_SQL = """
     FROM plan p LEFT JOIN calls c INDEXED BY calls_outcome ON c.key = p.key
     ORDER BY p.seq
 """
+_PLAN_KEYS = "p.seq, p.prompt, p.first, p.second, p.judge, p.condition, p.sample, p.key"
+_DETAIL_SQL = (
+    f"SELECT {_PLAN_KEYS}, p.prompt_text_key, p.first_text_key, p.second_text_key, c.key, c.kind, "
+    "COALESCE(c.status, 'missing'), c.provider, c.model, c.winner, c.reasoning, c.raw_reply, c.output_text, c.error, "
+    "c.latency_ms, c.input_tokens, c.output_tokens, c.cost, c.attempts, c.http_429s, c.started_at, c.finished_at, "
+    "c.run_id FROM plan p LEFT JOIN calls c ON c.key = p.key"
+)
 
 
 def default_store_path(tournament: Tournament) -> Path:
@@ -154,7 +149,8 @@ def default_store_path(tournament: Tournament) -> Path:
 
 
 class Store:
-    """Thread-safe (one lock) access to a tournament's SQLite store."""
+    """Thread-safe (one lock) access to a tournament's SQLite store. Reads are named for what they return; no
+    caller writes SQL."""
 
     def __init__(self, path: str | Path) -> None:
         self.path = Path(path)
@@ -183,13 +179,33 @@ class Store:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
-    # --- schema -------------------------------------------------------------------------------------
+    def _rows(self, kind: Callable[..., Any], sql: str, params: Sequence[Any] = ()) -> list[Any]:
+        with self._lock:
+            cur = self._db.cursor()
+            cur.row_factory = _factory(kind)
+            return cur.execute(sql, params).fetchall()
+
+    def _transaction(self, body: Callable[[], None]) -> None:
+        """Run `body` in one write transaction (BEGIN IMMEDIATE ... COMMIT, rolled back if it raises)."""
+        with self._lock:
+            self._db.execute("BEGIN IMMEDIATE")
+            try:
+                body()
+            except BaseException:
+                if self._db.in_transaction:
+                    self._db.execute("ROLLBACK")
+                raise
+            self._db.execute("COMMIT")
+
+    # --- schema -------------------------------------------------------------------------------------------------
 
     @property
     def schema_version(self) -> int:
         return int(self._db.execute("PRAGMA user_version").fetchone()[0])
 
     def _migrate(self) -> None:
+        """Upgrade to SCHEMA_VERSION, one version per transaction. The version is read again after the write lock
+        is taken, so two processes opening a fresh store at once both succeed (the second finds it done)."""
         with self._lock:
             try:
                 version = self.schema_version
@@ -201,151 +217,152 @@ class Store:
                     f"understands ({SCHEMA_VERSION}); upgrade elotui"
                 )
             while version < SCHEMA_VERSION:
-                self._db.execute("BEGIN IMMEDIATE")
-                try:
-                    MIGRATIONS[version](self._db)
-                    version += 1
-                    self._db.execute(f"PRAGMA user_version = {version}")
-                    self._db.execute("COMMIT")
-                except BaseException:
-                    self._db.execute("ROLLBACK")
-                    raise
 
-    # --- calls ------------------------------------------------------------------------------------------
+                def step() -> None:
+                    current = self.schema_version  # under the write lock: another process may have migrated
+                    if current < SCHEMA_VERSION:
+                        MIGRATIONS[current](self._db)
+                        self._db.execute(f"PRAGMA user_version = {current + 1}")
+
+                self._transaction(step)
+                version = self.schema_version
+
+    # --- calls ----------------------------------------------------------------------------------------------------
 
     def record_call(self, rec: CallRecord) -> None:
         """Insert or replace one call and commit at once."""
         if rec.finished_at is None:
             rec.finished_at = time.time()
-        values = {c: getattr(rec, c) for c in CALL_COLUMNS}  # not asdict: no deep copy per call
         cols = ", ".join(CALL_COLUMNS)
         marks = ", ".join("?" for _ in CALL_COLUMNS)
         with self._lock:
             self._db.execute(
-                f"INSERT OR REPLACE INTO calls ({cols}) VALUES ({marks})", [values[c] for c in CALL_COLUMNS]
+                f"INSERT OR REPLACE INTO calls ({cols}) VALUES ({marks})", [getattr(rec, c) for c in CALL_COLUMNS]
             )
 
     def get_call(self, key: str) -> CallRecord | None:
-        with self._lock:
-            cur = self._db.execute(f"SELECT {', '.join(CALL_COLUMNS)} FROM calls WHERE key = ?", (key,))
-            row = cur.fetchone()
-        return CallRecord(**dict(zip(CALL_COLUMNS, row, strict=True))) if row else None
+        rows = self._rows(CallRecord, f"SELECT {', '.join(CALL_COLUMNS)} FROM calls WHERE key = ?", (key,))
+        return rows[0] if rows else None
+
+    def _chunks(self, keys: Iterable[str]) -> Iterable[list[str]]:
+        wanted = list(dict.fromkeys(keys))
+        for i in range(0, len(wanted), _SQL_CHUNK):
+            yield wanted[i : i + _SQL_CHUNK]
 
     def cached_keys(self, keys: Iterable[str]) -> set[str]:
         """The keys among `keys` that already have an answer (status ok or invalid)."""
-        wanted = list(dict.fromkeys(keys))
         found: set[str] = set()
-        with self._lock:
-            for i in range(0, len(wanted), 900):
-                chunk = wanted[i : i + 900]
-                marks = ",".join("?" for _ in chunk)
-                cur = self._db.execute(
-                    f"SELECT key FROM calls WHERE key IN ({marks}) AND status IN ('ok', 'invalid')", chunk
-                )
-                found.update(r[0] for r in cur)
+        for chunk in self._chunks(keys):
+            marks = ",".join("?" for _ in chunk)
+            rows = self._rows(str, f"SELECT key FROM calls WHERE key IN ({marks}) AND status IN ('ok', 'invalid')",
+                              chunk)
+            found.update(rows)
         return found
 
-    def calls(self, where: str = "", params: Sequence[Any] = ()) -> list[CallRecord]:
-        """Calls matching an SQL condition over the calls table's columns (for reports and tests)."""
-        sql = f"SELECT {', '.join(CALL_COLUMNS)} FROM calls" + (f" WHERE {where}" if where else "")
-        with self._lock:
-            rows = self._db.execute(sql, params).fetchall()
-        return [CallRecord(**dict(zip(CALL_COLUMNS, r, strict=True))) for r in rows]
+    def recorded_cost(self, keys: Iterable[str]) -> float:
+        """The total recorded cost of the calls with these keys."""
+        total = 0.0
+        for chunk in self._chunks(keys):
+            marks = ",".join("?" for _ in chunk)
+            total += self._rows(float, f"SELECT COALESCE(SUM(cost), 0) FROM calls WHERE key IN ({marks})", chunk)[0]
+        return total
 
-    # --- plan -------------------------------------------------------------------------------------------
+    def calls(self, keys: Iterable[str] | None = None) -> list[CallRecord]:
+        """Every recorded call, or those with the given keys (for reports and tests)."""
+        sql = f"SELECT {', '.join(CALL_COLUMNS)} FROM calls"
+        if keys is None:
+            return self._rows(CallRecord, sql)
+        out: list[CallRecord] = []
+        for chunk in self._chunks(keys):
+            out += self._rows(CallRecord, f"{sql} WHERE key IN ({','.join('?' for _ in chunk)})", chunk)
+        return out
+
+    # --- plan -----------------------------------------------------------------------------------------------------
 
     def set_plan(self, rows: Iterable[PlanRow]) -> None:
-        """Replace the current plan in one transaction."""
-        data = [(r.seq, r.prompt, r.first, r.second, r.judge, r.condition, r.sample, r.key) for r in rows]
-        with self._lock:
-            self._db.execute("BEGIN IMMEDIATE")
-            try:
-                self._db.execute("DELETE FROM plan")
-                self._db.executemany("INSERT INTO plan VALUES (?, ?, ?, ?, ?, ?, ?, ?)", data)
-                self._db.execute("COMMIT")
-            except BaseException:
-                self._db.execute("ROLLBACK")
-                raise
+        """Make `rows` the current plan in one transaction, writing only the rows that changed (an unchanged plan
+        writes nothing, so a re-run needs no free disk for it)."""
+        new = {(r.prompt, r.first, r.second, r.judge, r.condition, r.sample): tuple(r) for r in rows}
+        old = {(r.prompt, r.first, r.second, r.judge, r.condition, r.sample): tuple(r) for r in self.plan()}
+        gone = [k for k in old if k not in new]
+        changed = [v for k, v in new.items() if old.get(k) != v]
+        if not gone and not changed:
+            return
+        marks = ", ".join("?" for _ in _PLAN_COLUMNS)
+
+        def write() -> None:
+            self._db.executemany(
+                "DELETE FROM plan WHERE prompt = ? AND first = ? AND second = ? AND judge = ? AND condition = ? "
+                "AND sample = ?", gone)
+            self._db.executemany(f"INSERT OR REPLACE INTO plan ({', '.join(_PLAN_COLUMNS)}) VALUES ({marks})",
+                                 changed)
+
+        self._transaction(write)
 
     def plan(self) -> list[PlanRow]:
-        with self._lock:
-            rows = self._db.execute(
-                "SELECT seq, prompt, first, second, judge, condition, sample, key FROM plan ORDER BY seq"
-            ).fetchall()
-        return [PlanRow(*r) for r in rows]
+        return self._rows(PlanRow, f"SELECT {', '.join(_PLAN_COLUMNS)} FROM plan ORDER BY seq")
 
-    def plan_verdicts(self) -> list[tuple[str, str, str, str, str, int, str, str | None]]:
-        """(prompt, first, second, judge, condition, sample, status, winner) for every planned presentation.
+    def plan_verdicts(self) -> list[PlanVerdict]:
+        """The outcome of every planned presentation, in plan order (status "missing": no call recorded yet;
+        winner set only for "ok")."""
+        return self._rows(PlanVerdict, PLAN_VERDICTS_SQL)
 
-        status is "ok", "invalid", "error" or "missing" (no call recorded yet); winner is set only for "ok".
-        """
-        with self._lock:
-            return self._db.execute(PLAN_VERDICTS_SQL).fetchall()
-
-    def verdict_tally(self, prompts: Sequence[str] | None = None) -> list[tuple[str, str, str, str | None, int]]:
-        """The current plan's verdicts counted by (first, second, status, winner): `(first, second, status,
-        winner, count)` rows, status and winner as in `plan_verdicts`; `prompts` restricts to those prompts.
-
-        A few hundred rows instead of one per verdict, for the rankings that only need the multiset of games
+    def verdict_tally(self, prompts: Sequence[str] | None = None) -> list[TallyRow]:
+        """The current plan's verdicts counted by (first, second, status, winner); `prompts` restricts to those
+        prompts. A few hundred rows instead of one per verdict, for the rankings that only need the multiset of games
         (the No-Threshold games: every valid verdict is one game), e.g. `elotui export --threshold none`.
         """
         where, params = "", tuple(prompts or ())
         if prompts is not None:
             where = "WHERE p.prompt IN (" + ", ".join("?" for _ in params) + ")" if params else "WHERE 0"
-        with self._lock:
-            return self._db.execute(
-                f"""
-                SELECT p.first, p.second, COALESCE(c.status, 'missing'), CASE WHEN c.status = 'ok' THEN c.winner END,
-                       COUNT(*)
-                FROM plan p LEFT JOIN calls c INDEXED BY calls_outcome ON c.key = p.key {where}
-                GROUP BY 1, 2, 3, 4
-                """,
-                params,
-            ).fetchall()
-
-    def plan_details(self, where: str = "", params: Sequence[Any] = ()) -> list[dict[str, Any]]:
-        """Plan rows joined with their call (reasoning, raw reply, error, latency...), filtered by SQL over
-        the plan's columns prefixed `p.` (e.g. `p.prompt = ? AND p.first IN (?, ?)`)."""
-        cols = [f"c.{c}" for c in CALL_COLUMNS if c not in {"prompt", "first", "second", "judge", "condition",
-                                                             "sample"}]
-        sql = (
-            "SELECT p.seq, p.prompt, p.first, p.second, p.judge, p.condition, p.sample, p.key, "
-            + ", ".join(cols)
-            + " FROM plan p LEFT JOIN calls c ON c.key = p.key"
-            + (f" WHERE {where}" if where else "")
-            + " ORDER BY p.seq"
+        return self._rows(
+            TallyRow,
+            f"""
+            SELECT p.first, p.second, COALESCE(c.status, 'missing'), CASE WHEN c.status = 'ok' THEN c.winner END,
+                   COUNT(*)
+            FROM plan p LEFT JOIN calls c INDEXED BY calls_outcome ON c.key = p.key {where}
+            GROUP BY 1, 2, 3, 4
+            """,
+            params,
         )
-        names = ["seq", "prompt", "first", "second", "judge", "condition", "sample", "plan_key"]
-        names += [c.removeprefix("c.") for c in cols]
-        with self._lock:
-            rows = self._db.execute(sql, params).fetchall()
-        out = []
-        for r in rows:
-            d = dict(zip(names, r, strict=True))
-            if d["status"] is None:
-                d["status"] = "missing"
-            out.append(d)
-        return out
+
+    def pair_details(self, prompt: str, a: str, b: str) -> list[PairDetail]:
+        """Every planned presentation of one pair on one prompt (both orders), joined with its call."""
+        return self._rows(
+            PairDetail,
+            f"{_DETAIL_SQL} WHERE p.prompt = ? AND ((p.first = ? AND p.second = ?) OR (p.first = ? AND p.second = ?)) "
+            "ORDER BY p.seq",
+            (prompt, a, b, b, a),
+        )
+
+    def recorded_details(self) -> list[PairDetail]:
+        """Every planned presentation that has a recorded call (ok, invalid or error), in plan order."""
+        return self._rows(PairDetail, f"{_DETAIL_SQL} WHERE c.key IS NOT NULL ORDER BY p.seq")
+
+    def last_invalid(self) -> PairDetail | None:
+        """The planned presentation whose call most recently came back invalid (unparseable)."""
+        rows = self._rows(
+            PairDetail, f"{_DETAIL_SQL} WHERE c.status = 'invalid' ORDER BY c.finished_at DESC, p.seq DESC LIMIT 1"
+        )
+        return rows[0] if rows else None
+
+    def detail_for_call(self, key: str) -> PairDetail | None:
+        """The (first) planned presentation that call `key` answers."""
+        rows = self._rows(PairDetail, f"{_DETAIL_SQL} WHERE p.key = ? ORDER BY p.seq LIMIT 1", (key,))
+        return rows[0] if rows else None
 
     def verdict_log_rows(self) -> list[dict[str, Any]]:
         """Every answered or failed presentation of the current plan, as canonical verdict-log rows."""
-        rows = self.plan_details("c.key IS NOT NULL")
         return [
             {
-                "prompt": d["prompt"],
-                "first": d["first"],
-                "second": d["second"],
-                "judge": d["judge"],
-                "condition": d["condition"],
-                "sample": d["sample"],
-                "winner": d["winner"] if d["status"] == "ok" else None,
-                "reasoning": d["reasoning"],
-                "status": d["status"],
+                "prompt": d.prompt, "first": d.first, "second": d.second, "judge": d.judge,
+                "condition": d.condition, "sample": d.sample, "winner": d.winner if d.status == "ok" else None,
+                "reasoning": d.reasoning, "status": d.status,
             }
-            for d in rows
+            for d in self.recorded_details()
         ]
 
-    # --- derived texts ------------------------------------------------------------------------------------
+    # --- derived texts --------------------------------------------------------------------------------------------
 
     def put_text(self, key: str, kind: str, text: str, *, prompt: str | None = None,
                  contestant: str | None = None, condition: str | None = None, base_key: str | None = None) -> None:
@@ -356,20 +373,22 @@ class Store:
             )
 
     def get_text(self, key: str) -> str | None:
-        with self._lock:
-            row = self._db.execute("SELECT text FROM texts WHERE key = ?", (key,)).fetchone()
-        return row[0] if row else None
+        rows = self._rows(str, "SELECT text FROM texts WHERE key = ?", (key,))
+        return rows[0] if rows else None
 
-    def texts(self, kind: str | None = None) -> list[dict[str, Any]]:
-        names = ["key", "kind", "prompt", "contestant", "condition", "base_key", "text", "created_at"]
-        with self._lock:
-            if kind is None:
-                rows = self._db.execute("SELECT * FROM texts").fetchall()
-            else:
-                rows = self._db.execute("SELECT * FROM texts WHERE kind = ?", (kind,)).fetchall()
-        return [dict(zip(names, r, strict=True)) for r in rows]
+    def texts(self, kind: str | None = None) -> list[TextRow]:
+        if kind is None:
+            return self._rows(TextRow, "SELECT * FROM texts")
+        return self._rows(TextRow, "SELECT * FROM texts WHERE kind = ?", (kind,))
 
-    # --- runs ---------------------------------------------------------------------------------------------
+    def generated_text(self, prompt: str, contestant: str) -> str | None:
+        """The latest generated response of a contestant to a prompt, if any."""
+        rows = self._rows(
+            str, "SELECT text FROM texts WHERE kind = 'generation' AND prompt = ? AND contestant = ? "
+                 "ORDER BY created_at DESC LIMIT 1", (prompt, contestant))
+        return rows[0] if rows else None
+
+    # --- runs -----------------------------------------------------------------------------------------------------
 
     def start_run(self, manifest: dict[str, Any]) -> int:
         with self._lock:
@@ -383,28 +402,27 @@ class Store:
         with self._lock:
             self._db.execute("UPDATE runs SET finished_at = ?, state = ? WHERE id = ?", (time.time(), state, run_id))
 
-    def runs(self) -> list[dict[str, Any]]:
-        with self._lock:
-            rows = self._db.execute("SELECT id, started_at, finished_at, state, manifest FROM runs ORDER BY id").fetchall()
-        return [
-            {"id": r[0], "started_at": r[1], "finished_at": r[2], "state": r[3], "manifest": json.loads(r[4])}
-            for r in rows
-        ]
+    def runs(self) -> list[RunRow]:
+        def row(id_: int, started: float | None, finished: float | None, state: str, manifest: str) -> RunRow:
+            return RunRow(id_, started, finished, state, json.loads(manifest))
 
-    # --- accounting -----------------------------------------------------------------------------------------
+        return self._rows(row, "SELECT id, started_at, finished_at, state, manifest FROM runs ORDER BY id")
 
-    def judge_stats(self) -> dict[str, dict[str, float]]:
+    # --- accounting -----------------------------------------------------------------------------------------------
+
+    def judge_stats(self) -> dict[str, JudgeStats]:
         """Per judge over the current plan: done, ok, invalid, error, tokens, cost, latency, retries, 429s."""
-        with self._lock:
-            rows = self._db.execute(
-                """
-                SELECT p.judge, COUNT(c.key), SUM(c.status = 'ok'), SUM(c.status = 'invalid'),
-                       SUM(c.status = 'error'), COALESCE(SUM(c.input_tokens), 0), COALESCE(SUM(c.output_tokens), 0),
-                       COALESCE(SUM(c.cost), 0), AVG(c.latency_ms), COALESCE(SUM(c.attempts - 1), 0),
-                       COALESCE(SUM(c.http_429s), 0), COUNT(*)
-                FROM plan p LEFT JOIN calls c ON c.key = p.key GROUP BY p.judge
-                """
-            ).fetchall()
-        names = ["done", "ok", "invalid", "error", "input_tokens", "output_tokens", "cost", "mean_latency_ms",
-                 "retries", "http_429s", "planned"]
-        return {r[0]: {n: (v if v is not None else 0) for n, v in zip(names, r[1:], strict=True)} for r in rows}
+
+        def row(judge: str, *values: Any) -> tuple[str, JudgeStats]:
+            return judge, JudgeStats(*(v if v is not None else 0 for v in values))
+
+        return dict(self._rows(
+            row,
+            """
+            SELECT p.judge, COUNT(c.key), SUM(c.status = 'ok'), SUM(c.status = 'invalid'),
+                   SUM(c.status = 'error'), COALESCE(SUM(c.input_tokens), 0), COALESCE(SUM(c.output_tokens), 0),
+                   COALESCE(SUM(c.cost), 0), AVG(c.latency_ms), COALESCE(SUM(c.attempts - 1), 0),
+                   COALESCE(SUM(c.http_429s), 0), COUNT(*)
+            FROM plan p LEFT JOIN calls c ON c.key = p.key GROUP BY p.judge
+            """,
+        ))

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import argparse
 import json
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from itertools import pairwise
 from typing import IO, Any
 
@@ -21,10 +21,6 @@ from elotui.commands.common import (
     open_tournament,
     output_stream,
 )
-from elotui.config import Tournament
-from elotui.rating.table import VerdictTable
-from elotui.store import Store
-from elotui.verdict_log import read_log
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -38,63 +34,16 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
     p.set_defaults(handler=run)
 
 
-def response_lengths(tournament: Tournament, store: Store) -> dict[tuple[str, str], int]:
-    """(prompt, contestant) -> length in characters of the response, from the file or generated texts."""
-    lengths = {key: len(text) for key, text in tournament.responses.items()}
-    for row in store.texts():
-        if row.get("kind") not in ("generation", "response") or row.get("condition") not in (None, "clean"):
-            continue
-        key = (row.get("prompt"), row.get("contestant"))
-        if key[0] is not None and key[1] is not None and key not in lengths:
-            lengths[(str(key[0]), str(key[1]))] = len(row.get("text") or "")
-    return lengths
-
-
-def prompt_references(tournament: Tournament) -> dict[str, list[str]]:
-    """prompt -> its `reference_ranking` (best first), for the prompts that have one."""
-    return {p.id: list(p.reference_ranking) for p in tournament.spec.prompts if p.reference_ranking}
-
-
-def diagnose_inputs(tournament: Tournament, store: Store, *, read_votes: bool = True) -> dict[str, Any]:
-    """Everything `diagnose()` takes besides the verdict table: human votes, the reference rankings, response
-    lengths and the `[ranking]` settings. Shared by `elotui diagnose` and the TUI's diagnostics pane."""
-    spec = tournament.spec
-    votes = None
-    if read_votes and spec.reference is not None and spec.reference.votes:
-        votes = list(read_log(tournament.resolve(spec.reference.votes)))
-    ranking = spec.ranking
-    return {
-        "human_votes": votes,
-        "reference_ranking": spec.reference.ranking if spec.reference is not None else None,
-        "prompt_references": prompt_references(tournament),
-        "lengths": response_lengths(tournament, store),
-        "method": ranking.method,
-        "k_factor": ranking.k_factor,
-        "initial_rating": ranking.initial_rating,
-        "permutations": ranking.permutations,
-        "seed": ranking.seed,
-    }
-
-
-def build_report(tournament: Tournament, store: Store) -> dict[str, Any]:
-    from elotui.rating.diagnostics import diagnose  # lazy: keeps `elotui --help` fast
-
-    table = VerdictTable.from_rows(
-        store.plan_verdicts(),
-        contestants=tournament.contestant_ids,
-        prompts=tournament.prompt_ids,
-        judges=tournament.judge_ids,
-        conditions=list(tournament.spec.comparison.conditions),
-    )
-    report = diagnose(table, **diagnose_inputs(tournament, store))
-    report["tournament"] = tournament.name
-    return report
-
-
 def run(args: argparse.Namespace) -> int:
+    from elotui.session import TournamentSession
+
     tournament, store = open_tournament(args)
     with store:
-        report = build_report(tournament, store)
+        session = TournamentSession(tournament, store)
+        inputs = session.diagnose_inputs()
+        if inputs.problems:  # a broken votes log is bad input for `elotui diagnose` (the TUI reports and goes on)
+            raise inputs.problems[0]
+        report = session.diagnose_report(inputs=inputs)
     with output_stream(args.output) as out:
         if args.format == "json":
             json.dump(report, out, indent=2, ensure_ascii=False)
@@ -152,7 +101,7 @@ def _position_rows(items: list[tuple[str, dict[str, Any]]]) -> list[list[str]]:
     ]
 
 
-def write_text(report: dict[str, Any], out: IO[str]) -> None:
+def write_text(report: Mapping[str, Any], out: IO[str]) -> None:
     c = report["counts"]
     out.write(f"Diagnostics: {report.get('tournament', '')}\n")
     out.write(

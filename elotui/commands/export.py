@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from elotui.commands.common import add_output_arg, add_store_arg, add_tournament_arg, output_stream
+from elotui.records import TallyRow
 
 if TYPE_CHECKING:
     from elotui.store import Store
@@ -36,7 +37,7 @@ class EarlyTally:
 
     def __init__(self, store: Store, scope: list[str] | None) -> None:
         self.scope = scope
-        self._result: list[tuple[str, str, str, str | None, int]] | None = None
+        self._result: list[TallyRow] | None = None
         self._error: Exception | None = None
         self._thread = threading.Thread(target=self._read, args=(store,), name="elotui-tally", daemon=True)
         self._thread.start()
@@ -47,7 +48,7 @@ class EarlyTally:
         except Exception as exc:  # noqa: BLE001  (re-raised in the caller's thread by result())
             self._error = exc
 
-    def result(self) -> list[tuple[str, str, str, str | None, int]]:
+    def result(self) -> list[TallyRow]:
         self._thread.join()
         if self._error is not None:
             raise self._error
@@ -73,16 +74,14 @@ def run(args: argparse.Namespace) -> int:
         tournament = load_tournament(args.tournament)
         if store is None:
             store = Store.open_for(tournament, args.store)
-        from elotui.export.ranking import leaderboard_for, write_csv, write_json
+        from elotui.export.ranking import write_csv, write_json
+        from elotui.session import TournamentSession
 
         if early is not None:  # compile the Elo kernel while the store is still being read
             from elotui.rating.elo import jit_kernels
 
             jit_kernels()
-        board = leaderboard_for(
-            tournament,
-            store,
-            threshold=args.threshold,
+        board = TournamentSession(tournament, store).leaderboard(threshold=args.threshold,
             method=args.method,
             prompt=args.prompt,
             tally=early.result() if early is not None else None,

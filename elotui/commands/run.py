@@ -21,10 +21,10 @@ from typing import IO
 from elotui.commands.common import add_store_arg, add_tournament_arg
 from elotui.config import Tournament, load_tournament
 from elotui.errors import UserError
-from elotui.export.ranking import leaderboard_for
 from elotui.judges.base import Judge
 from elotui.run.events import Event, Progress, RunFinished
 from elotui.run.prompts import PromptBuilder
+from elotui.session import TournamentSession
 from elotui.store import Store
 
 
@@ -84,7 +84,7 @@ def _check_replay_logs(tournament: Tournament) -> None:
 
 def _dry_run(tournament: Tournament, store: Store, builder: PromptBuilder, no_delay: bool, out: IO[str]) -> int:
     from elotui.run.estimate import dry_run
-    from elotui.run.runner import build_judges, default_judge_factory
+    from elotui.run.setup import build_judges, default_judge_factory
 
     judges = build_judges(tournament, default_judge_factory(tournament, no_delay=no_delay))
     try:
@@ -226,7 +226,7 @@ def _headless(tournament: Tournament, store: Store, max_cost: float | None, no_d
 
 
 def print_leaderboard(tournament: Tournament, store: Store, out: IO[str]) -> None:
-    board = leaderboard_for(tournament, store)
+    board = TournamentSession(tournament, store).leaderboard()
     settings = tournament.spec.ranking
     print(f"{tournament.name} — {settings.method}, threshold {settings.threshold}", file=out)
     header = ("rank", "contestant", "rating", "95% interval", "gap", "P(win)", "band", "W-L-D", "games", "win rate")

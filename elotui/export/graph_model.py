@@ -1,11 +1,15 @@
 """The evaluation graph of a tournament (seed 002 §2.5), built from the tournament file and its store.
 
+Every text node is one the current plan shows: the plan records, per presentation, the keys of the prompt text
+and of the two responses as shown (`PlanRow.prompt_text_key`, `first_text_key`, `second_text_key`), so the graph is
+joins over the store; texts made for an older version of the file stay in the store but are not part of the trace.
+
 Nodes (every id is global and prefixed by its kind, so one id space serves Cypher and neo4j-admin):
-- `Question` `question:<prompt>` (original prompt text) and `paraphrase:<text key>` (the store text of kind
-  "paraphrase" made from the prompt's current text, the latest if several), kind "original" / "paraphrase".
-- `Response` `response:<prompt>:<contestant>` (the file's response or the latest stored generation) and
-  `variant:<text key>` (store texts of kind "perturbed" / "lexical" made from the current base response; if several,
-  the one the current `perturbation_seed` produces): one per prompt, contestant and perturbation condition.
+- `Question` `question:<prompt>` (original prompt text) and `paraphrase:<text key>` (the paraphrase the plan shows
+  under condition "paraphrase"), kind "original" / "paraphrase".
+- `Response` `response:<prompt>:<contestant>` (the file's response or the stored generation) and
+  `variant:<text key>` (the perturbed variant the plan shows under "lexical"): one per prompt, contestant and
+  perturbation condition.
 - `Judge` `judge:<id>`.
 - `PairwiseEvaluation` `evaluation:<prompt>|<first>|<second>|<judge>|<condition>|<sample>`: one per presentation of
   the current plan that has a recorded call (ok, invalid or error); planned-but-unjudged ones are not traces.
@@ -24,16 +28,10 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from elotui.run.keys import text_key
-from elotui.run.perturb import perturb
-
 if TYPE_CHECKING:
     from elotui.config import Tournament
+    from elotui.records import PairDetail, PlanRow, TextRow
     from elotui.store import Store
-
-PARAPHRASE_KINDS = ("paraphrase",)
-VARIANT_KINDS = ("lexical", "perturbed")
-GENERATION_KINDS = ("generation",)
 
 # Property names and neo4j-admin types, per label / relationship type (the CSV headers follow this order).
 NODE_PROPERTIES: dict[str, tuple[tuple[str, str], ...]] = {
@@ -142,102 +140,70 @@ def _clean(props: dict[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in props.items() if v is not None}
 
 
-def _recency(row: dict[str, Any]) -> tuple[float, str]:
-    return (row.get("created_at") or 0.0, row["key"])
-
-
-def _newer(row: dict[str, Any], than: dict[str, Any]) -> bool:
-    return _recency(row) > _recency(than)
-
-
-def build_graph(tournament: Tournament, store: Store) -> Graph:
-    """The whole trace of the tournament's current plan as nodes and relationships."""
-    g = Graph()
-    prompts = tournament.prompt_ids
-    contestants = tournament.contestant_ids
-    position = {c: i for i, c in enumerate(contestants)}
+def _question_nodes(g: Graph, tournament: Tournament, plan: list[PlanRow], texts: dict[str, TextRow]) -> None:
+    """Originals, then the paraphrases the plan shows (of prompts still in the file)."""
     categories = {p.id: p.category for p in tournament.spec.prompts}
-    prompt_set, contestant_set = set(prompts), set(contestants)
-
-    # Questions: originals, then paraphrases (of prompts still in the file).
-    for pid in prompts:
+    for pid in tournament.prompt_ids:
         g.nodes.append(Node(question_id(pid), "Question", _clean({
             "prompt": pid, "kind": "original", "text": tournament.prompt_texts.get(pid), "category": categories.get(pid),
         })))
-    # The engine stores each derived text once per content (elotui.run.calls.Texts.store_derived); texts made
-    # for an older version of the file stay in the store. Only the ones the current file shows become nodes.
-    paraphrases: dict[str, dict[str, Any]] = {}
-    for kind in PARAPHRASE_KINDS:
-        for t in store.texts(kind):
-            pid = t["prompt"]
-            if pid not in prompt_set:
-                continue
-            current = text_key("prompt", pid, tournament.prompt_texts.get(pid))
-            if t["base_key"] not in (None, current):
-                continue
-            if pid not in paraphrases or _newer(t, paraphrases[pid]):
-                paraphrases[pid] = t
-    for pid in prompts:
-        if pid in paraphrases:
-            t = paraphrases[pid]
-            g.nodes.append(Node(paraphrase_id(t["key"]), "Question", _clean({
-                "prompt": pid, "kind": "paraphrase", "text": t["text"], "category": categories.get(pid),
-                "text_key": t["key"],
-            })))
-            g.relationships.append(Relationship("REPHRASES", paraphrase_id(t["key"]), question_id(pid),
-                                                "Question", "Question"))
+    shown = {r.prompt_text_key: r.prompt for r in plan if r.condition == "paraphrase" and r.prompt_text_key in texts}
+    for key, pid in shown.items():
+        g.nodes.append(Node(paraphrase_id(key), "Question", _clean({
+            "prompt": pid, "kind": "paraphrase", "text": texts[key].text, "category": categories.get(pid),
+            "text_key": key,
+        })))
+        g.relationships.append(Relationship("REPHRASES", paraphrase_id(key), question_id(pid), "Question", "Question"))
 
-    # Responses: one per prompt and contestant (given in the file, or the latest stored generation).
-    generated: dict[tuple[str, str], dict[str, Any]] = {}
-    for kind in GENERATION_KINDS:
-        for t in store.texts(kind):
-            pair = (t["prompt"], t["contestant"])
-            if pair not in generated or _newer(t, generated[pair]):
-                generated[pair] = t
-    base_texts: dict[tuple[str, str], tuple[str | None, str | None]] = {}  # (text, base key)
-    for pid in prompts:
-        for cid in contestants:
-            text = tournament.responses.get((pid, cid))
-            base_key = text_key("response", pid, cid, text) if text is not None else None
-            kind, text_key_ = "given", base_key
-            if text is None and (pid, cid) in generated:
-                text, kind = generated[(pid, cid)]["text"], "generated"
-                text_key_ = base_key = generated[(pid, cid)]["key"]
-            base_texts[(pid, cid)] = (text, base_key)
+
+def _shown_keys(plan: list[PlanRow]) -> dict[tuple[str, str, str], str]:
+    """(prompt, contestant, condition) -> the key of the response text the plan shows."""
+    out: dict[tuple[str, str, str], str] = {}
+    for r in plan:
+        for cid, key in ((r.first, r.first_text_key), (r.second, r.second_text_key)):
+            if key is not None:
+                out.setdefault((r.prompt, cid, r.condition), key)
+    return out
+
+
+def _response_nodes(g: Graph, tournament: Tournament, shown: dict[tuple[str, str, str], str],
+                    texts: dict[str, TextRow], store: Store) -> None:
+    """One base response per prompt and contestant (the file's, or the stored generation), then the perturbed
+    variants the plan shows."""
+    base_keys: dict[tuple[str, str], str] = {}
+    for (pid, cid, condition), key in shown.items():
+        if condition != "lexical":
+            base_keys.setdefault((pid, cid), key)
+    for (pid, cid, condition), key in shown.items():  # a plan of lexical presentations only: the variants' base
+        if condition == "lexical" and key in texts and texts[key].base_key:
+            base_keys.setdefault((pid, cid), texts[key].base_key)  # type: ignore[arg-type]
+    for pid in tournament.prompt_ids:
+        for cid in tournament.contestant_ids:
+            text: str | None = tournament.responses.get((pid, cid))
+            kind = "given"
+            base_key = base_keys.get((pid, cid))
+            if text is None:
+                stored = texts.get(base_key) if base_key is not None else None
+                text = stored.text if stored is not None else store.generated_text(pid, cid)
+                kind = "generated"
             g.nodes.append(Node(response_id(pid, cid), "Response", _clean({
                 "prompt": pid, "contestant": cid, "kind": kind, "condition": "clean", "text": text,
-                "length": len(text) if text is not None else None, "text_key": text_key_,
+                "length": len(text) if text is not None else None, "text_key": base_key,
             })))
-    # ... and the perturbed variant of each, per condition: the one made from the current base text (the one the
-    # current perturbation seed produces, if several were).
-    seed = tournament.spec.comparison.perturbation_seed
-    candidates: dict[tuple[str, str, str], list[dict[str, Any]]] = {}
-    for kind in VARIANT_KINDS:
-        for t in store.texts(kind):
-            pair = (t["prompt"], t["contestant"])
-            if pair not in base_texts or t["base_key"] not in (None, base_texts[pair][1]):
-                continue
-            candidates.setdefault((*pair, t["condition"] or "lexical"), []).append(t)
-    variants: dict[tuple[str, str, str], dict[str, Any]] = {}
-    for (pid, cid, condition), rows in candidates.items():
-        base_text = base_texts[(pid, cid)][0]
-        expected = perturb(base_text, seed=seed, salt=f"{pid}\x00{cid}") if base_text is not None else None
-        matching = [t for t in rows if t["text"] == expected] or rows
-        variants[(pid, cid, condition)] = max(matching, key=_recency)
-    for (pid, cid, condition), t in sorted(variants.items()):
-        g.nodes.append(Node(variant_id(t["key"]), "Response", _clean({
-            "prompt": pid, "contestant": cid, "kind": "variant", "condition": condition, "text": t["text"],
-            "length": len(t["text"]), "text_key": t["key"], "base_key": t["base_key"],
+    for (pid, cid, condition), key in sorted(shown.items()):
+        t = texts.get(key)
+        if condition != "lexical" or t is None:
+            continue
+        g.nodes.append(Node(variant_id(key), "Response", _clean({
+            "prompt": pid, "contestant": cid, "kind": "variant", "condition": condition, "text": t.text,
+            "length": len(t.text), "text_key": key, "base_key": t.base_key,
         })))
-        g.relationships.append(Relationship("VARIANT_OF", variant_id(t["key"]), response_id(pid, cid),
-                                            "Response", "Response"))
+        g.relationships.append(Relationship("VARIANT_OF", variant_id(key), response_id(pid, cid), "Response",
+                                            "Response"))
 
-    # Evaluations: every planned presentation with a recorded call.
-    details = store.plan_details("c.key IS NOT NULL")
-    judges = list(tournament.judge_ids)
-    for d in details:
-        if d["judge"] not in judges:
-            judges.append(d["judge"])
+
+def _judge_nodes(g: Graph, tournament: Tournament, details: list[PairDetail]) -> None:
+    judges = list(dict.fromkeys([*tournament.judge_ids, *(d.judge for d in details)]))
     for jid in judges:
         try:
             cfg = tournament.judge(jid)
@@ -246,37 +212,51 @@ def build_graph(tournament: Tournament, store: Store) -> Graph:
             props = {"label": jid}
         g.nodes.append(Node(judge_id(jid), "Judge", _clean(props)))
 
+
+def _evaluation(g: Graph, d: PairDetail, order: str, texts: dict[str, TextRow], known: set[str]) -> None:
+    """One recorded presentation: its node, and what it evaluates, shows, favours and was judged by."""
+    eid = evaluation_id(d.prompt, d.first, d.second, d.judge, d.condition, d.sample)
+    verdict = d.winner if d.status == "ok" else None
+    winner = {"first": d.first, "second": d.second, "tie": "tie"}.get(verdict or "")
+    g.nodes.append(Node(eid, "PairwiseEvaluation", _clean({
+        "prompt": d.prompt, "first": d.first, "second": d.second, "judge": d.judge, "condition": d.condition,
+        "order": order, "sample": d.sample, "status": d.status, "verdict": verdict, "winner": winner,
+        "reasoning": d.reasoning, "raw_reply": d.raw_reply, "error": d.error, "latency_ms": d.latency_ms,
+        "input_tokens": d.input_tokens, "output_tokens": d.output_tokens, "cost": d.cost, "attempts": d.attempts,
+        "provider": d.provider, "model": d.model, "timestamp": _iso(d.finished_at), "finished_at": d.finished_at,
+        "call_key": d.key,
+    })))
+    question = question_id(d.prompt)
+    if d.condition == "paraphrase" and d.prompt_text_key in texts:
+        question = paraphrase_id(d.prompt_text_key)
+    if question in known:
+        g.relationships.append(Relationship("EVALUATES", eid, question, "PairwiseEvaluation", "Question"))
+    shown: dict[str, str] = {}
+    for slot, cid, key in (("A", d.first, d.first_text_key), ("B", d.second, d.second_text_key)):
+        rid = variant_id(key) if d.condition == "lexical" and key is not None else response_id(d.prompt, cid)
+        if rid not in known:
+            continue
+        shown[cid] = rid
+        g.relationships.append(Relationship("BETWEEN", eid, rid, "PairwiseEvaluation", "Response",
+                                            {"slot": slot, "contestant": cid}))
+    if winner in shown:
+        g.relationships.append(Relationship("FAVORS", eid, shown[winner], "PairwiseEvaluation", "Response"))
+    g.relationships.append(Relationship("JUDGED_BY", eid, judge_id(d.judge), "PairwiseEvaluation", "Judge"))
+
+
+def build_graph(tournament: Tournament, store: Store) -> Graph:
+    """The whole trace of the tournament's current plan as nodes and relationships."""
+    g = Graph()
+    plan = store.plan()
+    wanted = {k for r in plan for k in (r.prompt_text_key, r.first_text_key, r.second_text_key) if k}
+    texts = {t.key: t for t in store.texts() if t.key in wanted}
+    _question_nodes(g, tournament, plan, texts)
+    _response_nodes(g, tournament, _shown_keys(plan), texts, store)
+    details = store.recorded_details()
+    _judge_nodes(g, tournament, details)
+    known = {n.id for n in g.nodes}
+    position = {c: i for i, c in enumerate(tournament.contestant_ids)}
     for d in details:
-        pid, first, second, condition = d["prompt"], d["first"], d["second"], d["condition"]
-        eid = evaluation_id(pid, first, second, d["judge"], condition, d["sample"])
-        status = d["status"]
-        verdict = d["winner"] if status == "ok" else None
-        winner = {"first": first, "second": second, "tie": "tie"}.get(verdict or "")
-        order = "AB" if (position.get(first, 0), first) < (position.get(second, 0), second) else "BA"
-        g.nodes.append(Node(eid, "PairwiseEvaluation", _clean({
-            "prompt": pid, "first": first, "second": second, "judge": d["judge"], "condition": condition,
-            "order": order, "sample": d["sample"], "status": status, "verdict": verdict, "winner": winner,
-            "reasoning": d["reasoning"], "raw_reply": d["raw_reply"], "error": d["error"],
-            "latency_ms": d["latency_ms"], "input_tokens": d["input_tokens"], "output_tokens": d["output_tokens"],
-            "cost": d["cost"], "attempts": d["attempts"], "provider": d["provider"], "model": d["model"],
-            "timestamp": _iso(d["finished_at"]), "finished_at": d["finished_at"], "call_key": d["key"],
-        })))
-        question = question_id(pid)
-        if condition == "paraphrase" and pid in paraphrases:
-            question = paraphrase_id(paraphrases[pid]["key"])
-        if pid in prompt_set:
-            g.relationships.append(Relationship("EVALUATES", eid, question, "PairwiseEvaluation", "Question"))
-        shown: dict[str, str] = {}
-        for slot, cid in (("A", first), ("B", second)):
-            if pid not in prompt_set or cid not in contestant_set:
-                continue
-            rid = response_id(pid, cid)
-            if (pid, cid, condition) in variants:
-                rid = variant_id(variants[(pid, cid, condition)]["key"])
-            shown[cid] = rid
-            g.relationships.append(Relationship("BETWEEN", eid, rid, "PairwiseEvaluation", "Response",
-                                                {"slot": slot, "contestant": cid}))
-        if winner in shown:
-            g.relationships.append(Relationship("FAVORS", eid, shown[winner], "PairwiseEvaluation", "Response"))
-        g.relationships.append(Relationship("JUDGED_BY", eid, judge_id(d["judge"]), "PairwiseEvaluation", "Judge"))
+        ab = (position.get(d.first, 0), d.first) < (position.get(d.second, 0), d.second)
+        _evaluation(g, d, "AB" if ab else "BA", texts, known)
     return g

@@ -6,13 +6,14 @@ A judge never raises for a provider fault: it returns a `JudgeReply` whose statu
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Literal, Protocol, runtime_checkable
 
 from elotui.config import EndpointConfig
+from elotui.vocab import Status, Winner
 
-Status = Literal["ok", "invalid", "error"]
-Winner = Literal["first", "second", "tie"]
+__all__ = ["Completion", "Judge", "JudgeKind", "JudgeReply", "JudgeRequest", "Presentation", "RetryNotice",
+           "RetryObserver", "Status", "Winner"]
 JudgeKind = Literal["live", "replay", "simulated"]
 
 
@@ -99,33 +100,3 @@ class Judge(Protocol):
     async def complete(self, system: str, user: str) -> Completion: ...
 
     async def aclose(self) -> None: ...
-
-
-@dataclass
-class CallCounts:
-    """How many calls of one judge are in flight, done, invalid, failed, retried, refused with HTTP 429."""
-
-    in_flight: int = 0
-    done: int = 0
-    invalid: int = 0
-    failed: int = 0
-    retries: int = 0
-    http_429s: int = 0
-
-
-@dataclass
-class JudgeCounters(CallCounts):
-    """Live counters a judge keeps (read by the TUI's judges panel)."""
-
-    latencies_ms: list[float] = field(default_factory=list)
-
-    def count(self, status: Status, latency_ms: float | None) -> None:
-        """One finished call: its latency (when measured), and done / invalid / failed by its status."""
-        if latency_ms is not None:
-            self.latencies_ms.append(latency_ms)
-        if status == "ok":
-            self.done += 1
-        elif status == "invalid":
-            self.invalid += 1
-        else:
-            self.failed += 1

@@ -28,8 +28,9 @@ from typing import Any
 
 import httpx
 
+from elotui import vocab
 from elotui.config import EndpointConfig
-from elotui.judges.base import JudgeCounters, RetryNotice, RetryObserver
+from elotui.judges.base import RetryNotice, RetryObserver
 
 if importlib.util.find_spec("sniffio") is None:
     # httpcore asks `import sniffio` on every pool operation; when sniffio is not installed each failed import
@@ -103,7 +104,7 @@ def parse_retry_after(value: str | None, now: float | None = None) -> float | No
     return max(0.0, when.timestamp() - current)
 
 
-class CallFailed(Exception):
+class GaveUp(Exception):
     """A call that failed for good (after retries, or at once for a final error). The message is redacted."""
 
     def __init__(
@@ -218,7 +219,6 @@ class HttpEndpoint:
         *,
         judge_id: str,
         base_url: str,
-        counters: JudgeCounters,
         observer: RetryObserver | None = None,
         retry_policy: RetryPolicy | None = None,
         transport: httpx.AsyncBaseTransport | None = None,
@@ -226,7 +226,6 @@ class HttpEndpoint:
         self.config = config
         self.judge_id = judge_id
         self.base_url = base_url.rstrip("/")
-        self.counters = counters
         self.observer = observer
         self.policy = retry_policy or RetryPolicy()
         self._transport = transport
@@ -288,10 +287,10 @@ class HttpEndpoint:
         key_required: bool,
         estimated_tokens: int = 0,
     ) -> HttpResult:
-        """POST `payload` to base_url + path with retries. Raises CallFailed with a redacted reason."""
+        """POST `payload` to base_url + path with retries. Raises GaveUp with a redacted reason."""
         key = self.api_key()
         if key is None and key_required:
-            raise CallFailed(
+            raise GaveUp(
                 f"judge {self.judge_id}: environment variable ${self.key_env} is not set",
                 attempts=0,
                 http_429s=0,
@@ -312,18 +311,17 @@ class HttpEndpoint:
                     response = await self._send(url, payload, key, auth_headers)
                     latency_ms = (time.perf_counter() - started) * 1000.0
                     return self._accept(response, attempts, http_429s, latency_ms)
-            except CallFailed as failed:
+            except GaveUp as failed:
                 failed.attempts, failed.http_429s = attempts, http_429s
                 raise
             except _Retry as retry:
                 last_reason = retry.reason
                 if retry.status_code == 429:
                     http_429s += 1
-                    self.counters.http_429s += 1
                 wait_hint = retry.retry_after
                 status_code = retry.status_code
             if attempts >= max_attempts:
-                raise CallFailed(
+                raise GaveUp(
                     f"judge {self.judge_id}: gave up after {attempts} attempt(s): {last_reason}",
                     attempts=attempts,
                     http_429s=http_429s,
@@ -333,7 +331,6 @@ class HttpEndpoint:
                 wait = min(wait_hint, self.policy.max_retry_after_s) + 0.05 * self._rng.random()
             else:
                 wait = self.policy.backoff(attempts, self._rng)
-            self.counters.retries += 1
             if self.observer is not None:
                 self.observer(
                     RetryNotice(
@@ -392,15 +389,15 @@ class HttpEndpoint:
         except httpx.WriteError:
             raise _Retry("connection dropped while sending the request") from None
         except httpx.UnsupportedProtocol:
-            raise CallFailed(
+            raise GaveUp(
                 f"judge {self.judge_id}: base_url {self.base_url} is not an http(s) URL",
                 attempts=1,
                 http_429s=0,
             ) from None
         except httpx.InvalidURL:
-            raise CallFailed(f"judge {self.judge_id}: invalid URL {url}", attempts=1, http_429s=0) from None
+            raise GaveUp(f"judge {self.judge_id}: invalid URL {url}", attempts=1, http_429s=0) from None
         except httpx.HTTPError as exc:
-            raise CallFailed(
+            raise GaveUp(
                 f"judge {self.judge_id}: HTTP failure ({type(exc).__name__}): {self.redact(str(exc))}",
                 attempts=1,
                 http_429s=0,
@@ -425,7 +422,7 @@ class HttpEndpoint:
             else:
                 message = f"judge {self.judge_id}: HTTP {code}: the server wants a key (set `api_key_env`)"
             detail = _short(body)
-            raise CallFailed(
+            raise GaveUp(
                 message + (f": {detail}" if detail else ""),
                 attempts=attempts,
                 http_429s=http_429s,
@@ -434,7 +431,7 @@ class HttpEndpoint:
             )
         if not 200 <= code < 300:
             detail = _short(body)
-            raise CallFailed(
+            raise GaveUp(
                 f"judge {self.judge_id}: HTTP {code}" + (f": {detail}" if detail else ""),
                 attempts=attempts,
                 http_429s=http_429s,
@@ -444,7 +441,7 @@ class HttpEndpoint:
         try:
             data = json.loads(response.content)
         except (json.JSONDecodeError, UnicodeDecodeError):
-            raise CallFailed(
+            raise GaveUp(
                 f"judge {self.judge_id}: the provider sent a body that is not JSON: {_short(body)!r}",
                 attempts=attempts,
                 http_429s=http_429s,
@@ -478,7 +475,7 @@ def cost_of(config: EndpointConfig, input_tokens: int | None, output_tokens: int
     pin, pout = config.price_per_million_input, config.price_per_million_output
     if pin is None and pout is None:
         return None
-    return (input_tokens or 0) * (pin or 0.0) / 1e6 + (output_tokens or 0) * (pout or 0.0) / 1e6
+    return vocab.cost_of(input_tokens or 0, output_tokens or 0, pin, pout)
 
 
 def estimate_tokens(config: EndpointConfig, system: str, user: str) -> int:

@@ -10,8 +10,8 @@ from typing import Any, ClassVar
 import httpx
 
 from elotui.config import EndpointConfig
-from elotui.judges.base import Completion, JudgeCounters, JudgeKind, JudgeReply, JudgeRequest, RetryObserver
-from elotui.judges.http import CallFailed, HttpEndpoint, RetryPolicy, cost_of, estimate_tokens
+from elotui.judges.base import Completion, JudgeKind, JudgeReply, JudgeRequest, RetryObserver
+from elotui.judges.http import GaveUp, HttpEndpoint, RetryPolicy, cost_of, estimate_tokens
 from elotui.judges.parse import parse_verdict
 
 
@@ -37,13 +37,11 @@ class LiveJudge:
     ) -> None:
         self.id = judge_id
         self.config = config
-        self.counters = JudgeCounters()
         self.base_url = (config.base_url or self.default_base_url).rstrip("/")
         self.http = HttpEndpoint(
             config,
             judge_id=judge_id,
             base_url=self.base_url,
-            counters=self.counters,
             observer=observer,
             retry_policy=retry_policy,
             transport=transport,
@@ -99,7 +97,7 @@ class LiveJudge:
                 key_required=self.key_required,
                 estimated_tokens=estimated,
             )
-        except CallFailed as failed:
+        except GaveUp as failed:
             meta.update(
                 attempts=failed.attempts,
                 http_429s=failed.http_429s,
@@ -118,19 +116,15 @@ class LiveJudge:
         )
         return "ok", self.http.redact(text), meta
 
-    async def _counted_call(
+    async def _outcome(
         self, system: str, user: str, *, verdict: bool
     ) -> tuple[str, Any, str | None, dict[str, Any]]:
-        """`_call` counted in flight while it runs: (outcome, text, shape error, meta)."""
-        self.counters.in_flight += 1
-        try:
-            outcome, text, meta = await self._call(system, user, verdict=verdict)
-        finally:
-            self.counters.in_flight -= 1
+        """`_call` as (outcome, text, shape error, meta)."""
+        outcome, text, meta = await self._call(system, user, verdict=verdict)
         return outcome, text, meta.pop("shape_error", None), meta
 
     async def judge(self, request: JudgeRequest) -> JudgeReply:
-        outcome, text, shape_error, meta = await self._counted_call(
+        outcome, text, shape_error, meta = await self._outcome(
             request.system, request.user, verdict=True
         )
         if outcome == "error":
@@ -140,18 +134,16 @@ class LiveJudge:
         else:
             status, winner, reasoning = parse_verdict(text)
             reply = JudgeReply(status=status, winner=winner, reasoning=reasoning, raw_reply=text, **meta)
-        self.counters.count(reply.status, reply.latency_ms)
         return reply
 
     async def complete(self, system: str, user: str) -> Completion:
-        outcome, text, shape_error, meta = await self._counted_call(system, user, verdict=False)
+        outcome, text, shape_error, meta = await self._outcome(system, user, verdict=False)
         if outcome == "error":
             completion = Completion(status="error", error=text, **meta)
         elif outcome == "invalid" or not text.strip():
             completion = Completion(status="invalid", text=text, error=shape_error or "empty reply", **meta)
         else:
             completion = Completion(status="ok", text=text, **meta)
-        self.counters.count(completion.status, completion.latency_ms)
         return completion
 
     async def aclose(self) -> None:

@@ -11,7 +11,7 @@ from collections import defaultdict
 from pathlib import Path
 
 from elotui.config import EndpointConfig
-from elotui.judges.base import Completion, JudgeCounters, JudgeKind, JudgeReply, JudgeRequest
+from elotui.judges.base import Completion, JudgeKind, JudgeReply, JudgeRequest
 from elotui.judges.offline import answer_offline
 from elotui.verdict_log import VerdictRow, content_hash, read_log
 
@@ -26,7 +26,6 @@ class ReplayJudge:
             raise ValueError("a replay judge needs `path`")
         self.id = judge_id
         self.config = config
-        self.counters = JudgeCounters()
         path = Path(config.path).expanduser()
         self.path = (path if path.is_absolute() else Path(base_dir) / path).resolve()
         self.replay_name: str = getattr(config, "replay_name", None) or config.model or judge_id
@@ -58,7 +57,7 @@ class ReplayJudge:
         return rows[sample]
 
     async def judge(self, request: JudgeRequest) -> JudgeReply:
-        return await answer_offline(self.counters, self.config.delay_ms, lambda: self._answer(request))
+        return await answer_offline(self.config.delay_ms, lambda: self._answer(request))
 
     def _answer(self, request: JudgeRequest) -> JudgeReply:
         p = request.presentation

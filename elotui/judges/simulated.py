@@ -15,9 +15,10 @@ import json
 import random
 
 from elotui.config import EndpointConfig, SimulationConfig
-from elotui.judges.base import Completion, JudgeCounters, JudgeKind, JudgeReply, JudgeRequest
+from elotui.judges.base import Completion, JudgeKind, JudgeReply, JudgeRequest
 from elotui.judges.offline import answer_offline
 from elotui.judges.parse import parse_verdict
+from elotui.vocab import win_probability
 
 INVALID_TEXT = "I cannot decide which response is better. (simulated unparseable reply)"
 
@@ -31,7 +32,6 @@ class SimulatedJudge:
         self.id = judge_id
         self.config = config
         self.sim: SimulationConfig = config.simulation
-        self.counters = JudgeCounters()
 
     def identity(self) -> dict[str, object]:
         return {"provider": "simulated", **self.sim.model_dump()}
@@ -61,7 +61,7 @@ class SimulatedJudge:
         if abs(d) < self.sim.tie_margin:
             better = "tie"
         else:
-            better = "A" if rng.random() < winner_probability(d) else "B"
+            better = "A" if rng.random() < win_probability(d) else "B"
         reasoning = (
             f"Simulated verdict (no model was called): latent qualities {p.first}={q[p.first]:g} (A) and "
             f"{p.second}={q[p.second]:g} (B); position bias {self.sim.position_bias:+g}, length term "
@@ -73,7 +73,7 @@ class SimulatedJudge:
         return JudgeReply(status=status, winner=winner, reasoning=parsed_reasoning, raw_reply=raw)
 
     async def judge(self, request: JudgeRequest) -> JudgeReply:
-        return await answer_offline(self.counters, self.config.delay_ms, lambda: self.decide(request))
+        return await answer_offline(self.config.delay_ms, lambda: self.decide(request))
 
     async def complete(self, system: str, user: str) -> Completion:
         """A deterministic stand-in text (for simulated generators and paraphrasers), labelled as simulated."""
@@ -81,7 +81,6 @@ class SimulatedJudge:
             await asyncio.sleep(self.config.delay_ms / 1000.0)
         digest = hashlib.sha256(f"{self.sim.seed}\x00{system}\x00{user}".encode()).hexdigest()[:12]
         excerpt = " ".join(user.split())[:200]
-        self.counters.done += 1
         return Completion(
             status="ok", text=f"[simulated text {digest}; no model was called] {excerpt}", latency_ms=0.0
         )
@@ -90,6 +89,3 @@ class SimulatedJudge:
         return None
 
 
-def winner_probability(d: float) -> float:
-    """P(first wins | noisy difference d, no tie): the Elo logistic curve."""
-    return 1.0 / (1.0 + 10.0 ** (-d / 400.0))

@@ -54,6 +54,7 @@ from elotui.rating.prompt_reference import per_prompt_reference
 from elotui.rating.stability import position_report
 from elotui.rating.table import VerdictTable
 from elotui.rating.winrates import head_to_head, kendall, length_bias, per_prompt_tau, spearman, win_rates
+from elotui.vocab import threshold_label
 
 SCHEMA = "elotui.diagnose/1"
 _EMPTY_HUMAN = {
@@ -64,10 +65,6 @@ _EMPTY_HUMAN = {
     "cohen_kappa": None,
     "fleiss_kappa": None,
 }
-
-
-def threshold_key(threshold: float | str) -> str:
-    return "none" if threshold == "none" else f"{float(threshold):g}" if float(threshold) != 1.0 else "1.0"
 
 
 def jsonable(value: Any) -> Any:
@@ -101,7 +98,7 @@ def reference_agreement(
         rating, _, _ = ratings_for(g, method, options or RatingOptions(bootstrap=0))
         rho, rho_p = spearman(rating[idx], ref)
         tau, tau_p = kendall(rating[idx], ref)
-        out[threshold_key(t)] = {
+        out[threshold_label(t)] = {
             "contestants": len(names),
             "spearman_rho": rho,
             "spearman_p": rho_p,
@@ -120,18 +117,15 @@ def diagnose(
     prompt_references: Mapping[str, Sequence[str]] | None = None,
     lengths: Mapping[tuple[str, str], int] | None = None,
     method: str = "elo",
-    k_factor: float = 16,
-    initial_rating: float = 1000,
-    permutations: int = 100,
-    bootstrap: int = 0,
-    seed: int = 0,
+    options: RatingOptions | None = None,
 ) -> dict[str, Any]:
     """All diagnostics (schema in the module docstring and docs/diagnose.md), JSON-ready (NaN -> None).
 
     `reference_ranking`: contestants best first, or scores (higher = better); without it the human votes'
     Bradley–Terry ranking is the reference. `prompt_references`: prompt -> its own reference ranking (best
     first), compared with that prompt's ranking (`per_prompt_reference`, null without any). `lengths`: (prompt, contestant) -> response length, for length bias.
-    `method` etc. choose how each threshold is rated for the reference comparison (bootstrap is not needed there).
+    `method` and `options` choose how each threshold is rated for the reference comparison (bootstrap is not
+    needed there: it is set to 0).
     """
     counts = table.counts()
     counts["verdicts"] = len(table)
@@ -166,7 +160,7 @@ def diagnose(
         reference["ranking"] = sorted(scores, key=lambda c: (-scores[c], c))
         reference["by_threshold"] = reference_agreement(
             table, scores, method=method,
-            options=RatingOptions(k_factor, initial_rating, permutations, bootstrap, seed),
+            options=(options or RatingOptions()).replace(bootstrap=0),
         )
 
     result = {

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
@@ -30,9 +30,10 @@ from elotui.rating.table import (
     VerdictTable,
     outcome_code,
 )
+from elotui.vocab import THRESHOLDS, Threshold, parse_threshold
 
-Threshold = float | Literal["none"]
-THRESHOLDS: tuple[Threshold, ...] = (1.0, 0.9, 0.75, 0.5, "none")
+__all__ = ["THRESHOLDS", "Games", "Threshold", "games", "games_from_tally", "record"]
+
 _EPS = 1e-9  # 9 votes of 10 must meet 0.9 whatever the float rounding
 
 
@@ -50,18 +51,9 @@ class Games:
         return len(self.a)
 
 
-def check_threshold(threshold: Threshold) -> Threshold:
-    if threshold == "none":
-        return "none"
-    for allowed in (1.0, 0.9, 0.75, 0.5):
-        if isinstance(threshold, int | float) and abs(float(threshold) - allowed) < 1e-9:
-            return allowed
-    raise ValueError(f"threshold must be one of 1.0, 0.9, 0.75, 0.5 or 'none', not {threshold!r}")
-
-
 def games(table: VerdictTable, threshold: Threshold, mask: NDArray[np.bool_] | None = None) -> Games:
     """The games of `table` (restricted to `mask`) at `threshold`."""
-    threshold = check_threshold(threshold)
+    threshold = parse_threshold(threshold)
     outcome = table.outcome
     first = table.first
     second = table.second

@@ -6,34 +6,32 @@ win probability of a gap is 1 / (1 + 10^(-Δ/400)).
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any
 
 import numpy as np
 
 from elotui.rating.bt import bradley_terry
 from elotui.rating.elo import online_elo, permutation_elo
-from elotui.rating.games import Games, Threshold, check_threshold, games, record
+from elotui.rating.games import Games, games, record
 from elotui.rating.table import VerdictTable
+from elotui.vocab import (
+    BAND_MODERATE,
+    BAND_STRONG,
+    BAND_TIED,
+    METHODS,
+    Method,
+    Threshold,
+    band,
+    check_method,
+    parse_threshold,
+    win_probability,
+)
 
-Method = Literal["elo", "bt", "online"]
-METHODS: tuple[str, ...] = ("elo", "bt", "online")
-BAND_TIED = "practically tied"
-BAND_MODERATE = "moderate"
-BAND_STRONG = "strong"
-
-
-def band(gap: float) -> str:
-    if gap < 50:
-        return BAND_TIED
-    if gap <= 150:
-        return BAND_MODERATE
-    return BAND_STRONG
-
-
-def win_probability(gap: float) -> float:
-    return 1.0 / (1.0 + 10.0 ** (-gap / 400.0))
+__all__ = ["BAND_MODERATE", "BAND_STRONG", "BAND_TIED", "METHODS", "Leaderboard", "LeaderboardRow", "Method",
+           "RatingOptions", "band", "build_leaderboard", "rank", "rank_games", "ratings_for", "win_probability"]
 
 
 @dataclass(frozen=True)
@@ -45,6 +43,14 @@ class RatingOptions:
     permutations: int = 100
     bootstrap: int = 200
     seed: int = 0
+
+    @classmethod
+    def from_config(cls, ranking: Any) -> RatingOptions:
+        """From a `[ranking]` table (elotui.config.RankingConfig)."""
+        return cls(ranking.k_factor, ranking.initial_rating, ranking.permutations, ranking.bootstrap, ranking.seed)
+
+    def replace(self, **changes: Any) -> RatingOptions:
+        return dataclasses.replace(self, **changes)
 
     def as_settings(self) -> dict[str, Any]:
         return {
@@ -89,11 +95,7 @@ def rank(
     *,
     threshold: Threshold,
     method: str,
-    k_factor: float = 16,
-    initial_rating: float = 1000,
-    permutations: int = 100,
-    bootstrap: int = 200,
-    seed: int = 0,
+    options: RatingOptions | None = None,
     prompts: Iterable[str] | None = None,
     judges: Iterable[str] | None = None,
     conditions: Iterable[str] | None = None,
@@ -103,7 +105,7 @@ def rank(
     method "elo": permutation-averaged Elo, interval = 2.5-97.5 % across orders; "bt": Bradley–Terry with
     percentile bootstrap interval; "online": Elo once in arrival order (interval = the rating itself).
     """
-    threshold = check_threshold(threshold)
+    threshold = parse_threshold(threshold)
     check_method(method)
     prompts = list(prompts) if prompts is not None else None
     judges = list(judges) if judges is not None else None
@@ -114,11 +116,7 @@ def rank(
         games(table, threshold, mask),
         threshold=threshold,
         method=method,
-        k_factor=k_factor,
-        initial_rating=initial_rating,
-        permutations=permutations,
-        bootstrap=bootstrap,
-        seed=seed,
+        options=options,
         prompts=prompts,
         judges=judges,
         conditions=conditions,
@@ -131,20 +129,16 @@ def rank_games(
     *,
     threshold: Threshold,
     method: str,
-    k_factor: float = 16,
-    initial_rating: float = 1000,
-    permutations: int = 100,
-    bootstrap: int = 200,
-    seed: int = 0,
+    options: RatingOptions | None = None,
     prompts: list[str] | None = None,
     judges: list[str] | None = None,
     conditions: list[str] | None = None,
 ) -> Leaderboard:
     """`rank` on games already made for `threshold` within the scope given (which is only recorded in the
     settings), e.g. from `games.games_from_tally`."""
-    threshold = check_threshold(threshold)
+    threshold = parse_threshold(threshold)
     check_method(method)
-    options = RatingOptions(k_factor, initial_rating, permutations, bootstrap, seed)
+    options = options or RatingOptions()
     rating, low, high = ratings_for(g, method, options)
     settings = {
         "threshold": threshold,
@@ -173,12 +167,6 @@ def ratings_for(
         return bt.rating, bt.low, bt.high
     r = online_elo(g.a, g.b, g.score_a, g.n_contestants, k_factor=o.k_factor, initial_rating=o.initial_rating)
     return r, r.copy(), r.copy()
-
-
-def check_method(method: str) -> None:
-    """ValueError unless `method` is one of METHODS."""
-    if method not in METHODS:
-        raise ValueError(f"method must be one of {', '.join(METHODS)}, not {method!r}")
 
 
 def build_leaderboard(

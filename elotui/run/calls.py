@@ -24,6 +24,7 @@ from elotui.run.perturb import perturb
 from elotui.run.plan import Comparison, Plan
 from elotui.run.prompts import PromptBuilder, RenderedPrompt
 from elotui.store import PlanRow, Store
+from elotui.vocab import CallKind, cost_of
 
 PARAPHRASER_ID = "paraphraser"
 OUTPUT_TOKENS_ESTIMATE = 512  # expected reply size used for estimates: min(max_tokens, this)
@@ -38,7 +39,7 @@ class Call:
     """One distinct model call."""
 
     key: str
-    kind: str  # "verdict" | "generation" | "paraphrase"
+    kind: CallKind
     judge: str  # judge id, "gen:<contestant>" or "paraphraser"
     system: str
     user: str
@@ -66,12 +67,7 @@ def estimated_output_tokens(config: EndpointConfig) -> int:
 
 
 def estimated_cost(config: EndpointConfig, input_tokens: int, output_tokens: int) -> float:
-    cost = 0.0
-    if config.price_per_million_input:
-        cost += input_tokens * config.price_per_million_input / 1e6
-    if config.price_per_million_output:
-        cost += output_tokens * config.price_per_million_output / 1e6
-    return cost
+    return cost_of(input_tokens, output_tokens, config.price_per_million_input, config.price_per_million_output)
 
 
 def endpoints(tournament: Tournament) -> dict[str, EndpointConfig]:
@@ -181,6 +177,20 @@ class Texts:
             return text
         return paraphrase
 
+    def shown_response_key(self, prompt: str, contestant: str, condition: str) -> str:
+        """The texts-table key of the response as shown under `condition` (its perturbed variant under lexical)."""
+        base_key = self.base_key(prompt, contestant)
+        if condition != "lexical":
+            return base_key
+        variant = self.shown_response(prompt, contestant, condition)
+        return text_key("perturbed", base_key, self.tournament.spec.comparison.perturbation_seed, variant)
+
+    def shown_prompt_key(self, prompt: str, condition: str) -> str:
+        """The texts-table key of the prompt as shown (the paraphrase's call key under paraphrase)."""
+        if condition == "paraphrase":
+            return self.paraphrase_keys[prompt]
+        return text_key("prompt", prompt, self.tournament.prompt_texts[prompt])
+
     def missing_key(self, c: Comparison) -> str | None:
         """The key of a prerequisite call this comparison still waits for, if any."""
         for contestant in (c.first, c.second):
@@ -210,9 +220,8 @@ class Texts:
                 if lexical:
                     variant = self.shown_response(pid, cid, "lexical")
                     assert variant is not None
-                    _put_once(store, text_key("perturbed", base_key, t.spec.comparison.perturbation_seed, variant),
-                              "perturbed", variant, prompt=pid, contestant=cid, condition="lexical",
-                              base_key=base_key)
+                    _put_once(store, self.shown_response_key(pid, cid, "lexical"), "perturbed", variant, prompt=pid,
+                              contestant=cid, condition="lexical", base_key=base_key)
 
 
 def _put_once(store: Store, key: str, kind: str, text: str, **meta: str | None) -> None:
@@ -249,7 +258,7 @@ def verdict_calls(plan: Plan, builder: PromptBuilder, texts: Texts, judges: Mapp
     calls: dict[str, Call] = {}
     blocked: dict[str, int] = {}
     identities = {jid: judges[jid].identity() for jid in {c.judge for c in plan.comparisons}}
-    render_cache: dict[tuple[str, str, str], RenderedPrompt | None] = {}
+    render_cache: dict[tuple[str, str, str], tuple[RenderedPrompt | None, tuple[str, str, str]]] = {}
     unit: tuple[str, frozenset[str]] | None = None
     for seq, c in enumerate(plan.comparisons):
         if (c.prompt, frozenset((c.first, c.second))) != unit:  # units are contiguous: keep one unit's renders
@@ -262,16 +271,19 @@ def verdict_calls(plan: Plan, builder: PromptBuilder, texts: Texts, judges: Mapp
             continue
         # The rendering depends on (prompt, first, second, condition) only: reuse it across judges and samples.
         render_key = (c.prompt, f"{c.first}\x00{c.second}", c.condition)
-        rendered = render_cache.get(render_key)
-        if rendered is None:
-            rendered = render_comparison(builder, texts, c)
-            render_cache[render_key] = rendered
+        cached = render_cache.get(render_key)
+        if cached is None:
+            shown = (texts.shown_prompt_key(c.prompt, c.condition),
+                     texts.shown_response_key(c.prompt, c.first, c.condition),
+                     texts.shown_response_key(c.prompt, c.second, c.condition))
+            cached = render_cache[render_key] = (render_comparison(builder, texts, c), shown)
+        rendered, shown_keys = cached
         assert rendered is not None
         judge = judges[c.judge]
         presentation = c.presentation
         key = call_key(identities[c.judge], rendered.system, rendered.user, sample=c.sample, kind="verdict",
                        context=key_context(judge, presentation))
-        rows.append(PlanRow(seq, c.prompt, c.first, c.second, c.judge, c.condition, c.sample, key))
+        rows.append(PlanRow(seq, c.prompt, c.first, c.second, c.judge, c.condition, c.sample, key, *shown_keys))
         if key in calls:
             calls[key].rows += 1
         else:

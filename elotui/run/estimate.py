@@ -103,11 +103,11 @@ def first_prompt(tournament: Tournament, store: Store, builder: PromptBuilder | 
     plan = build_plan(tournament)
     texts = Texts(tournament, placeholders=True, labels=True)
     for record in store.texts("generation"):
-        if record["prompt"] and record["contestant"]:
-            texts.generated[(record["prompt"], record["contestant"])] = record["text"]
+        if record.prompt and record.contestant:
+            texts.generated[(record.prompt, record.contestant)] = record.text
     for record in store.texts("paraphrase"):
-        if record["prompt"]:
-            texts.paraphrased[record["prompt"]] = record["text"]
+        if record.prompt:
+            texts.paraphrased[record.prompt] = record.text
     ready = [c for c in plan.comparisons if texts.produced(c.prompt, c.first) and texts.produced(c.prompt, c.second)]
     rendered = render_comparison(builder, texts, (ready or list(plan.comparisons))[0])
     assert rendered is not None  # placeholders make every text available

@@ -5,10 +5,13 @@ The runner calls `on_event(event)` on the event loop that runs it; consumers mus
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Literal
 
 from elotui.judges.base import Presentation, RetryNotice
+from elotui.records import JudgeCounts
+from elotui.vocab import CallKind
 
 RunState = Literal["running", "paused", "finished", "stopped", "budget"]
 
@@ -24,7 +27,7 @@ class RunStarted:
 class CallStarted:
     key: str
     judge: str
-    kind: str  # "verdict" | "generation" | "paraphrase"
+    kind: CallKind
     presentation: Presentation | None = None
 
 
@@ -44,9 +47,11 @@ class VerdictRecorded:
 
 @dataclass(frozen=True)
 class CallFailed:
+    """A call that failed for good (the event; the judge layer's exception is elotui.judges.http.GaveUp)."""
+
     key: str
     judge: str
-    kind: str
+    kind: CallKind
     error: str
     attempts: int
     presentation: Presentation | None = None
@@ -72,6 +77,7 @@ class Progress:
     cost: float
     estimated_total_cost: float | None
     elapsed_s: float
+    judges: Mapping[str, JudgeCounts] = field(default_factory=dict)  # frozen per-endpoint counts of this run
 
 
 @dataclass(frozen=True)

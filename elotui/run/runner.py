@@ -31,23 +31,22 @@ import asyncio
 import time
 from collections import deque
 from collections.abc import Callable
-from dataclasses import dataclass
-from typing import Any
+from dataclasses import dataclass, field
 
-from elotui import __version__
-from elotui.config import EndpointConfig, Tournament
+from elotui.config import Tournament
 from elotui.judges.base import (
     Completion,
     Judge,
-    JudgeCounters,
     JudgeReply,
     JudgeRequest,
     RetryNotice,
     RetryObserver,
 )
+from elotui.records import CallRecord, JudgeCounts
 from elotui.run.calls import (
     Call,
     Texts,
+    VerdictCalls,
     endpoints,
     estimated_cost,
     estimated_output_tokens,
@@ -66,59 +65,33 @@ from elotui.run.events import (
     RunStateChanged,
     VerdictRecorded,
 )
-from elotui.run.plan import Plan, build_plan
+from elotui.run.plan import build_plan
 from elotui.run.prompts import PromptBuilder
-from elotui.store import CACHED_STATUSES, CallRecord, Store
+from elotui.run.setup import JudgeFactory, build_judges, default_judge_factory, manifest
+from elotui.store import Store
+from elotui.vocab import CACHED_STATUSES
 
-JudgeFactory = Callable[[EndpointConfig, str, RetryObserver | None], Judge]
 PROGRESS_INTERVAL_S = 0.5
 RATE_WINDOW_S = 20.0
 
 
-def default_judge_factory(tournament: Tournament, *, no_delay: bool = False) -> JudgeFactory:
-    """Builds judges with `elotui.judges.build_judge`; `no_delay` sets replay/simulated `delay_ms` to 0."""
+@dataclass
+class _Ledger:
+    """One judge's counts in this process (running sums): the runner is their only owner."""
 
-    def factory(config: EndpointConfig, judge_id: str, observer: RetryObserver | None) -> Judge:
-        from elotui.judges import build_judge
+    in_flight: int = 0
+    done: int = 0
+    invalid: int = 0
+    failed: int = 0
+    retries: int = 0
+    http_429s: int = 0
+    latency_sum_ms: float = 0.0
+    latency_n: int = 0
+    last_errors: deque[str] = field(default_factory=lambda: deque(maxlen=5))
 
-        if no_delay and config.provider in ("replay", "simulated") and config.delay_ms:
-            config = config.model_copy(update={"delay_ms": 0.0})
-        return build_judge(config, judge_id=judge_id, base_dir=tournament.base_dir, observer=observer)
-
-    return factory
-
-
-def build_judges(tournament: Tournament, factory: JudgeFactory,
-                 observer_for: Callable[[str], RetryObserver | None] | None = None) -> dict[str, Judge]:
-    out: dict[str, Judge] = {}
-    for jid, config in endpoints(tournament).items():
-        out[jid] = factory(config, jid, observer_for(jid) if observer_for else None)
-    return out
-
-
-def manifest(tournament: Tournament, judges: dict[str, Judge], builder: PromptBuilder, plan: Plan,
-             max_cost: float | None) -> dict[str, Any]:
-    """What produced a run: never an API key (identities and settings hold variable names only)."""
-    import hashlib
-
-    comparison = tournament.spec.comparison
-    examples_hash = None
-    if comparison.examples_file:
-        examples_hash = hashlib.sha256(tournament.resolve(comparison.examples_file).read_bytes()).hexdigest()
-    return {
-        "elotui_version": __version__,
-        "tournament": {"name": tournament.name, "path": str(tournament.path), "content_hash": tournament.content_hash},
-        "endpoints": {
-            jid: {"kind": j.kind, "identity": j.identity(), "settings": j.config.model_dump(mode="json")}
-            for jid, j in judges.items()
-        },
-        "comparison": comparison.model_dump(mode="json", exclude={"system_template", "user_template"}),
-        "examples_file_sha256": examples_hash,
-        "templates": builder.templates(),
-        "plan": {"verdict_calls": plan.total, "generations": len(plan.generations),
-                 "paraphrases": len(plan.paraphrases)},
-        "max_cost": max_cost,
-    }
+    def frozen(self) -> JudgeCounts:
+        return JudgeCounts(self.in_flight, self.done, self.invalid, self.failed, self.retries, self.http_429s,
+                           self.latency_sum_ms, self.latency_n, tuple(self.last_errors))
 
 
 @dataclass
@@ -156,7 +129,7 @@ class Runner:
         self.invalid = 0
         self.in_flight = 0
         self.run_id: int | None = None
-        self.counters: dict[str, JudgeCounters] = {jid: JudgeCounters() for jid in endpoints(tournament)}
+        self._ledgers: dict[str, _Ledger] = {jid: _Ledger() for jid in endpoints(tournament)}
         self.judges: dict[str, Judge] = {}
         self._acct = _Accounting()
         self._resume = asyncio.Event()
@@ -202,6 +175,10 @@ class Runner:
 
     # --- the run ------------------------------------------------------------------------------------------
 
+    def judge_counts(self) -> dict[str, JudgeCounts]:
+        """A frozen copy of every endpoint's counts in this run."""
+        return {jid: ledger.frozen() for jid, ledger in self._ledgers.items()}
+
     async def run(self) -> RunFinished:
         self.judges = build_judges(self.tournament, self.judge_factory, self._observer)
         final_state: RunState = "stopped"
@@ -210,38 +187,14 @@ class Runner:
             self.run_id = self.store.start_run(
                 manifest(self.tournament, self.judges, self.builder, self.plan, self.max_cost)
             )
-            prereqs = prerequisite_calls(self.tournament, self.plan, self.builder, self.judges)
-            texts = Texts.load(self.tournament, self.store, prereqs)
-            verdicts = verdict_calls(self.plan, self.builder, texts, self.judges)
-            self.store.set_plan(verdicts.rows)
-
-            keys = [c.key for c in prereqs] + [c.key for c in verdicts.calls]
-            answered = self.store.cached_keys(keys)
-            rows_per_key = {c.key: c.rows for c in verdicts.calls}
-            pending_prereqs = [c for c in prereqs if c.key not in answered]
-            prereq_rows = sum(1 for c in prereqs if c.key in answered)
-            self.cached = prereq_rows + sum(rows_per_key[k] for k in answered if k in rows_per_key)
-            self.done = self.cached
-            self._acct.cost = self._recorded_cost(answered)
+            prereqs, verdicts, answered = self._prepare()
             self._emit(RunStarted(total=self.total, cached=self.cached, run_id=self.run_id))
             self._set_state("running", "started", force=True)
             ticker = asyncio.create_task(self._tick())
             self._phase_started = time.monotonic()
-
+            pending_prereqs = [c for c in prereqs if c.key not in answered]
             if pending_prereqs:
-                await self._execute(pending_prereqs)
-                texts = Texts.load(self.tournament, self.store, prereqs)
-                verdicts = verdict_calls(self.plan, self.builder, texts, self.judges)
-                self.store.set_plan(verdicts.rows)
-                answered = self.store.cached_keys(c.key for c in verdicts.calls)
-                for call in verdicts.calls:
-                    if call.key in answered:  # e.g. the same text was judged before under another generation
-                        self.done += call.rows
-                        self.cached += call.rows
-                for key, count in verdicts.blocked.items():  # waiting for a generation/paraphrase that failed
-                    self.failed += count
-                    self._failures.append(f"{count} comparison(s) not judged: prerequisite call {key[:12]} failed")
-            texts.store_derived(self.store, self.plan)
+                verdicts, answered = await self._produce_texts(pending_prereqs, prereqs)
             pending = [c for c in verdicts.calls if c.key not in answered]
             if not self._stopping and not self._budget_hit:
                 await self._execute(pending)
@@ -250,17 +203,7 @@ class Runner:
             final_state = "stopped"
             raise
         finally:
-            if ticker is not None:
-                ticker.cancel()
-            for task in self._workers:
-                task.cancel()
-            if self.run_id is not None:
-                self.store.finish_run(self.run_id, final_state)
-            for judge in self.judges.values():
-                try:
-                    await judge.aclose()
-                except Exception:  # noqa: BLE001, S110 - closing a client must not hide the run's outcome
-                    pass
+            await self._close(ticker, final_state)
         self._emit_progress(force=True)
         result = RunFinished(state=final_state, done=self.done, total=self.total, failed=list(self._failures),
                              cost=self._acct.cost)
@@ -268,14 +211,54 @@ class Runner:
         self._emit(result)
         return result
 
-    def _recorded_cost(self, answered: set[str]) -> float:
-        keys = sorted(answered)
-        total = 0.0
-        for i in range(0, len(keys), 900):
-            chunk = keys[i : i + 900]
-            records = self.store.calls(f"key IN ({','.join('?' for _ in chunk)})", chunk)
-            total += sum(r.cost or 0.0 for r in records)
-        return total
+    def _prepare(self) -> tuple[list[Call], VerdictCalls, set[str]]:
+        """The prerequisite and verdict calls, the plan stored, and which calls the store already answered."""
+        prereqs = prerequisite_calls(self.tournament, self.plan, self.builder, self.judges)
+        texts = Texts.load(self.tournament, self.store, prereqs)
+        verdicts = self._store_plan(texts)
+        answered = self.store.cached_keys([c.key for c in prereqs] + [c.key for c in verdicts.calls])
+        rows_per_key = {c.key: c.rows for c in verdicts.calls}
+        prereq_rows = sum(1 for c in prereqs if c.key in answered)
+        self.cached = prereq_rows + sum(rows_per_key[k] for k in answered if k in rows_per_key)
+        self.done = self.cached
+        self._acct.cost = self.store.recorded_cost(answered)
+        if not any(c.key not in answered for c in prereqs):
+            texts.store_derived(self.store, self.plan)
+        return prereqs, verdicts, answered
+
+    def _store_plan(self, texts: Texts) -> VerdictCalls:
+        verdicts = verdict_calls(self.plan, self.builder, texts, self.judges)
+        self.store.set_plan(verdicts.rows)
+        return verdicts
+
+    async def _produce_texts(self, pending: list[Call], prereqs: list[Call]) -> tuple[VerdictCalls, set[str]]:
+        """Send the missing generation and paraphrase calls, then store the plan again with every key resolved."""
+        await self._execute(pending)
+        texts = Texts.load(self.tournament, self.store, prereqs)
+        verdicts = self._store_plan(texts)
+        answered = self.store.cached_keys(c.key for c in verdicts.calls)
+        for call in verdicts.calls:
+            if call.key in answered:  # e.g. the same text was judged before under another generation
+                self.done += call.rows
+                self.cached += call.rows
+        for key, count in verdicts.blocked.items():  # waiting for a generation/paraphrase that failed
+            self.failed += count
+            self._failures.append(f"{count} comparison(s) not judged: prerequisite call {key[:12]} failed")
+        texts.store_derived(self.store, self.plan)
+        return verdicts, answered
+
+    async def _close(self, ticker: asyncio.Task[None] | None, final_state: RunState) -> None:
+        if ticker is not None:
+            ticker.cancel()
+        for task in self._workers:
+            task.cancel()
+        if self.run_id is not None:
+            self.store.finish_run(self.run_id, final_state)
+        for judge in self.judges.values():
+            try:
+                await judge.aclose()
+            except Exception:  # noqa: BLE001, S110 - closing a client must not hide the run's outcome
+                pass
 
     async def _execute(self, calls: list[Call]) -> None:
         queues: dict[str, deque[Call]] = {}
@@ -318,88 +301,116 @@ class Runner:
                 self._acct.in_flight_cost -= estimate
 
     async def _send(self, judge: Judge, call: Call) -> None:
-        counters = self.counters[call.judge]
+        ledger = self._ledgers[call.judge]
         self.in_flight += 1
-        counters.in_flight += 1
+        ledger.in_flight += 1
         self._progress_dirty = True
         self._emit(CallStarted(call.key, call.judge, call.kind, call.presentation))
         started_at = time.time()
         try:
             if call.kind == "verdict":
-                request = JudgeRequest(call.key, call.system, call.user, call.presentation,
-                                       call.first_text, call.second_text)
-                try:
-                    reply: JudgeReply | Completion = await judge.judge(request)
-                except Exception as exc:  # noqa: BLE001 - a judge must not raise; if one does, the call failed
-                    reply = JudgeReply(status="error", error=f"{type(exc).__name__}: {exc}")
+                reply = await self._ask_verdict(judge, call)
             else:
-                try:
-                    reply = await judge.complete(call.system, call.user)
-                except Exception as exc:  # noqa: BLE001
-                    reply = Completion(status="error", error=f"{type(exc).__name__}: {exc}")
-                if reply.status == "ok" and not (reply.text or "").strip():
-                    reply.status, reply.error = "error", "empty completion"
+                completion = await self._ask_completion(judge, call)
         finally:
             self.in_flight -= 1
-            counters.in_flight -= 1
-        self._record(judge, call, reply, started_at)
+            ledger.in_flight -= 1
+        if call.kind == "verdict":
+            self._record_verdict(judge, call, reply, started_at)
+        else:
+            self._record_completion(judge, call, completion, started_at)
 
-    def _record(self, judge: Judge, call: Call, reply: JudgeReply | Completion, started_at: float) -> None:
-        p = call.presentation
-        text = None if isinstance(reply, JudgeReply) else (reply.text or "").strip() or None
-        record = CallRecord(
-            key=call.key, kind=call.kind, status=reply.status, judge=call.judge, provider=judge.config.provider,
-            model=judge.config.model,
-            prompt=p.prompt if p else call.prompt, first=p.first if p else call.contestant,
-            second=p.second if p else None, condition=p.condition if p else None, sample=p.sample if p else None,
-            winner=reply.winner if isinstance(reply, JudgeReply) and reply.status == "ok" else None,
-            reasoning=reply.reasoning if isinstance(reply, JudgeReply) else None,
-            raw_reply=reply.raw_reply if isinstance(reply, JudgeReply) else None,
-            output_text=text if reply.status == "ok" else None,
-            error=reply.error, latency_ms=reply.latency_ms, input_tokens=reply.input_tokens,
-            output_tokens=reply.output_tokens, cost=reply.cost, attempts=reply.attempts,
-            http_429s=reply.http_429s, started_at=started_at, finished_at=time.time(), run_id=self.run_id,
+    @staticmethod
+    async def _ask_verdict(judge: Judge, call: Call) -> JudgeReply:
+        request = JudgeRequest(call.key, call.system, call.user, call.presentation, call.first_text, call.second_text)
+        try:
+            return await judge.judge(request)
+        except Exception as exc:  # noqa: BLE001 - a judge must not raise; if one does, the call failed
+            return JudgeReply(status="error", error=f"{type(exc).__name__}: {exc}")
+
+    @staticmethod
+    async def _ask_completion(judge: Judge, call: Call) -> Completion:
+        try:
+            reply = await judge.complete(call.system, call.user)
+        except Exception as exc:  # noqa: BLE001
+            return Completion(status="error", error=f"{type(exc).__name__}: {exc}")
+        if reply.status == "ok" and not (reply.text or "").strip():
+            reply.status, reply.error = "error", "empty completion"
+        return reply
+
+    def _base_record(self, judge: Judge, call: Call, reply: JudgeReply | Completion, started_at: float) -> CallRecord:
+        return CallRecord(
+            key=call.key, kind=call.kind, status=reply.status, judge=call.judge,  # type: ignore[arg-type]
+            provider=judge.config.provider, model=judge.config.model, error=reply.error,
+            latency_ms=reply.latency_ms, input_tokens=reply.input_tokens, output_tokens=reply.output_tokens,
+            cost=reply.cost, attempts=reply.attempts, http_429s=reply.http_429s, started_at=started_at,
+            finished_at=time.time(), run_id=self.run_id,
         )
+
+    def _record_verdict(self, judge: Judge, call: Call, reply: JudgeReply, started_at: float) -> None:
+        p = call.presentation
+        assert p is not None
+        record = self._base_record(judge, call, reply, started_at)
+        record.prompt, record.first, record.second = p.prompt, p.first, p.second
+        record.condition, record.sample = p.condition, p.sample
+        record.winner = reply.winner if reply.status == "ok" else None
+        record.reasoning, record.raw_reply = reply.reasoning, reply.raw_reply
+        self.store.record_call(record)
+        if self._count(call, reply) and reply.status != "error":
+            self._emit(VerdictRecorded(
+                key=call.key, judge=call.judge, presentation=p, status=reply.status,  # type: ignore[arg-type]
+                winner=record.winner, reasoning=reply.reasoning, latency_ms=reply.latency_ms,
+                input_tokens=reply.input_tokens, output_tokens=reply.output_tokens, cost=reply.cost,
+            ))
+        self._emit_progress()
+
+    def _record_completion(self, judge: Judge, call: Call, reply: Completion, started_at: float) -> None:
+        text = (reply.text or "").strip() or None
+        record = self._base_record(judge, call, reply, started_at)
+        record.prompt, record.first = call.prompt, call.contestant
+        record.output_text = text if reply.status == "ok" else None
         self.store.record_call(record)
         if call.kind == "generation" and text and reply.status == "ok":
             self.store.put_text(call.key, "generation", text, prompt=call.prompt, contestant=call.contestant)
+        self._count(call, reply)
+        self._emit_progress()
+
+    def _count(self, call: Call, reply: JudgeReply | Completion) -> bool:
+        """Account for a recorded call; emits CallFailed for a failure. True when it was answered."""
         self._acct.input_tokens += reply.input_tokens or 0
         self._acct.output_tokens += reply.output_tokens or 0
         self._acct.cost += reply.cost or 0.0
         self._acct.run_cost += reply.cost or 0.0
-        counters = self.counters[call.judge]
+        ledger = self._ledgers[call.judge]
         if reply.latency_ms is not None:
-            counters.latencies_ms.append(reply.latency_ms)
+            ledger.latency_sum_ms += reply.latency_ms
+            ledger.latency_n += 1
         self._completions.append(time.monotonic())
         self._progress_dirty = True
         if reply.status in CACHED_STATUSES:
-            counters.done += 1
+            ledger.done += 1
             self.done += call.rows
             if reply.status == "invalid":
-                counters.invalid += 1
+                ledger.invalid += 1
                 self.invalid += call.rows
-            if p is not None and isinstance(reply, JudgeReply):
-                self._emit(VerdictRecorded(
-                    key=call.key, judge=call.judge, presentation=p, status=reply.status,  # type: ignore[arg-type]
-                    winner=reply.winner if reply.status == "ok" else None, reasoning=reply.reasoning,
-                    latency_ms=reply.latency_ms, input_tokens=reply.input_tokens,
-                    output_tokens=reply.output_tokens, cost=reply.cost,
-                ))
-        else:
-            counters.failed += 1
-            self.failed += call.rows
-            self._failures.append(f"{call.describe()}: {reply.error or 'failed'}")
-            self._emit(CallFailed(call.key, call.judge, call.kind, reply.error or "failed", reply.attempts, p))
-        self._emit_progress()
+            return True
+        error = reply.error or "failed"
+        ledger.failed += 1
+        ledger.last_errors.append(error)
+        self.failed += call.rows
+        self._failures.append(f"{call.describe()}: {error}")
+        self._emit(CallFailed(call.key, call.judge, call.kind, error, reply.attempts, call.presentation))
+        return False
 
     # --- events -------------------------------------------------------------------------------------------
 
     def _observer(self, jid: str) -> RetryObserver:
         def observe(notice: RetryNotice) -> None:
-            counters = self.counters[jid]
-            counters.retries += 1
+            ledger = self._ledgers[jid]
+            ledger.retries += 1
             if notice.status_code == 429:
-                counters.http_429s += 1
+                ledger.http_429s += 1
+            self._progress_dirty = True
             self._emit(CallRetried(notice))
 
         return observe
@@ -435,7 +446,7 @@ class Runner:
             done=self.done, total=self.total, cached=self.cached, failed=self.failed, invalid=self.invalid,
             in_flight=self.in_flight, rate_per_s=rate, eta_s=eta, input_tokens=self._acct.input_tokens,
             output_tokens=self._acct.output_tokens, cost=self._acct.cost, estimated_total_cost=estimated,
-            elapsed_s=now - self._started,
+            elapsed_s=now - self._started, judges=self.judge_counts(),
         )
 
     def _emit_progress(self, *, force: bool = False) -> None:

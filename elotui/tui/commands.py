@@ -2,23 +2,39 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from functools import partial
-from typing import TYPE_CHECKING
+from typing import Any, Protocol, cast
 
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 
-from elotui.tui.live_ranking import threshold_label
-
-if TYPE_CHECKING:
-    from elotui.tui.app import ElotuiApp
+from elotui.config import Tournament
+from elotui.vocab import THRESHOLDS, threshold_label
 
 Command = tuple[str, str, Callable[[], object]]
 
 
-def palette_commands(app: ElotuiApp) -> list[Command]:
-    from elotui.rating.games import THRESHOLDS
+class PaletteHost(Protocol):
+    """What the palette needs of the app (the app implements it; this module does not import the app)."""
 
+    tournament: Tournament
+    available_themes: Collection[str]
+
+    def action_threshold(self, index: int) -> None: ...
+    def action_toggle_method(self) -> None: ...
+    def action_pause(self) -> None: ...
+    def action_export(self) -> None: ...
+    def action_show_tab(self, tab: str) -> None: ...
+    def action_last_invalid(self) -> None: ...
+    def action_help(self) -> None: ...
+    def action_screenshot(self) -> None: ...
+    async def action_quit(self) -> None: ...
+    def set_scope_prompt(self, prompt: str | None) -> None: ...
+    def set_scope_judge(self, judge: str | None) -> None: ...
+    def switch_theme(self, name: str) -> None: ...
+
+
+def palette_commands(app: PaletteHost) -> list[Command]:
     out: list[Command] = []
     for i, t in enumerate(THRESHOLDS, start=1):
         help_text = f"key {i}: rank with agreement threshold {threshold_label(t)}"
@@ -32,6 +48,7 @@ def palette_commands(app: ElotuiApp) -> list[Command]:
         ("Show diagnostics", "key d", partial(app.action_show_tab, "tab-diagnostics")),
         ("Read last invalid reply", "key i", app.action_last_invalid),
         ("Help", "key ?", app.action_help),
+        ("Save screenshot (SVG)", "key s: into the current directory", app.action_screenshot),
         ("Quit", "key q: stop judging, wait for calls in flight, close", app.action_quit),
         ("Scope: all prompts", "rank over every prompt", partial(app.set_scope_prompt, None)),
         ("Scope: all judges", "rank over every judge", partial(app.set_scope_judge, None)),
@@ -48,8 +65,8 @@ def palette_commands(app: ElotuiApp) -> list[Command]:
 
 class ElotuiCommands(Provider):
     @property
-    def _app(self) -> ElotuiApp:
-        return self.app  # type: ignore[return-value]
+    def _app(self) -> PaletteHost:
+        return cast(PaletteHost, cast(Any, self.app))
 
     async def discover(self) -> Hits:
         for title, help_text, callback in palette_commands(self._app):

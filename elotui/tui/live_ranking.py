@@ -8,17 +8,14 @@ lock and compute outside it. No Textual here.
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from elotui.config import Tournament
-from elotui.rating.games import Threshold
-from elotui.rating.leaderboard import Leaderboard, rank
+from elotui.rating.leaderboard import Leaderboard, RatingOptions, rank
 from elotui.rating.table import VerdictTable
-
-VerdictTuple = tuple[str, str, str, str, str, int, str, str | None]
-METHOD_NAMES = {"elo": "Elo", "bt": "Bradley–Terry", "online": "online Elo"}
+from elotui.records import PlanVerdict
+from elotui.vocab import Threshold
 
 
 @dataclass(frozen=True)
@@ -35,30 +32,12 @@ class Scope:
 ViewKey = tuple[Threshold, str, Scope]
 
 
-def threshold_label(threshold: Threshold) -> str:
-    """1.0, 0.9, 0.75, 0.5 or none (as the keys and the CLI name them)."""
-    if threshold == "none":
-        return "none"
-    return "1.0" if float(threshold) == 1.0 else f"{float(threshold):g}"
-
-
 class LiveRanking:
-    def __init__(self, tournament: Tournament, rows: Iterable[VerdictTuple] = ()) -> None:
-        self.tournament = tournament
-        settings = tournament.spec.ranking
-        self.k_factor = settings.k_factor
-        self.initial_rating = settings.initial_rating
-        self.permutations = settings.permutations
-        self.bootstrap = settings.bootstrap
-        self.seed = settings.seed
+    def __init__(self, table: VerdictTable, options: RatingOptions) -> None:
+        """`table`: the answered verdicts so far (TournamentSession.plan_table(include_missing=False))."""
+        self.options = options
         self._lock = threading.Lock()
-        self._table = VerdictTable(
-            contestants=tournament.contestant_ids,
-            prompts=tournament.prompt_ids,
-            judges=tournament.judge_ids,
-            conditions=list(tournament.spec.comparison.conditions),
-        )
-        self._table.append([r for r in rows if r[6] != "missing"])
+        self._table = table
         self._cache: dict[ViewKey, tuple[int, Leaderboard]] = {}
 
     @property
@@ -68,7 +47,7 @@ class LiveRanking:
     def __len__(self) -> int:
         return len(self._table)
 
-    def append(self, rows: Sequence[VerdictTuple]) -> int:
+    def append(self, rows: Sequence[PlanVerdict]) -> int:
         with self._lock:
             return self._table.append(list(rows)) if rows else 0
 
@@ -94,8 +73,7 @@ class LiveRanking:
                 table = self._table.subset(None)
         threshold, method, scope = key
         board = rank(
-            table, threshold=threshold, method=method, k_factor=self.k_factor, initial_rating=self.initial_rating,
-            permutations=self.permutations, bootstrap=self.bootstrap, seed=self.seed,
+            table, threshold=threshold, method=method, options=self.options,
             prompts=[scope.prompt] if scope.prompt else None, judges=[scope.judge] if scope.judge else None,
         )
         with self._lock:
@@ -126,11 +104,10 @@ class LiveRanking:
         for cut in cuts:
             mask = np.zeros(n, dtype=bool)
             mask[:cut] = True
-            board = rank(table.subset(mask), threshold=threshold, method=method, k_factor=self.k_factor,
-                         initial_rating=self.initial_rating, permutations=min(self.permutations, 20),
-                         bootstrap=0, seed=self.seed)
+            options = self.options.replace(permutations=min(self.options.permutations, 20), bootstrap=0)
+            board = rank(table.subset(mask), threshold=threshold, method=method, options=options)
             out["done"].append(cut)
             ratings = board.ratings()
             for c in contestants:
-                out["ratings"][c].append(ratings.get(c, self.initial_rating))
+                out["ratings"][c].append(ratings.get(c, self.options.initial_rating))
         return out

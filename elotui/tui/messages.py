@@ -7,7 +7,9 @@ from typing import Any
 from textual.message import Message
 
 from elotui.rating.leaderboard import Leaderboard
+from elotui.records import DiagnoseReport, JudgeStats, PairDetail
 from elotui.tui.live_ranking import ViewKey
+from elotui.tui.pair_summary import PairSummary
 
 
 class VerdictsArrived(Message):
@@ -26,13 +28,13 @@ class LeaderboardComputed(Message):
 
 
 class JudgeStatsLoaded(Message):
-    def __init__(self, stats: dict[str, dict[str, float]]) -> None:
+    def __init__(self, stats: dict[str, JudgeStats]) -> None:
         super().__init__()
         self.stats = stats
 
 
 class DiagnosticsComputed(Message):
-    def __init__(self, report: dict[str, Any], trajectory: dict[str, Any], version: int) -> None:
+    def __init__(self, report: DiagnoseReport, trajectory: dict[str, Any], version: int) -> None:
         super().__init__()
         self.report = report
         self.trajectory = trajectory
@@ -40,14 +42,14 @@ class DiagnosticsComputed(Message):
 
 
 class PairsLoaded(Message):
-    def __init__(self, rows: list[tuple[Any, ...]], version: int) -> None:
+    def __init__(self, summaries: list[PairSummary]) -> None:
         super().__init__()
-        self.rows = rows
-        self.version = version
+        self.summaries = summaries
 
 
 class PairDetailLoaded(Message):
-    def __init__(self, pair_key: str, details: list[dict[str, Any]]) -> None:
+    def __init__(self, summary: PairSummary, details: list[PairDetail], texts: dict[str, str | None]) -> None:
         super().__init__()
-        self.pair_key = pair_key
+        self.summary = summary
         self.details = details
+        self.texts = texts

@@ -15,7 +15,7 @@ Run as `python -m tests.benchmarks.bench_export` (from the repository root).
    `elotui.rating.elo.permutation_orders`, so the results can be compared) in a per-verdict Python loop.
 4. Prints both medians, the ratio (target >= 10x), a conservative ratio against the reference's Elo loop alone
    (its start-up, store read and order drawing left out), the largest rating difference between the two
-   outputs, and the in-process figures (`leaderboard_for` vs the plain loop, both in this process).
+   outputs, and the in-process figures (`TournamentSession.leaderboard` vs the plain loop, both in this process).
 
 The machine's load average is printed before and after: other processes share the cores.
 """
@@ -243,10 +243,10 @@ def main() -> None:
 
 
 def in_process(toml: Path, store_path: Path) -> None:
-    """`leaderboard_for` (store read, games, 100 orders, leaderboard) vs the plain reference, in this process."""
+    """`TournamentSession.leaderboard` (store read, games, 100 orders, leaderboard) vs the plain reference, in this process."""
     from elotui.config import load_tournament
-    from elotui.export.ranking import leaderboard_for
     from elotui.rating.elo import jit_kernels
+    from elotui.session import TournamentSession
     from elotui.store import Store
 
     tournament = load_tournament(toml)
@@ -257,14 +257,14 @@ def in_process(toml: Path, store_path: Path) -> None:
     with Store(store_path) as store:
         for _ in range(5):
             t0 = time.perf_counter()
-            leaderboard_for(tournament, store, threshold="none", method="elo")
+            TournamentSession(tournament, store).leaderboard(threshold="none", method="elo")
             times.append(time.perf_counter() - t0)
     fast = statistics.median(times)
     t0 = time.perf_counter()
     ref = reference(str(store_path), contestant_ids(), PERMUTATIONS, SEED)
     plain = time.perf_counter() - t0
     print(
-        f"in process: leaderboard_for(none, elo, 100 orders) median {fast:.3f} s "
+        f"in process: TournamentSession.leaderboard(none, elo, 100 orders) median {fast:.3f} s "
         f"({'native kernel, compiled in ' + format(compile_s, '.3f') + ' s' if kernels else 'numpy fallback'}); "
         f"plain loop {plain:.3f} s (Elo loop alone {ref['loop_s']:.3f} s); RATIO in process {plain / fast:.1f}x"
     )

@@ -17,6 +17,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from elotui.rating.leaderboard import RatingOptions
+
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
@@ -94,8 +96,7 @@ async def switching(tournament, store) -> None:  # type: ignore[no-untyped-def]
             painted.append(time.perf_counter() - start)
             threshold, method, _ = app.view_key
             start = time.perf_counter()
-            rank(table, threshold=threshold, method=method, k_factor=s.k_factor, initial_rating=s.initial_rating,
-                 permutations=s.permutations, bootstrap=s.bootstrap, seed=s.seed)
+            rank(table, threshold=threshold, method=method, options=RatingOptions(k_factor=s.k_factor, initial_rating=s.initial_rating, permutations=s.permutations, bootstrap=s.bootstrap, seed=s.seed))
             reference.append(time.perf_counter() - start)
         print(f"key -> new leaderboard in the table ({len(table)} verdicts): median "
               f"{1000 * statistics.median(cached):.1f} ms, max {1000 * max(cached):.1f} ms; "

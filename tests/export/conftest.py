@@ -82,6 +82,19 @@ def _winner(i: int) -> str:
     return ("first", "second", "tie")[i % 3]
 
 
+def shown_keys(tournament: Tournament, pid: str, first: str, second: str, condition: str) -> tuple[str, str, str]:
+    """The text keys the engine records in each plan row (elotui.run.calls.Texts.shown_*_key), for the texts
+    `fill_store` puts: the prompt (or its paraphrase "para-p1"), the responses (or their variants "lex-P-C")."""
+    prompt_key = "para-p1" if condition == "paraphrase" else text_key("prompt", pid, tournament.prompt_texts[pid])
+
+    def response(cid: str) -> str:
+        if condition == "lexical":
+            return f"lex-{pid}-{cid}"
+        return text_key("response", pid, cid, tournament.responses[(pid, cid)])
+
+    return prompt_key, response(first), response(second)
+
+
 def fill_store(store: Store, tournament: Tournament) -> tuple[list[CallRecord], list[PlanRow], int, int]:
     plan: list[PlanRow] = []
     calls: list[CallRecord] = []
@@ -92,7 +105,8 @@ def fill_store(store: Store, tournament: Tournament) -> tuple[list[CallRecord], 
                 for judge in tournament.judge_ids:
                     for condition in ("clean", "lexical"):
                         key = f"k{seq}"
-                        plan.append(PlanRow(seq, pid, first, second, judge, condition, 0, key))
+                        plan.append(PlanRow(seq, pid, first, second, judge, condition, 0, key,
+                                            *shown_keys(tournament, pid, first, second, condition)))
                         # every 11th presentation is left unjudged, every 7th failed, every 13th invalid
                         if seq % 11 != 5:
                             status = "error" if seq % 7 == 3 else ("invalid" if seq % 13 == 4 else "ok")
@@ -110,7 +124,8 @@ def fill_store(store: Store, tournament: Tournament) -> tuple[list[CallRecord], 
     # a few presentations under the paraphrased question (p1 only), all answered
     for first, second in (("alpha", "gamma"), ("gamma", "alpha")):
         key = f"k{seq}"
-        plan.append(PlanRow(seq, "p1", first, second, "j2", "paraphrase", 0, key))
+        plan.append(PlanRow(seq, "p1", first, second, "j2", "paraphrase", 0, key,
+                            *shown_keys(tournament, "p1", first, second, "paraphrase")))
         calls.append(CallRecord(key=key, kind="verdict", status="ok", judge="j2", prompt="p1", first=first,
                                 second=second, condition="paraphrase", sample=0, winner="second",
                                 reasoning="paraphrase reasoning", finished_at=1_700_000_500.0 + seq))

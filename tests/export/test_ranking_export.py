@@ -12,9 +12,10 @@ import pytest
 
 from elotui.cli import main
 from elotui.errors import UserError
-from elotui.export.ranking import COLUMNS, leaderboard_for, write_csv, write_json
-from elotui.rating.leaderboard import Leaderboard, LeaderboardRow, rank
+from elotui.export.ranking import COLUMNS, write_csv, write_json
+from elotui.rating.leaderboard import Leaderboard, LeaderboardRow, RatingOptions, rank
 from elotui.rating.table import VerdictTable
+from elotui.session import TournamentSession
 from elotui.store import Store
 
 HEADER = "rank,contestant,rating,ci_low,ci_high,gap_to_next,win_prob_vs_next,band,wins,losses,draws,games,win_rate"
@@ -22,8 +23,7 @@ HEADER = "rank,contestant,rating,ci_low,ci_high,gap_to_next,win_prob_vs_next,ban
 
 def _expected(filled, *, threshold=0.5, method="elo", prompts=None) -> Leaderboard:
     table = VerdictTable.from_rows(filled.store.plan_verdicts(), contestants=filled.tournament.contestant_ids)
-    return rank(table, threshold=threshold, method=method, k_factor=16.0, initial_rating=1000.0, permutations=20,
-                bootstrap=30, seed=7, prompts=prompts)
+    return rank(table, threshold=threshold, method=method, prompts=prompts, options=RatingOptions(k_factor=16.0, initial_rating=1000.0, permutations=20, bootstrap=30, seed=7))
 
 
 def _parse(value: str, like: object) -> object:
@@ -45,7 +45,7 @@ def test_column_order_is_exactly_the_contract() -> None:
 @pytest.mark.parametrize("method", ["elo", "bt"])
 @pytest.mark.parametrize("threshold", [1.0, 0.75, 0.5, "none"])
 def test_csv_round_trip_equals_the_ranking_module(filled, method: str, threshold) -> None:
-    board = leaderboard_for(filled.tournament, filled.store, threshold=threshold, method=method)
+    board = TournamentSession(filled.tournament, filled.store).leaderboard(threshold=threshold, method=method)
     expected = _expected(filled, threshold=threshold, method=method)
     buf = io.StringIO(newline="")
     write_csv(board, buf)
@@ -84,7 +84,7 @@ def test_full_precision_not_display_rounding() -> None:
 
 
 def test_json_round_trip_rows_settings_counts(filled) -> None:
-    board = leaderboard_for(filled.tournament, filled.store, method="bt", threshold="none")
+    board = TournamentSession(filled.tournament, filled.store).leaderboard(method="bt", threshold="none")
     expected = _expected(filled, threshold="none", method="bt")
     buf = io.StringIO()
     write_json(board, buf, tournament="Export fixture")
@@ -109,30 +109,30 @@ def test_json_round_trip_rows_settings_counts(filled) -> None:
 
 def test_elo_settings_name_permutations(filled) -> None:
     buf = io.StringIO()
-    write_json(leaderboard_for(filled.tournament, filled.store), buf)
+    write_json(TournamentSession(filled.tournament, filled.store).leaderboard(), buf)
     settings = json.loads(buf.getvalue())["settings"]
     assert settings["method"] == "elo" and settings["permutations"] == 20 and "bootstrap" not in settings
     assert settings["threshold"] == 0.5
 
 
 def test_prompt_scope_equals_ranking_one_prompt(filled) -> None:
-    board = leaderboard_for(filled.tournament, filled.store, prompt="p2")
+    board = TournamentSession(filled.tournament, filled.store).leaderboard(prompt="p2")
     expected = _expected(filled, prompts=["p2"])
     assert board.rows == expected.rows
     assert board.settings["prompts"] == ["p2"]
-    whole = leaderboard_for(filled.tournament, filled.store)
+    whole = TournamentSession(filled.tournament, filled.store).leaderboard()
     assert whole.counts["verdicts_used"] > board.counts["verdicts_used"]
 
 
 def test_bad_inputs_are_user_errors(filled, tmp_path: Path) -> None:
     with pytest.raises(UserError, match="prompt 'nope'"):
-        leaderboard_for(filled.tournament, filled.store, prompt="nope")
+        TournamentSession(filled.tournament, filled.store).leaderboard(prompt="nope")
     with pytest.raises(UserError, match="threshold"):
-        leaderboard_for(filled.tournament, filled.store, threshold="0.6")
+        TournamentSession(filled.tournament, filled.store).leaderboard(threshold="0.6")
     with pytest.raises(UserError, match="method"):
-        leaderboard_for(filled.tournament, filled.store, method="online-ish")
+        TournamentSession(filled.tournament, filled.store).leaderboard(method="online-ish")
     with Store(tmp_path / "empty.sqlite") as empty, pytest.raises(UserError, match="no comparison plan"):
-        leaderboard_for(filled.tournament, empty)
+        TournamentSession(filled.tournament, empty).leaderboard()
 
 
 # --- CLI -------------------------------------------------------------------------------------------------------

@@ -5,9 +5,10 @@ from __future__ import annotations
 
 from collections import Counter
 
-from elotui.export.ranking import leaderboard_for
 from elotui.rating import VerdictTable, games, rank
 from elotui.rating.games import Games, games_from_tally
+from elotui.rating.leaderboard import RatingOptions
+from elotui.session import TournamentSession
 from elotui.store import CallRecord, PlanRow
 
 
@@ -23,11 +24,7 @@ def _table_board(filled, prompts=None):  # type: ignore[no-untyped-def]
         table,
         threshold="none",
         method="elo",
-        k_factor=s.k_factor,
-        initial_rating=s.initial_rating,
-        permutations=s.permutations,
-        bootstrap=s.bootstrap,
-        seed=s.seed,
+        options=RatingOptions.from_config(s),
         prompts=prompts,
     )
 
@@ -58,8 +55,7 @@ def test_games_from_tally_equal_table_games_as_a_multiset(filled) -> None:
 
 def test_export_none_elo_equals_the_table_path(filled) -> None:
     for prompt, scope in ((None, None), ("p2", ["p2"])):
-        board = leaderboard_for(
-            filled.tournament, filled.store, threshold="none", method="elo", prompt=prompt
+        board = TournamentSession(filled.tournament, filled.store).leaderboard(threshold="none", method="elo", prompt=prompt
         )
         expected = _table_board(filled, scope)
         assert board.rows == expected.rows  # exact floats: same games, same codes, same orders
@@ -73,7 +69,7 @@ def test_an_undeclared_contestant_falls_back_to_the_table(filled) -> None:
     store.record_call(CallRecord(key="kz", kind="verdict", status="ok", winner="second"))
     store.set_plan(plan)
     assert games_from_tally(store.verdict_tally(), filled.tournament.contestant_ids) is None
-    board = leaderboard_for(filled.tournament, store, threshold="none", method="elo")
+    board = TournamentSession(filled.tournament, store).leaderboard(threshold="none", method="elo")
     assert [r.contestant for r in board.rows if r.contestant == "zeta"] == ["zeta"]
     assert board.rows == _table_board(filled).rows
 

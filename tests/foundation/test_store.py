@@ -59,17 +59,17 @@ def test_plan_join_reports_missing_and_only_current_plan(tmp_path: Path) -> None
         assert [r["status"] for r in log] == ["ok", "error"]
         assert log[0]["reasoning"] == "because"
         stats = store.judge_stats()["j"]
-        assert stats["planned"] == 3 and stats["done"] == 2 and stats["error"] == 1
+        assert stats.planned == 3 and stats.done == 2 and stats.error == 1
 
 
 def test_texts_and_runs(tmp_path: Path) -> None:
     with Store(tmp_path / "s.sqlite") as store:
         store.put_text("t1", "lexical", "A.I. text", prompt="p", contestant="a", condition="lexical", base_key="b")
         assert store.get_text("t1") == "A.I. text"
-        assert store.texts("lexical")[0]["base_key"] == "b"
+        assert store.texts("lexical")[0].base_key == "b"
         run_id = store.start_run({"elotui": "x", "judges": []})
         store.finish_run(run_id, "finished")
-        assert store.runs()[0]["state"] == "finished"
+        assert store.runs()[0].state == "finished"
 
 
 def test_migration_from_version_1_keeps_data(tmp_path: Path) -> None:
@@ -81,7 +81,7 @@ def test_migration_from_version_1_keeps_data(tmp_path: Path) -> None:
     db.commit()
     db.close()
     with Store(path) as store:
-        assert store.schema_version == SCHEMA_VERSION == 3
+        assert store.schema_version == SCHEMA_VERSION == 4
         got = store.get_call("old")
         assert got is not None and got.winner == "tie" and got.attempts == 1 and got.http_429s == 0
         plan = " ".join(r[-1] for r in store._db.execute("EXPLAIN QUERY PLAN " + PLAN_VERDICTS_SQL))

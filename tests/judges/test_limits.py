@@ -17,8 +17,7 @@ async def test_in_flight_never_exceeds_max_concurrency(make_judge, fake_llm_fact
     assert len(server.requests) == 20
     assert server.max_in_flight == 3  # reached, never exceeded
     assert server.connections <= 3  # keep-alive: connections are reused
-    assert judge.counters.in_flight == 0 and judge.counters.done == 20
-    assert len(judge.counters.latencies_ms) == 20
+    assert all(r.latency_ms is not None and r.latency_ms > 0 for r in replies)
     await judge.aclose()
 
 

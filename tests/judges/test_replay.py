@@ -91,7 +91,6 @@ async def test_replay_finds_the_right_rows_and_reports_missing(tmp_path: Path) -
         r = await judge.judge(missing)
         assert r.status == "error" and r.winner is None
         assert (r.error or "").startswith("missing: no recorded verdict for")
-    assert judge.counters.done == 4 and judge.counters.invalid == 1 and judge.counters.failed == 5
     done = await judge.complete("s", "u")
     assert done.status == "error"
 

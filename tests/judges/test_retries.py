@@ -21,7 +21,7 @@ async def test_429_with_retry_after_seconds_is_waited_for(make_judge, fake_llm: 
     assert second - first >= 1.0
     assert [(n.attempt, n.status_code) for n in notices] == [(1, 429)]
     assert notices[0].wait_s >= 1.0 and "HTTP 429" in notices[0].reason
-    assert judge.counters.http_429s == 1 and judge.counters.retries == 1
+    assert len(notices) == 1  # the one retry, reported to the observer (the runner counts it)
     await judge.aclose()
 
 
@@ -121,7 +121,6 @@ async def test_gives_up_after_max_retries_with_the_reason(make_judge, fake_llm: 
         reply.error or ""
     )
     assert len(fake_llm.requests) == 3 and len(notices) == 2
-    assert judge.counters.failed == 1 and judge.counters.retries == 2
     await judge.aclose()
 
 
@@ -180,7 +179,7 @@ async def test_invalid_reply_comes_back_invalid_with_the_raw_text(
         None,
         "I refuse to pick. Both are fine-ish.",
     )
-    assert reply.attempts == 1 and judge.counters.invalid == 1
+    assert reply.attempts == 1
     await judge.aclose()
 
 

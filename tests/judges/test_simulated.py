@@ -9,7 +9,8 @@ from elotui.config import JudgeConfig, SimulationConfig
 from elotui.judges import build_judge
 from elotui.judges.base import JudgeRequest, Presentation
 from elotui.judges.parse import parse_verdict
-from elotui.judges.simulated import SimulatedJudge, winner_probability
+from elotui.judges.simulated import SimulatedJudge
+from elotui.vocab import win_probability as winner_probability
 
 
 def sim_judge(**sim: object) -> SimulatedJudge:
@@ -98,7 +99,7 @@ async def test_reply_is_labelled_simulated_and_parseable() -> None:
         and "no model was called" in (r.reasoning or "")
     )
     assert parse_verdict(r.raw_reply)[1] == r.winner
-    assert judge.kind == "simulated" and judge.counters.done == 1
+    assert judge.kind == "simulated" and r.latency_ms is not None
     unknown = await judge.judge(ask("k", "strong", "nobody"))
     assert unknown.status == "error" and "nobody" in (unknown.error or "")
     c1, c2 = await judge.complete("s", "write"), await judge.complete("s", "write")

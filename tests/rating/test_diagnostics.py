@@ -14,6 +14,7 @@ from elotui.rating import VerdictTable
 from elotui.rating.agreement import cohen_kappa, fleiss_kappa, inter_judge
 from elotui.rating.diagnostics import diagnose
 from elotui.rating.human import judge_vs_human, votes_table
+from elotui.rating.leaderboard import RatingOptions
 from elotui.rating.stability import position_report
 from elotui.rating.winrates import head_to_head, kendall, length_bias, per_prompt_tau, spearman, win_rates
 from tests.rating.rating_builders import row, simulate
@@ -196,7 +197,7 @@ def test_diagnose_schema_and_reference() -> None:
         {"prompt": p, "first": f, "second": s, "judge": "human", "winner": w, "status": st}
         for p, f, s, _j, _c, _k, st, w in simulate(qualities, prompts=6, judges=1, seed=6)
     ]
-    d = diagnose(table, human_votes=votes, lengths={("p0", "A"): 10, ("p0", "B"): 20}, permutations=20)
+    d = diagnose(table, human_votes=votes, lengths={("p0", "A"): 10, ("p0", "B"): 20}, options=RatingOptions(permutations=20))
     json.dumps(d, allow_nan=False)  # strictly JSON (NaN -> null)
     for j in ("j0", "j1", "j2"):
         assert set(d["judges"][j]["position"]) >= {

@@ -10,6 +10,7 @@ from scipy import stats
 
 from elotui.rating import VerdictTable
 from elotui.rating.diagnostics import diagnose
+from elotui.rating.leaderboard import RatingOptions
 from elotui.rating.prompt_reference import per_prompt_reference
 from elotui.rating.winrates import per_prompt_tau, win_rate_arrays
 from tests.rating.rating_builders import row, simulate
@@ -116,11 +117,11 @@ def test_same_basis_as_per_prompt_tau() -> None:
 def test_diagnose_key_present_or_null() -> None:
     rows = round_robin("p0", ["A", "B", "C"]) + round_robin("p1", ["C", "B", "A"], judge="j1")
     table = VerdictTable.from_rows(rows, contestants=["A", "B", "C"])
-    d = diagnose(table, permutations=5)
+    d = diagnose(table, options=RatingOptions(permutations=5))
     assert "per_prompt_reference" in d and d["per_prompt_reference"] is None
-    assert diagnose(table, prompt_references={}, permutations=5)["per_prompt_reference"] is None
+    assert diagnose(table, prompt_references={}, options=RatingOptions(permutations=5))["per_prompt_reference"] is None
     d = diagnose(
-        table, prompt_references={"p0": ["A", "B", "C"], "p1": ["A", "B", "C"], "p9": ["A"]}, permutations=5
+        table, prompt_references={"p0": ["A", "B", "C"], "p1": ["A", "B", "C"], "p9": ["A"]}, options=RatingOptions(permutations=5)
     )
     json.dumps(d, allow_nan=False)
     ppr = d["per_prompt_reference"]

@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from elotui.config import load_tournament
-from elotui.rating.leaderboard import rank
+from elotui.rating.leaderboard import RatingOptions, rank
 from elotui.rating.table import VerdictTable
 from elotui.verdict_log import read_log
 from tests.samples.sample_paths import PUBLISHED_GPT4_WIN_RATES, SAMPLES
@@ -65,7 +65,7 @@ def test_published_win_rates_from_the_committed_log() -> None:
 def test_published_win_rates_through_the_rating_code_over_the_log() -> None:
     t = load_tournament(VICUNA / "tournament.toml")
     table = VerdictTable.from_rows(read_log(VICUNA / "verdicts.jsonl.gz"), contestants=t.contestant_ids)
-    board = rank(table, threshold="none", method="elo", judges=["gpt-4"], permutations=5, bootstrap=0)
+    board = rank(table, threshold="none", method="elo", judges=["gpt-4"], options=RatingOptions(permutations=5, bootstrap=0))
     got = {row.contestant: row.win_rate for row in board.rows}
     for contestant, published in PUBLISHED_GPT4_WIN_RATES.items():
         assert got[contestant] == pytest.approx(float(published), abs=1e-12), contestant

@@ -10,6 +10,7 @@ import pytest
 
 from elotui.config import Tournament, load_tournament
 from elotui.rating.diagnostics import diagnose
+from elotui.rating.leaderboard import RatingOptions
 from elotui.run.runner import Runner
 from elotui.store import Store
 from tests.samples.sample_paths import SAMPLES
@@ -48,7 +49,7 @@ def test_a_run_recovers_the_true_order(arena: Tournament, tmp_path: Path) -> Non
         table = VerdictTable.from_rows(store.plan_verdicts(), contestants=arena.contestant_ids)
     assert arena.spec.reference is not None
     lengths = {key: len(text) for key, text in arena.responses.items()}
-    report = diagnose(table, reference_ranking=arena.spec.reference.ranking, lengths=lengths, permutations=20)
+    report = diagnose(table, reference_ranking=arena.spec.reference.ranking, lengths=lengths, options=RatingOptions(permutations=20))
     for threshold, agreement in report["reference"]["by_threshold"].items():
         assert agreement["kendall_tau"] >= 0.9, threshold
     judges = report["judges"]

@@ -11,7 +11,7 @@ import pytest
 from elotui.cli import main
 from elotui.config import Tournament, load_tournament
 from elotui.rating.diagnostics import diagnose
-from elotui.rating.leaderboard import rank
+from elotui.rating.leaderboard import RatingOptions, rank
 from elotui.rating.table import VerdictTable
 from elotui.store import Store
 from elotui.verdict_log import read_log
@@ -48,18 +48,18 @@ def test_the_run_answers_every_planned_call(run_store: Path, tournament: Tournam
     assert len(rows) == 80 * 20 * 5
     assert {r[6] for r in rows} == {"ok"}
     assert {(r[4], r[5]) for r in rows} == {("clean", 0)}
-    assert runs and runs[-1].get("state") == "finished"
+    assert runs and runs[-1].state == "finished"
 
 
 def test_gpt4_alone_at_threshold_none_gives_the_published_win_rates(table: VerdictTable) -> None:
-    board = rank(table, threshold="none", method="elo", judges=["gpt-4"], permutations=10, bootstrap=0)
+    board = rank(table, threshold="none", method="elo", judges=["gpt-4"], options=RatingOptions(permutations=10, bootstrap=0))
     got = {row.contestant: row.win_rate for row in board.rows}
     assert set(got) == set(PUBLISHED_GPT4_WIN_RATES)
     for contestant, published in PUBLISHED_GPT4_WIN_RATES.items():
         assert got[contestant] == pytest.approx(float(published), abs=1e-12), contestant
     assert sum(row.games for row in board.rows) == 2 * 1600
     # the same through the diagnostics' per-judge win rates
-    report = diagnose(table, permutations=5)
+    report = diagnose(table, options=RatingOptions(permutations=5))
     for contestant, published in PUBLISHED_GPT4_WIN_RATES.items():
         assert report["win_rates"]["gpt-4"][contestant] == pytest.approx(float(published), abs=1e-12)
 
@@ -67,7 +67,7 @@ def test_gpt4_alone_at_threshold_none_gives_the_published_win_rates(table: Verdi
 def test_human_agreement_and_position_consistency_per_judge(table: VerdictTable, tournament: Tournament) -> None:
     assert tournament.spec.reference is not None and tournament.spec.reference.votes
     votes = list(read_log(tournament.resolve(tournament.spec.reference.votes)))
-    report = diagnose(table, human_votes=votes, permutations=5)
+    report = diagnose(table, human_votes=votes, options=RatingOptions(permutations=5))
     assert report["human"]["votes"] == 1760
     lines = []
     for judge in JUDGES:

@@ -10,7 +10,8 @@ from rich.text import Text
 from textual.widgets import DataTable, Static
 
 from elotui.config import Tournament
-from elotui.export.ranking import leaderboard_for, write_csv
+from elotui.export.ranking import write_csv
+from elotui.session import TournamentSession
 from elotui.store import Store
 from elotui.tui.app import ElotuiApp, make_app
 from elotui.tui.screens.raw_reply import RawTextScreen
@@ -127,7 +128,7 @@ async def test_e_writes_the_csv_like_elotui_export(crafted_tournament: tuple[Tou
         messages = [n.message for n in app._notifications]
         assert any(str(target) in m for m in messages)
     expected = io.StringIO()
-    write_csv(leaderboard_for(tournament, store, threshold=1.0, method="elo"), expected)
+    write_csv(TournamentSession(tournament, store).leaderboard(threshold=1.0, method="elo"), expected)
     assert target.read_text(encoding="utf-8") == expected.getvalue()
     rows = list(csv.DictReader(io.StringIO(expected.getvalue())))
     assert [r["contestant"] for r in rows] == ["C", "A", "B"]

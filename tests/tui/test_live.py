@@ -10,7 +10,8 @@ from textual.message import Message
 
 from elotui.config import load_tournament
 from elotui.judges.base import Presentation, RetryNotice
-from elotui.run.events import CallFailed, CallRetried, CallStarted, VerdictRecorded
+from elotui.records import JudgeCounts
+from elotui.run.events import CallFailed, CallRetried, CallStarted, Progress, VerdictRecorded
 from elotui.store import Store
 from elotui.tui.app import make_app
 from elotui.tui.messages import VerdictsArrived
@@ -49,7 +50,7 @@ async def test_pause_stops_new_calls_and_quit_keeps_the_store(tmp_path: Path) ->
         assert "PAUSED" in app.query_one(StatusBar).content.plain  # type: ignore[union-attr]
         assert stopped_at < 36
         await pilot.press("p")
-        await wait_for(lambda: app.run_result is not None)
+        await wait_for(lambda: app.monitor.result is not None)
         await settle(pilot)
         assert answered(store) == 36
         assert app.query_one(LeaderboardTable).order() == ["A", "C", "B"]
@@ -66,11 +67,11 @@ async def test_quit_during_a_run_waits_for_calls_in_flight(tmp_path: Path) -> No
     async with app.run_test(size=SIZE) as pilot:
         await wait_for(lambda: answered(store) >= 2)
         await pilot.press("q")
-        await wait_for(lambda: app.run_result is not None)
-    assert app.run_result is not None and app.run_result.state == "stopped"
+        await wait_for(lambda: app.monitor.result is not None)
+    assert app.monitor.result is not None and app.monitor.result.state == "stopped"
     assert app.runner.in_flight == 0
     runs = store.runs()
-    assert runs[-1]["state"] == "stopped"  # the run was closed in the store
+    assert runs[-1].state == "stopped"  # the run was closed in the store
     assert 2 <= answered(store) < 36
     store.close()
 
@@ -95,7 +96,7 @@ async def test_a_burst_of_verdicts_is_one_message_and_one_ranking(tmp_path: Path
         assert len(arrived) == 1
         assert app.ranking.version == before + 1  # one append for the whole burst
         assert len(app.ranking) == 35 + 1 + 2000
-        app._tick()
+        app._refresh_status()
         await settle(pilot)
         assert app.board_version == app.ranking.version
         await pilot.press("5")  # every verdict its own game (at 0.5 they are votes on one presentation)
@@ -115,6 +116,11 @@ async def test_repeated_failures_are_notifications_and_counts(tmp_path: Path) ->
                                                      status_code=429)))
             app.on_run_event(CallFailed(key=f"f{i}", judge="j2", kind="verdict",
                                         error="HTTP 500 [bold]boom[/bold]\x1b[2J", attempts=5))
+        # the counts are the runner's: it publishes a frozen copy in its Progress events, the app shows them
+        counts = JudgeCounts(in_flight=0, failed=12, retries=12, http_429s=12)
+        app.on_run_event(Progress(done=0, total=12, cached=0, failed=12, invalid=0, in_flight=0, rate_per_s=0.0,
+                                  eta_s=None, input_tokens=0, output_tokens=0, cost=0.0, estimated_total_cost=None,
+                                  elapsed_s=1.0, judges={"j2": counts}))
         await settle(pilot)
         app._show_judges()
         await pilot.pause()

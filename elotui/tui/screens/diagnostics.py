@@ -4,6 +4,7 @@ ranking against its own `reference_ranking` (only when some prompt has one), and
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from rich.console import Group
@@ -25,7 +26,7 @@ def num(value: float | None, digits: int = 2) -> str:
     return "—" if value is None else f"{value:.{digits}f}"
 
 
-def position_table(report: dict[str, Any]) -> Table:
+def position_table(report: Mapping[str, Any]) -> Table:
     conditions: list[str] = report.get("conditions", [])
     table = Table(box=None, pad_edge=False, header_style="bold")
     table.add_column("judge", no_wrap=True)
@@ -50,7 +51,7 @@ def position_table(report: dict[str, Any]) -> Table:
     return table
 
 
-def agreement_table(report: dict[str, Any]) -> Text | Table:
+def agreement_table(report: Mapping[str, Any]) -> Text | Table:
     agreement = report.get("agreement", {})
     pairs = agreement.get("pairs", [])
     if not pairs:
@@ -67,7 +68,7 @@ def agreement_table(report: dict[str, Any]) -> Text | Table:
     return table
 
 
-def judges_bias_table(report: dict[str, Any]) -> Table:
+def judges_bias_table(report: Mapping[str, Any]) -> Table:
     table = Table(box=None, pad_edge=False, header_style="bold")
     for name in ("judge", "longer wins", "decisive", "vs human: accuracy", "decisive acc.", "Cohen κ", "compared"):
         table.add_column(name, justify="left" if name == "judge" else "right", no_wrap=True)
@@ -84,7 +85,7 @@ def judges_bias_table(report: dict[str, Any]) -> Table:
     return table
 
 
-def reference_table(report: dict[str, Any]) -> Text | Group:
+def reference_table(report: Mapping[str, Any]) -> Text | Group:
     ref = report.get("reference") or {}
     if not ref.get("by_threshold"):
         return Text("no reference: add [reference] votes or ranking to the tournament file", style="dim")
@@ -99,7 +100,7 @@ def reference_table(report: dict[str, Any]) -> Text | Group:
     return Group(title, table)
 
 
-def prompt_reference_table(report: dict[str, Any]) -> Group | None:
+def prompt_reference_table(report: Mapping[str, Any]) -> Group | None:
     """Each prompt's ranking (its win rates) against its own reference_ranking; None when no prompt has one."""
     ppr = report.get("per_prompt_reference")
     if not ppr:
@@ -137,7 +138,7 @@ class DiagnosticsPane(VerticalScroll):
         yield Label("Ratings over the course of the run", classes="section-title", id="diag-chart-title")
         yield RatingChart(id="diag-chart")
 
-    def show(self, report: dict[str, Any], trajectory: dict[str, Any], chart_label: str) -> None:
+    def show(self, report: Mapping[str, Any], trajectory: dict[str, Any], chart_label: str) -> None:
         c = report.get("counts", {})
         summary = Text(
             f"{c.get('verdicts', 0)} verdicts: {c.get('verdicts_used', 0)} valid, {c.get('invalid', 0)} invalid, "

@@ -3,7 +3,8 @@ responses side by side, its AB/BA grid, and every verdict with its full reasonin
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from collections.abc import Mapping
+from typing import Any
 
 from rich.text import Text
 from textual import on, work
@@ -11,32 +12,33 @@ from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.widgets import Checkbox, DataTable, Label, Select, Static
 
+from elotui.records import PairDetail
+from elotui.session import TournamentSession
 from elotui.tui.colours import theme_colour
+from elotui.tui.messages import PairDetailLoaded, PairsLoaded
 from elotui.tui.pair_summary import POSITION_BIAS, PairSummary, filter_pairs, summarise_pairs
 from elotui.tui.sanitize import clean, one_line
 from elotui.tui.widgets.abba_grid import AbbaGrid
-
-if TYPE_CHECKING:
-    from elotui.tui.app import ElotuiApp
 
 PAIR_COLUMNS = (("prompt", 14), ("pair", 34), ("stability", 13), ("flips", 5), ("judges agree", 12),
                 ("preferred", 16), ("verdicts", 8))
 
 
 class PairsPane(Vertical):
-    def __init__(self, prompts: list[str], judges: list[str], **kwargs: Any) -> None:
+    """Reads through its session in thread workers; the results come back as messages (PairsLoaded,
+    PairDetailLoaded). `kinds`: judge id -> live / replay / simulated (labels); `kinds_label`: the header note."""
+
+    def __init__(self, session: TournamentSession, kinds: Mapping[str, str], kinds_label: str, **kwargs: Any) -> None:
         super().__init__(**kwargs)
-        self._prompts = prompts
-        self._judges = judges
+        self.session = session
+        t = session.tournament
+        self._prompts, self._judges = t.prompt_ids, t.judge_ids
+        self._kinds, self._kinds_label = kinds, kinds_label
         self._summaries: list[PairSummary] = []
         self._shown: dict[str, PairSummary] = {}
-        self._details: list[dict[str, Any]] = []
+        self._details: list[PairDetail] = []
         self._detail_key: str | None = None
         self.loaded_version = -1
-
-    @property
-    def elotui(self) -> ElotuiApp:
-        return self.app  # type: ignore[return-value]
 
     def compose(self) -> ComposeResult:
         with Horizontal(id="pairs-filters"):
@@ -63,8 +65,9 @@ class PairsPane(Vertical):
             table.add_column(name, key=name, width=width)
 
     # -- loading -------------------------------------------------------------------------------------------------
-    def reload(self) -> None:
-        self.loaded_version = self.elotui.ranking.version
+    def reload(self, version: int = 0) -> None:
+        """Read the pairs again (`version`: of the verdicts the caller has seen)."""
+        self.loaded_version = version
         self._load_pairs(self._judge_filter())
 
     def _judge_filter(self) -> str | None:
@@ -73,15 +76,14 @@ class PairsPane(Vertical):
 
     @work(thread=True, exclusive=True, group="pairs-load", exit_on_error=False)
     def _load_pairs(self, judge: str | None) -> None:
-        app = self.elotui
-        rows = app.store.plan_verdicts()
+        rows = self.session.store.plan_verdicts()
         if judge is not None:
-            rows = [r for r in rows if r[3] == judge]
-        summaries = summarise_pairs(rows, app.tournament.contestant_ids)
-        app.call_from_thread(self._set_summaries, summaries)
+            rows = [r for r in rows if r.judge == judge]
+        self.post_message(PairsLoaded(summarise_pairs(rows, self.session.tournament.contestant_ids)))
 
-    def _set_summaries(self, summaries: list[PairSummary]) -> None:
-        self._summaries = summaries
+    @on(PairsLoaded)
+    def _pairs_loaded(self, message: PairsLoaded) -> None:
+        self._summaries = message.summaries
         self._fill()
 
     def _fill(self) -> None:
@@ -138,62 +140,61 @@ class PairsPane(Vertical):
 
     @work(thread=True, exclusive=True, group="pair-detail", exit_on_error=False)
     def _load_detail(self, s: PairSummary) -> None:
-        details = self.elotui.store.plan_details(
-            "p.prompt = ? AND ((p.first = ? AND p.second = ?) OR (p.first = ? AND p.second = ?))",
-            (s.prompt, s.a, s.b, s.b, s.a),
-        )
-        self.elotui.call_from_thread(self._show_detail, s, details)
+        details = self.session.pair_details(s.prompt, s.a, s.b)
+        texts = {who: self.session.response_text(s.prompt, who) for who in (s.a, s.b)}
+        self.post_message(PairDetailLoaded(s, details, texts))
 
-    def _show_detail(self, s: PairSummary, details: list[dict[str, Any]]) -> None:
+    @on(PairDetailLoaded)
+    def _show_detail(self, message: PairDetailLoaded) -> None:
+        s, details = message.summary, message.details
         self._detail_key = s.key
         self._details = details
-        app = self.elotui
         title = Text()
         title.append("prompt ")
         title.append(one_line(s.prompt, 40), style="bold")
         title.append(": ")
-        title.append(clean(app.tournament.prompt_texts.get(s.prompt, "")))
+        title.append(clean(self.session.tournament.prompt_texts.get(s.prompt, "")))
         title.append(f"\nstability: {s.klass}", style="bold")
         title.append(f" · flips {s.flips}/{s.units}" if s.units else "")
         if s.agreement is not None:
             title.append(f" · judges agreeing {round(s.agreement * s.judges_voting)}/{s.judges_voting}")
-        if app.judge_kinds_label:
-            title.append(f" · {app.judge_kinds_label}", style="italic")
+        if self._kinds_label:
+            title.append(f" · {self._kinds_label}", style="italic")
         self.query_one("#pair-title", Static).update(title)
         for widget_id, who in (("#resp-a", s.a), ("#resp-b", s.b)):
             text = Text()
             text.append(f"{one_line(who, 40)}\n", style="bold underline")
-            text.append(clean(app.response_text(s.prompt, who)))
+            text.append(clean(message.texts.get(who) or "(no response recorded yet)"))
             self.query_one(widget_id, Static).update(text)
-        self.query_one("#abba", AbbaGrid).show(s.a, s.b, details, app.tournament.judge_ids)
+        self.query_one("#abba", AbbaGrid).show(s.a, s.b, details, self._judges)
         self.query_one("#verdicts", Static).update(self._verdicts_text(s, details))
 
-    def _verdicts_text(self, s: PairSummary, details: list[dict[str, Any]]) -> Text:
+    def _verdicts_text(self, s: PairSummary, details: list[PairDetail]) -> Text:
         app = self.app
         colours = {
             "first": theme_colour(app, "verdict-first"), "second": theme_colour(app, "verdict-second"),
             "tie": theme_colour(app, "verdict-tie"), "invalid": theme_colour(app, "verdict-invalid"),
         }
-        judge_order = {j: i for i, j in enumerate(self.elotui.tournament.judge_ids)}
-        ordered = sorted(details, key=lambda d: (judge_order.get(d["judge"], 99), d["condition"], d["sample"],
-                                                 d["first"] != s.a))
+        judge_order = {j: i for i, j in enumerate(self._judges)}
+        ordered = sorted(details, key=lambda d: (judge_order.get(d.judge, 99), d.condition, d.sample,
+                                                 d.first != s.a))
         text = Text()
-        kinds = self.elotui.judge_kinds
+        kinds = self._kinds
         for d in ordered:
-            order = "AB" if d["first"] == s.a else "BA"
+            order = "AB" if d.first == s.a else "BA"
             text.append("\n")
-            text.append(one_line(d["judge"], 30), style="bold")
-            kind = kinds.get(d["judge"], "live")
+            text.append(one_line(d.judge, 30), style="bold")
+            kind = kinds.get(d.judge, "live")
             if kind != "live":
                 text.append(f" [{kind}]", style="italic")  # a literal label, not markup: Text.append never parses
-            text.append(f" · {order} ({one_line(d['first'], 20)} first) · {one_line(d['condition'], 16)}")
-            if d["sample"]:
-                text.append(f" · sample {d['sample']}")
+            text.append(f" · {order} ({one_line(d.first, 20)} first) · {one_line(d.condition, 16)}")
+            if d.sample:
+                text.append(f" · sample {d.sample}")
             text.append(" → ")
-            status = d["status"]
+            status = d.status
             if status == "ok":
-                winner = d["winner"]
-                who = d["first"] if winner == "first" else d["second"] if winner == "second" else "tie"
+                winner = d.winner
+                who = d.first if winner == "first" else d.second if winner == "second" else "tie"
                 text.append(f"{one_line(who, 30)}", style=f"bold {colours.get(winner or '', '')}")
                 if winner in ("first", "second"):
                     text.append(f" ({'first' if winner == 'first' else 'second'} slot)")
@@ -201,16 +202,16 @@ class PairsPane(Vertical):
                 text.append("invalid reply (press r to read it)", style=f"bold {colours['invalid']}")
             elif status == "error":
                 text.append("failed: ", style=f"bold {colours['invalid']}")
-                text.append(one_line(d.get("error") or "", 200))
+                text.append(one_line(d.error or "", 200))
             else:
                 text.append("not judged yet", style="dim")
-            if d.get("latency_ms"):
-                text.append(f"  {d['latency_ms']:.0f} ms", style="dim")
+            if d.latency_ms:
+                text.append(f"  {d.latency_ms:.0f} ms", style="dim")
             text.append("\n")
-            if d.get("reasoning"):
-                text.append(clean(d["reasoning"]))
+            if d.reasoning:
+                text.append(clean(d.reasoning))
                 text.append("\n")
         return text
 
-    def invalid_replies(self) -> list[dict[str, Any]]:
-        return [d for d in self._details if d["status"] in ("invalid", "error")]
+    def invalid_replies(self) -> list[PairDetail]:
+        return [d for d in self._details if d.status in ("invalid", "error")]

@@ -5,32 +5,32 @@ end of the row, so that flips (position bias) stand out."""
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
 
 from rich.table import Table
 from rich.text import Text
 from textual.widgets import Static
 
+from elotui.records import PairDetail
 from elotui.tui.colours import theme_colour
 from elotui.tui.sanitize import one_line
 
 
-def unit_class(ab: dict[str, Any] | None, ba: dict[str, Any] | None) -> str:
+def unit_class(ab: PairDetail | None, ba: PairDetail | None) -> str:
     """consistent / FLIP (position bias) / inconclusive / pending, for the two orders of one unit."""
-    if ab is None or ba is None or "missing" in (ab["status"], ba["status"]):
+    if ab is None or ba is None or "missing" in (ab.status, ba.status):
         return "pending"
     slots = []
     for d in (ab, ba):
-        slots.append(d["winner"] if d["status"] == "ok" and d["winner"] in ("first", "second") else None)
+        slots.append(d.winner if d.status == "ok" and d.winner in ("first", "second") else None)
     if None in slots:
         return "inconclusive"
     return "FLIP" if slots[0] == slots[1] else "consistent"
 
 
 class AbbaGrid(Static):
-    def show(self, a: str, b: str, details: Sequence[dict[str, Any]], judges: Sequence[str]) -> None:
+    def show(self, a: str, b: str, details: Sequence[PairDetail], judges: Sequence[str]) -> None:
         app = self.app
-        conds = sorted({(d["condition"], d["sample"]) for d in details})
+        conds = sorted({(d.condition, d.sample) for d in details})
         several = len(conds) > 1
         table = Table(box=None, show_edge=False, pad_edge=False, header_style="bold", expand=False)
         table.add_column("judge", no_wrap=True)
@@ -39,7 +39,7 @@ class AbbaGrid(Static):
             table.add_column(Text(f"AB{suffix}"), no_wrap=True)
             table.add_column(Text(f"BA{suffix}"), no_wrap=True)
             table.add_column(Text("→"), no_wrap=True)
-        by_key = {(d["judge"], d["condition"], d["sample"], d["first"] == a): d for d in details}
+        by_key = {(d.judge, d.condition, d.sample, d.first == a): d for d in details}
         colours = {
             "first": theme_colour(app, "verdict-first"), "second": theme_colour(app, "verdict-second"),
             "tie": theme_colour(app, "verdict-tie"), "invalid": theme_colour(app, "verdict-invalid"),
@@ -69,15 +69,15 @@ class AbbaGrid(Static):
         self.update(Group(table, legend))
 
     @staticmethod
-    def _cell(d: dict[str, Any] | None, colours: dict[str, str]) -> Text:
+    def _cell(d: PairDetail | None, colours: dict[str, str]) -> Text:
         if d is None:
             return Text("")
-        status = d["status"]
+        status = d.status
         if status != "ok":
             return Text({"missing": "·", "invalid": "invalid", "error": "failed"}.get(status, status),
                         style=colours.get(status, ""))
-        winner = d["winner"]
+        winner = d.winner
         if winner == "tie":
             return Text("tie", style=colours["tie"])
-        name = d["first"] if winner == "first" else d["second"]
+        name = d.first if winner == "first" else d.second
         return Text(one_line(name, 14), style=f"bold {colours.get(winner or '', '')}")

@@ -1,0 +1,61 @@
+"""What a run is set up with: the judges of every endpoint, built by a factory, and the run's manifest (what
+produced it: never an API key)."""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Callable
+from typing import Any
+
+from elotui import __version__
+from elotui.config import EndpointConfig, Tournament
+from elotui.judges.base import Judge, RetryObserver
+from elotui.run.calls import endpoints
+from elotui.run.plan import Plan
+from elotui.run.prompts import PromptBuilder
+
+JudgeFactory = Callable[[EndpointConfig, str, RetryObserver | None], Judge]
+
+
+def default_judge_factory(tournament: Tournament, *, no_delay: bool = False) -> JudgeFactory:
+    """Builds judges with `elotui.judges.build_judge`; `no_delay` sets replay/simulated `delay_ms` to 0."""
+
+    def factory(config: EndpointConfig, judge_id: str, observer: RetryObserver | None) -> Judge:
+        from elotui.judges import build_judge
+
+        if no_delay and config.provider in ("replay", "simulated") and config.delay_ms:
+            config = config.model_copy(update={"delay_ms": 0.0})
+        return build_judge(config, judge_id=judge_id, base_dir=tournament.base_dir, observer=observer)
+
+    return factory
+
+
+def build_judges(tournament: Tournament, factory: JudgeFactory,
+                 observer_for: Callable[[str], RetryObserver | None] | None = None) -> dict[str, Judge]:
+    out: dict[str, Judge] = {}
+    for jid, config in endpoints(tournament).items():
+        out[jid] = factory(config, jid, observer_for(jid) if observer_for else None)
+    return out
+
+
+def manifest(tournament: Tournament, judges: dict[str, Judge], builder: PromptBuilder, plan: Plan,
+             max_cost: float | None) -> dict[str, Any]:
+    """What produced a run: never an API key (identities and settings hold variable names only)."""
+    comparison = tournament.spec.comparison
+    examples_hash = None
+    if comparison.examples_file:
+        examples_hash = hashlib.sha256(tournament.resolve(comparison.examples_file).read_bytes()).hexdigest()
+    return {
+        "elotui_version": __version__,
+        "tournament": {"name": tournament.name, "path": str(tournament.path), "content_hash": tournament.content_hash},
+        "endpoints": {
+            jid: {"kind": j.kind, "identity": j.identity(), "settings": j.config.model_dump(mode="json")}
+            for jid, j in judges.items()
+        },
+        "comparison": comparison.model_dump(mode="json", exclude={"system_template", "user_template"}),
+        "examples_file_sha256": examples_hash,
+        "templates": builder.templates(),
+        "plan": {"verdict_calls": plan.total, "generations": len(plan.generations),
+                 "paraphrases": len(plan.paraphrases)},
+        "max_cost": max_cost,
+    }

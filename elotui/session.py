@@ -1,0 +1,173 @@
+"""One tournament and its store, as every front end reads them: the query layer of elotui.
+
+`TournamentSession(tournament, store)` answers what `elotui export`, `elotui diagnose`, the graph export and the
+TUI ask: the verdict table of the current plan, a leaderboard for a view, the diagnose report and its inputs, one
+pair's details, the last invalid reply, judge statistics and response texts. Each is defined here once; callers
+never write SQL or assemble the table themselves. No Textual here.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, cast
+
+from elotui.config import Tournament
+from elotui.errors import UserError
+from elotui.rating.games import games_from_tally
+from elotui.rating.leaderboard import Leaderboard, RatingOptions, rank, rank_games
+from elotui.rating.table import VerdictTable
+from elotui.records import DiagnoseReport, JudgeStats, PairDetail, PlanVerdict, TallyRow
+from elotui.store import Store
+from elotui.verdict_log import VerdictRow, read_log
+from elotui.vocab import SCREEN_METHODS, Threshold, parse_threshold
+
+
+@dataclass
+class DiagnoseInputs:
+    """Everything `rating.diagnostics.diagnose()` takes besides the verdict table."""
+
+    human_votes: list[VerdictRow] | None  # the verdict log of [reference] votes
+    reference_ranking: list[str] | None
+    prompt_references: dict[str, list[str]]
+    lengths: dict[tuple[str, str], int]
+    method: str
+    options: RatingOptions
+    problems: list[UserError] = field(default_factory=list)  # inputs that could not be read (left out)
+
+
+class TournamentSession:
+    def __init__(self, tournament: Tournament, store: Store) -> None:
+        self.tournament = tournament
+        self.store = store
+        self.options = RatingOptions.from_config(tournament.spec.ranking)
+
+    # --- the verdict table ---------------------------------------------------------------------------------------
+
+    def empty_table(self) -> VerdictTable:
+        t = self.tournament
+        return VerdictTable(contestants=t.contestant_ids, prompts=t.prompt_ids, judges=t.judge_ids,
+                            conditions=list(t.spec.comparison.conditions))
+
+    def plan_table(self, rows: Sequence[PlanVerdict] | None = None, *, include_missing: bool = True) -> VerdictTable:
+        """The verdict table of the current plan, coded in the file's declared order. `include_missing=False`
+        leaves out the presentations with no recorded call (the TUI appends them as they are answered)."""
+        table = self.empty_table()
+        rows = self.store.plan_verdicts() if rows is None else rows
+        table.append(rows if include_missing else [r for r in rows if r[6] != "missing"])
+        return table
+
+    # --- leaderboards --------------------------------------------------------------------------------------------
+
+    def leaderboard(
+        self,
+        *,
+        threshold: Threshold | str | None = None,
+        method: str | None = None,
+        prompt: str | None = None,
+        tally: list[TallyRow] | None = None,
+    ) -> Leaderboard:
+        """The leaderboard of the current plan (no judge calls). `threshold` / `method` override `[ranking]`;
+        `prompt` restricts the scope to one prompt; `tally`: `store.verdict_tally(...)` when the caller has read
+        it already (used for threshold none with Elo only). Raises UserError for an unknown prompt, a bad threshold
+        or method, or a store without a plan."""
+        t = self.tournament
+        settings = t.spec.ranking
+        try:
+            chosen = settings.threshold if threshold is None else parse_threshold(threshold)
+        except ValueError as exc:
+            raise UserError(str(exc)) from None
+        chosen_method = settings.method if method is None else method
+        if chosen_method not in SCREEN_METHODS:
+            raise UserError(f"method must be one of {', '.join(SCREEN_METHODS)}, not {chosen_method!r}")
+        if prompt is not None and prompt not in t.prompt_ids:
+            raise UserError(f"prompt '{prompt}' is not in {t.path.name} (prompts: {', '.join(t.prompt_ids)})")
+        scope = [prompt] if prompt is not None else None
+        if chosen == "none" and chosen_method == "elo":
+            # Permutation-averaged Elo over the No-Threshold games needs only their multiset: counted in SQL
+            # (a few hundred rows), not one Python row per verdict. Same games, codes and ratings as the table path.
+            tally = self.store.verdict_tally(scope) if tally is None else tally
+            g = games_from_tally(tally, t.contestant_ids) if tally else None  # else: the table path below
+            if g is not None:
+                return rank_games(list(t.contestant_ids), g, threshold=chosen, method=chosen_method,
+                                  options=self.options, prompts=scope)
+        rows = self.store.plan_verdicts()
+        if not rows:
+            raise UserError(f"{self.store.path}: no comparison plan recorded for this tournament yet "
+                            "(run `elotui run` first)")
+        return rank(self.plan_table(rows), threshold=chosen, method=chosen_method, options=self.options,
+                    prompts=scope)
+
+    # --- diagnostics ---------------------------------------------------------------------------------------------
+
+    def response_lengths(self) -> dict[tuple[str, str], int]:
+        """(prompt, contestant) -> length in characters of the response, from the file or generated texts."""
+        lengths = {key: len(text) for key, text in self.tournament.responses.items()}
+        for row in self.store.texts():
+            if row.kind not in ("generation", "response") or row.condition not in (None, "clean"):
+                continue
+            if row.prompt is not None and row.contestant is not None:
+                lengths.setdefault((row.prompt, row.contestant), len(row.text or ""))
+        return lengths
+
+    def diagnose_inputs(self) -> DiagnoseInputs:
+        """Human votes, the reference rankings, response lengths and the `[ranking]` settings. A votes log that
+        cannot be read is reported in `problems` and left out."""
+        spec = self.tournament.spec
+        votes, problems = None, list[UserError]()
+        if spec.reference is not None and spec.reference.votes:
+            try:
+                votes = list(read_log(self.tournament.resolve(spec.reference.votes)))
+            except UserError as exc:
+                problems.append(exc)
+        return DiagnoseInputs(
+            human_votes=votes,
+            reference_ranking=list(spec.reference.ranking) if spec.reference and spec.reference.ranking else None,
+            prompt_references={p.id: list(p.reference_ranking) for p in spec.prompts if p.reference_ranking},
+            lengths=self.response_lengths(),
+            method=spec.ranking.method,
+            options=self.options.replace(bootstrap=0),
+            problems=problems,
+        )
+
+    def diagnose_report(self, table: VerdictTable | None = None, *, method: str | None = None,
+                        max_permutations: int | None = None, inputs: DiagnoseInputs | None = None) -> DiagnoseReport:
+        """The diagnose report (docs/diagnose.md) of `table` (default: the current plan's). `method` rates the
+        reference comparison (default `[ranking] method`); `max_permutations` caps the Elo orders (the TUI)."""
+        from elotui.rating.diagnostics import diagnose  # lazy: keeps `elotui --help` fast
+
+        inputs = inputs or self.diagnose_inputs()
+        options = inputs.options
+        if max_permutations is not None:
+            options = options.replace(permutations=min(options.permutations, max_permutations))
+        report = diagnose(
+            self.plan_table() if table is None else table,
+            human_votes=cast("list[Mapping[str, Any]] | None", inputs.human_votes),
+            reference_ranking=inputs.reference_ranking, prompt_references=inputs.prompt_references,
+            lengths=inputs.lengths, method=method or inputs.method, options=options,
+        )
+        report["tournament"] = self.tournament.name
+        return cast(DiagnoseReport, report)
+
+    # --- pairs, judges and texts ---------------------------------------------------------------------------------
+
+    def pair_details(self, prompt: str, a: str, b: str) -> list[PairDetail]:
+        return self.store.pair_details(prompt, a, b)
+
+    def last_invalid(self, key: str | None = None) -> PairDetail | None:
+        """The latest invalid reply of the plan (or the presentation answered by call `key`)."""
+        found = self.store.detail_for_call(key) if key is not None else None
+        return found or self.store.last_invalid()
+
+    def judge_stats(self) -> dict[str, JudgeStats]:
+        return self.store.judge_stats()
+
+    def response_text(self, prompt: str, contestant: str) -> str | None:
+        """The response as the file gives it, else the stored generation (None: not produced yet)."""
+        text = self.tournament.responses.get((prompt, contestant))
+        return text if text is not None else self.store.generated_text(prompt, contestant)
+
+    def judge_kinds(self) -> Mapping[str, str]:
+        """judge id -> "live", "replay" or "simulated" (what the screen labels)."""
+        return {j.id: j.provider if j.provider in ("replay", "simulated") else "live"
+                for j in self.tournament.spec.judges}

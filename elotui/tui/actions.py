@@ -1,0 +1,173 @@
+"""The user's actions (keys and palette): threshold, method, tabs, scope, pause, export, screenshot, raw replies.
+
+A mixin of `ElotuiApp`: it names what it uses of the app below, and imports nothing of the app.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from textual.widgets import Select, TabbedContent
+
+from elotui.records import PairDetail
+from elotui.tui.live_ranking import Scope
+from elotui.tui.run_monitor import Notice, RunMonitor
+from elotui.tui.screens.help import HelpScreen
+from elotui.tui.screens.pairs import PairsPane
+from elotui.tui.screens.raw_reply import RawTextScreen
+from elotui.vocab import METHOD_NAMES, THRESHOLDS, threshold_label
+
+if TYPE_CHECKING:
+    from textual.app import App
+
+    from elotui.config import Tournament
+    from elotui.rating.leaderboard import Leaderboard
+    from elotui.session import TournamentSession
+
+    _Base = App[int]
+else:
+    _Base = object
+
+TABS_FOCUS = {"tab-leaderboard": "#leaderboard", "tab-pairs": "#pairs-table", "tab-diagnostics": "#diagnostics-pane"}
+
+
+def raw_title(d: PairDetail) -> str:
+    return (f"raw reply of judge {d.judge} ({d.status}) — prompt {d.prompt}: {d.first} (first) vs {d.second} "
+            "(second)")
+
+
+def unused_path(path: Path) -> Path:
+    """`path`, or `stem-2.ext`, `stem-3.ext`, ... : never an existing file."""
+    n, candidate = 1, path
+    while candidate.exists():
+        n += 1
+        candidate = path.with_name(f"{path.stem}-{n}{path.suffix}")
+    return candidate
+
+
+class AppActions(_Base):
+    tournament: Tournament
+    session: TournamentSession
+    monitor: RunMonitor
+    board: Leaderboard | None
+    export_path: Path | None
+    screenshot_dir: Path | None
+    threshold: Any
+    method: Any
+    scope: Any
+    runner: Any
+    _run_worker: Any
+
+    if TYPE_CHECKING:  # the app's own methods, used here
+
+        def _notice(self, n: Notice) -> None: ...
+        def _busy(self, group: str) -> bool: ...
+        def _refresh_pairs(self, *, now: bool = False) -> None: ...
+        def _refresh_diagnostics(self, *, now: bool = False) -> None: ...
+
+    def action_threshold(self, index: int) -> None:
+        self.threshold = THRESHOLDS[index - 1]
+
+    def action_toggle_method(self) -> None:
+        self.method = "bt" if self.method == "elo" else "elo"
+
+    def action_show_tab(self, tab: str) -> None:
+        self.query_one("#tabs", TabbedContent).active = tab
+        self.query_one(TABS_FOCUS[tab]).focus()
+        self._refresh_pairs(now=True)
+        self._refresh_diagnostics(now=True)
+
+    def set_scope_prompt(self, prompt: str | None) -> None:
+        self.scope = Scope(prompt=prompt, judge=self.scope.judge)
+        select = self.query_one("#scope-prompt", Select)
+        if select.value != (prompt if prompt is not None else Select.NULL):
+            select.value = prompt if prompt is not None else Select.NULL
+
+    def set_scope_judge(self, judge: str | None) -> None:
+        self.scope = Scope(prompt=self.scope.prompt, judge=judge)
+        select = self.query_one("#scope-judge", Select)
+        if select.value != (judge if judge is not None else Select.NULL):
+            select.value = judge if judge is not None else Select.NULL
+
+    def action_pause(self) -> None:
+        runner = self.runner
+        if runner is None or self.monitor.result is not None:
+            self._notice(Notice("no run in progress: nothing to pause"))
+            return
+        if runner.paused:
+            runner.resume()
+            self.monitor.state = "running"
+            self._notice(Notice("judging resumed"))
+        else:
+            runner.pause()
+            self.monitor.state = "paused"
+            self._notice(Notice("judging paused: calls in flight finish, no new calls start (p resumes)"))
+
+    def export_target(self) -> Path:
+        return self.export_path or Path.cwd() / f"{self.tournament.slug}-ranking.csv"
+
+    def action_export(self) -> None:
+        from elotui.export.ranking import write_csv
+
+        board = self.board
+        if board is None:
+            self._notice(Notice("no ranking to export yet", severity="warning"))
+            return
+        target = self.export_target()
+        try:
+            target.parent.mkdir(parents=True, exist_ok=True)
+            with target.open("w", encoding="utf-8", newline="") as fh:
+                write_csv(board, fh)
+        except OSError as exc:
+            self._notice(Notice(f"{target}: cannot write: {exc.strerror}", "export failed", "error"))
+            return
+        self._notice(Notice(f"{target}\n(threshold {threshold_label(self.threshold)}, {METHOD_NAMES[self.method]}, "
+                            f"{self.scope.describe()})", "ranking exported"))
+
+    def action_screenshot(self, filename: str | None = None, path: str | None = None) -> None:
+        """An SVG of the screen into the current directory (or `screenshot_dir`, or `path`), never over an earlier
+        one, creating nothing outside it (Textual's own default writes to ~/Downloads, which need not exist)."""
+        folder = Path(path) if path else (self.screenshot_dir or Path.cwd())
+        stamp = dt.datetime.now().strftime("%Y%m%d-%H%M%S")
+        target = unused_path(folder / (filename or f"{self.tournament.slug}-{stamp}.svg"))
+        try:
+            self.save_screenshot(filename=target.name, path=str(folder))
+        except OSError as exc:
+            self._notice(Notice(f"{target}: cannot write: {exc.strerror}", "screenshot failed", "error"))
+            return
+        self._notice(Notice(str(target), "screenshot saved"))
+
+    def action_help(self) -> None:
+        self.push_screen(HelpScreen())
+
+    def action_last_invalid(self) -> None:
+        record = self.session.last_invalid(self.monitor.last_invalid_key)
+        if record is None:
+            self._notice(Notice("no invalid replies"))
+            return
+        self.push_screen(RawTextScreen(raw_title(record), str(record.raw_reply or "(empty reply)")))
+
+    def action_pair_raw(self) -> None:
+        if self.query_one("#tabs", TabbedContent).active != "tab-pairs":
+            return
+        bad = self.query_one(PairsPane).invalid_replies()
+        if not bad:
+            self._notice(Notice("the selected pair has no invalid or failed verdicts"))
+            return
+        body = "\n\n".join(
+            f"--- {d.judge} · {d.first} first · {d.condition} · {d.status} ---\n"
+            + str(d.raw_reply or d.error or "(empty)")
+            for d in bad
+        )
+        self.push_screen(RawTextScreen(f"invalid and failed replies ({len(bad)})", body))
+
+    async def action_quit(self) -> None:
+        """Stop the runner, let calls in flight finish (they are stored), then exit."""
+        runner, worker = self.runner, self._run_worker
+        if runner is not None and worker is not None and self._busy("run"):
+            self._notice(Notice("stopping: waiting for calls in flight…"))
+            runner.stop()
+            await worker.wait()
+        self.exit(self.monitor.exit_code)

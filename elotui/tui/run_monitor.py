@@ -1,0 +1,127 @@
+"""What the TUI knows of a run, from its typed events (elotui.run.events): the verdicts not yet ranked, the plan's
+counts, the run state, the latest progress (with the runner's frozen per-judge counts) and the notices to show.
+
+No Textual here: the App feeds it every event and shows what it returns.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from elotui.records import JudgeCounts, PlanVerdict
+from elotui.run.events import (
+    CallFailed,
+    Event,
+    Progress,
+    RunFinished,
+    RunStarted,
+    RunStateChanged,
+    VerdictRecorded,
+)
+from elotui.tui.sanitize import one_line
+
+FAILURE_NOTICES = (1, 3, 10, 30, 100, 300, 1000)  # repeated failures: notify at these counts, count always
+
+
+@dataclass(frozen=True)
+class Notice:
+    """A notification for the user (shown literally: never markup)."""
+
+    message: str
+    title: str = ""
+    severity: str = "information"
+    timeout: float = 5.0
+
+
+@dataclass
+class PlanCounts:
+    total: int = 0
+    done: int = 0
+    failed: int = 0
+    invalid: int = 0
+
+    @classmethod
+    def of(cls, rows: Sequence[PlanVerdict]) -> PlanCounts:
+        c = cls(total=len(rows))
+        for r in rows:
+            c.done += r.status in ("ok", "invalid")
+            c.failed += r.status == "error"
+            c.invalid += r.status == "invalid"
+        return c
+
+
+@dataclass
+class RunMonitor:
+    state: str = "stored"  # "stored" (no run in this process), or a RunState
+    progress: Progress | None = None
+    result: RunFinished | None = None
+    last_invalid_key: str | None = None
+    plan: PlanCounts = field(default_factory=PlanCounts)
+    pending: list[PlanVerdict] = field(default_factory=list)
+    invalid_seen: dict[str, int] = field(default_factory=dict)
+    failed_seen: dict[str, int] = field(default_factory=dict)
+    reload_wanted: bool = False  # the run (re)stored its plan: read the store again
+
+    @property
+    def judge_counts(self) -> dict[str, JudgeCounts]:
+        counts = dict(self.progress.judges) if self.progress is not None else {}
+        if self.result is not None:  # nothing is in flight once the run has ended
+            counts = {j: dataclasses.replace(c, in_flight=0) for j, c in counts.items()}
+        return counts
+
+    def handle(self, event: Event) -> list[Notice]:
+        if isinstance(event, VerdictRecorded):
+            return self._verdict(event)
+        if isinstance(event, CallFailed):
+            n = self.failed_seen[event.judge] = self.failed_seen.get(event.judge, 0) + 1
+            if n in FAILURE_NOTICES:
+                return [Notice(f"judge {one_line(event.judge, 40)}: a call failed after {event.attempts} attempt(s): "
+                               f"{one_line(event.error, 200)} ({n} failed so far)", "judge failing", "error", 10)]
+        elif isinstance(event, Progress):
+            self.progress = event
+        elif isinstance(event, RunStateChanged):
+            self.state = event.state
+            if event.state == "budget":
+                return [Notice(one_line(event.reason, 300), "budget reached", "warning", 30)]
+        elif isinstance(event, RunStarted):
+            self.state = "running"
+            self.reload_wanted = True
+        elif isinstance(event, RunFinished):
+            return self.finished(event)
+        return []
+
+    def _verdict(self, event: VerdictRecorded) -> list[Notice]:
+        p = event.presentation
+        self.pending.append(PlanVerdict(p.prompt, p.first, p.second, event.judge, p.condition, p.sample, event.status,
+                                       event.winner if event.status == "ok" else None))
+        if event.status != "invalid":
+            return []
+        self.last_invalid_key = event.key
+        n = self.invalid_seen[event.judge] = self.invalid_seen.get(event.judge, 0) + 1
+        if n in FAILURE_NOTICES:
+            return [Notice(f"judge {one_line(event.judge, 40)} gave an unparseable reply ({n} so far); "
+                           "press i to read it", severity="warning")]
+        return []
+
+    def finished(self, result: RunFinished) -> list[Notice]:
+        if self.result is not None:
+            return []
+        self.result, self.state, self.reload_wanted = result, result.state, True
+        if result.failed:
+            return [Notice(f"{len(result.failed)} call(s) failed for good; they are retried on the next run",
+                           "run finished", "warning", 15)]
+        return []
+
+    def take_pending(self) -> list[PlanVerdict]:
+        rows, self.pending = self.pending, []
+        for r in rows:
+            self.plan.done += r.status in ("ok", "invalid")
+            self.plan.invalid += r.status == "invalid"
+        return rows
+
+    @property
+    def exit_code(self) -> int:
+        """3 when a finished run left calls that failed for good, else 0."""
+        return 3 if self.result is not None and self.result.failed and self.result.state == "finished" else 0

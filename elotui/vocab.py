@@ -1,0 +1,97 @@
+"""elotui's vocabulary: each concept that several floors name, defined once.
+
+Ground floor: imports nothing from elotui. Thresholds (seed 000 §4.3), rating methods, call kinds and statuses,
+the expected win probability of a rating gap and its band (seed 000 §4.4), and the cost of tokens at a price.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Final, Literal
+
+# --- agreement thresholds -----------------------------------------------------------------------------------------
+
+Threshold = float | Literal["none"]
+THRESHOLDS: Final[tuple[Threshold, ...]] = (1.0, 0.9, 0.75, 0.5, "none")
+_THRESHOLD_VALUES: Final = (1.0, 0.9, 0.75, 0.5)
+_THRESHOLD_MESSAGE: Final = 'threshold must be one of 1.0, 0.9, 0.75, 0.5 or "none"'
+
+
+def parse_threshold(value: Any) -> Threshold:
+    """1.0, 0.9, 0.75, 0.5 or "none"; also the strings "1", "1.0", "0.9", "none", "no", "no-threshold".
+
+    Raises ValueError (pydantic turns it into a validation error, and the CLI into exit 2)."""
+    if isinstance(value, str):
+        text = value.strip().lower()
+        if text in {"none", "no", "no-threshold"}:
+            return "none"
+        try:
+            value = float(text)
+        except ValueError:
+            raise ValueError(_THRESHOLD_MESSAGE) from None
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise ValueError(_THRESHOLD_MESSAGE)  # noqa: TRY004 - ValueError is what pydantic and callers expect
+    for allowed in _THRESHOLD_VALUES:
+        if abs(float(value) - allowed) < 1e-9:
+            return allowed
+    raise ValueError(_THRESHOLD_MESSAGE)
+
+
+def threshold_label(threshold: Threshold) -> str:
+    """1.0, 0.9, 0.75, 0.5 or none: as the keys, the CLI and the diagnose report name them."""
+    if threshold == "none":
+        return "none"
+    return "1.0" if float(threshold) == 1.0 else f"{float(threshold):g}"
+
+
+# --- rating methods -----------------------------------------------------------------------------------------------
+
+Method = Literal["elo", "bt", "online"]
+METHODS: Final[tuple[Method, ...]] = ("elo", "bt", "online")
+SCREEN_METHODS: Final[tuple[Method, ...]] = ("elo", "bt")  # what the TUI's `m` toggles between
+METHOD_NAMES: Final[dict[str, str]] = {"elo": "Elo", "bt": "Bradley–Terry", "online": "online Elo"}
+
+
+def check_method(method: str) -> Method:
+    if method not in METHODS:
+        raise ValueError(f"method must be one of {', '.join(METHODS)}, not {method!r}")
+    return method  # type: ignore[return-value]  # narrowed by the membership test
+
+
+# --- calls --------------------------------------------------------------------------------------------------------
+
+CallKind = Literal["verdict", "generation", "paraphrase"]
+Status = Literal["ok", "invalid", "error"]  # a recorded call
+PlanStatus = Literal["ok", "invalid", "error", "missing"]  # a planned presentation: "missing" = no call recorded
+Winner = Literal["first", "second", "tie"]
+CACHED_STATUSES: Final[tuple[Status, ...]] = ("ok", "invalid")  # answered: never paid for twice
+
+
+def cost_of(input_tokens: int, output_tokens: int, price_in: float | None, price_out: float | None) -> float:
+    """Cost of a call at prices per million tokens (an unset price costs nothing)."""
+    cost = 0.0
+    if price_in:
+        cost += input_tokens * price_in / 1e6
+    if price_out:
+        cost += output_tokens * price_out / 1e6
+    return cost
+
+
+# --- gaps ---------------------------------------------------------------------------------------------------------
+
+BAND_TIED: Final = "practically tied"
+BAND_MODERATE: Final = "moderate"
+BAND_STRONG: Final = "strong"
+
+
+def win_probability(gap: float) -> float:
+    """Expected score of the higher-rated side of a gap Δ on the Elo scale: 1 / (1 + 10^(-Δ/400))."""
+    return 1.0 / (1.0 + 10.0 ** (-gap / 400.0))
+
+
+def band(gap: float) -> str:
+    """Seed 000 §4.4: Δ < 50 practically tied, 50 ≤ Δ ≤ 150 moderate, Δ > 150 strong."""
+    if gap < 50:
+        return BAND_TIED
+    if gap <= 150:
+        return BAND_MODERATE
+    return BAND_STRONG
