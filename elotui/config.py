@@ -193,32 +193,49 @@ class TournamentFile(_Strict):
         declared = {c.id for c in self.contestants}
         generated = {c.id for c in self.contestants if c.generator is not None}
         for i, prompt in enumerate(self.prompts):
-            for cid in prompt.responses:
-                if cid not in declared:
-                    problems.append(f"prompts[{i}].responses.{cid}: contestant '{cid}' is not declared in [[contestants]]")
-            for cid in sorted(declared - generated - set(prompt.responses)):
-                problems.append(
-                    f"prompts[{i}].responses: no response for contestant '{cid}' "
-                    "(give one, or a [contestants.generator])"
-                )
-            for cid in prompt.reference_ranking or []:
-                if cid not in declared:
-                    problems.append(f"prompts[{i}].reference_ranking: contestant '{cid}' is not declared")
+            _check_prompt(i, prompt, declared, generated, problems)
         for i, judge in enumerate(self.judges):
             if judge.simulation is not None:
-                missing = sorted(declared - set(judge.simulation.qualities))
-                unknown = sorted(set(judge.simulation.qualities) - declared)
-                if missing:
-                    problems.append(f"judges[{i}].simulation.qualities: missing contestant(s) {', '.join(missing)}")
-                if unknown:
-                    problems.append(f"judges[{i}].simulation.qualities: undeclared contestant(s) {', '.join(unknown)}")
+                _check_qualities(
+                    f"judges[{i}].simulation.qualities", set(judge.simulation.qualities), declared, problems
+                )
         if self.reference and self.reference.ranking:
-            for cid in self.reference.ranking:
-                if cid not in declared:
-                    problems.append(f"reference.ranking: contestant '{cid}' is not declared")
+            problems += [
+                f"reference.ranking: contestant '{cid}' is not declared"
+                for cid in self.reference.ranking
+                if cid not in declared
+            ]
         if problems:
             raise ValueError("\n".join(problems))
         return self
+
+
+def _check_prompt(
+    i: int, prompt: PromptConfig, declared: set[str], generated: set[str], problems: list[str]
+) -> None:
+    for cid in prompt.responses:
+        if cid not in declared:
+            problems.append(
+                f"prompts[{i}].responses.{cid}: contestant '{cid}' is not declared in [[contestants]]"
+            )
+    for cid in sorted(declared - generated - set(prompt.responses)):
+        problems.append(
+            f"prompts[{i}].responses: no response for contestant '{cid}' "
+            "(give one, or a [contestants.generator])"
+        )
+    problems += [
+        f"prompts[{i}].reference_ranking: contestant '{cid}' is not declared"
+        for cid in prompt.reference_ranking or []
+        if cid not in declared
+    ]
+
+
+def _check_qualities(key: str, given: set[str], declared: set[str], problems: list[str]) -> None:
+    missing, unknown = sorted(declared - given), sorted(given - declared)
+    if missing:
+        problems.append(f"{key}: missing contestant(s) {', '.join(missing)}")
+    if unknown:
+        problems.append(f"{key}: undeclared contestant(s) {', '.join(unknown)}")
 
 
 def _unique(section: str, ids: list[str], problems: list[str]) -> None:
@@ -288,7 +305,9 @@ class Tournament:
         """(who, variable) for every `api_key_env` that is not set in the environment."""
         out: list[tuple[str, str]] = []
         endpoints: list[tuple[str, EndpointConfig]] = [(f"judge '{j.id}'", j) for j in self.spec.judges]
-        endpoints += [(f"contestant '{c.id}' generator", c.generator) for c in self.spec.contestants if c.generator]
+        endpoints += [
+            (f"contestant '{c.id}' generator", c.generator) for c in self.spec.contestants if c.generator
+        ]
         if self.spec.comparison.paraphraser is not None:
             endpoints.append(("paraphraser", self.spec.comparison.paraphraser))
         for who, ep in endpoints:
@@ -328,7 +347,9 @@ def load_tournament(path: str | Path) -> Tournament:
     except ValidationError as exc:
         lines = format_validation_errors(exc, text, data, TournamentFile, path)
         raise UserError(f"{path}: {len(lines)} problem(s) in the tournament file", details=lines) from None
-    tournament = Tournament(spec=spec, path=path.resolve(), content_hash=hashlib.sha256(raw_bytes).hexdigest())
+    tournament = Tournament(
+        spec=spec, path=path.resolve(), content_hash=hashlib.sha256(raw_bytes).hexdigest()
+    )
     _resolve_texts(tournament, text)
     return tournament
 

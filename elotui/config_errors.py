@@ -55,12 +55,18 @@ def render_loc(loc: tuple[Any, ...], data: Any) -> str:
 
 
 def _is_tag(part: str) -> bool:
-    return part in {"str", "int", "float", "bool", "FileRef", "none"} or "[" in part or part.startswith("function")
+    return (
+        part in {"str", "int", "float", "bool", "FileRef", "none"}
+        or "[" in part
+        or part.startswith("function")
+    )
 
 
 _TABLE = re.compile(r"^\s*\[\s*([^\[\]]+?)\s*\]\s*(#.*)?$")
 _ARRAY = re.compile(r"^\s*\[\[\s*([^\[\]]+?)\s*\]\]\s*(#.*)?$")
-_KEY = re.compile(r"^\s*((?:[A-Za-z0-9_\-]+|\"[^\"]*\"|'[^']*')(?:\s*\.\s*(?:[A-Za-z0-9_\-]+|\"[^\"]*\"|'[^']*'))*)\s*=")
+_KEY = re.compile(
+    r"^\s*((?:[A-Za-z0-9_\-]+|\"[^\"]*\"|'[^']*')(?:\s*\.\s*(?:[A-Za-z0-9_\-]+|\"[^\"]*\"|'[^']*'))*)\s*="
+)
 
 
 def _split_dotted(name: str) -> list[str]:
@@ -106,7 +112,7 @@ def locate(source: str, keypath: str) -> int | None:
         if m:
             key = ".".join(_split_dotted(m[1]))
             consider(f"{table}.{key}" if table else key, lineno)
-            rest = line[m.end():]
+            rest = line[m.end() :]
             for quote in ('"""', "'''"):
                 if rest.count(quote) % 2 == 1:
                     in_multiline = quote
@@ -212,48 +218,53 @@ def _message(err: ErrorDetails, root: type[BaseModel]) -> str:
             return "must not be empty"
         return f"needs at least {ctx.get('min_length')} item(s)"
     if kind in _TYPE_NAMES:
-        return f"expected {_TYPE_NAMES[kind]}, got {type(err.get('input')).__name__} {err.get('input')!r}"[:200]
+        return f"expected {_TYPE_NAMES[kind]}, got {type(err.get('input')).__name__} {err.get('input')!r}"[
+            :200
+        ]
     if kind == "value_error":
         msg = str(err.get("msg", ""))
         return msg.removeprefix("Value error, ")
     return str(err.get("msg", kind))
 
 
-def format_validation_errors(exc: ValidationError, source: str, data: Any, root: type[BaseModel],
-                             path: Path | None = None) -> list[str]:
+def _items(
+    err: ErrorDetails, data: Any, root: type[BaseModel], union_paths: set[str]
+) -> list[tuple[str, str]]:
+    """(key path, message) pairs for one pydantic error (a cross-check error may carry several lines)."""
+    loc = tuple(err["loc"])
+    key = render_loc(loc, data)
+    if any(p == "FileRef" or p == "str" for p in loc if isinstance(p, str)):
+        # a text-or-file value with the wrong shape: one message for both union members
+        if key in union_paths:
+            return []
+        union_paths.add(key)
+        if err["type"] == "extra_forbidden":
+            key = render_loc(loc[:-1], data)
+        return [(key, 'expected text or { file = "relative/path" }')]
+    msg = _message(err, root)
+    if err["type"] != "value_error" or "\n" not in msg:
+        return [(key, msg)]
+    items = []
+    for line in msg.splitlines():
+        sub, _, rest = line.partition(": ")
+        items.append((sub, rest) if rest else (key, line))
+    return items
+
+
+def format_validation_errors(
+    exc: ValidationError, source: str, data: Any, root: type[BaseModel], path: Path | None = None
+) -> list[str]:
     """Every problem as `line N: key.path: what was expected` (`root`: the file's model), deduplicated, in file
     order."""
-
     seen: set[str] = set()
     out: list[tuple[int, str]] = []
     union_paths: set[str] = set()
     for err in exc.errors():
-        loc = tuple(err["loc"])
-        key = render_loc(loc, data)
-        if any(p == "FileRef" or p == "str" for p in loc if isinstance(p, str)):
-            # a text-or-file value with the wrong shape: one message for both union members
-            if key in union_paths:
-                continue
-            union_paths.add(key)
-            if err["type"] == "extra_forbidden":
-                key = render_loc(loc[:-1], data)
-            items = [(key, 'expected text or { file = "relative/path" }')]
-        else:
-            msg = _message(err, root)
-            if err["type"] == "value_error" and "\n" in msg:
-                items = []
-                for line in msg.splitlines():
-                    sub, _, rest = line.partition(": ")
-                    items.append((sub, rest) if rest else (key, line))
-            else:
-                items = [(key, msg)]
-        for k, m in items:
+        for k, m in _items(err, data, root, union_paths):
             text = f"{k}: {m}" if k else m
-            if text in seen:
-                continue
-            seen.add(text)
-            lineno = locate(source, k) if k else None
-            out.append((lineno or 0, text))
+            if text not in seen:
+                seen.add(text)
+                out.append(((locate(source, k) if k else None) or 0, text))
     out.sort(key=lambda x: x[0])
     prefix = f"{path}:" if path else "line "
     return [f"{prefix}{line}: {text}" if line else text for line, text in out]

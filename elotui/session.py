@@ -46,10 +46,16 @@ class TournamentSession:
 
     def empty_table(self) -> VerdictTable:
         t = self.tournament
-        return VerdictTable(contestants=t.contestant_ids, prompts=t.prompt_ids, judges=t.judge_ids,
-                            conditions=list(t.spec.comparison.conditions))
+        return VerdictTable(
+            contestants=t.contestant_ids,
+            prompts=t.prompt_ids,
+            judges=t.judge_ids,
+            conditions=list(t.spec.comparison.conditions),
+        )
 
-    def plan_table(self, rows: Sequence[PlanVerdict] | None = None, *, include_missing: bool = True) -> VerdictTable:
+    def plan_table(
+        self, rows: Sequence[PlanVerdict] | None = None, *, include_missing: bool = True
+    ) -> VerdictTable:
         """The verdict table of the current plan, coded in the file's declared order. `include_missing=False`
         leaves out the presentations with no recorded call (the TUI appends them as they are answered)."""
         table = self.empty_table()
@@ -89,14 +95,23 @@ class TournamentSession:
             tally = self.store.verdict_tally(scope) if tally is None else tally
             g = games_from_tally(tally, t.contestant_ids) if tally else None  # else: the table path below
             if g is not None:
-                return rank_games(list(t.contestant_ids), g, threshold=chosen, method=chosen_method,
-                                  options=self.options, prompts=scope)
+                return rank_games(
+                    list(t.contestant_ids),
+                    g,
+                    threshold=chosen,
+                    method=chosen_method,
+                    options=self.options,
+                    prompts=scope,
+                )
         rows = self.store.plan_verdicts()
         if not rows:
-            raise UserError(f"{self.store.path}: no comparison plan recorded for this tournament yet "
-                            "(run `elotui run` first)")
-        return rank(self.plan_table(rows), threshold=chosen, method=chosen_method, options=self.options,
-                    prompts=scope)
+            raise UserError(
+                f"{self.store.path}: no comparison plan recorded for this tournament yet "
+                "(run `elotui run` first)"
+            )
+        return rank(
+            self.plan_table(rows), threshold=chosen, method=chosen_method, options=self.options, prompts=scope
+        )
 
     # --- diagnostics ---------------------------------------------------------------------------------------------
 
@@ -122,7 +137,9 @@ class TournamentSession:
                 problems.append(exc)
         return DiagnoseInputs(
             human_votes=votes,
-            reference_ranking=list(spec.reference.ranking) if spec.reference and spec.reference.ranking else None,
+            reference_ranking=list(spec.reference.ranking)
+            if spec.reference and spec.reference.ranking
+            else None,
             prompt_references={p.id: list(p.reference_ranking) for p in spec.prompts if p.reference_ranking},
             lengths=self.response_lengths(),
             method=spec.ranking.method,
@@ -130,8 +147,14 @@ class TournamentSession:
             problems=problems,
         )
 
-    def diagnose_report(self, table: VerdictTable | None = None, *, method: str | None = None,
-                        max_permutations: int | None = None, inputs: DiagnoseInputs | None = None) -> DiagnoseReport:
+    def diagnose_report(
+        self,
+        table: VerdictTable | None = None,
+        *,
+        method: str | None = None,
+        max_permutations: int | None = None,
+        inputs: DiagnoseInputs | None = None,
+    ) -> DiagnoseReport:
         """The diagnose report (docs/diagnose.md) of `table` (default: the current plan's). `method` rates the
         reference comparison (default `[ranking] method`); `max_permutations` caps the Elo orders (the TUI)."""
         from elotui.rating.diagnostics import diagnose  # lazy: keeps `elotui --help` fast
@@ -143,8 +166,11 @@ class TournamentSession:
         report = diagnose(
             self.plan_table() if table is None else table,
             human_votes=cast("list[Mapping[str, Any]] | None", inputs.human_votes),
-            reference_ranking=inputs.reference_ranking, prompt_references=inputs.prompt_references,
-            lengths=inputs.lengths, method=method or inputs.method, options=options,
+            reference_ranking=inputs.reference_ranking,
+            prompt_references=inputs.prompt_references,
+            lengths=inputs.lengths,
+            method=method or inputs.method,
+            options=options,
         )
         report["tournament"] = self.tournament.name
         return cast(DiagnoseReport, report)
@@ -169,5 +195,7 @@ class TournamentSession:
 
     def judge_kinds(self) -> Mapping[str, str]:
         """judge id -> "live", "replay" or "simulated" (what the screen labels)."""
-        return {j.id: j.provider if j.provider in ("replay", "simulated") else "live"
-                for j in self.tournament.spec.judges}
+        return {
+            j.id: j.provider if j.provider in ("replay", "simulated") else "live"
+            for j in self.tournament.spec.judges
+        }

@@ -18,6 +18,7 @@ from __future__ import annotations
 import json
 import re
 import tomllib
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -25,8 +26,19 @@ from typing import Any
 import elotui
 
 DEFAULT_THEME = "elotui-dark"
-BASE_COLORS = ("primary", "secondary", "accent", "foreground", "background", "surface", "panel", "boost",
-               "warning", "error", "success")
+BASE_COLORS = (
+    "primary",
+    "secondary",
+    "accent",
+    "foreground",
+    "background",
+    "surface",
+    "panel",
+    "boost",
+    "warning",
+    "error",
+    "success",
+)
 # elotui's app variables: every theme gets a value for each (missing ones fall back to APP_VARIABLE_DEFAULTS).
 APP_VARIABLE_DEFAULTS: dict[str, str] = {
     "band-tied": "#8a8a8a",
@@ -74,13 +86,26 @@ def bundled_themes_dir() -> Path | None:
     return None
 
 
+def _check_colours(where: str, section: str, table: Any, allowed: Sequence[str]) -> None:
+    if not isinstance(table, dict):
+        raise ThemeError(f"{where}: [{section}] must be a table")
+    what = "a theme colour" if section == "colors" else "an elotui variable"
+    for key, value in table.items():
+        if key not in allowed:
+            raise ThemeError(f"{where}: {section}.{key} is not {what} (use one of {', '.join(allowed)})")
+        if not isinstance(value, str) or not _COLOR.match(value.strip()):
+            raise ThemeError(f"{where}: {section}.{key} = {value!r} is not a colour")
+
+
 def parse_theme(data: Any, source: Path | None = None) -> ThemeSpec:
     where = str(source) if source else "theme"
     if not isinstance(data, dict):
         raise ThemeError(f"{where}: expected a table of settings")
     unknown = sorted(set(data) - {"name", "dark", "colors", "variables"})
     if unknown:
-        raise ThemeError(f"{where}: unknown key(s) {', '.join(unknown)} (expected name, dark, colors, variables)")
+        raise ThemeError(
+            f"{where}: unknown key(s) {', '.join(unknown)} (expected name, dark, colors, variables)"
+        )
     name = data.get("name")
     if not isinstance(name, str) or not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9_.-]*", name):
         raise ThemeError(f"{where}: `name` must be a word of letters, digits, '-', '_' or '.'")
@@ -89,23 +114,17 @@ def parse_theme(data: Any, source: Path | None = None) -> ThemeSpec:
         raise ThemeError(f"{where}: `dark` must be true or false")
     colors = data.get("colors", {})
     variables = data.get("variables", {})
-    for section, table, allowed in (("colors", colors, BASE_COLORS), ("variables", variables, None)):
-        if not isinstance(table, dict):
-            raise ThemeError(f"{where}: [{section}] must be a table")
-        for key, value in table.items():
-            if allowed is not None and key not in allowed:
-                raise ThemeError(f"{where}: colors.{key} is not a theme colour (use one of {', '.join(allowed)})")
-            if allowed is None and key not in APP_VARIABLE_DEFAULTS:
-                raise ThemeError(
-                    f"{where}: variables.{key} is not an elotui variable "
-                    f"(use one of {', '.join(APP_VARIABLE_DEFAULTS)})"
-                )
-            if not isinstance(value, str) or not _COLOR.match(value.strip()):
-                raise ThemeError(f"{where}: {section}.{key} = {value!r} is not a colour")
+    _check_colours(where, "colors", colors, BASE_COLORS)
+    _check_colours(where, "variables", variables, list(APP_VARIABLE_DEFAULTS))
     if "primary" not in colors:
         raise ThemeError(f"{where}: colors.primary is required")
-    return ThemeSpec(name=name, dark=dark, colors={k: v.strip() for k, v in colors.items()},
-                     variables={k: v.strip() for k, v in variables.items()}, source=source)
+    return ThemeSpec(
+        name=name,
+        dark=dark,
+        colors={k: v.strip() for k, v in colors.items()},
+        variables={k: v.strip() for k, v in variables.items()},
+        source=source,
+    )
 
 
 def load_theme_file(path: Path) -> ThemeSpec:
@@ -117,7 +136,9 @@ def load_theme_file(path: Path) -> ThemeSpec:
     try:
         data = json.loads(text) if path.suffix == ".json" else tomllib.loads(text)
     except (tomllib.TOMLDecodeError, json.JSONDecodeError) as exc:
-        raise ThemeError(f"{path}: not valid {'JSON' if path.suffix == '.json' else 'TOML'} ({exc})") from None
+        raise ThemeError(
+            f"{path}: not valid {'JSON' if path.suffix == '.json' else 'TOML'} ({exc})"
+        ) from None
     return parse_theme(data, path)
 
 

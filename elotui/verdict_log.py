@@ -16,7 +16,7 @@ import io
 import json
 from collections.abc import Iterable, Iterator
 from pathlib import Path
-from typing import IO, Any, Literal, TypedDict
+from typing import IO, Any, Literal, TypedDict, cast
 
 from elotui.errors import UserError
 
@@ -46,13 +46,19 @@ def _open_text(path: Path) -> IO[str]:
     return path.open("r", encoding="utf-8")
 
 
-def _check(obj: Any, path: Path, lineno: int) -> VerdictRow:
-    where = f"{path}:{lineno}"
-    if not isinstance(obj, dict):
-        raise UserError(f"{where}: expected a JSON object per line")
+MAX_SAMPLE = 1_000_000  # a sample index past this is a mistake, not a sample (and would overflow SQLite)
+
+
+def _check_ids(obj: dict[str, Any], where: str) -> None:
     for key in ("prompt", "first", "second", "judge"):
-        if not isinstance(obj.get(key), str | int) or obj.get(key) in ("", None):
-            raise UserError(f"{where}: `{key}` must be a non-empty string")
+        if not isinstance(obj.get(key), str) or not obj[key]:
+            raise UserError(f"{where}: `{key}` must be a non-empty string (got {obj.get(key)!r})")
+    condition = obj.get("condition")
+    if condition is not None and not isinstance(condition, str):
+        raise UserError(f"{where}: `condition` must be a string (got {condition!r})")
+
+
+def _check_outcome(obj: dict[str, Any], where: str) -> tuple[LogStatus, LogWinner | None]:
     status = obj.get("status", "ok")
     if status not in STATUSES:
         raise UserError(f"{where}: `status` must be one of {', '.join(STATUSES)} (got {status!r})")
@@ -61,9 +67,18 @@ def _check(obj: Any, path: Path, lineno: int) -> VerdictRow:
         raise UserError(f"{where}: `winner` must be first, second, tie or null (got {winner!r})")
     if status == "ok" and winner is None:
         raise UserError(f"{where}: a verdict with status ok needs a `winner`")
+    return cast(LogStatus, status), cast("LogWinner | None", winner)
+
+
+def _check(obj: Any, path: Path, lineno: int) -> VerdictRow:
+    where = f"{path}:{lineno}"
+    if not isinstance(obj, dict):
+        raise UserError(f"{where}: expected a JSON object per line")
+    _check_ids(obj, where)
+    status, winner = _check_outcome(obj, where)
     sample = obj.get("sample", 0)
-    if isinstance(sample, bool) or not isinstance(sample, int) or sample < 0:
-        raise UserError(f"{where}: `sample` must be a whole number ≥ 0")
+    if isinstance(sample, bool) or not isinstance(sample, int) or not 0 <= sample <= MAX_SAMPLE:
+        raise UserError(f"{where}: `sample` must be a whole number ≥ 0 (at most {MAX_SAMPLE:,})")
     reasoning = obj.get("reasoning")
     if reasoning is not None and not isinstance(reasoning, str):
         raise UserError(f"{where}: `reasoning` must be a string or null")

@@ -61,7 +61,9 @@ def check_method(method: str) -> Method:
 
 CallKind = Literal["verdict", "generation", "paraphrase"]
 Status = Literal["ok", "invalid", "error"]  # a recorded call
-PlanStatus = Literal["ok", "invalid", "error", "missing"]  # a planned presentation: "missing" = no call recorded
+PlanStatus = Literal[
+    "ok", "invalid", "error", "missing"
+]  # a planned presentation: "missing" = no call recorded
 Winner = Literal["first", "second", "tie"]
 CACHED_STATUSES: Final[tuple[Status, ...]] = ("ok", "invalid")  # answered: never paid for twice
 

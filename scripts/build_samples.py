@@ -39,7 +39,11 @@ VERDICT_TO_WINNER = {"model_1": "first", "model_2": "second", "tie": "tie"}
 
 SOURCES = {
     "prd_vicuna80": ("bcdnlp/PRD", "35fb99e5d5c7a2f3535811f1edbe417da7563957", "data/vicuna80/"),
-    "qlora_vicuna": ("artidoro/qlora", "7f4e95a68dc076bea9b3a413d2b512eca6d004e5", "eval/ratings-gpt4/vicuna/pairwise/"),
+    "qlora_vicuna": (
+        "artidoro/qlora",
+        "7f4e95a68dc076bea9b3a413d2b512eca6d004e5",
+        "eval/ratings-gpt4/vicuna/pairwise/",
+    ),
 }
 
 LABELS = {
@@ -157,12 +161,20 @@ def verdict_rows(source: list[dict[str, Any]], judges: list[str]) -> list[dict[s
         if r["judge"] not in rank:
             continue
         ok = r["verdict"] in VERDICT_TO_WINNER
-        rows.append({
-            "prompt": qid(r["question_id"]), "first": r["model_1"], "second": r["model_2"], "judge": r["judge"],
-            "condition": "clean", "sample": 0, "winner": VERDICT_TO_WINNER.get(r["verdict"]),
-            "reasoning": r.get("reasoning"), "status": "ok" if ok else "invalid",
-            "_order": (rank[r["judge"]], r["question_id"], r["model_1"], r["model_2"]),
-        })
+        rows.append(
+            {
+                "prompt": qid(r["question_id"]),
+                "first": r["model_1"],
+                "second": r["model_2"],
+                "judge": r["judge"],
+                "condition": "clean",
+                "sample": 0,
+                "winner": VERDICT_TO_WINNER.get(r["verdict"]),
+                "reasoning": r.get("reasoning"),
+                "status": "ok" if ok else "invalid",
+                "_order": (rank[r["judge"]], r["question_id"], r["model_1"], r["model_2"]),
+            }
+        )
     rows.sort(key=lambda row: row["_order"])
     seen: set[tuple[Any, ...]] = set()
     for row in rows:
@@ -181,30 +193,51 @@ def human_rows(source: list[dict[str, Any]]) -> list[dict[str, Any]]:
     rows = []
     for (q, m1, m2), group in sorted(votes.items()):
         for i, r in enumerate(group):  # source order within a group (the upstream file's line order)
-            rows.append({
-                "prompt": qid(q), "first": m1, "second": m2, "judge": "human", "condition": "clean", "sample": i,
-                "winner": VERDICT_TO_WINNER.get(r["verdict"]), "reasoning": None,
-                "status": "ok" if r["verdict"] in VERDICT_TO_WINNER else "invalid",
-            })
+            rows.append(
+                {
+                    "prompt": qid(q),
+                    "first": m1,
+                    "second": m2,
+                    "judge": "human",
+                    "condition": "clean",
+                    "sample": i,
+                    "winner": VERDICT_TO_WINNER.get(r["verdict"]),
+                    "reasoning": None,
+                    "status": "ok" if r["verdict"] in VERDICT_TO_WINNER else "invalid",
+                }
+            )
     return rows
 
 
-def coverage(rows: list[dict[str, Any]], judges: list[str], prompts: list[str], contestants: list[str]) -> list[str]:
+def coverage(
+    rows: list[dict[str, Any]], judges: list[str], prompts: list[str], contestants: list[str]
+) -> list[str]:
     """Check that every planned presentation (every ordered pair, sample 0, clean) has a verdict of each judge."""
     have = {(r["judge"], r["prompt"], r["first"], r["second"]) for r in rows if r["sample"] == 0}
     lines = []
     for j in judges:
         planned = [(j, p, a, b) for p in prompts for a, b in permutations(contestants, 2)]
         missing = [k for k in planned if k not in have]
-        lines.append(f"judge {j}: {len(planned) - len(missing)}/{len(planned)} planned presentations have a row")
+        lines.append(
+            f"judge {j}: {len(planned) - len(missing)}/{len(planned)} planned presentations have a row"
+        )
         if missing:
-            raise SystemExit(f"judge {j}: {len(missing)} planned presentations have no verdict, e.g. {missing[:3]}")
+            raise SystemExit(
+                f"judge {j}: {len(missing)} planned presentations have no verdict, e.g. {missing[:3]}"
+            )
     return lines
 
 
-def tournament_toml(meta: dict[str, Any], contestants: list[tuple[str, str]], prompts: list[dict[str, Any]],
-                    judges: list[dict[str, Any]], comparison: dict[str, Any], ranking: dict[str, Any],
-                    reference: dict[str, Any] | None, header: str) -> str:
+def tournament_toml(
+    meta: dict[str, Any],
+    contestants: list[tuple[str, str]],
+    prompts: list[dict[str, Any]],
+    judges: list[dict[str, Any]],
+    comparison: dict[str, Any],
+    ranking: dict[str, Any],
+    reference: dict[str, Any] | None,
+    header: str,
+) -> str:
     parts = [header, toml_table("[tournament]", meta)]
     parts.append(toml_table("[comparison]", comparison))
     parts.append(toml_table("[ranking]", ranking))
@@ -242,7 +275,9 @@ def source_header(folder: str) -> str:
     )
 
 
-def answers_by_question(data: Path, folder: str) -> tuple[dict[int, dict[str, Any]], dict[tuple[int, str], str]]:
+def answers_by_question(
+    data: Path, folder: str
+) -> tuple[dict[int, dict[str, Any]], dict[tuple[int, str], str]]:
     questions: dict[int, dict[str, Any]] = {}
     answers: dict[tuple[int, str], str] = {}
     for a in read_jsonl_gz(data / folder / "answers.jsonl.gz"):
@@ -251,15 +286,27 @@ def answers_by_question(data: Path, folder: str) -> tuple[dict[int, dict[str, An
     return questions, answers
 
 
-def replay_sample(data: Path, folder: str, name: str, meta: dict[str, Any], contestants: list[str],
-                  judges: list[str], delay_ms: float, max_concurrency: int = 4) -> Output:
+def replay_sample(
+    data: Path,
+    folder: str,
+    name: str,
+    meta: dict[str, Any],
+    contestants: list[str],
+    judges: list[str],
+    delay_ms: float,
+    max_concurrency: int = 4,
+) -> Output:
     out = Output(name)
     source = read_jsonl_gz(data / folder / "judgments.jsonl.gz")
     questions, answers = answers_by_question(data, folder)
     qids = sorted(questions)
     prompts = [
-        {"id": qid(q), "category": questions[q]["category"], "text": questions[q]["text"],
-         "responses": {c: answers[(q, c)] for c in contestants}}
+        {
+            "id": qid(q),
+            "category": questions[q]["category"],
+            "text": questions[q]["text"],
+            "responses": {c: answers[(q, c)] for c in contestants},
+        }
         for q in qids
     ]
     verdicts = verdict_rows(source, judges)
@@ -269,17 +316,30 @@ def replay_sample(data: Path, folder: str, name: str, meta: dict[str, Any], cont
     out.report.append(f"{len(verdicts)} verdicts ({invalid} invalid), {len(votes)} human votes")
     voted = {(r["prompt"], r["first"], r["second"]) for r in votes}
     planned = len(qids) * len(contestants) * (len(contestants) - 1)
-    out.report.append(f"human votes cover {len(voted)}/{planned} planned (prompt, ordered pair) presentations")
+    out.report.append(
+        f"human votes cover {len(voted)}/{planned} planned (prompt, ordered pair) presentations"
+    )
     judge_tables = [
-        {"id": j, "label": f"{LABELS.get(j, j)} (recorded)", "provider": "replay", "model": j,
-         "path": "verdicts.jsonl.gz", "delay_ms": delay_ms, "max_concurrency": max_concurrency}
+        {
+            "id": j,
+            "label": f"{LABELS.get(j, j)} (recorded)",
+            "provider": "replay",
+            "model": j,
+            "path": "verdicts.jsonl.gz",
+            "delay_ms": delay_ms,
+            "max_concurrency": max_concurrency,
+        }
         for j in judges
     ]
     text = tournament_toml(
-        meta, [(c, LABELS.get(c, c)) for c in contestants], prompts, judge_tables,
+        meta,
+        [(c, LABELS.get(c, c)) for c in contestants],
+        prompts,
+        judge_tables,
         comparison={"both_orders": True, "samples": 1, "conditions": ["clean"]},
         ranking={"method": "elo", "threshold": 0.5, "permutations": 100, "bootstrap": 200, "seed": 0},
-        reference={"votes": "human_votes.jsonl.gz"}, header=source_header(folder),
+        reference={"votes": "human_votes.jsonl.gz"},
+        header=source_header(folder),
     )
     check_roundtrip(text, prompts)
     out.files["tournament.toml"] = text.encode("utf-8")
@@ -292,8 +352,16 @@ def replay_sample(data: Path, folder: str, name: str, meta: dict[str, Any], cont
 # --------------------------------------------------------------------------------------------- the samples
 
 VICUNA_MODELS = ["gpt-4", "gpt-3.5", "claude", "bard", "vicuna-13b"]
-GUANACO_MODELS = ["gpt-4", "gpt-3.5-turbo", "bard", "vicuna-13b", "guanaco-7b", "guanaco-13b", "guanaco-33b",
-                  "guanaco-65b"]
+GUANACO_MODELS = [
+    "gpt-4",
+    "gpt-3.5-turbo",
+    "bard",
+    "vicuna-13b",
+    "guanaco-7b",
+    "guanaco-13b",
+    "guanaco-33b",
+    "guanaco-65b",
+]
 
 
 def build_vicuna80(data: Path) -> Output:
@@ -301,11 +369,12 @@ def build_vicuna80(data: Path) -> Output:
         "name": "Vicuna-80: five chat models judged by five LLMs (recorded verdicts)",
         "criterion": VICUNA_CRITERION,
         "description": "The 80 Vicuna questions answered by GPT-4, GPT-3.5, Claude, Bard and Vicuna-13B; every "
-                       "ordered pair judged by each of the five models (PRD, Li et al. 2023), replayed offline. "
-                       "Human votes are the reference.",
+        "ordered pair judged by each of the five models (PRD, Li et al. 2023), replayed offline. "
+        "Human votes are the reference.",
     }
-    return replay_sample(data, "prd_vicuna80", "vicuna80", meta, VICUNA_MODELS, VICUNA_MODELS, delay_ms=40,
-                         max_concurrency=2)  # ~250 verdicts/s: a replay that looks (and loads the TUI) like a live run
+    return replay_sample(
+        data, "prd_vicuna80", "vicuna80", meta, VICUNA_MODELS, VICUNA_MODELS, delay_ms=40, max_concurrency=2
+    )  # ~250 verdicts/s: a replay that looks (and loads the TUI) like a live run
 
 
 def build_guanaco(data: Path) -> Output:
@@ -313,13 +382,33 @@ def build_guanaco(data: Path) -> Output:
         "name": "Guanaco: QLoRA models vs. GPT-4, GPT-3.5, Bard and Vicuna, judged by GPT-4 (recorded verdicts)",
         "criterion": VICUNA_CRITERION,
         "description": "The 80 Vicuna questions answered by eight models; every ordered pair judged by GPT-4 "
-                       "(QLoRA paper, Dettmers et al. 2023), replayed offline. Human votes are the reference.",
+        "(QLoRA paper, Dettmers et al. 2023), replayed offline. Human votes are the reference.",
     }
     return replay_sample(data, "qlora_vicuna", "guanaco", meta, GUANACO_MODELS, ["gpt-4"], delay_ms=5)
 
 
-ARENA_NAMES = ["alpha", "bravo", "charlie", "delta", "echo", "foxtrot", "golf", "hotel", "india", "juliett",
-               "kilo", "lima", "mike", "november", "oscar", "papa", "quebec", "romeo", "sierra", "tango"]
+ARENA_NAMES = [
+    "alpha",
+    "bravo",
+    "charlie",
+    "delta",
+    "echo",
+    "foxtrot",
+    "golf",
+    "hotel",
+    "india",
+    "juliett",
+    "kilo",
+    "lima",
+    "mike",
+    "november",
+    "oscar",
+    "papa",
+    "quebec",
+    "romeo",
+    "sierra",
+    "tango",
+]
 ARENA_SEED = 20240607
 ARENA_PROMPTS = [
     ("p01", "Explain why the sky is blue to a ten-year-old."),
@@ -368,12 +457,14 @@ def arena_qualities() -> dict[str, float]:
 
 def arena_response(prompt_id: str, prompt: str, contestant: str) -> str:
     """Synthetic text, its length drawn independently of quality (3 to 14 sentences)."""
-    seed = int.from_bytes(hashlib.sha256(f"{ARENA_SEED}:{prompt_id}:{contestant}".encode()).digest()[:8], "big")
+    seed = int.from_bytes(
+        hashlib.sha256(f"{ARENA_SEED}:{prompt_id}:{contestant}".encode()).digest()[:8], "big"
+    )
     rng = random.Random(seed)
     topic = prompt.rstrip("?.").split(" ", 1)[1].lower() if " " in prompt else prompt
     n = rng.randint(3, 14)
     sentences = [rng.choice(ARENA_SENTENCES).format(topic=topic) for _ in range(n)]
-    paragraphs = [" ".join(sentences[i:i + 4]) for i in range(0, n, 4)]
+    paragraphs = [" ".join(sentences[i : i + 4]) for i in range(0, n, 4)]
     return "\n\n".join(paragraphs) + "\n"
 
 
@@ -382,34 +473,58 @@ def build_simulated_arena() -> Output:
     qualities = arena_qualities()
     true_order = sorted(qualities, key=lambda c: -qualities[c])
     prompts = [
-        {"id": pid, "category": None, "text": text,
-         "responses": {c: arena_response(pid, text, c) for c in ARENA_NAMES}}
+        {
+            "id": pid,
+            "category": None,
+            "text": text,
+            "responses": {c: arena_response(pid, text, c) for c in ARENA_NAMES},
+        }
         for pid, text in ARENA_PROMPTS
     ]
     judges = [
-        {"id": jid, "label": label, "provider": "simulated", "max_concurrency": 16,
-         "simulation": {"noise": noise, "position_bias": pos, "length_bias": length, "tie_margin": tie,
-                        "invalid_rate": inv, "seed": seed, "qualities": dict(qualities)}}
+        {
+            "id": jid,
+            "label": label,
+            "provider": "simulated",
+            "max_concurrency": 16,
+            "simulation": {
+                "noise": noise,
+                "position_bias": pos,
+                "length_bias": length,
+                "tie_margin": tie,
+                "invalid_rate": inv,
+                "seed": seed,
+                "qualities": dict(qualities),
+            },
+        }
         for jid, label, noise, pos, length, tie, inv, seed in ARENA_JUDGES
     ]
     meta = {
         "name": "Simulated arena: 20 contestants with known qualities, 5 simulated judges",
         "criterion": "overall quality of the response",
         "description": "Synthetic: every contestant has a true Elo-scale quality (50 points apart); five simulated "
-                       "judges differ in noise, position bias and length bias. [reference] ranking is the true order.",
+        "judges differ in noise, position bias and length bias. [reference] ranking is the true order.",
     }
-    header = ("# Generated by scripts/build_samples.py (seeded, no external data) — do not edit by hand.\n"
-              f"# True qualities: {', '.join(f'{c} {qualities[c]:.0f}' for c in true_order)}\n")
+    header = (
+        "# Generated by scripts/build_samples.py (seeded, no external data) — do not edit by hand.\n"
+        f"# True qualities: {', '.join(f'{c} {qualities[c]:.0f}' for c in true_order)}\n"
+    )
     text = tournament_toml(
-        meta, [(c, c.capitalize()) for c in ARENA_NAMES], prompts, judges,
+        meta,
+        [(c, c.capitalize()) for c in ARENA_NAMES],
+        prompts,
+        judges,
         comparison={"both_orders": True, "samples": 1, "conditions": ["clean"]},
         ranking={"method": "elo", "threshold": 0.5, "permutations": 100, "bootstrap": 200, "seed": 0},
-        reference={"ranking": true_order}, header=header,
+        reference={"ranking": true_order},
+        header=header,
     )
     check_roundtrip(text, prompts)
     out.files["tournament.toml"] = text.encode("utf-8")
     n_calls = len(ARENA_PROMPTS) * len(ARENA_NAMES) * (len(ARENA_NAMES) - 1) * len(ARENA_JUDGES)
-    out.report.append(f"{len(ARENA_NAMES)} contestants, {len(ARENA_PROMPTS)} prompts, {n_calls} planned calls")
+    out.report.append(
+        f"{len(ARENA_NAMES)} contestants, {len(ARENA_PROMPTS)} prompts, {n_calls} planned calls"
+    )
     return out
 
 
@@ -423,8 +538,12 @@ def build_all(data: Path, only: list[str] | None = None) -> list[Output]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--data", type=Path, default=DEFAULT_DATA, help="the shared data folder (default %(default)s)")
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument(
+        "--data", type=Path, default=DEFAULT_DATA, help="the shared data folder (default %(default)s)"
+    )
     parser.add_argument("--out", type=Path, default=DEFAULT_OUT, help="where the sample folders go")
     parser.add_argument("--only", nargs="*", choices=["vicuna80", "guanaco", "simulated_arena"])
     parser.add_argument("--check", action="store_true", help="compare with the files in --out; write nothing")

@@ -22,7 +22,7 @@ async def capture(output: Path, size: tuple[int, int], keys: list[str]) -> None:
     from elotui.config import load_tournament
     from elotui.run.runner import Runner
     from elotui.store import Store
-    from elotui.tui.app import make_app
+    from elotui.tui.launch import make_app
 
     tournament = load_tournament(SAMPLE)
     with tempfile.TemporaryDirectory() as tmp:

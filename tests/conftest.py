@@ -12,9 +12,7 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 # Shared fixtures (loopback provider servers) are plugins, loaded when present.
-pytest_plugins = [
-    m for m in ("tests.servers.fixtures",) if (ROOT / (m.replace(".", "/") + ".py")).exists()
-]
+pytest_plugins = [m for m in ("tests.servers.fixtures",) if (ROOT / (m.replace(".", "/") + ".py")).exists()]
 
 
 @pytest.fixture(autouse=True)

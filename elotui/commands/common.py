@@ -21,12 +21,18 @@ def add_tournament_arg(p: argparse.ArgumentParser) -> None:
 
 
 def add_store_arg(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--store", metavar="PATH", help="the SQLite store to use (default: one per tournament "
-                   "under the user data directory; ELOTUI_HOME relocates it)")
+    p.add_argument(
+        "--store",
+        metavar="PATH",
+        help="the SQLite store to use (default: one per tournament "
+        "under the user data directory; ELOTUI_HOME relocates it)",
+    )
 
 
 def add_output_arg(p: argparse.ArgumentParser) -> None:
-    p.add_argument("-o", "--output", metavar="PATH", default="-", help="where to write ('-' = stdout, the default)")
+    p.add_argument(
+        "-o", "--output", metavar="PATH", default="-", help="where to write ('-' = stdout, the default)"
+    )
 
 
 def open_tournament(args: argparse.Namespace) -> tuple[Tournament, Store]:

@@ -41,7 +41,9 @@ def run(args: argparse.Namespace) -> int:
     with store:
         session = TournamentSession(tournament, store)
         inputs = session.diagnose_inputs()
-        if inputs.problems:  # a broken votes log is bad input for `elotui diagnose` (the TUI reports and goes on)
+        if (
+            inputs.problems
+        ):  # a broken votes log is bad input for `elotui diagnose` (the TUI reports and goes on)
             raise inputs.problems[0]
         report = session.diagnose_report(inputs=inputs)
     with output_stream(args.output) as out:
@@ -109,21 +111,38 @@ def write_text(report: Mapping[str, Any], out: IO[str]) -> None:
         f"{c['failed']} failed, {c['missing']} missing; {len(report['contestants'])} contestants, "
         f"{len(report['judges_order'])} judges, {report['prompts']} prompts\n"
     )
+    for section in (
+        _position_sections,
+        _agreement_section,
+        _human_section,
+        _win_rate_sections,
+        _tau_section,
+        _prompt_reference_section,
+        _length_section,
+        _reference_section,
+    ):
+        section(report, out)
 
-    pos_header = ["", "mirrored", "consistent", "position bias", "inconclusive", "first-slot share"]
+
+_POSITION_HEADER = ["", "mirrored", "consistent", "position bias", "inconclusive", "first-slot share"]
+
+
+def _position_sections(report: Mapping[str, Any], out: IO[str]) -> None:
     judges = report["judges"]
     items = [(j, judges[j]["position"]) for j in report["judges_order"]] + [
         ("all judges", report["position"])
     ]
-    _section(out, "Position stability (both orders)", table_lines(pos_header, _position_rows(items)))
+    _section(out, "Position stability (both orders)", table_lines(_POSITION_HEADER, _position_rows(items)))
     if len(report["conditions"]) > 1:
         items = [(cond, report["conditions_position"][cond]) for cond in report["conditions"]]
         _section(
             out,
             "Position stability by condition",
-            table_lines(["condition", *pos_header[1:]], _position_rows(items)),
+            table_lines(["condition", *_POSITION_HEADER[1:]], _position_rows(items)),
         )
 
+
+def _agreement_section(report: Mapping[str, Any], out: IO[str]) -> None:
     ag = report["agreement"]
     lines = [
         (
@@ -146,34 +165,36 @@ def write_text(report: Mapping[str, Any], out: IO[str]) -> None:
         )
     _section(out, "Inter-judge agreement", lines)
 
-    if report["human"] is not None:
-        rows = [
-            [
-                j,
-                _num(judges[j]["human"]["compared"]),
-                _pct(judges[j]["human"]["accuracy"]),
-                _pct(judges[j]["human"]["accuracy_decisive"]),
-                _num(judges[j]["human"]["cohen_kappa"]),
-                _num(judges[j]["human"]["fleiss_kappa"]),
-            ]
-            for j in report["judges_order"]
-        ]
-        _section(
-            out,
-            f"Agreement with human votes ({report['human']['votes']} votes)",
-            table_lines(
-                ["judge", "compared", "accuracy", "accuracy (decisive)", "Cohen's κ", "Fleiss' κ"], rows
-            ),
-        )
 
-    wr = report["win_rates"]
-    names = report["contestants"]
+def _human_section(report: Mapping[str, Any], out: IO[str]) -> None:
+    if report["human"] is None:
+        return
+    judges = report["judges"]
+    rows = [
+        [
+            j,
+            _num(judges[j]["human"]["compared"]),
+            _pct(judges[j]["human"]["accuracy"]),
+            _pct(judges[j]["human"]["accuracy_decisive"]),
+            _num(judges[j]["human"]["cohen_kappa"]),
+            _num(judges[j]["human"]["fleiss_kappa"]),
+        ]
+        for j in report["judges_order"]
+    ]
+    _section(
+        out,
+        f"Agreement with human votes ({report['human']['votes']} votes)",
+        table_lines(["judge", "compared", "accuracy", "accuracy (decisive)", "Cohen's κ", "Fleiss' κ"], rows),
+    )
+
+
+def _win_rate_sections(report: Mapping[str, Any], out: IO[str]) -> None:
+    wr, names = report["win_rates"], report["contestants"]
     header = ["contestant", "pooled", *report["judges_order"]]
     rows = [
         [cname, *(_pct(wr[k].get(cname)) for k in ["pooled", *report["judges_order"]])] for cname in names
     ]
     _section(out, "Win rates over verdicts (a tie counts half)", table_lines(header, rows))
-
     h2h = report["head_to_head"]
     rows = [
         [a, *("·" if i == j else str(h2h["wins"][i][j]) for j in range(len(names)))]
@@ -181,6 +202,8 @@ def write_text(report: Mapping[str, Any], out: IO[str]) -> None:
     ]
     _section(out, "Head-to-head wins (row beat column)", table_lines(["", *names], rows))
 
+
+def _tau_section(report: Mapping[str, Any], out: IO[str]) -> None:
     tau = report["per_prompt_tau"]
     s = tau["summary"]
     lines = [
@@ -199,47 +222,55 @@ def write_text(report: Mapping[str, Any], out: IO[str]) -> None:
             for label, n in zip(labels, counts, strict=True)
         ]
     _section(out, "Per-prompt ranking vs global ranking (Kendall τ of win rates)", lines)
-    if report.get("per_prompt_reference") is not None:
-        _prompt_reference_section(report["per_prompt_reference"], out)
 
-    if report["length_bias"] is not None:
-        lb = report["length_bias"]
-        rows = [
-            [
-                j,
-                _num(judges[j]["length_bias"]["decisive_verdicts"]),
-                _pct(judges[j]["length_bias"]["longer_wins_share"]),
-            ]
-            for j in report["judges_order"]
+
+def _length_section(report: Mapping[str, Any], out: IO[str]) -> None:
+    lb = report["length_bias"]
+    if lb is None:
+        return
+    judges = report["judges"]
+    rows = [
+        [
+            j,
+            _num(judges[j]["length_bias"]["decisive_verdicts"]),
+            _pct(judges[j]["length_bias"]["longer_wins_share"]),
         ]
-        rows.append(["all judges", _num(lb["decisive_verdicts"]), _pct(lb["longer_wins_share"])])
-        _section(
-            out,
-            "Length bias (decisive verdicts won by the longer response)",
-            table_lines(["judge", "decisive", "longer wins"], rows),
-        )
+        for j in report["judges_order"]
+    ]
+    rows.append(["all judges", _num(lb["decisive_verdicts"]), _pct(lb["longer_wins_share"])])
+    _section(
+        out,
+        "Length bias (decisive verdicts won by the longer response)",
+        table_lines(["judge", "decisive", "longer wins"], rows),
+    )
 
+
+def _reference_section(report: Mapping[str, Any], out: IO[str]) -> None:
     ref = report["reference"]
-    if ref["source"] is not None:
-        rows = [
-            [
-                t,
-                _num(r["spearman_rho"]),
-                _num(r["spearman_p"], 4),
-                _num(r["kendall_tau"]),
-                _num(r["kendall_p"], 4),
-            ]
-            for t, r in ref["by_threshold"].items()
+    if ref["source"] is None:
+        return
+    rows = [
+        [
+            t,
+            _num(r["spearman_rho"]),
+            _num(r["spearman_p"], 4),
+            _num(r["kendall_tau"]),
+            _num(r["kendall_p"], 4),
         ]
-        _section(
-            out,
-            f"Agreement with the reference ranking ({ref['source']}: {' > '.join(ref['ranking'])}; "
-            f"method {ref['method']})",
-            table_lines(["threshold", "Spearman ρ", "p", "Kendall τ", "p"], rows),
-        )
+        for t, r in ref["by_threshold"].items()
+    ]
+    _section(
+        out,
+        f"Agreement with the reference ranking ({ref['source']}: {' > '.join(ref['ranking'])}; "
+        f"method {ref['method']})",
+        table_lines(["threshold", "Spearman ρ", "p", "Kendall τ", "p"], rows),
+    )
 
 
-def _prompt_reference_section(ppr: dict[str, Any], out: IO[str]) -> None:
+def _prompt_reference_section(report: Mapping[str, Any], out: IO[str]) -> None:
+    ppr = report.get("per_prompt_reference")
+    if ppr is None:
+        return
     s = ppr["summary"]
     lines = [
         (

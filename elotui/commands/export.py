@@ -81,7 +81,8 @@ def run(args: argparse.Namespace) -> int:
             from elotui.rating.elo import jit_kernels
 
             jit_kernels()
-        board = TournamentSession(tournament, store).leaderboard(threshold=args.threshold,
+        board = TournamentSession(tournament, store).leaderboard(
+            threshold=args.threshold,
             method=args.method,
             prompt=args.prompt,
             tally=early.result() if early is not None else None,

@@ -15,10 +15,16 @@ from elotui.export.graph import export_graph
 def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p = sub.add_parser("graph", help="write every evaluation trace as a Neo4j graph (Cypher script and CSVs)")
     add_tournament_arg(p)
-    p.add_argument("-o", "--output", metavar="DIR", required=True, help="folder to write the graph files into")
+    p.add_argument(
+        "-o", "--output", metavar="DIR", required=True, help="folder to write the graph files into"
+    )
     add_store_arg(p)
-    p.add_argument("--neo4j-uri", metavar="URI", help="also load the graph into this database (bolt://host:7687); "
-                   "credentials from NEO4J_USER / NEO4J_PASSWORD; needs `pip install 'elotui[neo4j]'`")
+    p.add_argument(
+        "--neo4j-uri",
+        metavar="URI",
+        help="also load the graph into this database (bolt://host:7687); "
+        "credentials from NEO4J_USER / NEO4J_PASSWORD; needs `pip install 'elotui[neo4j]'`",
+    )
     p.set_defaults(handler=run)
 
 
@@ -36,8 +42,11 @@ def run(args: argparse.Namespace) -> int:
     counts = result.graph.counts()
     n_nodes = sum(counts["nodes"].values())
     n_rels = sum(counts["relationships"].values())
-    print(f"wrote {n_nodes} nodes and {n_rels} relationships to {directory} "
-          f"(graph.cypher, {len(result.csv_files)} CSV files, README.txt)", file=sys.stderr)
+    print(
+        f"wrote {n_nodes} nodes and {n_rels} relationships to {directory} "
+        f"(graph.cypher, {len(result.csv_files)} CSV files, README.txt)",
+        file=sys.stderr,
+    )
     if driver is not None:
         ran = load_bolt(result.graph, args.neo4j_uri, driver_module=driver)
         print(f"loaded into {args.neo4j_uri} ({ran} statements)", file=sys.stderr)

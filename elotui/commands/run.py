@@ -32,11 +32,21 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
     p = sub.add_parser("run", help="run a tournament (TUI by default, or --headless)")
     add_tournament_arg(p)
     add_store_arg(p)
-    p.add_argument("--headless", action="store_true", help="no TUI: progress on stderr, leaderboard on stdout")
-    p.add_argument("--dry-run", action="store_true", help="print the plan, cached calls and estimated cost; no calls")
-    p.add_argument("--show-prompt", action="store_true", help="print one fully rendered judge prompt and exit")
-    p.add_argument("--max-cost", type=float, metavar="X", help="stop scheduling calls once the cost would pass X "
-                   "(overrides [comparison] max_cost)")
+    p.add_argument(
+        "--headless", action="store_true", help="no TUI: progress on stderr, leaderboard on stdout"
+    )
+    p.add_argument(
+        "--dry-run", action="store_true", help="print the plan, cached calls and estimated cost; no calls"
+    )
+    p.add_argument(
+        "--show-prompt", action="store_true", help="print one fully rendered judge prompt and exit"
+    )
+    p.add_argument(
+        "--max-cost",
+        type=float,
+        metavar="X",
+        help="stop scheduling calls once the cost would pass X (overrides [comparison] max_cost)",
+    )
     p.add_argument("--theme", metavar="NAME", help="TUI theme")
     p.add_argument("--no-delay", action="store_true", help="set replay/simulated delay_ms to 0")
     p.set_defaults(handler=run)
@@ -62,7 +72,7 @@ def run(args: argparse.Namespace) -> int:
         max_cost = args.max_cost if args.max_cost is not None else tournament.spec.comparison.max_cost
         if args.headless:
             return _headless(tournament, store, max_cost, args.no_delay)
-        from elotui.tui.app import run_tui
+        from elotui.tui.launch import run_tui
 
         return int(run_tui(tournament, store, theme=args.theme, max_cost=max_cost, no_delay=args.no_delay))
     finally:
@@ -82,7 +92,9 @@ def _check_replay_logs(tournament: Tournament) -> None:
 # --- dry run and prompt -----------------------------------------------------------------------------------
 
 
-def _dry_run(tournament: Tournament, store: Store, builder: PromptBuilder, no_delay: bool, out: IO[str]) -> int:
+def _dry_run(
+    tournament: Tournament, store: Store, builder: PromptBuilder, no_delay: bool, out: IO[str]
+) -> int:
     from elotui.run.estimate import dry_run
     from elotui.run.setup import build_judges, default_judge_factory
 
@@ -95,27 +107,64 @@ def _dry_run(tournament: Tournament, store: Store, builder: PromptBuilder, no_de
     plan = result.plan
     orders = 2 if spec.comparison.both_orders else 1
     n = len(spec.contestants)
-    print(f"{tournament.name}: {result.total_calls} planned calls, {result.cached} already cached, "
-          f"{result.total_calls - result.cached} to send", file=out)
-    print(f"  judge calls: {plan.total} = {len(spec.prompts)} prompts x {n * (n - 1) // 2} pairs x {orders} "
-          f"order(s) x {len(spec.judges)} judges x {spec.comparison.samples} sample(s) x "
-          f"{len(spec.comparison.conditions)} condition(s) ({', '.join(spec.comparison.conditions)})", file=out)
+    print(
+        f"{tournament.name}: {result.total_calls} planned calls, {result.cached} already cached, "
+        f"{result.total_calls - result.cached} to send",
+        file=out,
+    )
+    print(
+        f"  judge calls: {plan.total} = {len(spec.prompts)} prompts x {n * (n - 1) // 2} pairs x {orders} "
+        f"order(s) x {len(spec.judges)} judges x {spec.comparison.samples} sample(s) x "
+        f"{len(spec.comparison.conditions)} condition(s) ({', '.join(spec.comparison.conditions)})",
+        file=out,
+    )
     if plan.generations or plan.paraphrases:
-        print(f"  plus {len(plan.generations)} generation(s) and {len(plan.paraphrases)} paraphrase(s), "
-              "sent before the judge calls", file=out)
-    header = ("endpoint", "kind", "calls", "cached", "to send", "est. in tokens", "est. out tokens", "est. cost")
+        print(
+            f"  plus {len(plan.generations)} generation(s) and {len(plan.paraphrases)} paraphrase(s), "
+            "sent before the judge calls",
+            file=out,
+        )
+    header = (
+        "endpoint",
+        "kind",
+        "calls",
+        "cached",
+        "to send",
+        "est. in tokens",
+        "est. out tokens",
+        "est. cost",
+    )
     rows = [
-        (r.endpoint, r.kind, str(r.calls), str(r.cached), str(r.to_send), f"{r.input_tokens:,}",
-         f"{r.output_tokens:,}", "-" if r.cost is None else f"${r.cost:.4f}")
+        (
+            r.endpoint,
+            r.kind,
+            str(r.calls),
+            str(r.cached),
+            str(r.to_send),
+            f"{r.input_tokens:,}",
+            f"{r.output_tokens:,}",
+            "-" if r.cost is None else f"${r.cost:.4f}",
+        )
         for r in result.rows
     ]
     costs = [r.cost for r in result.rows if r.cost is not None]
-    rows.append(("total", "", str(result.total_calls), str(result.cached), str(result.total_calls - result.cached),
-                 f"{sum(r.input_tokens for r in result.rows):,}", f"{sum(r.output_tokens for r in result.rows):,}",
-                 f"${sum(costs):.4f}" if costs else "-"))
+    rows.append(
+        (
+            "total",
+            "",
+            str(result.total_calls),
+            str(result.cached),
+            str(result.total_calls - result.cached),
+            f"{sum(r.input_tokens for r in result.rows):,}",
+            f"{sum(r.output_tokens for r in result.rows):,}",
+            f"${sum(costs):.4f}" if costs else "-",
+        )
+    )
     _table(header, rows, out, right_from=2)
-    print("estimates: input = characters / 4, output = min(max_tokens, 512) per call, for the calls still to send",
-          file=out)
+    print(
+        "estimates: input = characters / 4, output = min(max_tokens, 512) per call, for the calls still to send",
+        file=out,
+    )
     return 0
 
 
@@ -130,8 +179,10 @@ def _show_prompt(tournament: Tournament, store: Store, builder: PromptBuilder, o
 
     rendered = first_prompt(tournament, store, builder)
     first = build_plan(tournament).comparisons[0]
-    print(f"# first planned comparison: prompt {first.prompt}, judge {first.judge}, condition {first.condition}",
-          file=out)
+    print(
+        f"# first planned comparison: prompt {first.prompt}, judge {first.judge}, condition {first.condition}",
+        file=out,
+    )
     print("===== system =====", file=out)
     print(rendered.system, file=out)
     print("===== user =====", file=out)
@@ -139,11 +190,16 @@ def _show_prompt(tournament: Tournament, store: Store, builder: PromptBuilder, o
     return 0
 
 
-def _table(header: tuple[str, ...], rows: Sequence[tuple[str, ...]], out: IO[str], *, right_from: int) -> None:
+def _table(
+    header: tuple[str, ...], rows: Sequence[tuple[str, ...]], out: IO[str], *, right_from: int
+) -> None:
     widths = [max(len(r[i]) for r in [header, *rows]) for i in range(len(header))]
 
     def line(r: tuple[str, ...]) -> str:
-        cells = [c.rjust(w) if i >= right_from else c.ljust(w) for i, (c, w) in enumerate(zip(r, widths, strict=True))]
+        cells = [
+            c.rjust(w) if i >= right_from else c.ljust(w)
+            for i, (c, w) in enumerate(zip(r, widths, strict=True))
+        ]
         return "  ".join(cells).rstrip()
 
     print(line(header), file=out)
@@ -167,8 +223,10 @@ def _duration(seconds: float | None) -> str:
 def progress_line(p: Progress) -> str:
     pct = 100.0 * p.done / p.total if p.total else 100.0
     cost = f" | ${p.cost:.4f}" if p.cost else ""
-    return (f"{p.done}/{p.total} ({pct:.0f}%) | {p.rate_per_s:.1f}/s | failed {p.failed} | invalid {p.invalid} | "
-            f"ETA {_duration(p.eta_s)} | tokens {p.input_tokens:,} in / {p.output_tokens:,} out{cost}")
+    return (
+        f"{p.done}/{p.total} ({pct:.0f}%) | {p.rate_per_s:.1f}/s | failed {p.failed} | invalid {p.invalid} | "
+        f"ETA {_duration(p.eta_s)} | tokens {p.input_tokens:,} in / {p.output_tokens:,} out{cost}"
+    )
 
 
 class HeadlessReporter:
@@ -210,13 +268,21 @@ def _headless(tournament: Tournament, store: Store, max_cost: float | None, no_d
     result = asyncio.run(runner.run())
     print_leaderboard(tournament, store, sys.stdout)
     if result.state == "budget":
-        print(f"budget reached: {result.done}/{result.total} calls answered, cost ${result.cost:.4f} "
-              f"(max_cost {max_cost:g}); run again with a higher --max-cost to continue", file=sys.stderr)
+        print(
+            f"budget reached: {result.done}/{result.total} calls answered, cost ${result.cost:.4f} "
+            f"(max_cost {max_cost:g}); run again with a higher --max-cost to continue",
+            file=sys.stderr,
+        )
     failed = [row for row in store.plan_verdicts() if row[6] == "error"]
     if result.failed or failed:
-        print(f"{len(failed)} planned comparison(s) failed for good (the next run retries them):", file=sys.stderr)
-        lines = result.failed or [f"{judge}: {prompt} {first} vs {second} [{condition}, sample {sample}]"
-                                  for prompt, first, second, judge, condition, sample, *_ in failed]
+        print(
+            f"{len(failed)} planned comparison(s) failed for good (the next run retries them):",
+            file=sys.stderr,
+        )
+        lines = result.failed or [
+            f"{judge}: {prompt} {first} vs {second} [{condition}, sample {sample}]"
+            for prompt, first, second, judge, condition, sample, *_ in failed
+        ]
         for line in lines:
             print(f"  {line}", file=sys.stderr)
         return 3
@@ -229,17 +295,38 @@ def print_leaderboard(tournament: Tournament, store: Store, out: IO[str]) -> Non
     board = TournamentSession(tournament, store).leaderboard()
     settings = tournament.spec.ranking
     print(f"{tournament.name} — {settings.method}, threshold {settings.threshold}", file=out)
-    header = ("rank", "contestant", "rating", "95% interval", "gap", "P(win)", "band", "W-L-D", "games", "win rate")
+    header = (
+        "rank",
+        "contestant",
+        "rating",
+        "95% interval",
+        "gap",
+        "P(win)",
+        "band",
+        "W-L-D",
+        "games",
+        "win rate",
+    )
     rows = [
-        (str(r.rank), r.contestant, f"{r.rating:.1f}", f"{r.ci_low:.1f} – {r.ci_high:.1f}",
-         "" if r.gap_to_next is None else f"{r.gap_to_next:.1f}",
-         "" if r.win_prob_vs_next is None else f"{100 * r.win_prob_vs_next:.0f}%",
-         r.band or "", f"{r.wins}-{r.losses}-{r.draws}", str(r.games),
-         "" if r.win_rate is None else f"{100 * r.win_rate:.1f}%")
+        (
+            str(r.rank),
+            r.contestant,
+            f"{r.rating:.1f}",
+            f"{r.ci_low:.1f} – {r.ci_high:.1f}",
+            "" if r.gap_to_next is None else f"{r.gap_to_next:.1f}",
+            "" if r.win_prob_vs_next is None else f"{100 * r.win_prob_vs_next:.0f}%",
+            r.band or "",
+            f"{r.wins}-{r.losses}-{r.draws}",
+            str(r.games),
+            "" if r.win_rate is None else f"{100 * r.win_rate:.1f}%",
+        )
         for r in board.rows
     ]
     _table(header, rows, out, right_from=2)
     counts = board.counts
-    print(f"verdicts used {counts.get('verdicts_used', 0)} · invalid {counts.get('invalid', 0)} · "
-          f"failed {counts.get('failed', 0)} · missing {counts.get('missing', 0)} · "
-          "bands: Δ<50 practically tied, 50–150 moderate, >150 strong", file=out)
+    print(
+        f"verdicts used {counts.get('verdicts_used', 0)} · invalid {counts.get('invalid', 0)} · "
+        f"failed {counts.get('failed', 0)} · missing {counts.get('missing', 0)} · "
+        "bands: Δ<50 practically tied, 50–150 moderate, >150 strong",
+        file=out,
+    )

@@ -21,10 +21,18 @@ def run(args: argparse.Namespace) -> int:
     spec = t.spec
     orders = 2 if spec.comparison.both_orders else 1
     pairs = comb(len(spec.contestants), 2)
-    calls = (len(spec.prompts) * pairs * orders * len(spec.judges) * spec.comparison.samples
-             * len(spec.comparison.conditions))
+    calls = (
+        len(spec.prompts)
+        * pairs
+        * orders
+        * len(spec.judges)
+        * spec.comparison.samples
+        * len(spec.comparison.conditions)
+    )
     for who, var in t.missing_api_keys():
-        print(f"warning: {who}: environment variable {var} is not set (needed by `elotui run`)", file=sys.stderr)
+        print(
+            f"warning: {who}: environment variable {var} is not set (needed by `elotui run`)", file=sys.stderr
+        )
     kinds = sorted({j.provider for j in spec.judges})
     print(
         f"{t.path}: ok — {t.name!r}: {len(spec.contestants)} contestants, {len(spec.prompts)} prompts, "

@@ -32,7 +32,9 @@ def import_driver() -> ModuleType:
     try:
         return importlib.import_module("neo4j")
     except ImportError:
-        raise UserError(f"--neo4j-uri needs the official Neo4j driver, which is not installed ({INSTALL_HINT})") from None
+        raise UserError(
+            f"--neo4j-uri needs the official Neo4j driver, which is not installed ({INSTALL_HINT})"
+        ) from None
 
 
 def credentials(env: Mapping[str, str] | None = None) -> tuple[str, str, str | None]:
@@ -51,16 +53,28 @@ def bolt_statements(graph: Graph, *, batch: int = BATCH) -> list[tuple[str, dict
         out.append((constraint_statement(label), {}))
     for label, nodes in by_label.items():
         for i in range(0, len(nodes), batch):
-            out.append((node_statement(label, "$rows"), {"rows": [node_row(n) for n in nodes[i : i + batch]]}))
+            out.append(
+                (node_statement(label, "$rows"), {"rows": [node_row(n) for n in nodes[i : i + batch]]})
+            )
     for (rel_type, start, end), rels in relationship_groups(graph).items():
         for i in range(0, len(rels), batch):
-            out.append((relationship_statement(rel_type, start, end, "$rows"),
-                        {"rows": [relationship_row(r) for r in rels[i : i + batch]]}))
+            out.append(
+                (
+                    relationship_statement(rel_type, start, end, "$rows"),
+                    {"rows": [relationship_row(r) for r in rels[i : i + batch]]},
+                )
+            )
     return out
 
 
-def load_bolt(graph: Graph, uri: str, *, driver_module: Any = None, env: Mapping[str, str] | None = None,
-              batch: int = BATCH) -> int:
+def load_bolt(
+    graph: Graph,
+    uri: str,
+    *,
+    driver_module: Any = None,
+    env: Mapping[str, str] | None = None,
+    batch: int = BATCH,
+) -> int:
     """Merge the graph into the database at `uri`; returns the number of statements run."""
     if not uri.startswith(("bolt://", "bolt+s://", "bolt+ssc://", "neo4j://", "neo4j+s://", "neo4j+ssc://")):
         raise UserError(f"--neo4j-uri: {uri!r} is not a bolt:// or neo4j:// address")
@@ -85,7 +99,8 @@ def load_bolt(graph: Graph, uri: str, *, driver_module: Any = None, env: Mapping
 def _is_driver_error(neo4j: Any, exc: Exception) -> bool:
     exceptions = getattr(neo4j, "exceptions", None)
     bases = tuple(
-        cls for name in ("Neo4jError", "DriverError")
+        cls
+        for name in ("Neo4jError", "DriverError")
         if isinstance(cls := getattr(exceptions, name, None), type) and issubclass(cls, BaseException)
     )
     return isinstance(exc, bases + (OSError,))

@@ -16,8 +16,7 @@ from typing import IO, Any
 from elotui.export.graph_model import Graph, Node, Relationship
 
 BATCH = 500
-_SIMPLE_ESCAPES = {"\\": "\\\\", "'": "\\'", "\n": "\\n", "\r": "\\r", "\t": "\\t", "\b": "\\b",
-                   "\f": "\\f"}
+_SIMPLE_ESCAPES = {"\\": "\\\\", "'": "\\'", "\n": "\\n", "\r": "\\r", "\t": "\\t", "\b": "\\b", "\f": "\\f"}
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
 
 
@@ -69,6 +68,7 @@ def cypher_map(values: Mapping[str, Any]) -> str:
 
 
 # --- statements (shared with the bolt loader, which passes `$rows` instead of a literal list) ---------------------
+
 
 def constraint_statement(label: str) -> str:
     name = cypher_name(f"elotui_{label.lower()}_id")

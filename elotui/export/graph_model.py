@@ -36,20 +36,47 @@ if TYPE_CHECKING:
 # Property names and neo4j-admin types, per label / relationship type (the CSV headers follow this order).
 NODE_PROPERTIES: dict[str, tuple[tuple[str, str], ...]] = {
     "Question": (
-        ("prompt", "string"), ("kind", "string"), ("text", "string"), ("category", "string"), ("text_key", "string"),
+        ("prompt", "string"),
+        ("kind", "string"),
+        ("text", "string"),
+        ("category", "string"),
+        ("text_key", "string"),
     ),
     "Response": (
-        ("prompt", "string"), ("contestant", "string"), ("kind", "string"), ("condition", "string"),
-        ("text", "string"), ("length", "long"), ("text_key", "string"), ("base_key", "string"),
+        ("prompt", "string"),
+        ("contestant", "string"),
+        ("kind", "string"),
+        ("condition", "string"),
+        ("text", "string"),
+        ("length", "long"),
+        ("text_key", "string"),
+        ("base_key", "string"),
     ),
     "Judge": (("label", "string"), ("provider", "string"), ("model", "string")),
     "PairwiseEvaluation": (
-        ("prompt", "string"), ("first", "string"), ("second", "string"), ("judge", "string"),
-        ("condition", "string"), ("order", "string"), ("sample", "long"), ("status", "string"),
-        ("verdict", "string"), ("winner", "string"), ("reasoning", "string"), ("raw_reply", "string"),
-        ("error", "string"), ("latency_ms", "double"), ("input_tokens", "long"), ("output_tokens", "long"),
-        ("cost", "double"), ("attempts", "long"), ("provider", "string"), ("model", "string"),
-        ("timestamp", "string"), ("finished_at", "double"), ("call_key", "string"),
+        ("prompt", "string"),
+        ("first", "string"),
+        ("second", "string"),
+        ("judge", "string"),
+        ("condition", "string"),
+        ("order", "string"),
+        ("sample", "long"),
+        ("status", "string"),
+        ("verdict", "string"),
+        ("winner", "string"),
+        ("reasoning", "string"),
+        ("raw_reply", "string"),
+        ("error", "string"),
+        ("latency_ms", "double"),
+        ("input_tokens", "long"),
+        ("output_tokens", "long"),
+        ("cost", "double"),
+        ("attempts", "long"),
+        ("provider", "string"),
+        ("model", "string"),
+        ("timestamp", "string"),
+        ("finished_at", "double"),
+        ("call_key", "string"),
     ),
 }
 REL_PROPERTIES: dict[str, tuple[tuple[str, str], ...]] = {
@@ -144,16 +171,44 @@ def _question_nodes(g: Graph, tournament: Tournament, plan: list[PlanRow], texts
     """Originals, then the paraphrases the plan shows (of prompts still in the file)."""
     categories = {p.id: p.category for p in tournament.spec.prompts}
     for pid in tournament.prompt_ids:
-        g.nodes.append(Node(question_id(pid), "Question", _clean({
-            "prompt": pid, "kind": "original", "text": tournament.prompt_texts.get(pid), "category": categories.get(pid),
-        })))
-    shown = {r.prompt_text_key: r.prompt for r in plan if r.condition == "paraphrase" and r.prompt_text_key in texts}
+        g.nodes.append(
+            Node(
+                question_id(pid),
+                "Question",
+                _clean(
+                    {
+                        "prompt": pid,
+                        "kind": "original",
+                        "text": tournament.prompt_texts.get(pid),
+                        "category": categories.get(pid),
+                    }
+                ),
+            )
+        )
+    shown = {
+        r.prompt_text_key: r.prompt
+        for r in plan
+        if r.condition == "paraphrase" and r.prompt_text_key in texts
+    }
     for key, pid in shown.items():
-        g.nodes.append(Node(paraphrase_id(key), "Question", _clean({
-            "prompt": pid, "kind": "paraphrase", "text": texts[key].text, "category": categories.get(pid),
-            "text_key": key,
-        })))
-        g.relationships.append(Relationship("REPHRASES", paraphrase_id(key), question_id(pid), "Question", "Question"))
+        g.nodes.append(
+            Node(
+                paraphrase_id(key),
+                "Question",
+                _clean(
+                    {
+                        "prompt": pid,
+                        "kind": "paraphrase",
+                        "text": texts[key].text,
+                        "category": categories.get(pid),
+                        "text_key": key,
+                    }
+                ),
+            )
+        )
+        g.relationships.append(
+            Relationship("REPHRASES", paraphrase_id(key), question_id(pid), "Question", "Question")
+        )
 
 
 def _shown_keys(plan: list[PlanRow]) -> dict[tuple[str, str, str], str]:
@@ -166,17 +221,31 @@ def _shown_keys(plan: list[PlanRow]) -> dict[tuple[str, str, str], str]:
     return out
 
 
-def _response_nodes(g: Graph, tournament: Tournament, shown: dict[tuple[str, str, str], str],
-                    texts: dict[str, TextRow], store: Store) -> None:
-    """One base response per prompt and contestant (the file's, or the stored generation), then the perturbed
-    variants the plan shows."""
-    base_keys: dict[tuple[str, str], str] = {}
+def _base_keys(
+    shown: dict[tuple[str, str, str], str], texts: dict[str, TextRow]
+) -> dict[tuple[str, str], str]:
+    """(prompt, contestant) -> the key of its base response: shown as is outside `lexical`, else the variants' base."""
+    out: dict[tuple[str, str], str] = {}
     for (pid, cid, condition), key in shown.items():
         if condition != "lexical":
-            base_keys.setdefault((pid, cid), key)
-    for (pid, cid, condition), key in shown.items():  # a plan of lexical presentations only: the variants' base
-        if condition == "lexical" and key in texts and texts[key].base_key:
-            base_keys.setdefault((pid, cid), texts[key].base_key)  # type: ignore[arg-type]
+            out.setdefault((pid, cid), key)
+    for (pid, cid, condition), key in shown.items():  # a plan of lexical presentations only
+        base = texts[key].base_key if condition == "lexical" and key in texts else None
+        if base:
+            out.setdefault((pid, cid), base)
+    return out
+
+
+def _response_nodes(
+    g: Graph,
+    tournament: Tournament,
+    shown: dict[tuple[str, str, str], str],
+    texts: dict[str, TextRow],
+    store: Store,
+) -> None:
+    """One base response per prompt and contestant (the file's, or the stored generation), then the perturbed
+    variants the plan shows."""
+    base_keys = _base_keys(shown, texts)
     for pid in tournament.prompt_ids:
         for cid in tournament.contestant_ids:
             text: str | None = tournament.responses.get((pid, cid))
@@ -186,20 +255,48 @@ def _response_nodes(g: Graph, tournament: Tournament, shown: dict[tuple[str, str
                 stored = texts.get(base_key) if base_key is not None else None
                 text = stored.text if stored is not None else store.generated_text(pid, cid)
                 kind = "generated"
-            g.nodes.append(Node(response_id(pid, cid), "Response", _clean({
-                "prompt": pid, "contestant": cid, "kind": kind, "condition": "clean", "text": text,
-                "length": len(text) if text is not None else None, "text_key": base_key,
-            })))
+            g.nodes.append(
+                Node(
+                    response_id(pid, cid),
+                    "Response",
+                    _clean(
+                        {
+                            "prompt": pid,
+                            "contestant": cid,
+                            "kind": kind,
+                            "condition": "clean",
+                            "text": text,
+                            "length": len(text) if text is not None else None,
+                            "text_key": base_key,
+                        }
+                    ),
+                )
+            )
     for (pid, cid, condition), key in sorted(shown.items()):
         t = texts.get(key)
         if condition != "lexical" or t is None:
             continue
-        g.nodes.append(Node(variant_id(key), "Response", _clean({
-            "prompt": pid, "contestant": cid, "kind": "variant", "condition": condition, "text": t.text,
-            "length": len(t.text), "text_key": key, "base_key": t.base_key,
-        })))
-        g.relationships.append(Relationship("VARIANT_OF", variant_id(key), response_id(pid, cid), "Response",
-                                            "Response"))
+        g.nodes.append(
+            Node(
+                variant_id(key),
+                "Response",
+                _clean(
+                    {
+                        "prompt": pid,
+                        "contestant": cid,
+                        "kind": "variant",
+                        "condition": condition,
+                        "text": t.text,
+                        "length": len(t.text),
+                        "text_key": key,
+                        "base_key": t.base_key,
+                    }
+                ),
+            )
+        )
+        g.relationships.append(
+            Relationship("VARIANT_OF", variant_id(key), response_id(pid, cid), "Response", "Response")
+        )
 
 
 def _judge_nodes(g: Graph, tournament: Tournament, details: list[PairDetail]) -> None:
@@ -218,14 +315,39 @@ def _evaluation(g: Graph, d: PairDetail, order: str, texts: dict[str, TextRow], 
     eid = evaluation_id(d.prompt, d.first, d.second, d.judge, d.condition, d.sample)
     verdict = d.winner if d.status == "ok" else None
     winner = {"first": d.first, "second": d.second, "tie": "tie"}.get(verdict or "")
-    g.nodes.append(Node(eid, "PairwiseEvaluation", _clean({
-        "prompt": d.prompt, "first": d.first, "second": d.second, "judge": d.judge, "condition": d.condition,
-        "order": order, "sample": d.sample, "status": d.status, "verdict": verdict, "winner": winner,
-        "reasoning": d.reasoning, "raw_reply": d.raw_reply, "error": d.error, "latency_ms": d.latency_ms,
-        "input_tokens": d.input_tokens, "output_tokens": d.output_tokens, "cost": d.cost, "attempts": d.attempts,
-        "provider": d.provider, "model": d.model, "timestamp": _iso(d.finished_at), "finished_at": d.finished_at,
-        "call_key": d.key,
-    })))
+    g.nodes.append(
+        Node(
+            eid,
+            "PairwiseEvaluation",
+            _clean(
+                {
+                    "prompt": d.prompt,
+                    "first": d.first,
+                    "second": d.second,
+                    "judge": d.judge,
+                    "condition": d.condition,
+                    "order": order,
+                    "sample": d.sample,
+                    "status": d.status,
+                    "verdict": verdict,
+                    "winner": winner,
+                    "reasoning": d.reasoning,
+                    "raw_reply": d.raw_reply,
+                    "error": d.error,
+                    "latency_ms": d.latency_ms,
+                    "input_tokens": d.input_tokens,
+                    "output_tokens": d.output_tokens,
+                    "cost": d.cost,
+                    "attempts": d.attempts,
+                    "provider": d.provider,
+                    "model": d.model,
+                    "timestamp": _iso(d.finished_at),
+                    "finished_at": d.finished_at,
+                    "call_key": d.key,
+                }
+            ),
+        )
+    )
     question = question_id(d.prompt)
     if d.condition == "paraphrase" and d.prompt_text_key in texts:
         question = paraphrase_id(d.prompt_text_key)
@@ -237,8 +359,11 @@ def _evaluation(g: Graph, d: PairDetail, order: str, texts: dict[str, TextRow], 
         if rid not in known:
             continue
         shown[cid] = rid
-        g.relationships.append(Relationship("BETWEEN", eid, rid, "PairwiseEvaluation", "Response",
-                                            {"slot": slot, "contestant": cid}))
+        g.relationships.append(
+            Relationship(
+                "BETWEEN", eid, rid, "PairwiseEvaluation", "Response", {"slot": slot, "contestant": cid}
+            )
+        )
     if winner in shown:
         g.relationships.append(Relationship("FAVORS", eid, shown[winner], "PairwiseEvaluation", "Response"))
     g.relationships.append(Relationship("JUDGED_BY", eid, judge_id(d.judge), "PairwiseEvaluation", "Judge"))

@@ -47,8 +47,12 @@ def write_rels_csv(rel_type: str, rels: list[Any], fh: IO[str]) -> None:
     props = REL_PROPERTIES.get(rel_type, ())
     fh.write(",".join([":START_ID", ":END_ID", ":TYPE", *(_header(n, k) for n, k in props)]) + "\n")
     for rel in rels:
-        cells = [csv_field(rel.start), csv_field(rel.end), csv_field(rel.type),
-                 *(csv_field(rel.props.get(n)) for n, _ in props)]
+        cells = [
+            csv_field(rel.start),
+            csv_field(rel.end),
+            csv_field(rel.type),
+            *(csv_field(rel.props.get(n)) for n, _ in props),
+        ]
         fh.write(",".join(cells) + "\n")
 
 
@@ -77,11 +81,13 @@ def write_neo4j_csv(graph: Graph, directory: Path) -> list[Path]:
     return written
 
 
-def readme_text(graph: Graph, node_files: list[str], rel_files: list[str], *, title: str | None = None) -> str:
+def readme_text(
+    graph: Graph, node_files: list[str], rel_files: list[str], *, title: str | None = None
+) -> str:
     counts = graph.counts()
     nodes = ", ".join(f"{k} {v}" for k, v in counts["nodes"].items()) or "none"
     rels = ", ".join(f"{k} {v}" for k, v in counts["relationships"].items()) or "none"
-    return f"""elotui evaluation graph{(' for ' + title) if title else ''}
+    return f"""elotui evaluation graph{(" for " + title) if title else ""}
 
 Nodes: {nodes}
 Relationships: {rels}

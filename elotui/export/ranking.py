@@ -15,9 +15,22 @@ from typing import IO, Any
 from elotui.rating.leaderboard import Leaderboard, LeaderboardRow
 
 COLUMNS: tuple[str, ...] = (
-    "rank", "contestant", "rating", "ci_low", "ci_high", "gap_to_next", "win_prob_vs_next", "band",
-    "wins", "losses", "draws", "games", "win_rate",
+    "rank",
+    "contestant",
+    "rating",
+    "ci_low",
+    "ci_high",
+    "gap_to_next",
+    "win_prob_vs_next",
+    "band",
+    "wins",
+    "losses",
+    "draws",
+    "games",
+    "win_rate",
 )
+
+
 def _csv_cell(value: Any) -> str:
     if value is None:
         return ""
@@ -78,6 +91,11 @@ def leaderboard_document(leaderboard: Leaderboard, *, tournament: str | None = N
 
 def write_json(leaderboard: Leaderboard, fh: IO[str], *, tournament: str | None = None) -> None:
     """The leaderboard as one JSON document (settings, counts, rows), indented, ending with a newline."""
-    json.dump(leaderboard_document(leaderboard, tournament=tournament), fh, indent=2, ensure_ascii=False,
-              allow_nan=False)
+    json.dump(
+        leaderboard_document(leaderboard, tournament=tournament),
+        fh,
+        indent=2,
+        ensure_ascii=False,
+        allow_nan=False,
+    )
     fh.write("\n")

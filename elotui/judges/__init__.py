@@ -8,7 +8,7 @@ import httpx
 
 from elotui.config import EndpointConfig
 from elotui.judges.base import Judge, RetryObserver
-from elotui.judges.http import RetryPolicy
+from elotui.judges.limits import RetryPolicy
 
 
 def build_judge(

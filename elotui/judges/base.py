@@ -12,8 +12,18 @@ from typing import Literal, Protocol, runtime_checkable
 from elotui.config import EndpointConfig
 from elotui.vocab import Status, Winner
 
-__all__ = ["Completion", "Judge", "JudgeKind", "JudgeReply", "JudgeRequest", "Presentation", "RetryNotice",
-           "RetryObserver", "Status", "Winner"]
+__all__ = [
+    "Completion",
+    "Judge",
+    "JudgeKind",
+    "JudgeReply",
+    "JudgeRequest",
+    "Presentation",
+    "RetryNotice",
+    "RetryObserver",
+    "Status",
+    "Winner",
+]
 JudgeKind = Literal["live", "replay", "simulated"]
 
 

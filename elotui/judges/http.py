@@ -5,7 +5,7 @@
   The semaphore is taken first and the rate token second, so a request leaves the moment it is allowed to:
   requests never bunch up behind the semaphore and burst past the rate.
 - Retries: 429 (honouring `Retry-After` in seconds or as an HTTP date), 408, 5xx, timeouts and dropped
-  connections, with exponential backoff and full jitter, up to `max_retries`; the concurrency slot is
+  connections, with exponential backoff and equal jitter (elotui.judges.limits), up to `max_retries`; the concurrency slot is
   released while waiting. Other 4xx are final; 401/403 name the key's variable (never its value).
 - The API key is read from the environment at call time only, and redacted from every text that leaves here.
 """
@@ -13,17 +13,14 @@
 from __future__ import annotations
 
 import asyncio
-import email.utils
 import importlib.util
 import json
-import math
 import os
 import random
 import sys
 import time
-from collections.abc import AsyncIterator, Callable
+from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import UTC, datetime
 from typing import Any
 
 import httpx
@@ -31,6 +28,8 @@ import httpx
 from elotui import vocab
 from elotui.config import EndpointConfig
 from elotui.judges.base import RetryNotice, RetryObserver
+from elotui.judges.limits import RetryPolicy, TokenBucket, parse_retry_after
+from elotui.judges.transport import ShardedTransport
 
 if importlib.util.find_spec("sniffio") is None:
     # httpcore asks `import sniffio` on every pool operation; when sniffio is not installed each failed import
@@ -39,69 +38,6 @@ if importlib.util.find_spec("sniffio") is None:
 
 REDACTED = "[redacted]"
 RETRYABLE_STATUS = frozenset({408, 429, 500, 502, 503, 504, 520, 521, 522, 523, 524, 529})
-
-
-@dataclass(frozen=True)
-class RetryPolicy:
-    """Backoff: attempt n (1-based) waits uniform(0, min(cap, base * 2**(n-1))) unless the server says when.
-
-    `max_retry_after_s` caps a server's `Retry-After` (a misconfigured server must not park a run for hours).
-    """
-
-    base_s: float = 0.5
-    cap_s: float = 30.0
-    max_retry_after_s: float = 300.0
-
-    def backoff(self, attempt: int, rng: random.Random) -> float:
-        ceiling = min(self.cap_s, self.base_s * (2 ** (attempt - 1)))
-        return ceiling * (0.5 + 0.5 * rng.random())
-
-
-class TokenBucket:
-    """A token bucket with reservations: `reserve(cost)` takes tokens now (possibly into debt) and
-    returns how long the caller must wait before acting, so concurrent callers queue in order."""
-
-    def __init__(
-        self, per_second: float, capacity: float, clock: Callable[[], float] = time.monotonic
-    ) -> None:
-        self.rate = per_second
-        self.capacity = max(capacity, 1e-9)
-        self.tokens = self.capacity
-        self._clock = clock
-        self._updated = clock()
-
-    def reserve(self, cost: float) -> float:
-        now = self._clock()
-        self.tokens = min(self.capacity, self.tokens + (now - self._updated) * self.rate)
-        self._updated = now
-        self.tokens -= min(cost, self.capacity)
-        return 0.0 if self.tokens >= 0 else -self.tokens / self.rate
-
-    def refund(self, amount: float) -> None:
-        """Give back over-estimated tokens (e.g. the estimate was above the real usage)."""
-        if amount > 0:
-            self.tokens = min(self.capacity, self.tokens + amount)
-
-
-def parse_retry_after(value: str | None, now: float | None = None) -> float | None:
-    """Seconds to wait from a `Retry-After` header: delta-seconds or an HTTP date. None if absent/garbled."""
-    if value is None:
-        return None
-    text = value.strip()
-    if not text:
-        return None
-    try:
-        return max(0.0, float(text))
-    except ValueError:
-        pass
-    try:
-        when = email.utils.parsedate_to_datetime(text)
-    except (TypeError, ValueError, IndexError):
-        return None
-    if when.tzinfo is None:
-        when = when.replace(tzinfo=UTC)
-    current = datetime.now(UTC).timestamp() if now is None else now
-    return max(0.0, when.timestamp() - current)
 
 
 class GaveUp(Exception):
@@ -139,75 +75,6 @@ class _Retry(Exception):
         self.reason = reason
         self.status_code = status_code
         self.retry_after = retry_after
-
-
-SHARD_SIZE = 4
-
-
-class ShardedTransport(httpx.AsyncBaseTransport):
-    """httpx's standard transport, split into small connection pools.
-
-    httpcore's pool re-scans every connection (and each connection every other) whenever a request starts or
-    ends, so its bookkeeping grows with the square of the pool size: at 64 connections it costs several ms of
-    CPU per request. Shards of at most `shard_size` connections keep that cost flat; each request goes to the
-    least busy shard and holds its place there until its response is closed.
-    """
-
-    def __init__(
-        self, max_connections: int, *, shard_size: int = SHARD_SIZE, keepalive_expiry: float = 30.0
-    ) -> None:
-        count = max(1, math.ceil(max_connections / shard_size))
-        per_shard = math.ceil(max_connections / count)
-        limits = httpx.Limits(
-            max_connections=per_shard, max_keepalive_connections=per_shard, keepalive_expiry=keepalive_expiry
-        )
-        ssl_context = (
-            httpx.create_ssl_context()
-        )  # one certificate store for every shard (loading it costs ~20 ms)
-        self._shards = [httpx.AsyncHTTPTransport(limits=limits, verify=ssl_context) for _ in range(count)]
-        self._busy = [0] * count
-
-    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
-        index = min(range(len(self._shards)), key=self._busy.__getitem__)
-        self._busy[index] += 1
-        try:
-            response = await self._shards[index].handle_async_request(request)
-        except BaseException:
-            self._busy[index] -= 1
-            raise
-
-        def release() -> None:
-            self._busy[index] -= 1
-
-        assert isinstance(response.stream, httpx.AsyncByteStream)
-        return httpx.Response(
-            status_code=response.status_code,
-            headers=response.headers,
-            stream=_ReleasingStream(response.stream, release),
-            extensions=response.extensions,
-        )
-
-    async def aclose(self) -> None:
-        for shard in self._shards:
-            await shard.aclose()
-
-
-class _ReleasingStream(httpx.AsyncByteStream):
-    def __init__(self, stream: httpx.AsyncByteStream, release: Callable[[], None]) -> None:
-        self._stream = stream
-        self._release: Callable[[], None] | None = release
-
-    async def __aiter__(self) -> AsyncIterator[bytes]:
-        async for chunk in self._stream:
-            yield chunk
-
-    async def aclose(self) -> None:
-        try:
-            await self._stream.aclose()
-        finally:
-            if self._release is not None:
-                self._release()
-                self._release = None
 
 
 class HttpEndpoint:

@@ -124,9 +124,7 @@ class LiveJudge:
         return outcome, text, meta.pop("shape_error", None), meta
 
     async def judge(self, request: JudgeRequest) -> JudgeReply:
-        outcome, text, shape_error, meta = await self._outcome(
-            request.system, request.user, verdict=True
-        )
+        outcome, text, shape_error, meta = await self._outcome(request.system, request.user, verdict=True)
         if outcome == "error":
             reply = JudgeReply(status="error", error=text, **meta)
         elif outcome == "invalid":

@@ -87,5 +87,3 @@ class SimulatedJudge:
 
     async def aclose(self) -> None:
         return None
-
-

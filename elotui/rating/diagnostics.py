@@ -109,6 +109,34 @@ def reference_agreement(
     return out
 
 
+def _reference(
+    table: VerdictTable,
+    reference_ranking: Sequence[str] | Mapping[str, float] | None,
+    human: dict[str, Any] | None,
+    method: str,
+    options: RatingOptions | None,
+) -> dict[str, Any]:
+    """The reference ranking (the file's, else the human votes' Bradley–Terry ranking) and how each threshold's
+    ratings agree with it."""
+    reference: dict[str, Any] = {"source": None, "method": method, "ranking": None, "by_threshold": {}}
+    scores: dict[str, float] | None = None
+    if reference_ranking is not None and len(reference_ranking):
+        if isinstance(reference_ranking, Mapping):
+            scores = {str(k): float(v) for k, v in reference_ranking.items()}
+        else:
+            scores = {c: float(-i) for i, c in enumerate(reference_ranking)}
+        reference["source"] = "ranking"
+    elif human is not None:
+        scores = {c: r for c, r in human["ratings"].items() if human["verdicts"].get(c)}
+        reference["source"] = "human votes"
+    if scores:
+        reference["ranking"] = sorted(scores, key=lambda c: (-scores[c], c))
+        reference["by_threshold"] = reference_agreement(
+            table, scores, method=method, options=(options or RatingOptions()).replace(bootstrap=0)
+        )
+    return reference
+
+
 def diagnose(
     table: VerdictTable,
     *,
@@ -145,23 +173,7 @@ def diagnose(
         }
     human = human_ranking(votes) if votes is not None and len(votes) else None
 
-    reference: dict[str, Any] = {"source": None, "method": method, "ranking": None, "by_threshold": {}}
-    scores: dict[str, float] | None = None
-    if reference_ranking is not None and len(reference_ranking):
-        if isinstance(reference_ranking, Mapping):
-            scores = {str(k): float(v) for k, v in reference_ranking.items()}
-        else:
-            scores = {c: float(-i) for i, c in enumerate(reference_ranking)}
-        reference["source"] = "ranking"
-    elif human is not None:
-        scores = {c: r for c, r in human["ratings"].items() if human["verdicts"].get(c)}
-        reference["source"] = "human votes"
-    if scores:
-        reference["ranking"] = sorted(scores, key=lambda c: (-scores[c], c))
-        reference["by_threshold"] = reference_agreement(
-            table, scores, method=method,
-            options=(options or RatingOptions()).replace(bootstrap=0),
-        )
+    reference = _reference(table, reference_ranking, human, method, options)
 
     result = {
         "schema": SCHEMA,

@@ -192,5 +192,3 @@ def jit_kernels() -> Kernels | None:
     except (ImportError, OSError, RuntimeError):  # no llvmlite, or it cannot compile here: numpy path
         _KERNELS["state"] = "unavailable"
     return _KERNELS.get("kernels")
-
-

@@ -30,8 +30,22 @@ from elotui.vocab import (
     win_probability,
 )
 
-__all__ = ["BAND_MODERATE", "BAND_STRONG", "BAND_TIED", "METHODS", "Leaderboard", "LeaderboardRow", "Method",
-           "RatingOptions", "band", "build_leaderboard", "rank", "rank_games", "ratings_for", "win_probability"]
+__all__ = [
+    "BAND_MODERATE",
+    "BAND_STRONG",
+    "BAND_TIED",
+    "METHODS",
+    "Leaderboard",
+    "LeaderboardRow",
+    "Method",
+    "RatingOptions",
+    "band",
+    "build_leaderboard",
+    "rank",
+    "rank_games",
+    "ratings_for",
+    "win_probability",
+]
 
 
 @dataclass(frozen=True)
@@ -47,7 +61,9 @@ class RatingOptions:
     @classmethod
     def from_config(cls, ranking: Any) -> RatingOptions:
         """From a `[ranking]` table (elotui.config.RankingConfig)."""
-        return cls(ranking.k_factor, ranking.initial_rating, ranking.permutations, ranking.bootstrap, ranking.seed)
+        return cls(
+            ranking.k_factor, ranking.initial_rating, ranking.permutations, ranking.bootstrap, ranking.seed
+        )
 
     def replace(self, **changes: Any) -> RatingOptions:
         return dataclasses.replace(self, **changes)

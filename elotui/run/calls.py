@@ -18,7 +18,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from elotui.config import EndpointConfig, Tournament
-from elotui.judges.base import Judge, Presentation
+from elotui.judges.base import Completion, Judge, JudgeReply, JudgeRequest, Presentation
 from elotui.run.keys import call_key, text_key
 from elotui.run.perturb import perturb
 from elotui.run.plan import Comparison, Plan
@@ -67,7 +67,9 @@ def estimated_output_tokens(config: EndpointConfig) -> int:
 
 
 def estimated_cost(config: EndpointConfig, input_tokens: int, output_tokens: int) -> float:
-    return cost_of(input_tokens, output_tokens, config.price_per_million_input, config.price_per_million_output)
+    return cost_of(
+        input_tokens, output_tokens, config.price_per_million_input, config.price_per_million_output
+    )
 
 
 def endpoints(tournament: Tournament) -> dict[str, EndpointConfig]:
@@ -85,12 +87,17 @@ def key_context(judge: Judge, presentation: Presentation | None) -> dict[str, ob
     """Replay and simulated judges answer by who is compared, so the presentation is part of their key."""
     if judge.kind == "live" or presentation is None:
         return None
-    return {"prompt": presentation.prompt, "first": presentation.first, "second": presentation.second,
-            "condition": presentation.condition}
+    return {
+        "prompt": presentation.prompt,
+        "first": presentation.first,
+        "second": presentation.second,
+        "condition": presentation.condition,
+    }
 
 
-def prerequisite_calls(tournament: Tournament, plan: Plan, builder: PromptBuilder,
-                       judges: Mapping[str, Judge]) -> list[Call]:
+def prerequisite_calls(
+    tournament: Tournament, plan: Plan, builder: PromptBuilder, judges: Mapping[str, Judge]
+) -> list[Call]:
     """The generation and paraphrase calls the plan needs (whether cached or not)."""
     out: list[Call] = []
     for g in plan.generations:
@@ -121,8 +128,9 @@ class Texts:
     labels: bool = False  # with placeholders: a readable label instead of a text of the expected length
 
     @classmethod
-    def load(cls, tournament: Tournament, store: Store, prereqs: list[Call], *,
-             placeholders: bool = False) -> Texts:
+    def load(
+        cls, tournament: Tournament, store: Store, prereqs: list[Call], *, placeholders: bool = False
+    ) -> Texts:
         texts = cls(tournament, placeholders=placeholders)
         for call in prereqs:
             record = store.get_call(call.key)
@@ -166,7 +174,9 @@ class Texts:
         base = self.base_response(prompt, contestant)
         if base is None or condition != "lexical":
             return base
-        return perturb(base, seed=self.tournament.spec.comparison.perturbation_seed, salt=f"{prompt}\x00{contestant}")
+        return perturb(
+            base, seed=self.tournament.spec.comparison.perturbation_seed, salt=f"{prompt}\x00{contestant}"
+        )
 
     def shown_prompt(self, prompt: str, condition: str) -> str | None:
         text = self.tournament.prompt_texts[prompt]
@@ -208,8 +218,15 @@ class Texts:
             prompt_key = text_key("prompt", pid, t.prompt_texts[pid])
             _put_once(store, prompt_key, "prompt", t.prompt_texts[pid], prompt=pid)
             if pid in self.paraphrased:
-                _put_once(store, self.paraphrase_keys[pid], "paraphrase", self.paraphrased[pid], prompt=pid,
-                          condition="paraphrase", base_key=prompt_key)
+                _put_once(
+                    store,
+                    self.paraphrase_keys[pid],
+                    "paraphrase",
+                    self.paraphrased[pid],
+                    prompt=pid,
+                    condition="paraphrase",
+                    base_key=prompt_key,
+                )
             for cid in t.contestant_ids:
                 base = t.responses.get((pid, cid), self.generated.get((pid, cid)))
                 if base is None:
@@ -220,8 +237,16 @@ class Texts:
                 if lexical:
                     variant = self.shown_response(pid, cid, "lexical")
                     assert variant is not None
-                    _put_once(store, self.shown_response_key(pid, cid, "lexical"), "perturbed", variant, prompt=pid,
-                              contestant=cid, condition="lexical", base_key=base_key)
+                    _put_once(
+                        store,
+                        self.shown_response_key(pid, cid, "lexical"),
+                        "perturbed",
+                        variant,
+                        prompt=pid,
+                        contestant=cid,
+                        condition="lexical",
+                        base_key=base_key,
+                    )
 
 
 def _put_once(store: Store, key: str, kind: str, text: str, **meta: str | None) -> None:
@@ -241,9 +266,15 @@ def render_comparison(builder: PromptBuilder, texts: Texts, c: Comparison) -> Re
         clean_a = texts.base_response(c.prompt, c.first) or ""
         clean_b = texts.base_response(c.prompt, c.second) or ""
         example = builder.example_for(texts.tournament.prompt_texts[c.prompt], clean_a, clean_b)
-    return builder.render(prompt_id=c.prompt, prompt_text=prompt_text, first_text=first, second_text=second,
-                          condition=c.condition, example=example,
-                          boundary_text=texts.tournament.prompt_texts[c.prompt])
+    return builder.render(
+        prompt_id=c.prompt,
+        prompt_text=prompt_text,
+        first_text=first,
+        second_text=second,
+        condition=c.condition,
+        example=example,
+        boundary_text=texts.tournament.prompt_texts[c.prompt],
+    )
 
 
 @dataclass
@@ -253,7 +284,9 @@ class VerdictCalls:
     blocked: dict[str, int]  # prerequisite key -> number of plan rows waiting for it
 
 
-def verdict_calls(plan: Plan, builder: PromptBuilder, texts: Texts, judges: Mapping[str, Judge]) -> VerdictCalls:
+def verdict_calls(
+    plan: Plan, builder: PromptBuilder, texts: Texts, judges: Mapping[str, Judge]
+) -> VerdictCalls:
     rows: list[PlanRow] = []
     calls: dict[str, Call] = {}
     blocked: dict[str, int] = {}
@@ -261,7 +294,10 @@ def verdict_calls(plan: Plan, builder: PromptBuilder, texts: Texts, judges: Mapp
     render_cache: dict[tuple[str, str, str], tuple[RenderedPrompt | None, tuple[str, str, str]]] = {}
     unit: tuple[str, frozenset[str]] | None = None
     for seq, c in enumerate(plan.comparisons):
-        if (c.prompt, frozenset((c.first, c.second))) != unit:  # units are contiguous: keep one unit's renders
+        if (
+            c.prompt,
+            frozenset((c.first, c.second)),
+        ) != unit:  # units are contiguous: keep one unit's renders
             unit = (c.prompt, frozenset((c.first, c.second)))
             render_cache.clear()
         missing = texts.missing_key(c)
@@ -273,20 +309,60 @@ def verdict_calls(plan: Plan, builder: PromptBuilder, texts: Texts, judges: Mapp
         render_key = (c.prompt, f"{c.first}\x00{c.second}", c.condition)
         cached = render_cache.get(render_key)
         if cached is None:
-            shown = (texts.shown_prompt_key(c.prompt, c.condition),
-                     texts.shown_response_key(c.prompt, c.first, c.condition),
-                     texts.shown_response_key(c.prompt, c.second, c.condition))
+            shown = (
+                texts.shown_prompt_key(c.prompt, c.condition),
+                texts.shown_response_key(c.prompt, c.first, c.condition),
+                texts.shown_response_key(c.prompt, c.second, c.condition),
+            )
             cached = render_cache[render_key] = (render_comparison(builder, texts, c), shown)
         rendered, shown_keys = cached
         assert rendered is not None
         judge = judges[c.judge]
         presentation = c.presentation
-        key = call_key(identities[c.judge], rendered.system, rendered.user, sample=c.sample, kind="verdict",
-                       context=key_context(judge, presentation))
-        rows.append(PlanRow(seq, c.prompt, c.first, c.second, c.judge, c.condition, c.sample, key, *shown_keys))
+        key = call_key(
+            identities[c.judge],
+            rendered.system,
+            rendered.user,
+            sample=c.sample,
+            kind="verdict",
+            context=key_context(judge, presentation),
+        )
+        rows.append(
+            PlanRow(seq, c.prompt, c.first, c.second, c.judge, c.condition, c.sample, key, *shown_keys)
+        )
         if key in calls:
             calls[key].rows += 1
         else:
-            calls[key] = Call(key, "verdict", c.judge, rendered.system, rendered.user, presentation,
-                              rendered.first_text, rendered.second_text)
+            calls[key] = Call(
+                key,
+                "verdict",
+                c.judge,
+                rendered.system,
+                rendered.user,
+                presentation,
+                rendered.first_text,
+                rendered.second_text,
+            )
     return VerdictCalls(rows, list(calls.values()), blocked)
+
+
+async def ask_verdict(judge: Judge, call: Call) -> JudgeReply:
+    """The judge's verdict on the call (a judge never raises; if one does, the call failed)."""
+    request = JudgeRequest(
+        call.key, call.system, call.user, call.presentation, call.first_text, call.second_text
+    )
+    try:
+        return await judge.judge(request)
+    except Exception as exc:  # noqa: BLE001 - a judge must not raise; if one does, the call failed
+        return JudgeReply(status="error", error=f"{type(exc).__name__}: {exc}")
+
+
+async def ask_completion(judge: Judge, call: Call) -> Completion:
+    """The judge's completion (generation, paraphrase); an empty text is a failure."""
+    try:
+        reply = await judge.complete(call.system, call.user)
+    except Exception as exc:  # noqa: BLE001
+        return Completion(status="error", error=f"{type(exc).__name__}: {exc}")
+    if reply.status == "ok" and not (reply.text or "").strip():
+        reply.status, reply.error = "error", "empty completion"
+    return reply

@@ -72,8 +72,9 @@ def _add(est: EndpointEstimate, judge: Judge, call: Call, rows: int, cached: boo
         est.cost = (est.cost or 0.0) + estimated_cost(cfg, inp, out)
 
 
-def dry_run(tournament: Tournament, store: Store, judges: dict[str, Judge],
-            builder: PromptBuilder | None = None) -> DryRun:
+def dry_run(
+    tournament: Tournament, store: Store, judges: dict[str, Judge], builder: PromptBuilder | None = None
+) -> DryRun:
     builder = builder or PromptBuilder(tournament)
     plan = build_plan(tournament)
     prereqs = prerequisite_calls(tournament, plan, builder, judges)
@@ -96,7 +97,9 @@ def dry_run(tournament: Tournament, store: Store, judges: dict[str, Judge],
     return result
 
 
-def first_prompt(tournament: Tournament, store: Store, builder: PromptBuilder | None = None) -> RenderedPrompt:
+def first_prompt(
+    tournament: Tournament, store: Store, builder: PromptBuilder | None = None
+) -> RenderedPrompt:
     """The fully rendered judge prompt of the first planned comparison (placeholders for texts a generator or
     the paraphraser has not produced yet)."""
     builder = builder or PromptBuilder(tournament)
@@ -108,7 +111,11 @@ def first_prompt(tournament: Tournament, store: Store, builder: PromptBuilder | 
     for record in store.texts("paraphrase"):
         if record.prompt:
             texts.paraphrased[record.prompt] = record.text
-    ready = [c for c in plan.comparisons if texts.produced(c.prompt, c.first) and texts.produced(c.prompt, c.second)]
+    ready = [
+        c
+        for c in plan.comparisons
+        if texts.produced(c.prompt, c.first) and texts.produced(c.prompt, c.second)
+    ]
     rendered = render_comparison(builder, texts, (ready or list(plan.comparisons))[0])
     assert rendered is not None  # placeholders make every text available
     return rendered

@@ -95,4 +95,13 @@ class RunFinished:
     cost: float = 0.0
 
 
-Event = RunStarted | CallStarted | VerdictRecorded | CallFailed | CallRetried | Progress | RunStateChanged | RunFinished
+Event = (
+    RunStarted
+    | CallStarted
+    | VerdictRecorded
+    | CallFailed
+    | CallRetried
+    | Progress
+    | RunStateChanged
+    | RunFinished
+)

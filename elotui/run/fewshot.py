@@ -61,12 +61,14 @@ def load_examples(path: Path) -> list[Example]:
             raise UserError(f"{path}:{n}: not a JSON object ({exc.msg})") from None
         if not isinstance(row, dict):
             raise UserError(f"{path}:{n}: not a JSON object")
-        missing = [k for k in ("prompt", "response_a", "response_b", "better") if not isinstance(row.get(k), str)]
+        missing = [
+            k for k in ("prompt", "response_a", "response_b", "better") if not isinstance(row.get(k), str)
+        ]
         if missing:
             raise UserError(f"{path}:{n}: missing or non-text field(s): {', '.join(missing)}")
         better = _BETTER.get(str(row["better"]).strip().lower())
         if better is None:
-            raise UserError(f"{path}:{n}: better must be \"A\", \"B\" or \"tie\", not {row['better']!r}")
+            raise UserError(f'{path}:{n}: better must be "A", "B" or "tie", not {row["better"]!r}')
         reasoning = row.get("reasoning") or ""
         out.append(Example(row["prompt"], row["response_a"], row["response_b"], better, str(reasoning)))
     if not out:

@@ -25,32 +25,86 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 CONTRACTIONS: dict[str, str] = {
-    "can't": "cannot", "won't": "will not", "don't": "do not", "doesn't": "does not", "didn't": "did not",
-    "isn't": "is not", "aren't": "are not", "wasn't": "was not", "weren't": "were not", "haven't": "have not",
-    "hasn't": "has not", "hadn't": "had not", "shouldn't": "should not", "wouldn't": "would not",
-    "couldn't": "could not", "mustn't": "must not", "it's": "it is", "that's": "that is", "there's": "there is",
-    "what's": "what is", "let's": "let us", "i'm": "I am", "you're": "you are", "we're": "we are",
-    "they're": "they are", "i've": "I have", "you've": "you have", "we've": "we have", "they've": "they have",
-    "i'll": "I will", "you'll": "you will", "we'll": "we will", "they'll": "they will", "i'd": "I would",
+    "can't": "cannot",
+    "won't": "will not",
+    "don't": "do not",
+    "doesn't": "does not",
+    "didn't": "did not",
+    "isn't": "is not",
+    "aren't": "are not",
+    "wasn't": "was not",
+    "weren't": "were not",
+    "haven't": "have not",
+    "hasn't": "has not",
+    "hadn't": "had not",
+    "shouldn't": "should not",
+    "wouldn't": "would not",
+    "couldn't": "could not",
+    "mustn't": "must not",
+    "it's": "it is",
+    "that's": "that is",
+    "there's": "there is",
+    "what's": "what is",
+    "let's": "let us",
+    "i'm": "I am",
+    "you're": "you are",
+    "we're": "we are",
+    "they're": "they are",
+    "i've": "I have",
+    "you've": "you have",
+    "we've": "we have",
+    "they've": "they have",
+    "i'll": "I will",
+    "you'll": "you will",
+    "we'll": "we will",
+    "they'll": "they will",
+    "i'd": "I would",
     "you'd": "you would",
 }
 
 SYNONYMS: dict[str, str] = {
-    "important": "significant", "very": "highly", "quickly": "rapidly", "often": "frequently",
-    "easy": "simple", "difficult": "challenging", "many": "numerous", "usually": "typically",
-    "however": "nevertheless", "also": "additionally", "helpful": "useful", "big": "large",
-    "main": "primary", "essential": "crucial", "various": "diverse", "effective": "efficient",
-    "carefully": "attentively", "overall": "in general", "especially": "particularly", "obviously": "evidently",
+    "important": "significant",
+    "very": "highly",
+    "quickly": "rapidly",
+    "often": "frequently",
+    "easy": "simple",
+    "difficult": "challenging",
+    "many": "numerous",
+    "usually": "typically",
+    "however": "nevertheless",
+    "also": "additionally",
+    "helpful": "useful",
+    "big": "large",
+    "main": "primary",
+    "essential": "crucial",
+    "various": "diverse",
+    "effective": "efficient",
+    "carefully": "attentively",
+    "overall": "in general",
+    "especially": "particularly",
+    "obviously": "evidently",
 }
 
 HEDGES: dict[str, str] = {
-    "should": "should probably", "clearly": "arguably", "definitely": "most likely",
-    "certainly": "very likely", "will always": "will generally",
+    "should": "should probably",
+    "clearly": "arguably",
+    "definitely": "most likely",
+    "certainly": "very likely",
+    "will always": "will generally",
 }
 
 ACRONYMS: dict[str, str] = {"AI": "A.I.", "LLM": "L.L.M.", "LLMs": "L.L.M.s", "API": "A.P.I."}
 
-INTRODUCTORY = ("However", "Therefore", "Moreover", "Furthermore", "Additionally", "Finally", "First", "Second")
+INTRODUCTORY = (
+    "However",
+    "Therefore",
+    "Moreover",
+    "Furthermore",
+    "Additionally",
+    "Finally",
+    "First",
+    "Second",
+)
 
 _APOSTROPHES = "'\u2019"
 
@@ -88,8 +142,9 @@ def _word_table_rule(name: str, table: dict[str, str], *, case_sensitive: bool =
 
 def _punctuation_rule() -> Rule:
     intro = "|".join(INTRODUCTORY)
-    pattern = re.compile(rf",( (?:and|but) )|(?:(?<=^)|(?<=[.!?]\s))({intro}) (?=[a-z])|(?<=[a-z])!(?=\s|$)",
-                         re.MULTILINE)
+    pattern = re.compile(
+        rf",( (?:and|but) )|(?:(?<=^)|(?<=[.!?]\s))({intro}) (?=[a-z])|(?<=[a-z])!(?=\s|$)", re.MULTILINE
+    )
 
     def replace(m: re.Match[str]) -> str:
         if m.group(1) is not None:
@@ -124,7 +179,7 @@ def perturb(text: str, *, seed: int, salt: str = "", rate: float = 0.5) -> str:
     segments: list[tuple[bool, str]] = []
     pos = 0
     for m in _FENCE.finditer(text):
-        segments.append((True, text[pos:m.start()]))
+        segments.append((True, text[pos : m.start()]))
         segments.append((False, m.group(0)))
         pos = m.end()
     segments.append((True, text[pos:]))

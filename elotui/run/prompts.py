@@ -100,7 +100,10 @@ class PromptBuilder:
 
     def _check(self, t: Tournament) -> None:
         problems: list[str] = []
-        for key, template in (("system_template", self.system_template), ("user_template", self.user_template)):
+        for key, template in (
+            ("system_template", self.system_template),
+            ("user_template", self.user_template),
+        ):
             unknown = sorted(placeholders(template) - set(PLACEHOLDERS))
             if unknown:
                 problems.append(
@@ -118,8 +121,11 @@ class PromptBuilder:
     def templates(self) -> dict[str, str]:
         """Every template in use (for the run manifest)."""
         return {
-            "system": self.system_template, "user": self.user_template, "example": self.example_template,
-            "injection": self.injection, "paraphrase_system": self.paraphrase_system,
+            "system": self.system_template,
+            "user": self.user_template,
+            "example": self.example_template,
+            "injection": self.injection,
+            "paraphrase_system": self.paraphrase_system,
             "paraphrase_user": self.paraphrase_user,
         }
 
@@ -164,17 +170,22 @@ class PromptBuilder:
             user_template = user_template.rstrip("\n") + "{{injection}}\n"
         system = fill(self.system_template, values)
         user = fill(user_template, values)
-        return RenderedPrompt(system=system, user=user, first_text=safe_a, second_text=safe_b, example=example)
+        return RenderedPrompt(
+            system=system, user=user, first_text=safe_a, second_text=safe_b, example=example
+        )
 
     def _example_block(self, example: Example, boundary: str) -> str:
         answer = json.dumps({"reasoning": example.reasoning, "better": example.better}, ensure_ascii=False)
-        return fill(self.example_template, {
-            "prompt": neutralise(example.prompt, boundary),
-            "response_a": neutralise(example.response_a, boundary),
-            "response_b": neutralise(example.response_b, boundary),
-            "answer": neutralise(answer, boundary),
-            "boundary": boundary,
-        })
+        return fill(
+            self.example_template,
+            {
+                "prompt": neutralise(example.prompt, boundary),
+                "response_a": neutralise(example.response_a, boundary),
+                "response_b": neutralise(example.response_b, boundary),
+                "answer": neutralise(answer, boundary),
+                "boundary": boundary,
+            },
+        )
 
     def paraphrase_request(self, prompt_id: str, prompt_text: str) -> tuple[str, str]:
         """(system, user) asking the paraphraser for a meaning-preserving rewrite of one prompt."""

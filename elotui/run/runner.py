@@ -31,22 +31,23 @@ import asyncio
 import time
 from collections import deque
 from collections.abc import Callable
-from dataclasses import dataclass, field
 
 from elotui.config import Tournament
 from elotui.judges.base import (
     Completion,
     Judge,
     JudgeReply,
-    JudgeRequest,
     RetryNotice,
     RetryObserver,
 )
 from elotui.records import CallRecord, JudgeCounts
+from elotui.run.accounting import Accounting, JudgeLedger, RateMeter
 from elotui.run.calls import (
     Call,
     Texts,
     VerdictCalls,
+    ask_completion,
+    ask_verdict,
     endpoints,
     estimated_cost,
     estimated_output_tokens,
@@ -72,35 +73,6 @@ from elotui.store import Store
 from elotui.vocab import CACHED_STATUSES
 
 PROGRESS_INTERVAL_S = 0.5
-RATE_WINDOW_S = 20.0
-
-
-@dataclass
-class _Ledger:
-    """One judge's counts in this process (running sums): the runner is their only owner."""
-
-    in_flight: int = 0
-    done: int = 0
-    invalid: int = 0
-    failed: int = 0
-    retries: int = 0
-    http_429s: int = 0
-    latency_sum_ms: float = 0.0
-    latency_n: int = 0
-    last_errors: deque[str] = field(default_factory=lambda: deque(maxlen=5))
-
-    def frozen(self) -> JudgeCounts:
-        return JudgeCounts(self.in_flight, self.done, self.invalid, self.failed, self.retries, self.http_429s,
-                           self.latency_sum_ms, self.latency_n, tuple(self.last_errors))
-
-
-@dataclass
-class _Accounting:
-    input_tokens: int = 0
-    output_tokens: int = 0
-    cost: float = 0.0  # recorded cost of the current plan's calls, earlier runs included
-    run_cost: float = 0.0  # of which spent by this run
-    in_flight_cost: float = 0.0
 
 
 class Runner:
@@ -129,18 +101,16 @@ class Runner:
         self.invalid = 0
         self.in_flight = 0
         self.run_id: int | None = None
-        self._ledgers: dict[str, _Ledger] = {jid: _Ledger() for jid in endpoints(tournament)}
+        self._ledgers: dict[str, JudgeLedger] = {jid: JudgeLedger() for jid in endpoints(tournament)}
         self.judges: dict[str, Judge] = {}
-        self._acct = _Accounting()
+        self._acct = Accounting()
         self._resume = asyncio.Event()
         self._resume.set()
         self._stopping = False
         self._budget_hit = False
         self._failures: list[str] = []
         self._workers: list[asyncio.Task[None]] = []
-        self._completions: deque[float] = deque()
-        self._started = time.monotonic()
-        self._phase_started = self._started
+        self._meter = RateMeter()
         self._last_progress = 0.0
         self._progress_dirty = True
 
@@ -191,7 +161,7 @@ class Runner:
             self._emit(RunStarted(total=self.total, cached=self.cached, run_id=self.run_id))
             self._set_state("running", "started", force=True)
             ticker = asyncio.create_task(self._tick())
-            self._phase_started = time.monotonic()
+            self._meter.new_phase()
             pending_prereqs = [c for c in prereqs if c.key not in answered]
             if pending_prereqs:
                 verdicts, answered = await self._produce_texts(pending_prereqs, prereqs)
@@ -205,8 +175,13 @@ class Runner:
         finally:
             await self._close(ticker, final_state)
         self._emit_progress(force=True)
-        result = RunFinished(state=final_state, done=self.done, total=self.total, failed=list(self._failures),
-                             cost=self._acct.cost)
+        result = RunFinished(
+            state=final_state,
+            done=self.done,
+            total=self.total,
+            failed=list(self._failures),
+            cost=self._acct.cost,
+        )
         self._set_state(final_state, "run ended")
         self._emit(result)
         return result
@@ -287,11 +262,17 @@ class Runner:
             call = queue[0]
             input_tokens = call.estimated_input_tokens()
             estimate = estimated_cost(config, input_tokens, estimated_output_tokens(config))
-            if self.max_cost is not None and self._acct.cost + self._acct.in_flight_cost + estimate > self.max_cost:
+            if (
+                self.max_cost is not None
+                and self._acct.cost + self._acct.in_flight_cost + estimate > self.max_cost
+            ):
                 if not self._budget_hit:
                     self._budget_hit = True
-                    self._set_state("budget", f"max_cost {self.max_cost:g} would be exceeded: "
-                                              "no new calls (raise the budget and run again to continue)")
+                    self._set_state(
+                        "budget",
+                        f"max_cost {self.max_cost:g} would be exceeded: "
+                        "no new calls (raise the budget and run again to continue)",
+                    )
                 return
             queue.popleft()
             self._acct.in_flight_cost += estimate
@@ -309,9 +290,9 @@ class Runner:
         started_at = time.time()
         try:
             if call.kind == "verdict":
-                reply = await self._ask_verdict(judge, call)
+                reply = await ask_verdict(judge, call)
             else:
-                completion = await self._ask_completion(judge, call)
+                completion = await ask_completion(judge, call)
         finally:
             self.in_flight -= 1
             ledger.in_flight -= 1
@@ -320,31 +301,26 @@ class Runner:
         else:
             self._record_completion(judge, call, completion, started_at)
 
-    @staticmethod
-    async def _ask_verdict(judge: Judge, call: Call) -> JudgeReply:
-        request = JudgeRequest(call.key, call.system, call.user, call.presentation, call.first_text, call.second_text)
-        try:
-            return await judge.judge(request)
-        except Exception as exc:  # noqa: BLE001 - a judge must not raise; if one does, the call failed
-            return JudgeReply(status="error", error=f"{type(exc).__name__}: {exc}")
-
-    @staticmethod
-    async def _ask_completion(judge: Judge, call: Call) -> Completion:
-        try:
-            reply = await judge.complete(call.system, call.user)
-        except Exception as exc:  # noqa: BLE001
-            return Completion(status="error", error=f"{type(exc).__name__}: {exc}")
-        if reply.status == "ok" and not (reply.text or "").strip():
-            reply.status, reply.error = "error", "empty completion"
-        return reply
-
-    def _base_record(self, judge: Judge, call: Call, reply: JudgeReply | Completion, started_at: float) -> CallRecord:
+    def _base_record(
+        self, judge: Judge, call: Call, reply: JudgeReply | Completion, started_at: float
+    ) -> CallRecord:
         return CallRecord(
-            key=call.key, kind=call.kind, status=reply.status, judge=call.judge,  # type: ignore[arg-type]
-            provider=judge.config.provider, model=judge.config.model, error=reply.error,
-            latency_ms=reply.latency_ms, input_tokens=reply.input_tokens, output_tokens=reply.output_tokens,
-            cost=reply.cost, attempts=reply.attempts, http_429s=reply.http_429s, started_at=started_at,
-            finished_at=time.time(), run_id=self.run_id,
+            key=call.key,
+            kind=call.kind,
+            status=reply.status,
+            judge=call.judge,  # type: ignore[arg-type]
+            provider=judge.config.provider,
+            model=judge.config.model,
+            error=reply.error,
+            latency_ms=reply.latency_ms,
+            input_tokens=reply.input_tokens,
+            output_tokens=reply.output_tokens,
+            cost=reply.cost,
+            attempts=reply.attempts,
+            http_429s=reply.http_429s,
+            started_at=started_at,
+            finished_at=time.time(),
+            run_id=self.run_id,
         )
 
     def _record_verdict(self, judge: Judge, call: Call, reply: JudgeReply, started_at: float) -> None:
@@ -357,11 +333,20 @@ class Runner:
         record.reasoning, record.raw_reply = reply.reasoning, reply.raw_reply
         self.store.record_call(record)
         if self._count(call, reply) and reply.status != "error":
-            self._emit(VerdictRecorded(
-                key=call.key, judge=call.judge, presentation=p, status=reply.status,  # type: ignore[arg-type]
-                winner=record.winner, reasoning=reply.reasoning, latency_ms=reply.latency_ms,
-                input_tokens=reply.input_tokens, output_tokens=reply.output_tokens, cost=reply.cost,
-            ))
+            self._emit(
+                VerdictRecorded(
+                    key=call.key,
+                    judge=call.judge,
+                    presentation=p,
+                    status=reply.status,  # type: ignore[arg-type]
+                    winner=record.winner,
+                    reasoning=reply.reasoning,
+                    latency_ms=reply.latency_ms,
+                    input_tokens=reply.input_tokens,
+                    output_tokens=reply.output_tokens,
+                    cost=reply.cost,
+                )
+            )
         self._emit_progress()
 
     def _record_completion(self, judge: Judge, call: Call, reply: Completion, started_at: float) -> None:
@@ -385,7 +370,7 @@ class Runner:
         if reply.latency_ms is not None:
             ledger.latency_sum_ms += reply.latency_ms
             ledger.latency_n += 1
-        self._completions.append(time.monotonic())
+        self._meter.completed()
         self._progress_dirty = True
         if reply.status in CACHED_STATUSES:
             ledger.done += 1
@@ -430,23 +415,27 @@ class Runner:
             self._emit_progress()
 
     def progress(self) -> Progress:
-        now = time.monotonic()
-        while self._completions and now - self._completions[0] > RATE_WINDOW_S:
-            self._completions.popleft()
-        span = min(RATE_WINDOW_S, max(now - self._phase_started, 1e-6))
-        rate = len(self._completions) / span
         remaining = max(self.total - self.done - self.failed, 0)
-        settled = span >= 1.0  # an ETA from the first few calls of a phase is noise: none until a second has passed
-        eta = 0.0 if remaining == 0 else (remaining / rate if rate > 0 and settled else None)
+        rate, eta = self._meter.rate_and_eta(remaining)
         new = self.done - self.cached + self.failed
         estimated = None
         if self._acct.run_cost > 0 and new > 0:
             estimated = self._acct.cost + self._acct.run_cost / new * remaining
         return Progress(
-            done=self.done, total=self.total, cached=self.cached, failed=self.failed, invalid=self.invalid,
-            in_flight=self.in_flight, rate_per_s=rate, eta_s=eta, input_tokens=self._acct.input_tokens,
-            output_tokens=self._acct.output_tokens, cost=self._acct.cost, estimated_total_cost=estimated,
-            elapsed_s=now - self._started, judges=self.judge_counts(),
+            done=self.done,
+            total=self.total,
+            cached=self.cached,
+            failed=self.failed,
+            invalid=self.invalid,
+            in_flight=self.in_flight,
+            rate_per_s=rate,
+            eta_s=eta,
+            input_tokens=self._acct.input_tokens,
+            output_tokens=self._acct.output_tokens,
+            cost=self._acct.cost,
+            estimated_total_cost=estimated,
+            elapsed_s=self._meter.elapsed(),
+            judges=self.judge_counts(),
         )
 
     def _emit_progress(self, *, force: bool = False) -> None:
@@ -456,4 +445,3 @@ class Runner:
         self._last_progress = now
         self._progress_dirty = False
         self._emit(self.progress())
-

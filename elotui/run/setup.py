@@ -30,16 +30,24 @@ def default_judge_factory(tournament: Tournament, *, no_delay: bool = False) -> 
     return factory
 
 
-def build_judges(tournament: Tournament, factory: JudgeFactory,
-                 observer_for: Callable[[str], RetryObserver | None] | None = None) -> dict[str, Judge]:
+def build_judges(
+    tournament: Tournament,
+    factory: JudgeFactory,
+    observer_for: Callable[[str], RetryObserver | None] | None = None,
+) -> dict[str, Judge]:
     out: dict[str, Judge] = {}
     for jid, config in endpoints(tournament).items():
         out[jid] = factory(config, jid, observer_for(jid) if observer_for else None)
     return out
 
 
-def manifest(tournament: Tournament, judges: dict[str, Judge], builder: PromptBuilder, plan: Plan,
-             max_cost: float | None) -> dict[str, Any]:
+def manifest(
+    tournament: Tournament,
+    judges: dict[str, Judge],
+    builder: PromptBuilder,
+    plan: Plan,
+    max_cost: float | None,
+) -> dict[str, Any]:
     """What produced a run: never an API key (identities and settings hold variable names only)."""
     comparison = tournament.spec.comparison
     examples_hash = None
@@ -47,7 +55,11 @@ def manifest(tournament: Tournament, judges: dict[str, Judge], builder: PromptBu
         examples_hash = hashlib.sha256(tournament.resolve(comparison.examples_file).read_bytes()).hexdigest()
     return {
         "elotui_version": __version__,
-        "tournament": {"name": tournament.name, "path": str(tournament.path), "content_hash": tournament.content_hash},
+        "tournament": {
+            "name": tournament.name,
+            "path": str(tournament.path),
+            "content_hash": tournament.content_hash,
+        },
         "endpoints": {
             jid: {"kind": j.kind, "identity": j.identity(), "settings": j.config.model_dump(mode="json")}
             for jid, j in judges.items()
@@ -55,7 +67,10 @@ def manifest(tournament: Tournament, judges: dict[str, Judge], builder: PromptBu
         "comparison": comparison.model_dump(mode="json", exclude={"system_template", "user_template"}),
         "examples_file_sha256": examples_hash,
         "templates": builder.templates(),
-        "plan": {"verdict_calls": plan.total, "generations": len(plan.generations),
-                 "paraphrases": len(plan.paraphrases)},
+        "plan": {
+            "verdict_calls": plan.total,
+            "generations": len(plan.generations),
+            "paraphrases": len(plan.paraphrases),
+        },
         "max_cost": max_cost,
     }

@@ -30,12 +30,18 @@ if TYPE_CHECKING:
 else:
     _Base = object
 
-TABS_FOCUS = {"tab-leaderboard": "#leaderboard", "tab-pairs": "#pairs-table", "tab-diagnostics": "#diagnostics-pane"}
+TABS_FOCUS = {
+    "tab-leaderboard": "#leaderboard",
+    "tab-pairs": "#pairs-table",
+    "tab-diagnostics": "#diagnostics-pane",
+}
 
 
 def raw_title(d: PairDetail) -> str:
-    return (f"raw reply of judge {d.judge} ({d.status}) — prompt {d.prompt}: {d.first} (first) vs {d.second} "
-            "(second)")
+    return (
+        f"raw reply of judge {d.judge} ({d.status}) — prompt {d.prompt}: {d.first} (first) vs {d.second} "
+        "(second)"
+    )
 
 
 def unused_path(path: Path) -> Path:
@@ -123,8 +129,13 @@ class AppActions(_Base):
         except OSError as exc:
             self._notice(Notice(f"{target}: cannot write: {exc.strerror}", "export failed", "error"))
             return
-        self._notice(Notice(f"{target}\n(threshold {threshold_label(self.threshold)}, {METHOD_NAMES[self.method]}, "
-                            f"{self.scope.describe()})", "ranking exported"))
+        self._notice(
+            Notice(
+                f"{target}\n(threshold {threshold_label(self.threshold)}, {METHOD_NAMES[self.method]}, "
+                f"{self.scope.describe()})",
+                "ranking exported",
+            )
+        )
 
     def action_screenshot(self, filename: str | None = None, path: str | None = None) -> None:
         """An SVG of the screen into the current directory (or `screenshot_dir`, or `path`), never over an earlier

@@ -10,7 +10,7 @@ and after each refresh the other thresholds and method are precomputed, so keys 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, ClassVar, Protocol, TypeVar
+from typing import Any, ClassVar, TypeVar
 
 from textual import on, work
 from textual.app import App, ComposeResult
@@ -22,17 +22,16 @@ from textual.widgets import Footer, Select, TabbedContent, TabPane
 from textual.worker import Worker, WorkerState, get_current_worker
 
 from elotui.config import Tournament
-from elotui.errors import UserError
 from elotui.rating.leaderboard import Leaderboard
 from elotui.run.events import Event, RunFinished
 from elotui.session import TournamentSession
 from elotui.store import Store
-from elotui.themes import APP_VARIABLE_DEFAULTS, DEFAULT_THEME, load_themes
+from elotui.themes import APP_VARIABLE_DEFAULTS, DEFAULT_THEME
 from elotui.tui.actions import AppActions
 from elotui.tui.commands import ElotuiCommands
 from elotui.tui.live_ranking import LiveRanking, Scope, ViewKey
 from elotui.tui.messages import DiagnosticsComputed, JudgeStatsLoaded, LeaderboardComputed, VerdictsArrived
-from elotui.tui.run_monitor import Notice, PlanCounts, RunMonitor
+from elotui.tui.run_monitor import Notice, PlanCounts, RunControl, RunMonitor, RunnerFactory
 from elotui.tui.sanitize import one_line
 from elotui.tui.screens.diagnostics import DiagnosticsPane
 from elotui.tui.screens.leaderboard import LeaderboardPane
@@ -48,22 +47,6 @@ STATUS_EVERY_S = 0.25  # buffered verdicts are ranked and the header redrawn
 JUDGE_STATS_EVERY_S = 2.0  # the judges panel's stored totals are read again (while verdicts arrive)
 PAIRS_EVERY_S = 3.0  # the pairs pane reloads (when it is shown and verdicts arrived)
 DIAGNOSTICS_EVERY_S = 5.0  # the diagnostics pane recomputes (when it is shown and verdicts arrived)
-
-
-class RunControl(Protocol):
-    """What the App needs of a run (elotui.run.runner.Runner implements it)."""
-
-    @property
-    def paused(self) -> bool: ...
-    async def run(self) -> RunFinished: ...
-    def pause(self) -> None: ...
-    def resume(self) -> None: ...
-    def stop(self, *, cancel: bool = False) -> None: ...
-
-
-class RunnerFactory(Protocol):
-    def __call__(self, tournament: Tournament, store: Store, *, on_event: Any, max_cost: float | None
-                 ) -> RunControl: ...
 
 
 class ElotuiApp(AppActions, App[int]):
@@ -153,8 +136,9 @@ class ElotuiApp(AppActions, App[int]):
             with TabPane("Leaderboard · l", id="tab-leaderboard"):
                 labels = {c.id: c.label for c in t.spec.contestants}
                 width = max(len(contestant_label(c, labels.get(c))) for c in t.contestant_ids)
-                yield LeaderboardPane(t.prompt_ids, t.judge_ids, contestant_width=max(width, 10),
-                                      id="leaderboard-pane")
+                yield LeaderboardPane(
+                    t.prompt_ids, t.judge_ids, contestant_width=max(width, 10), id="leaderboard-pane"
+                )
             with TabPane("Pairs · v", id="tab-pairs"):
                 yield PairsPane(self.session, self.judge_kinds, self.judge_kinds_label, id="pairs-pane")
             with TabPane("Diagnostics · d", id="tab-diagnostics"):
@@ -163,7 +147,9 @@ class ElotuiApp(AppActions, App[int]):
 
     def on_mount(self) -> None:
         for problem in self.theme_problems:
-            self._notice(Notice(f"{problem}\nusing the default theme instead", "theme not loaded", "warning", 15))
+            self._notice(
+                Notice(f"{problem}\nusing the default theme instead", "theme not loaded", "warning", 15)
+            )
         self.reload_from_store()
         self.set_interval(STATUS_EVERY_S, self._refresh_status)
         self.set_interval(JUDGE_STATS_EVERY_S, self._refresh_judges)
@@ -191,12 +177,18 @@ class ElotuiApp(AppActions, App[int]):
     # -- the run -------------------------------------------------------------------------------------------------
     def _make_runner(self) -> RunControl:
         if self._runner_factory is not None:
-            return self._runner_factory(self.tournament, self.store, on_event=self.on_run_event,
-                                        max_cost=self.max_cost)
+            return self._runner_factory(
+                self.tournament, self.store, on_event=self.on_run_event, max_cost=self.max_cost
+            )
         from elotui.run.runner import Runner
 
-        return Runner(self.tournament, self.store, on_event=self.on_run_event, max_cost=self.max_cost,
-                      no_delay=self.no_delay)
+        return Runner(
+            self.tournament,
+            self.store,
+            on_event=self.on_run_event,
+            max_cost=self.max_cost,
+            no_delay=self.no_delay,
+        )
 
     def _start_runner(self) -> None:
         self.runner = self._make_runner()
@@ -217,12 +209,27 @@ class ElotuiApp(AppActions, App[int]):
             error = worker.error
             if worker.group == "run":
                 self.monitor.state = "stopped"
-                self._notice(Notice(f"the run stopped: {type(error).__name__}: {one_line(error, 300)}",
-                                    "run failed", "error", 30))
+                self._notice(
+                    Notice(
+                        f"the run stopped: {type(error).__name__}: {one_line(error, 300)}",
+                        "run failed",
+                        "error",
+                        30,
+                    )
+                )
             else:
-                self._notice(Notice(f"{worker.group}: {type(error).__name__}: {one_line(error, 300)}",
-                                    severity="error", timeout=15))
-        elif event.state == WorkerState.SUCCESS and worker.group == "run" and isinstance(worker.result, RunFinished):
+                self._notice(
+                    Notice(
+                        f"{worker.group}: {type(error).__name__}: {one_line(error, 300)}",
+                        severity="error",
+                        timeout=15,
+                    )
+                )
+        elif (
+            event.state == WorkerState.SUCCESS
+            and worker.group == "run"
+            and isinstance(worker.result, RunFinished)
+        ):
             self._finished(worker.result)
 
     def on_run_event(self, event: Event) -> None:
@@ -270,12 +277,19 @@ class ElotuiApp(AppActions, App[int]):
 
     def _refresh_pairs(self, *, now: bool = False) -> None:
         pane = self._view(PairsPane)
-        if pane is not None and self._active_tab() == "tab-pairs" and (now or pane.loaded_version != self.ranking.version):
+        if (
+            pane is not None
+            and self._active_tab() == "tab-pairs"
+            and (now or pane.loaded_version != self.ranking.version)
+        ):
             pane.reload(self.ranking.version)
 
     def _refresh_diagnostics(self, *, now: bool = False) -> None:
-        if self._active_tab() == "tab-diagnostics" and not self._busy("diagnostics") and \
-                (now or self._diag_version != self.ranking.version):
+        if (
+            self._active_tab() == "tab-diagnostics"
+            and not self._busy("diagnostics")
+            and (now or self._diag_version != self.ranking.version)
+        ):
             self._spawn("diagnostics", lambda: self._diagnose(self.threshold, self.method))
 
     def _active_tab(self) -> str | None:
@@ -374,8 +388,9 @@ class ElotuiApp(AppActions, App[int]):
         inputs = self.session.diagnose_inputs()
         for problem in inputs.problems:  # e.g. a broken votes log: say so, diagnose without it
             self.call_from_thread(self._notice, Notice(str(problem), "human votes not read", "warning"))
-        report = self.session.diagnose_report(table, method=method if method in ("elo", "bt") else "elo",
-                                              max_permutations=100, inputs=inputs)
+        report = self.session.diagnose_report(
+            table, method=method if method in ("elo", "bt") else "elo", max_permutations=100, inputs=inputs
+        )
         self.post_message(DiagnosticsComputed(report, self.ranking.trajectory(threshold, method), version))
 
     @on(DiagnosticsComputed)
@@ -390,10 +405,17 @@ class ElotuiApp(AppActions, App[int]):
     def _update_status(self) -> None:
         m, plan = self.monitor, self.monitor.plan
         info = StatusInfo(
-            name=self.tournament.name, threshold=threshold_label(self.threshold),
-            method=METHOD_NAMES.get(self.method, self.method), scope=self.scope.describe(),
-            state=m.state if m.state != "stored" else "stored verdicts", kinds=sorted(set(self.judge_kinds.values())),
-            progress=m.progress, done=plan.done, total=plan.total, failed=plan.failed, invalid=plan.invalid,
+            name=self.tournament.name,
+            threshold=threshold_label(self.threshold),
+            method=METHOD_NAMES.get(self.method, self.method),
+            scope=self.scope.describe(),
+            state=m.state if m.state != "stored" else "stored verdicts",
+            kinds=sorted(set(self.judge_kinds.values())),
+            progress=m.progress,
+            done=plan.done,
+            total=plan.total,
+            failed=plan.failed,
+            invalid=plan.invalid,
             ranking_note="" if self.board_version == self.ranking.version else "ranking…",
         )
         bar = self._view(StatusBar)
@@ -421,39 +443,3 @@ class ElotuiApp(AppActions, App[int]):
 
     def exit_code_for_run(self) -> int:
         return self.monitor.exit_code
-
-
-def make_app(
-    tournament: Tournament,
-    store: Store,
-    *,
-    theme: str | None = None,
-    max_cost: float | None = None,
-    no_delay: bool = False,
-    runner_factory: RunnerFactory | None = None,
-    start_run: bool = True,
-    export_path: Path | None = None,
-) -> ElotuiApp:
-    """The app, ready to run. An unknown theme name is a UserError (raised before anything starts), unless a user
-    theme file failed to load (it may be the one asked for): then the app reports it and uses the default."""
-    from elotui.locations import user_themes_dir
-
-    user_dir = user_themes_dir()
-    if theme is not None:
-        from textual.theme import BUILTIN_THEMES
-
-        specs, problems = load_themes(user_dir)
-        if theme not in specs and theme not in BUILTIN_THEMES and not problems:
-            known = sorted(set(specs) | set(BUILTIN_THEMES))
-            raise UserError(f"unknown theme '{theme}' (themes: {', '.join(known)})")
-    return ElotuiApp(tournament, store, theme=theme, max_cost=max_cost, no_delay=no_delay,
-                     runner_factory=runner_factory, start_run=start_run, export_path=export_path,
-                     user_themes_dir=user_dir)
-
-
-def run_tui(tournament: Tournament, store: Store, *, theme: str | None = None, max_cost: float | None = None,
-            no_delay: bool = False) -> int:
-    """Run the live TUI on a tournament (judging in the background) and return the exit code."""
-    app = make_app(tournament, store, theme=theme, max_cost=max_cost, no_delay=no_delay)
-    result = app.run()
-    return int(result) if isinstance(result, int) else app.exit_code_for_run()

@@ -14,8 +14,9 @@ def theme_colour(app: App[object], name: str) -> str:
 
 
 def band_colour(app: App[object], band: str | None) -> str:
-    return theme_colour(app, {"practically tied": "band-tied", "moderate": "band-moderate"}.get(band or "",
-                                                                                            "band-strong"))
+    return theme_colour(
+        app, {"practically tied": "band-tied", "moderate": "band-moderate"}.get(band or "", "band-strong")
+    )
 
 
 def blend(low: str, high: str, share: float) -> str:

@@ -42,7 +42,11 @@ def palette_commands(app: PaletteHost) -> list[Command]:
     out += [
         ("Toggle method Elo / Bradley–Terry", "key m", app.action_toggle_method),
         ("Pause or resume judging", "key p", app.action_pause),
-        ("Export ranking to CSV", "key e: the ranking on screen, as `elotui export` writes it", app.action_export),
+        (
+            "Export ranking to CSV",
+            "key e: the ranking on screen, as `elotui export` writes it",
+            app.action_export,
+        ),
         ("Show leaderboard", "key l", partial(app.action_show_tab, "tab-leaderboard")),
         ("Show pairs", "key v", partial(app.action_show_tab, "tab-pairs")),
         ("Show diagnostics", "key d", partial(app.action_show_tab, "tab-diagnostics")),
@@ -56,10 +60,17 @@ def palette_commands(app: PaletteHost) -> list[Command]:
     for p in app.tournament.prompt_ids:
         out.append((f"Scope: prompt {p}", "rank on this prompt only", partial(app.set_scope_prompt, p)))
     for j in app.tournament.judge_ids:
-        out.append((f"Scope: judge {j}", "rank with this judge's verdicts only", partial(app.set_scope_judge, j)))
+        out.append(
+            (f"Scope: judge {j}", "rank with this judge's verdicts only", partial(app.set_scope_judge, j))
+        )
     for name in sorted(app.available_themes):
-        out.append((f"Switch theme: {name}", "colours for bands, verdicts and grids",
-                    partial(app.switch_theme, name)))
+        out.append(
+            (
+                f"Switch theme: {name}",
+                "colours for bands, verdicts and grids",
+                partial(app.switch_theme, name),
+            )
+        )
     return out
 
 

@@ -65,7 +65,9 @@ class LiveRanking:
             return None, False
         return found[1], found[0] == version
 
-    def compute(self, key: ViewKey, table: VerdictTable | None = None, version: int | None = None) -> Leaderboard:
+    def compute(
+        self, key: ViewKey, table: VerdictTable | None = None, version: int | None = None
+    ) -> Leaderboard:
         """Rank a view (from a thread); stores it in the cache. Pass a snapshot to rank several views on one."""
         if table is None:
             with self._lock:
@@ -73,8 +75,12 @@ class LiveRanking:
                 table = self._table.subset(None)
         threshold, method, scope = key
         board = rank(
-            table, threshold=threshold, method=method, options=self.options,
-            prompts=[scope.prompt] if scope.prompt else None, judges=[scope.judge] if scope.judge else None,
+            table,
+            threshold=threshold,
+            method=method,
+            options=self.options,
+            prompts=[scope.prompt] if scope.prompt else None,
+            judges=[scope.judge] if scope.judge else None,
         )
         with self._lock:
             old = self._cache.get(key)

@@ -22,12 +22,17 @@ from numpy.typing import NDArray
 
 from elotui.rating.stability import UNIT_CONSISTENT, UNIT_POSITION_BIAS, unit_class
 from elotui.rating.table import outcome_code
+from elotui.records import PlanVerdict
 
-VerdictTuple = tuple[str, str, str, str, str, int, str, str | None]
 PairKey = tuple[str, str, str]  # (prompt, a, b)
 UnitKey = tuple[str, str, int]  # (judge, condition, sample)
 CONSISTENT, POSITION_BIAS, INCONCLUSIVE, PENDING, ONE_ORDER = (
-    "consistent", "position bias", "inconclusive", "pending", "one order")
+    "consistent",
+    "position bias",
+    "inconclusive",
+    "pending",
+    "one order",
+)
 
 
 @dataclass
@@ -81,65 +86,86 @@ def _unit_tally(
     return tally
 
 
-def summarise_pairs(rows: Iterable[VerdictTuple], contestant_order: list[str]) -> list[PairSummary]:
-    """One summary per (prompt, unordered pair) in the plan, in plan order of first appearance."""
+@dataclass
+class _Collected:
+    pairs: dict[PairKey, PairSummary] = field(default_factory=dict)
+    orders: dict[PairKey, set[bool]] = field(default_factory=lambda: defaultdict(set))
+    units: dict[PairKey, dict[UnitKey, dict[bool, tuple[str, str | None]]]] = field(
+        default_factory=lambda: defaultdict(lambda: defaultdict(dict))
+    )
+    scores: dict[PairKey, dict[str, int]] = field(
+        default_factory=lambda: defaultdict(lambda: defaultdict(int))
+    )
+    voted: dict[PairKey, set[str]] = field(default_factory=lambda: defaultdict(set))
+
+
+def _collect(rows: Iterable[PlanVerdict], contestant_order: list[str]) -> _Collected:
     rank = {c: i for i, c in enumerate(contestant_order)}
-    pairs: dict[PairKey, PairSummary] = {}
-    orders: dict[PairKey, set[bool]] = defaultdict(set)
-    units: dict[PairKey, dict[UnitKey, dict[bool, tuple[str, str | None]]]] = defaultdict(lambda: defaultdict(dict))
-    scores: dict[PairKey, dict[str, int]] = defaultdict(lambda: defaultdict(int))
-    voted: dict[PairKey, set[str]] = defaultdict(set)
+    c = _Collected()
     for prompt, first, second, judge, condition, sample, status, winner in rows:
         ab = (rank.get(first, len(rank)), first) <= (rank.get(second, len(rank)), second)
         a, b = (first, second) if ab else (second, first)
         key = (prompt, a, b)
-        summary = pairs.get(key)
+        summary = c.pairs.get(key)
         if summary is None:
-            summary = pairs[key] = PairSummary(prompt=prompt, a=a, b=b)
+            summary = c.pairs[key] = PairSummary(prompt=prompt, a=a, b=b)
         summary.judges.add(judge)
-        orders[key].add(ab)
-        units[key][(judge, condition, sample)][ab] = (status, winner)
+        c.orders[key].add(ab)
+        c.units[key][(judge, condition, sample)][ab] = (status, winner)
         if status == "ok" and winner in ("first", "second", "tie"):
             summary.verdicts += 1
-            voted[key].add(judge)
-            if winner != "tie":
-                won = first if winner == "first" else second
-                scores[key][judge] += 1 if won == a else -1
-            else:
-                scores[key][judge] += 0
-    tally = _unit_tally(pairs, orders, units)
-    for n, (key, summary) in enumerate(pairs.items()):
-        if len(orders[key]) < 2:
-            summary.klass = ONE_ORDER
-        else:
-            consistent, flips = int(tally[n, UNIT_CONSISTENT]), int(tally[n, UNIT_POSITION_BIAS])
-            complete = int(tally[n].sum())
-            summary.units, summary.flips = complete, flips
-            if complete == 0:
-                summary.klass = PENDING
-            elif flips:
-                summary.klass = POSITION_BIAS
-            elif consistent == complete:
-                summary.klass = CONSISTENT
-            else:
-                summary.klass = INCONCLUSIVE
-        prefs = {j: (summary.a if s > 0 else summary.b if s < 0 else "tie")
-                 for j, s in scores[key].items() if j in voted[key]}
-        summary.judges_voting = len(prefs)
-        if prefs:
-            counts = Counter(prefs.values())
-            top = max(counts.values())
-            leaders = sorted(p for p, n in counts.items() if n == top)
-            summary.preference = leaders[0] if len(leaders) == 1 else None
-            summary.agreement = top / len(prefs)
-    return list(pairs.values())
+            c.voted[key].add(judge)
+            won = first if winner == "first" else second if winner == "second" else None
+            c.scores[key][judge] += 0 if won is None else 1 if won == a else -1
+    return c
 
 
-def filter_pairs(pairs: Iterable[PairSummary], *, position_bias_only: bool = False, disagreements_only: bool = False,
-                 prompt: str | None = None) -> list[PairSummary]:
+def _classify(summary: PairSummary, tally: NDArray[np.int64]) -> str:
+    consistent, flips = int(tally[UNIT_CONSISTENT]), int(tally[UNIT_POSITION_BIAS])
+    complete = int(tally.sum())
+    summary.units, summary.flips = complete, flips
+    if complete == 0:
+        return PENDING
+    if flips:
+        return POSITION_BIAS
+    return CONSISTENT if consistent == complete else INCONCLUSIVE
+
+
+def _prefer(summary: PairSummary, scores: dict[str, int], voted: set[str]) -> None:
+    """Each voting judge's preferred side (by its verdicts' balance); the most common one and its share."""
+    prefs = {
+        j: (summary.a if s > 0 else summary.b if s < 0 else "tie") for j, s in scores.items() if j in voted
+    }
+    summary.judges_voting = len(prefs)
+    if prefs:
+        counts = Counter(prefs.values())
+        top = max(counts.values())
+        leaders = sorted(p for p, n in counts.items() if n == top)
+        summary.preference = leaders[0] if len(leaders) == 1 else None
+        summary.agreement = top / len(prefs)
+
+
+def summarise_pairs(rows: Iterable[PlanVerdict], contestant_order: list[str]) -> list[PairSummary]:
+    """One summary per (prompt, unordered pair) in the plan, in plan order of first appearance."""
+    c = _collect(rows, contestant_order)
+    tally = _unit_tally(c.pairs, c.orders, c.units)
+    for n, (key, summary) in enumerate(c.pairs.items()):
+        summary.klass = ONE_ORDER if len(c.orders[key]) < 2 else _classify(summary, tally[n])
+        _prefer(summary, c.scores[key], c.voted[key])
+    return list(c.pairs.values())
+
+
+def filter_pairs(
+    pairs: Iterable[PairSummary],
+    *,
+    position_bias_only: bool = False,
+    disagreements_only: bool = False,
+    prompt: str | None = None,
+) -> list[PairSummary]:
     """Filter summaries. (To look at one judge, summarise that judge's rows only: its flips, its preference.)"""
     return [
-        p for p in pairs
+        p
+        for p in pairs
         if (not position_bias_only or p.klass == POSITION_BIAS)
         and (not disagreements_only or p.disagreement)
         and (prompt is None or p.prompt == prompt)

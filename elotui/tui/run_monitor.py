@@ -9,7 +9,9 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import Any, Protocol
 
+from elotui.config import Tournament
 from elotui.records import JudgeCounts, PlanVerdict
 from elotui.run.events import (
     CallFailed,
@@ -20,9 +22,27 @@ from elotui.run.events import (
     RunStateChanged,
     VerdictRecorded,
 )
+from elotui.store import Store
 from elotui.tui.sanitize import one_line
 
 FAILURE_NOTICES = (1, 3, 10, 30, 100, 300, 1000)  # repeated failures: notify at these counts, count always
+
+
+class RunControl(Protocol):
+    """What the App needs of a run (elotui.run.runner.Runner implements it)."""
+
+    @property
+    def paused(self) -> bool: ...
+    async def run(self) -> RunFinished: ...
+    def pause(self) -> None: ...
+    def resume(self) -> None: ...
+    def stop(self, *, cancel: bool = False) -> None: ...
+
+
+class RunnerFactory(Protocol):
+    def __call__(
+        self, tournament: Tournament, store: Store, *, on_event: Any, max_cost: float | None
+    ) -> RunControl: ...
 
 
 @dataclass(frozen=True)
@@ -77,8 +97,15 @@ class RunMonitor:
         if isinstance(event, CallFailed):
             n = self.failed_seen[event.judge] = self.failed_seen.get(event.judge, 0) + 1
             if n in FAILURE_NOTICES:
-                return [Notice(f"judge {one_line(event.judge, 40)}: a call failed after {event.attempts} attempt(s): "
-                               f"{one_line(event.error, 200)} ({n} failed so far)", "judge failing", "error", 10)]
+                return [
+                    Notice(
+                        f"judge {one_line(event.judge, 40)}: a call failed after {event.attempts} attempt(s): "
+                        f"{one_line(event.error, 200)} ({n} failed so far)",
+                        "judge failing",
+                        "error",
+                        10,
+                    )
+                ]
         elif isinstance(event, Progress):
             self.progress = event
         elif isinstance(event, RunStateChanged):
@@ -94,15 +121,30 @@ class RunMonitor:
 
     def _verdict(self, event: VerdictRecorded) -> list[Notice]:
         p = event.presentation
-        self.pending.append(PlanVerdict(p.prompt, p.first, p.second, event.judge, p.condition, p.sample, event.status,
-                                       event.winner if event.status == "ok" else None))
+        self.pending.append(
+            PlanVerdict(
+                p.prompt,
+                p.first,
+                p.second,
+                event.judge,
+                p.condition,
+                p.sample,
+                event.status,
+                event.winner if event.status == "ok" else None,
+            )
+        )
         if event.status != "invalid":
             return []
         self.last_invalid_key = event.key
         n = self.invalid_seen[event.judge] = self.invalid_seen.get(event.judge, 0) + 1
         if n in FAILURE_NOTICES:
-            return [Notice(f"judge {one_line(event.judge, 40)} gave an unparseable reply ({n} so far); "
-                           "press i to read it", severity="warning")]
+            return [
+                Notice(
+                    f"judge {one_line(event.judge, 40)} gave an unparseable reply ({n} so far); "
+                    "press i to read it",
+                    severity="warning",
+                )
+            ]
         return []
 
     def finished(self, result: RunFinished) -> list[Notice]:
@@ -110,8 +152,14 @@ class RunMonitor:
             return []
         self.result, self.state, self.reload_wanted = result, result.state, True
         if result.failed:
-            return [Notice(f"{len(result.failed)} call(s) failed for good; they are retried on the next run",
-                           "run finished", "warning", 15)]
+            return [
+                Notice(
+                    f"{len(result.failed)} call(s) failed for good; they are retried on the next run",
+                    "run finished",
+                    "warning",
+                    15,
+                )
+            ]
         return []
 
     def take_pending(self) -> list[PlanVerdict]:

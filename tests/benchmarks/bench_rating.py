@@ -194,7 +194,9 @@ def main() -> None:
     # end-to-end vs plain loop
     def end_to_end() -> dict[str, float]:
         t = VerdictTable.from_rows(rows, contestants=names)
-        return rank(t, threshold="none", method="elo", options=RatingOptions(permutations=100, seed=0)).ratings()
+        return rank(
+            t, threshold="none", method="elo", options=RatingOptions(permutations=100, seed=0)
+        ).ratings()
 
     t_fast, fast = timed(end_to_end, repeat=1)
     t_plain, plain = timed(lambda: plain_permutation_elo(rows, names, 100, 0), repeat=1)

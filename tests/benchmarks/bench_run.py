@@ -37,11 +37,25 @@ def write(path: Path) -> Path:
     data = {
         "tournament": {"name": "bench"},
         "contestants": [{"id": c} for c in contestants],
-        "prompts": [{"id": f"q{p}", "text": f"Question {p}: explain topic {p} in detail.",
-                     "responses": {c: f"{c} on topic {p}: " + "words " * (20 + 7 * i) for i, c in enumerate(contestants)}}
-                    for p in range(N_PROMPTS)],
-        "judges": [{"id": f"sim{j}", "provider": "simulated", "max_concurrency": 16,
-                    "simulation": {"qualities": qualities, "noise": 60.0, "seed": j}} for j in range(N_JUDGES)],
+        "prompts": [
+            {
+                "id": f"q{p}",
+                "text": f"Question {p}: explain topic {p} in detail.",
+                "responses": {
+                    c: f"{c} on topic {p}: " + "words " * (20 + 7 * i) for i, c in enumerate(contestants)
+                },
+            }
+            for p in range(N_PROMPTS)
+        ],
+        "judges": [
+            {
+                "id": f"sim{j}",
+                "provider": "simulated",
+                "max_concurrency": 16,
+                "simulation": {"qualities": qualities, "noise": 60.0, "seed": j},
+            }
+            for j in range(N_JUDGES)
+        ],
     }
     path.write_text(tomli_w.dumps(data), encoding="utf-8")
     return path
@@ -59,14 +73,34 @@ def reference(t_path: Path, store_path: Path) -> float:
     store.set_plan(calls.rows)
     for call in calls.calls:
         judge = judges[call.judge]
-        reply = judge.decide(JudgeRequest(call.key, call.system, call.user, call.presentation,  # type: ignore[attr-defined]
-                                          call.first_text, call.second_text))
+        reply = judge.decide(
+            JudgeRequest(
+                call.key,
+                call.system,
+                call.user,
+                call.presentation,  # type: ignore[attr-defined]
+                call.first_text,
+                call.second_text,
+            )
+        )
         p = call.presentation
         assert p is not None
-        store.record_call(CallRecord(key=call.key, kind="verdict", status=reply.status, judge=call.judge,
-                                     prompt=p.prompt, first=p.first, second=p.second, condition=p.condition,
-                                     sample=p.sample, winner=reply.winner, reasoning=reply.reasoning,
-                                     raw_reply=reply.raw_reply))
+        store.record_call(
+            CallRecord(
+                key=call.key,
+                kind="verdict",
+                status=reply.status,
+                judge=call.judge,
+                prompt=p.prompt,
+                first=p.first,
+                second=p.second,
+                condition=p.condition,
+                sample=p.sample,
+                winner=reply.winner,
+                reasoning=reply.reasoning,
+                raw_reply=reply.raw_reply,
+            )
+        )
     store.close()
     return time.perf_counter() - started
 
@@ -94,9 +128,15 @@ def main() -> None:
         ref_s = reference(t_path, tmp_path / "ref.sqlite")
         run_s, done, peak = runner(t_path, tmp_path / "run.sqlite")
         cached_s, _, _ = runner(t_path, tmp_path / "run.sqlite")
-    print(f"plan: {done:,} judge calls ({N_CONTESTANTS} contestants, {N_PROMPTS} prompts, {N_JUDGES} simulated judges)")
-    print(f"reference loop (render + key + decide + record_call): {ref_s:.2f} s ({done / ref_s:,.0f} calls/s)")
-    print(f"Runner (async, events, accounting):                   {run_s:.2f} s ({done / run_s:,.0f} calls/s)")
+    print(
+        f"plan: {done:,} judge calls ({N_CONTESTANTS} contestants, {N_PROMPTS} prompts, {N_JUDGES} simulated judges)"
+    )
+    print(
+        f"reference loop (render + key + decide + record_call): {ref_s:.2f} s ({done / ref_s:,.0f} calls/s)"
+    )
+    print(
+        f"Runner (async, events, accounting):                   {run_s:.2f} s ({done / run_s:,.0f} calls/s)"
+    )
     print(f"ratio runner / reference: {run_s / ref_s:.2f}x; peak asyncio tasks: {peak}")
     print(f"second run, everything cached (sends nothing):         {cached_s:.2f} s")
 

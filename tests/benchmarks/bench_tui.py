@@ -27,7 +27,7 @@ from elotui.judges.base import Presentation
 from elotui.rating.leaderboard import rank
 from elotui.run.events import VerdictRecorded
 from elotui.store import CallRecord, PlanRow, Store
-from elotui.tui.app import make_app
+from elotui.tui.launch import make_app
 
 CONTESTANTS = [f"model-{i}" for i in range(10)]
 JUDGES = [f"judge-{i}" for i in range(5)]
@@ -35,15 +35,21 @@ PROMPTS = [f"q{i}" for i in range(223)]  # 223 x 90 ordered pairs x 5 judges = 1
 
 
 def write_tournament(folder: Path) -> Path:
-    lines = ['[tournament]', 'name = "bench"', '']
+    lines = ["[tournament]", 'name = "bench"', ""]
     for c in CONTESTANTS:
-        lines += ['[[contestants]]', f'id = "{c}"', '']
+        lines += ["[[contestants]]", f'id = "{c}"', ""]
     for p in PROMPTS:
-        lines += ['[[prompts]]', f'id = "{p}"', 'text = "q"', '[prompts.responses]']
-        lines += [f'"{c}" = "answer"' for c in CONTESTANTS] + ['']
+        lines += ["[[prompts]]", f'id = "{p}"', 'text = "q"', "[prompts.responses]"]
+        lines += [f'"{c}" = "answer"' for c in CONTESTANTS] + [""]
     for j in JUDGES:
-        lines += ['[[judges]]', f'id = "{j}"', 'provider = "simulated"', '[judges.simulation]',
-                  'qualities = { ' + ", ".join(f'"{c}" = {i * 20}' for i, c in enumerate(CONTESTANTS)) + ' }', '']
+        lines += [
+            "[[judges]]",
+            f'id = "{j}"',
+            'provider = "simulated"',
+            "[judges.simulation]",
+            "qualities = { " + ", ".join(f'"{c}" = {i * 20}' for i, c in enumerate(CONTESTANTS)) + " }",
+            "",
+        ]
     path = folder / "bench.toml"
     path.write_text("\n".join(lines))
     return path
@@ -64,8 +70,20 @@ def fill(store: Store) -> int:
                     u = rng.random()
                     winner = "first" if u < pa - 0.05 else "tie" if u < pa + 0.05 else "second"
                     plan.append(PlanRow(seq, p, a, b, j, "clean", 0, key))
-                    store.record_call(CallRecord(key=key, kind="verdict", status="ok", judge=j, prompt=p, first=a,
-                                                 second=b, condition="clean", sample=0, winner=winner))
+                    store.record_call(
+                        CallRecord(
+                            key=key,
+                            kind="verdict",
+                            status="ok",
+                            judge=j,
+                            prompt=p,
+                            first=a,
+                            second=b,
+                            condition="clean",
+                            sample=0,
+                            winner=winner,
+                        )
+                    )
                     seq += 1
     store.set_plan(plan)
     return seq
@@ -96,14 +114,31 @@ async def switching(tournament, store) -> None:  # type: ignore[no-untyped-def]
             painted.append(time.perf_counter() - start)
             threshold, method, _ = app.view_key
             start = time.perf_counter()
-            rank(table, threshold=threshold, method=method, options=RatingOptions(k_factor=s.k_factor, initial_rating=s.initial_rating, permutations=s.permutations, bootstrap=s.bootstrap, seed=s.seed))
+            rank(
+                table,
+                threshold=threshold,
+                method=method,
+                options=RatingOptions(
+                    k_factor=s.k_factor,
+                    initial_rating=s.initial_rating,
+                    permutations=s.permutations,
+                    bootstrap=s.bootstrap,
+                    seed=s.seed,
+                ),
+            )
             reference.append(time.perf_counter() - start)
-        print(f"key -> new leaderboard in the table ({len(table)} verdicts): median "
-              f"{1000 * statistics.median(cached):.1f} ms, max {1000 * max(cached):.1f} ms; "
-              f"-> screen redrawn: median {1000 * statistics.median(painted):.1f} ms, max {1000 * max(painted):.1f} ms")
-        print(f"reference (rank the view from scratch): median {1000 * statistics.median(reference):.1f} ms, "
-              f"max {1000 * max(reference):.1f} ms")
-        print(f"ratio reference / cached (median): {statistics.median(reference) / statistics.median(cached):.0f}x")
+        print(
+            f"key -> new leaderboard in the table ({len(table)} verdicts): median "
+            f"{1000 * statistics.median(cached):.1f} ms, max {1000 * max(cached):.1f} ms; "
+            f"-> screen redrawn: median {1000 * statistics.median(painted):.1f} ms, max {1000 * max(painted):.1f} ms"
+        )
+        print(
+            f"reference (rank the view from scratch): median {1000 * statistics.median(reference):.1f} ms, "
+            f"max {1000 * max(reference):.1f} ms"
+        )
+        print(
+            f"ratio reference / cached (median): {statistics.median(reference) / statistics.median(cached):.0f}x"
+        )
 
 
 async def streaming(tournament, store) -> None:  # type: ignore[no-untyped-def]
@@ -123,18 +158,26 @@ async def streaming(tournament, store) -> None:  # type: ignore[no-untyped-def]
         while time.perf_counter() < end:
             for _ in range(4):  # 4 verdicts every 20 ms = 200 per second
                 a, b = rng.sample(CONTESTANTS, 2)
-                app.on_run_event(VerdictRecorded(key=f"s{i}", judge=rng.choice(JUDGES),
-                                                 presentation=Presentation(rng.choice(PROMPTS), a, b, "clean", 1),
-                                                 status="ok", winner=rng.choice(["first", "second"]),
-                                                 reasoning=None))
+                app.on_run_event(
+                    VerdictRecorded(
+                        key=f"s{i}",
+                        judge=rng.choice(JUDGES),
+                        presentation=Presentation(rng.choice(PROMPTS), a, b, "clean", 1),
+                        status="ok",
+                        winner=rng.choice(["first", "second"]),
+                        reasoning=None,
+                    )
+                )
                 i += 1
             t = time.perf_counter()
             await asyncio.sleep(0.02)
             lateness.append(time.perf_counter() - t - 0.02)
-        print(f"streamed {i} verdicts in 3 s: event-loop lateness median {1000 * statistics.median(lateness):.1f} ms, "
-              f"p99 {1000 * sorted(lateness)[int(0.99 * len(lateness))]:.1f} ms, "
-              f"max {1000 * max(lateness):.1f} ms; table appends {app.ranking.version - rankings_before}, "
-              f"re-rankings {sum(isinstance(m, LeaderboardComputed) for m in seen)}")
+        print(
+            f"streamed {i} verdicts in 3 s: event-loop lateness median {1000 * statistics.median(lateness):.1f} ms, "
+            f"p99 {1000 * sorted(lateness)[int(0.99 * len(lateness))]:.1f} ms, "
+            f"max {1000 * max(lateness):.1f} ms; table appends {app.ranking.version - rankings_before}, "
+            f"re-rankings {sum(isinstance(m, LeaderboardComputed) for m in seen)}"
+        )
 
 
 def main() -> None:

@@ -89,7 +89,7 @@ class LiteralReader:
         if m and m.group() in ("null", "true", "false"):
             self.pos = m.end()
             return {"null": None, "true": True, "false": False}[m.group()]
-        raise CypherSyntaxError(f"no literal at {self.pos}: {self.text[self.pos:self.pos + 20]!r}")
+        raise CypherSyntaxError(f"no literal at {self.pos}: {self.text[self.pos : self.pos + 20]!r}")
 
     def key(self) -> str:
         self._skip_ws()

@@ -76,8 +76,18 @@ def test_cli_without_driver_exits_2_and_writes_nothing(filled, tmp_path: Path, m
     monkeypatch.setitem(sys.modules, "neo4j", None)
     monkeypatch.setenv("NEO4J_PASSWORD", "x")
     out = tmp_path / "g"
-    rc = main(["graph", str(filled.path), "--store", str(filled.store_path), "-o", str(out),
-               "--neo4j-uri", "bolt://127.0.0.1:7687"])
+    rc = main(
+        [
+            "graph",
+            str(filled.path),
+            "--store",
+            str(filled.store_path),
+            "-o",
+            str(out),
+            "--neo4j-uri",
+            "bolt://127.0.0.1:7687",
+        ]
+    )
     assert rc == 2
     assert "pip install 'elotui[neo4j]'" in capsys.readouterr().err
     assert not out.exists()
@@ -98,8 +108,9 @@ def test_uri_scheme_is_checked(filled) -> None:
 def test_fake_driver_receives_the_whole_graph_as_parameters(filled) -> None:
     g = build_graph(filled.tournament, filled.store)
     log: list = []
-    ran = load_bolt(g, "bolt://db:7687", driver_module=fake_neo4j(log), env={**ENV, "NEO4J_DATABASE": "evals"},
-                    batch=10)
+    ran = load_bolt(
+        g, "bolt://db:7687", driver_module=fake_neo4j(log), env={**ENV, "NEO4J_DATABASE": "evals"}, batch=10
+    )
     assert log[0] == ("driver", "bolt://db:7687", ("alice", "secret"))
     assert log[1] == ("session", {"database": "evals"})
     runs = [e for e in log if e[0] == "run"]
@@ -137,8 +148,18 @@ def test_cli_loads_with_a_fake_driver(filled, tmp_path: Path, monkeypatch, capsy
     monkeypatch.setitem(sys.modules, "neo4j", fake_neo4j(log))
     monkeypatch.setenv("NEO4J_PASSWORD", "pw")
     monkeypatch.delenv("NEO4J_USER", raising=False)
-    rc = main(["graph", str(filled.path), "--store", str(filled.store_path), "-o", str(tmp_path / "g"),
-               "--neo4j-uri", "bolt://127.0.0.1:7687"])
+    rc = main(
+        [
+            "graph",
+            str(filled.path),
+            "--store",
+            str(filled.store_path),
+            "-o",
+            str(tmp_path / "g"),
+            "--neo4j-uri",
+            "bolt://127.0.0.1:7687",
+        ]
+    )
     assert rc == 0
     assert log[0] == ("driver", "bolt://127.0.0.1:7687", ("neo4j", "pw"))
     assert "loaded into bolt://127.0.0.1:7687" in capsys.readouterr().err

@@ -17,7 +17,9 @@ from tests.export.cypher_reader import LiteralReader, read_string_literal, split
 
 # every code point Python strings can hold that SQLite/UTF-8 can store (no lone surrogates), weighted toward the
 # characters that break naive escapers
-HOSTILE = st.sampled_from(list("'\"\\\n\r\t\x00\x08\x0c\x1b\x7f\x85\u2028\u2029\ufeff`;{}[]/") + ["\\u0027", "*/"])
+HOSTILE = st.sampled_from(
+    list("'\"\\\n\r\t\x00\x08\x0c\x1b\x7f\x85\u2028\u2029\ufeff`;{}[]/") + ["\\u0027", "*/"]
+)
 TEXT = st.lists(st.one_of(st.text(max_size=8), HOSTILE), max_size=12).map("".join)
 
 
@@ -48,7 +50,9 @@ def test_script_with_hostile_reasoning_reads_back(reasoning: str, text: str) -> 
             Node("response:p:a", "Response", {"text": text}),
             Node("evaluation:x", "PairwiseEvaluation", {"reasoning": reasoning, "winner": "a"}),
         ],
-        relationships=[Relationship("FAVORS", "evaluation:x", "response:p:a", "PairwiseEvaluation", "Response")],
+        relationships=[
+            Relationship("FAVORS", "evaluation:x", "response:p:a", "PairwiseEvaluation", "Response")
+        ],
     )
     buf = io.StringIO()
     n = write_cypher(g, buf, title="x\nMATCH (n) DETACH DELETE n;" + reasoning)
@@ -59,8 +63,10 @@ def test_script_with_hostile_reasoning_reads_back(reasoning: str, text: str) -> 
         if "UNWIND" in code and "MERGE (n:" in code:
             start = body.index("UNWIND [") + len("UNWIND ")
             found += LiteralReader(body, start).list()
-    assert {r["id"]: r["props"] for r in found} == {"response:p:a": {"text": text},
-                                                     "evaluation:x": {"reasoning": reasoning, "winner": "a"}}
+    assert {r["id"]: r["props"] for r in found} == {
+        "response:p:a": {"text": text},
+        "evaluation:x": {"reasoning": reasoning, "winner": "a"},
+    }
     for _, code in statements:
         assert "DELETE" not in code
 
@@ -76,8 +82,10 @@ def test_csv_field_round_trip(text: str) -> None:
 @settings(max_examples=150, deadline=None)
 @given(st.lists(TEXT, min_size=1, max_size=5))
 def test_nodes_csv_round_trip(reasonings: list[str]) -> None:
-    nodes = [Node(f"evaluation:{i}", "PairwiseEvaluation", {"reasoning": r, "sample": i})
-             for i, r in enumerate(reasonings)]
+    nodes = [
+        Node(f"evaluation:{i}", "PairwiseEvaluation", {"reasoning": r, "sample": i})
+        for i, r in enumerate(reasonings)
+    ]
     buf = io.StringIO(newline="")
     write_nodes_csv("PairwiseEvaluation", nodes, buf)
     rows = list(csv.reader(io.StringIO(buf.getvalue(), newline="")))

@@ -73,13 +73,19 @@ def test_links_follow_the_conditions(filled) -> None:
             continue
         node = nodes[eid]
         assert node.props["status"] == call.status
-        assert node.props["order"] == ("AB" if row.first < row.second else "BA")  # declared alpha, beta, gamma
+        assert node.props["order"] == (
+            "AB" if row.first < row.second else "BA"
+        )  # declared alpha, beta, gamma
         assert node.props.get("reasoning") == call.reasoning
         expected_q = paraphrase_id("para-p1") if row.condition == "paraphrase" else question_id(row.prompt)
         assert [r.end for r in rels[("EVALUATES", eid)]] == [expected_q]
         between = sorted((r.props["slot"], r.end) for r in rels[("BETWEEN", eid)])
         shown = {
-            cid: (variant_id(f"lex-{row.prompt}-{cid}") if row.condition == "lexical" else response_id(row.prompt, cid))
+            cid: (
+                variant_id(f"lex-{row.prompt}-{cid}")
+                if row.condition == "lexical"
+                else response_id(row.prompt, cid)
+            )
             for cid in (row.first, row.second)
         }
         assert between == [("A", shown[row.first]), ("B", shown[row.second])]
@@ -94,9 +100,16 @@ def test_links_follow_the_conditions(filled) -> None:
     assert nodes["judge:j2"].props["label"] == "Second judge"
     assert [r.end for r in rels[("REPHRASES", paraphrase_id("para-p1"))]] == [question_id("p1")]
     assert [r.end for r in rels[("VARIANT_OF", variant_id("lex-p2-beta"))]] == [response_id("p2", "beta")]
-    assert nodes[variant_id("lex-p2-beta")].props["base_key"] == nodes[response_id("p2", "beta")].props["text_key"]
+    assert (
+        nodes[variant_id("lex-p2-beta")].props["base_key"]
+        == nodes[response_id("p2", "beta")].props["text_key"]
+    )
     # stale texts (an older prompt text, an older base response, another perturbation seed) are not in the trace
-    assert not {paraphrase_id("para-old"), variant_id("lex-old-p1-alpha"), variant_id("lex-seed-p1-alpha")} & set(nodes)
+    assert not {
+        paraphrase_id("para-old"),
+        variant_id("lex-old-p1-alpha"),
+        variant_id("lex-seed-p1-alpha"),
+    } & set(nodes)
 
 
 def _graph_from_script(script: str) -> tuple[dict[str, tuple[str, dict]], Counter, list[tuple]]:
@@ -143,7 +156,9 @@ def test_cypher_script_reads_back_to_the_same_graph(filled) -> None:
     assert kinds["constraint"] + kinds["nodes"] + kinds["rels"] == n_statements
     assert kinds["nodes"] > 4  # batches of 7 split the larger labels
     assert nodes == {n.id: (n.label, n.props) for n in g.nodes}
-    assert sorted(rels) == sorted((r.type, r.start, r.end, tuple(sorted(r.props.items()))) for r in g.relationships)
+    assert sorted(rels) == sorted(
+        (r.type, r.start, r.end, tuple(sorted(r.props.items()))) for r in g.relationships
+    )
     # the hostile reasoning came back unchanged and nothing outside string literals says DELETE
     assert nodes[evaluation_id("p1", "alpha", "beta", "j1", "clean", 0)][1]["reasoning"] == EVIL
     for _, code in split_script(script):
@@ -154,7 +169,9 @@ def test_cypher_script_reads_back_to_the_same_graph(filled) -> None:
 def test_statements_are_merge_only(filled) -> None:
     g = build_graph(filled.tournament, filled.store)
     for statement in cypher_statements(g):
-        code = "".join(part for i, part in enumerate(re.split(r"('(?:[^'\\]|\\.)*')", statement)) if i % 2 == 0)
+        code = "".join(
+            part for i, part in enumerate(re.split(r"('(?:[^'\\]|\\.)*')", statement)) if i % 2 == 0
+        )
         assert "CREATE (" not in code and "DELETE" not in code
         assert code.startswith(("CREATE CONSTRAINT", "UNWIND"))
 
@@ -196,8 +213,9 @@ def test_neo4j_admin_csvs_read_back_to_the_same_graph(filled, tmp_path: Path) ->
             assert row[2] == rel_type
             extra = {n: _typed(v, k) for (n, k), v in zip(props, row[3:], strict=True) if v != ""}
             seen_rels.append((row[2], row[0], row[1], tuple(sorted(extra.items()))))
-    assert sorted(seen_rels) == sorted((r.type, r.start, r.end, tuple(sorted(r.props.items())))
-                                       for r in g.relationships)
+    assert sorted(seen_rels) == sorted(
+        (r.type, r.start, r.end, tuple(sorted(r.props.items()))) for r in g.relationships
+    )
     readme = (directory / "README.txt").read_text(encoding="utf-8")
     assert "neo4j-admin database import full" in readme and "--multiline-fields=true" in readme
     assert "--nodes=nodes_PairwiseEvaluation.csv" in readme and "--relationships=rels_BETWEEN.csv" in readme

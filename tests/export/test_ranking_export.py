@@ -18,12 +18,20 @@ from elotui.rating.table import VerdictTable
 from elotui.session import TournamentSession
 from elotui.store import Store
 
-HEADER = "rank,contestant,rating,ci_low,ci_high,gap_to_next,win_prob_vs_next,band,wins,losses,draws,games,win_rate"
+HEADER = (
+    "rank,contestant,rating,ci_low,ci_high,gap_to_next,win_prob_vs_next,band,wins,losses,draws,games,win_rate"
+)
 
 
 def _expected(filled, *, threshold=0.5, method="elo", prompts=None) -> Leaderboard:
     table = VerdictTable.from_rows(filled.store.plan_verdicts(), contestants=filled.tournament.contestant_ids)
-    return rank(table, threshold=threshold, method=method, prompts=prompts, options=RatingOptions(k_factor=16.0, initial_rating=1000.0, permutations=20, bootstrap=30, seed=7))
+    return rank(
+        table,
+        threshold=threshold,
+        method=method,
+        prompts=prompts,
+        options=RatingOptions(k_factor=16.0, initial_rating=1000.0, permutations=20, bootstrap=30, seed=7),
+    )
 
 
 def _parse(value: str, like: object) -> object:
@@ -71,14 +79,30 @@ def test_csv_round_trip_equals_the_ranking_module(filled, method: str, threshold
 
 
 def test_full_precision_not_display_rounding() -> None:
-    row = LeaderboardRow(1, "x", 1012.3456789012345, 990.1, 1030.000000001, 0.1 + 0.2, 0.5002878, "practically tied",
-                         3, 1, 0, 4, 0.75, True)
+    row = LeaderboardRow(
+        1,
+        "x",
+        1012.3456789012345,
+        990.1,
+        1030.000000001,
+        0.1 + 0.2,
+        0.5002878,
+        "practically tied",
+        3,
+        1,
+        0,
+        4,
+        0.75,
+        True,
+    )
     last = LeaderboardRow(2, "y", 1012.0456789012345, 980.0, 1020.0, None, None, None, 1, 3, 0, 4, 0.25, None)
     buf = io.StringIO()
     write_csv(Leaderboard(rows=[row, last]), buf)
     lines = buf.getvalue().split("\n")
-    assert lines[1] == ("1,x,1012.3456789012345,990.1,1030.000000001,0.30000000000000004,0.5002878,"
-                        "practically tied,3,1,0,4,0.75")
+    assert lines[1] == (
+        "1,x,1012.3456789012345,990.1,1030.000000001,0.30000000000000004,0.5002878,"
+        "practically tied,3,1,0,4,0.75"
+    )
     assert lines[2] == "2,y,1012.0456789012345,980.0,1020.0,,,,1,3,0,4,0.25"
     assert lines[3] == ""
 
@@ -95,7 +119,12 @@ def test_json_round_trip_rows_settings_counts(filled) -> None:
         assert got == {name: getattr(exp, name) for name in COLUMNS}
     assert doc["rows"][-1]["gap_to_next"] is None and doc["rows"][-1]["band"] is None
     assert doc["settings"] == {
-        "threshold": "none", "method": "bt", "bootstrap": 30, "seed": 7, "k_factor": 16.0, "initial_rating": 1000.0,
+        "threshold": "none",
+        "method": "bt",
+        "bootstrap": 30,
+        "seed": 7,
+        "k_factor": 16.0,
+        "initial_rating": 1000.0,
         "scope": {"prompts": None, "judges": None, "conditions": None},
     }
     verdicts = filled.store.plan_verdicts()
@@ -137,6 +166,7 @@ def test_bad_inputs_are_user_errors(filled, tmp_path: Path) -> None:
 
 # --- CLI -------------------------------------------------------------------------------------------------------
 
+
 def test_cli_export_defaults_to_stdout_csv(filled, capsys: pytest.CaptureFixture[str]) -> None:
     rc = main(filled.export_args())
     out = capsys.readouterr().out
@@ -148,7 +178,11 @@ def test_cli_export_defaults_to_stdout_csv(filled, capsys: pytest.CaptureFixture
 
 
 def test_cli_export_dash_is_stdout_and_json(filled, capsys: pytest.CaptureFixture[str]) -> None:
-    rc = main(filled.export_args("-o", "-", "--format", "json", "--threshold", "1.0", "--method", "bt", "--prompt", "p1"))
+    rc = main(
+        filled.export_args(
+            "-o", "-", "--format", "json", "--threshold", "1.0", "--method", "bt", "--prompt", "p1"
+        )
+    )
     doc = json.loads(capsys.readouterr().out)
     assert rc == 0
     assert doc["tournament"] == "Export fixture"

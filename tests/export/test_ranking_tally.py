@@ -55,7 +55,8 @@ def test_games_from_tally_equal_table_games_as_a_multiset(filled) -> None:
 
 def test_export_none_elo_equals_the_table_path(filled) -> None:
     for prompt, scope in ((None, None), ("p2", ["p2"])):
-        board = TournamentSession(filled.tournament, filled.store).leaderboard(threshold="none", method="elo", prompt=prompt
+        board = TournamentSession(filled.tournament, filled.store).leaderboard(
+            threshold="none", method="elo", prompt=prompt
         )
         expected = _table_board(filled, scope)
         assert board.rows == expected.rows  # exact floats: same games, same codes, same orders

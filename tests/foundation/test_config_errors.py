@@ -37,7 +37,9 @@ def test_valid_file_loads_and_resolves_files(tmp_path: Path, capsys: pytest.Capt
     assert "2 contestants, 1 prompts, 1 judges (simulated), 2 planned judge calls" in out
 
 
-def test_toml_syntax_error_is_one_line_with_file_line_col(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_toml_syntax_error_is_one_line_with_file_line_col(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     path = write(tmp_path, VALID.replace('criterion = "helpfulness"', 'criterion = "helpfulness'))
     code, _, err = validate(path, capsys)
     assert code == 2
@@ -46,9 +48,12 @@ def test_toml_syntax_error_is_one_line_with_file_line_col(tmp_path: Path, capsys
     assert re.fullmatch(rf"{re.escape(str(path))}:4:\d+: .+", lines[0])
 
 
-def test_schema_errors_list_every_problem_with_key_path_and_line(tmp_path: Path,
-                                                                 capsys: pytest.CaptureFixture[str]) -> None:
-    text = VALID.replace('provider = "simulated"', 'provider = "simulated"\nmax_concurrency = 0\ntimeout_s = -1')
+def test_schema_errors_list_every_problem_with_key_path_and_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    text = VALID.replace(
+        'provider = "simulated"', 'provider = "simulated"\nmax_concurrency = 0\ntimeout_s = -1'
+    )
     path = write(tmp_path, text)
     code, _, err = validate(path, capsys)
     assert code == 2
@@ -57,8 +62,10 @@ def test_schema_errors_list_every_problem_with_key_path_and_line(tmp_path: Path,
     assert f"{path}:22: judges[0].timeout_s: must be > 0" in err
 
 
-def test_unknown_key_suggests_the_closest_valid_key(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    path = write(tmp_path, VALID.replace('threshold = "none"', 'treshold = 0.5'))
+def test_unknown_key_suggests_the_closest_valid_key(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = write(tmp_path, VALID.replace('threshold = "none"', "treshold = 0.5"))
     code, _, err = validate(path, capsys)
     assert code == 2
     assert "ranking.treshold: unknown key 'treshold'; did you mean 'threshold'?" in err
@@ -76,7 +83,7 @@ def test_bad_threshold_and_enum(tmp_path: Path, capsys: pytest.CaptureFixture[st
     path = write(tmp_path, text)
     code, _, err = validate(path, capsys)
     assert code == 2
-    assert "ranking.threshold: threshold must be one of 1.0, 0.9, 0.75, 0.5 or \"none\"" in err
+    assert 'ranking.threshold: threshold must be one of 1.0, 0.9, 0.75, 0.5 or "none"' in err
     assert "judges[0].provider: must be one of" in err
 
 
@@ -88,7 +95,9 @@ def test_missing_response_file_names_its_path(tmp_path: Path, capsys: pytest.Cap
     assert f"{path}:16: prompts[0].responses.beta.file" in err
 
 
-def test_undeclared_contestant_in_responses_is_named(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_undeclared_contestant_in_responses_is_named(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     path = write(tmp_path, VALID.replace('alpha = "Hello!",', 'alpha = "Hello!", gamma = "Yo",'))
     code, _, err = validate(path, capsys)
     assert code == 2
@@ -122,13 +131,16 @@ def test_unset_api_key_env_warns_at_validate_and_fails_at_run(
 ) -> None:
     secret_var = "ELOTUI_TEST_KEY_NOT_SET"
     monkeypatch.delenv(secret_var, raising=False)
-    text = VALID + f'''
+    text = (
+        VALID
+        + f'''
 [[judges]]
 id = "gpt"
 provider = "openai"
 model = "gpt-4o-mini"
 api_key_env = "{secret_var}"
 '''
+    )
     path = write(tmp_path, text)
     code, _, err = validate(path, capsys)
     assert code == 0

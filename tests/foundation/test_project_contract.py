@@ -28,7 +28,9 @@ print("OK", len(names))
 
 
 def test_core_modules_do_not_import_textual() -> None:
-    out = subprocess.run([sys.executable, "-c", CORE_IMPORTS], check=False, capture_output=True, text=True, cwd=ROOT)
+    out = subprocess.run(
+        [sys.executable, "-c", CORE_IMPORTS], check=False, capture_output=True, text=True, cwd=ROOT
+    )
     assert out.returncode == 0, out.stdout + out.stderr
     assert out.stdout.startswith("OK")
 
@@ -47,7 +49,9 @@ def test_ci_runs_the_readme_test_command() -> None:
 
 
 def test_version_flag() -> None:
-    out = subprocess.run([sys.executable, "-m", "elotui.cli", "--version"], check=False, capture_output=True, text=True)
+    out = subprocess.run(
+        [sys.executable, "-m", "elotui.cli", "--version"], check=False, capture_output=True, text=True
+    )
     assert out.returncode == 0
     assert re.fullmatch(r"elotui \d+\.\d+\.\d+.*\n", out.stdout)
 
@@ -56,8 +60,21 @@ def test_wheel_contains_the_bundled_themes(tmp_path: Path) -> None:
     """A non-editable install must carry themes/: build the wheel and look inside."""
     pytest.importorskip("hatchling")
     out = subprocess.run(
-        [sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q", "-w", str(tmp_path), str(ROOT)],
-        check=False, capture_output=True, text=True,
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "wheel",
+            "--no-deps",
+            "--no-build-isolation",
+            "-q",
+            "-w",
+            str(tmp_path),
+            str(ROOT),
+        ],
+        check=False,
+        capture_output=True,
+        text=True,
     )
     assert out.returncode == 0, out.stderr
     wheel = next(tmp_path.glob("elotui-*.whl"))
@@ -66,5 +83,9 @@ def test_wheel_contains_the_bundled_themes(tmp_path: Path) -> None:
     shipped = sorted(p.name for p in (ROOT / "themes").iterdir() if p.is_file())
     assert shipped and bundled == shipped
     assert "elotui/py.typed" in names
-    for data in ("elotui/run/templates/system.txt", "elotui/run/templates/user.txt", "elotui/tui/elotui.tcss"):
+    for data in (
+        "elotui/run/templates/system.txt",
+        "elotui/run/templates/user.txt",
+        "elotui/tui/elotui.tcss",
+    ):
         assert data in names, f"{data} missing from the wheel"

@@ -17,8 +17,20 @@ from elotui.store import MIGRATIONS, PLAN_VERDICTS_SQL, SCHEMA_VERSION, CallReco
 
 
 def verdict(key: str, winner: str | None = "first", status: str = "ok", **kw: object) -> CallRecord:
-    return CallRecord(key=key, kind="verdict", status=status, winner=winner, judge="j", prompt="p",
-                      first="a", second="b", condition="clean", sample=0, reasoning="because", **kw)  # type: ignore[arg-type]
+    return CallRecord(
+        key=key,
+        kind="verdict",
+        status=status,
+        winner=winner,
+        judge="j",
+        prompt="p",
+        first="a",
+        second="b",
+        condition="clean",
+        sample=0,
+        reasoning="because",
+        **kw,
+    )  # type: ignore[arg-type]
 
 
 def test_record_and_read_back(tmp_path: Path) -> None:
@@ -44,11 +56,13 @@ def test_plan_join_reports_missing_and_only_current_plan(tmp_path: Path) -> None
         store.record_call(verdict("k1"))
         store.record_call(verdict("k2", winner=None, status="error", error="boom"))
         store.record_call(verdict("stale", winner="second"))
-        store.set_plan([
-            PlanRow(0, "p", "a", "b", "j", "clean", 0, "k1"),
-            PlanRow(1, "p", "b", "a", "j", "clean", 0, "k2"),
-            PlanRow(2, "p", "a", "c", "j", "clean", 0, "k3"),
-        ])
+        store.set_plan(
+            [
+                PlanRow(0, "p", "a", "b", "j", "clean", 0, "k1"),
+                PlanRow(1, "p", "b", "a", "j", "clean", 0, "k2"),
+                PlanRow(2, "p", "a", "c", "j", "clean", 0, "k3"),
+            ]
+        )
         rows = store.plan_verdicts()
         assert rows == [
             ("p", "a", "b", "j", "clean", 0, "ok", "first"),
@@ -64,7 +78,9 @@ def test_plan_join_reports_missing_and_only_current_plan(tmp_path: Path) -> None
 
 def test_texts_and_runs(tmp_path: Path) -> None:
     with Store(tmp_path / "s.sqlite") as store:
-        store.put_text("t1", "lexical", "A.I. text", prompt="p", contestant="a", condition="lexical", base_key="b")
+        store.put_text(
+            "t1", "lexical", "A.I. text", prompt="p", contestant="a", condition="lexical", base_key="b"
+        )
         assert store.get_text("t1") == "A.I. text"
         assert store.texts("lexical")[0].base_key == "b"
         run_id = store.start_run({"elotui": "x", "judges": []})

@@ -10,8 +10,17 @@ import pytest
 from elotui.errors import UserError
 from elotui.verdict_log import FIELDS, read_log, write_log
 
-ROW = {"prompt": "q1", "first": "a", "second": "b", "judge": "j", "condition": "clean", "sample": 0,
-       "winner": "tie", "reasoning": "même — \"quoted\"\nnew line", "status": "ok"}
+ROW = {
+    "prompt": "q1",
+    "first": "a",
+    "second": "b",
+    "judge": "j",
+    "condition": "clean",
+    "sample": 0,
+    "winner": "tie",
+    "reasoning": 'même — "quoted"\nnew line',
+    "status": "ok",
+}
 
 
 def test_round_trip_plain_and_gzip(tmp_path: Path) -> None:

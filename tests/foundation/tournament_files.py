@@ -1,6 +1,6 @@
 """Small tournament files for the foundation tests."""
 
-VALID = '''
+VALID = """
 [tournament]
 name = "Tiny"
 criterion = "helpfulness"
@@ -25,4 +25,4 @@ qualities = { alpha = 100.0, beta = 0.0 }
 
 [ranking]
 threshold = "none"
-'''
+"""

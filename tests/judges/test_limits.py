@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 
-from elotui.judges.http import TokenBucket
+from elotui.judges.limits import TokenBucket
 from tests.judges.conftest import request
 from tests.servers.fake_llm import FakeLLMServer
 

@@ -7,7 +7,7 @@ import time
 
 import pytest
 
-from elotui.judges.http import parse_retry_after
+from elotui.judges.limits import parse_retry_after
 from tests.judges.conftest import request
 from tests.servers.fake_llm import Drop, FakeLLMServer, RawBody, Slow, Status, Text, Verdict, rate_limited
 

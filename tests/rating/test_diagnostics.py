@@ -197,7 +197,12 @@ def test_diagnose_schema_and_reference() -> None:
         {"prompt": p, "first": f, "second": s, "judge": "human", "winner": w, "status": st}
         for p, f, s, _j, _c, _k, st, w in simulate(qualities, prompts=6, judges=1, seed=6)
     ]
-    d = diagnose(table, human_votes=votes, lengths={("p0", "A"): 10, ("p0", "B"): 20}, options=RatingOptions(permutations=20))
+    d = diagnose(
+        table,
+        human_votes=votes,
+        lengths={("p0", "A"): 10, ("p0", "B"): 20},
+        options=RatingOptions(permutations=20),
+    )
     json.dumps(d, allow_nan=False)  # strictly JSON (NaN -> null)
     for j in ("j0", "j1", "j2"):
         assert set(d["judges"][j]["position"]) >= {

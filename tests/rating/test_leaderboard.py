@@ -67,7 +67,9 @@ def test_every_declared_contestant_appears_and_counts() -> None:
     ]
     table = VerdictTable.from_rows(rows, contestants=["A", "B", "Z"])
     for method in ("elo", "bt", "online"):
-        lb = rank(table, threshold="none", method=method, options=RatingOptions(permutations=10, bootstrap=20))
+        lb = rank(
+            table, threshold="none", method=method, options=RatingOptions(permutations=10, bootstrap=20)
+        )
         assert sorted(r.contestant for r in lb.rows) == ["A", "B", "Z"]
         z = next(r for r in lb.rows if r.contestant == "Z")
         assert (z.games, z.wins, z.win_rate) == (0, 0, None)
@@ -89,8 +91,14 @@ def test_scope_prompt_and_judge_subset() -> None:
     def top(lb: Leaderboard) -> str:
         return lb.rows[0].contestant
 
-    assert top(rank(table, threshold="none", method="bt", prompts=["p"], options=RatingOptions(bootstrap=0))) == "A"
-    assert top(rank(table, threshold="none", method="bt", prompts=["q"], options=RatingOptions(bootstrap=0))) == "B"
+    assert (
+        top(rank(table, threshold="none", method="bt", prompts=["p"], options=RatingOptions(bootstrap=0)))
+        == "A"
+    )
+    assert (
+        top(rank(table, threshold="none", method="bt", prompts=["q"], options=RatingOptions(bootstrap=0)))
+        == "B"
+    )
     lb = rank(table, threshold="none", method="elo", judges=["j1"], options=RatingOptions(permutations=10))
     assert lb.counts["verdicts_used"] == 2 and lb.rows[0].rating == pytest.approx(1000.0)
     assert rank(table, threshold="none", method="bt", conditions=["lexical"]).counts["verdicts_used"] == 0
@@ -102,7 +110,12 @@ def test_simulated_tournament_recovers_true_order(threshold: float | str, method
     qualities = {"q1": 300, "q2": 200, "q3": 100, "q4": 0, "q5": -100, "q6": -200}
     rows = simulate(qualities, prompts=12, judges=5, seed=21, tie_band=0.03)
     table = VerdictTable.from_rows(rows, contestants=sorted(qualities, reverse=True))
-    lb = rank(table, threshold=threshold, method=method, options=RatingOptions(permutations=30, bootstrap=30, seed=1))
+    lb = rank(
+        table,
+        threshold=threshold,
+        method=method,
+        options=RatingOptions(permutations=30, bootstrap=30, seed=1),
+    )
     assert [r.contestant for r in lb.rows] == list(qualities)
     assert all(r.ci_low <= r.rating <= r.ci_high for r in lb.rows)
 
@@ -110,7 +123,9 @@ def test_simulated_tournament_recovers_true_order(threshold: float | str, method
 def test_bt_recovers_quality_gaps() -> None:
     qualities = {"a": 150, "b": 0, "c": -150}
     rows = simulate(qualities, prompts=40, judges=5, seed=8, tie_band=0.0)
-    lb = rank(VerdictTable.from_rows(rows), threshold="none", method="bt", options=RatingOptions(bootstrap=50))
+    lb = rank(
+        VerdictTable.from_rows(rows), threshold="none", method="bt", options=RatingOptions(bootstrap=50)
+    )
     ratings = lb.ratings()
     assert ratings["a"] - ratings["b"] == pytest.approx(150, abs=40)
     assert ratings["b"] - ratings["c"] == pytest.approx(150, abs=40)

@@ -119,9 +119,14 @@ def test_diagnose_key_present_or_null() -> None:
     table = VerdictTable.from_rows(rows, contestants=["A", "B", "C"])
     d = diagnose(table, options=RatingOptions(permutations=5))
     assert "per_prompt_reference" in d and d["per_prompt_reference"] is None
-    assert diagnose(table, prompt_references={}, options=RatingOptions(permutations=5))["per_prompt_reference"] is None
+    assert (
+        diagnose(table, prompt_references={}, options=RatingOptions(permutations=5))["per_prompt_reference"]
+        is None
+    )
     d = diagnose(
-        table, prompt_references={"p0": ["A", "B", "C"], "p1": ["A", "B", "C"], "p9": ["A"]}, options=RatingOptions(permutations=5)
+        table,
+        prompt_references={"p0": ["A", "B", "C"], "p1": ["A", "B", "C"], "p9": ["A"]},
+        options=RatingOptions(permutations=5),
     )
     json.dumps(d, allow_nan=False)
     ppr = d["per_prompt_reference"]

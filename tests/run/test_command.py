@@ -18,20 +18,34 @@ def server_judge(server: FakeLLMServer, jid: str, **extra: object) -> dict[str, 
     return cfg
 
 
-def test_dry_run_prints_the_plan_and_the_estimates(tmp_path: Path, fake_llm: FakeLLMServer,
-                                                   capsys: pytest.CaptureFixture[str]) -> None:
-    judges = [server_judge(fake_llm, "cheap", price_per_million_input=1.0, price_per_million_output=2.0,
-                           max_tokens=100),
-              server_judge(fake_llm, "free")]
-    t = write_tournament(tmp_path / "t.toml", contestants=["a", "b", "c"], judges=judges,
-                         comparison={"conditions": ["clean", "injected"]})
+def test_dry_run_prints_the_plan_and_the_estimates(
+    tmp_path: Path, fake_llm: FakeLLMServer, capsys: pytest.CaptureFixture[str]
+) -> None:
+    judges = [
+        server_judge(
+            fake_llm, "cheap", price_per_million_input=1.0, price_per_million_output=2.0, max_tokens=100
+        ),
+        server_judge(fake_llm, "free"),
+    ]
+    t = write_tournament(
+        tmp_path / "t.toml",
+        contestants=["a", "b", "c"],
+        judges=judges,
+        comparison={"conditions": ["clean", "injected"]},
+    )
     store = str(tmp_path / "s.sqlite")
     assert main(["run", str(t), "--dry-run", "--store", store]) == 0
     out = capsys.readouterr().out
     assert fake_llm.requests == []  # a dry run calls nobody
     assert "test: 48 planned calls, 0 already cached, 48 to send" in out
-    assert "judge calls: 48 = 2 prompts x 3 pairs x 2 order(s) x 2 judges x 1 sample(s) x 2 condition(s)" in out
-    rows = {line.split()[0]: line.split() for line in out.splitlines() if line.startswith(("cheap", "free", "total"))}
+    assert (
+        "judge calls: 48 = 2 prompts x 3 pairs x 2 order(s) x 2 judges x 1 sample(s) x 2 condition(s)" in out
+    )
+    rows = {
+        line.split()[0]: line.split()
+        for line in out.splitlines()
+        if line.startswith(("cheap", "free", "total"))
+    }
     assert rows["cheap"][1:5] == ["verdict", "24", "0", "24"]
     assert rows["free"][1:5] == ["verdict", "24", "0", "24"] and rows["free"][-1] == "-"
     in_tokens = int(rows["cheap"][5].replace(",", ""))
@@ -49,7 +63,9 @@ def test_show_prompt_prints_one_rendered_prompt(tmp_path: Path, capsys: pytest.C
     t = write_tournament(tmp_path / "t.toml", contestants=["a", "b", "c"])
     assert main(["run", str(t), "--show-prompt"]) == 0
     out = capsys.readouterr().out
-    assert out.startswith("# first planned comparison: prompt p1, judge j1, condition clean\n===== system =====\n")
+    assert out.startswith(
+        "# first planned comparison: prompt p1, judge j1, condition clean\n===== system =====\n"
+    )
     system, user = out.split("===== user =====\n")
     assert "You are an impartial" in system and '"better": "A" | "B" | "tie"' in system
     token = re.search(r"<<<PROMPT ([0-9a-f]{16})>>>", user)
@@ -58,8 +74,9 @@ def test_show_prompt_prints_one_rendered_prompt(tmp_path: Path, capsys: pytest.C
     assert "<<<RESPONSE A" in user and "<<<RESPONSE B" in user
 
 
-def test_missing_api_key_is_named_before_anything(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
-                                                  capsys: pytest.CaptureFixture[str]) -> None:
+def test_missing_api_key_is_named_before_anything(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     monkeypatch.delenv("ELOTUI_TEST_MISSING_KEY", raising=False)
     judge = {"id": "j1", "provider": "openai", "model": "gpt", "api_key_env": "ELOTUI_TEST_MISSING_KEY"}
     t = write_tournament(tmp_path / "t.toml", contestants=["a", "b"], judges=[judge])
@@ -68,10 +85,12 @@ def test_missing_api_key_is_named_before_anything(tmp_path: Path, monkeypatch: p
     assert not (tmp_path / "s.sqlite").exists()
 
 
-def test_headless_prints_progress_and_the_leaderboard(tmp_path: Path, fake_llm: FakeLLMServer,
-                                                      capsys: pytest.CaptureFixture[str]) -> None:
-    t = write_tournament(tmp_path / "t.toml", contestants=["a", "b", "c"],
-                         judges=[server_judge(fake_llm, "j1")])
+def test_headless_prints_progress_and_the_leaderboard(
+    tmp_path: Path, fake_llm: FakeLLMServer, capsys: pytest.CaptureFixture[str]
+) -> None:
+    t = write_tournament(
+        tmp_path / "t.toml", contestants=["a", "b", "c"], judges=[server_judge(fake_llm, "j1")]
+    )
     fake_llm.verdict_fn = _by_name  # c beats b beats a, in either order
     assert main(["run", str(t), "--headless", "--store", str(tmp_path / "s.sqlite")]) == 0
     captured = capsys.readouterr()
@@ -81,7 +100,9 @@ def test_headless_prints_progress_and_the_leaderboard(tmp_path: Path, fake_llm: 
     ranking = [line.split()[1] for line in lines[3:-1]]
     assert lines[-1].startswith("verdicts used 12 · invalid 0 · failed 0 · missing 0")
     assert ranking == ["c", "b", "a"]
-    assert re.search(r"12/12 \(100%\) \| [\d.]+/s \| failed 0 \| invalid 0 \| ETA 0:00 \| tokens [\d,]+ in", captured.err)
+    assert re.search(
+        r"12/12 \(100%\) \| [\d.]+/s \| failed 0 \| invalid 0 \| ETA 0:00 \| tokens [\d,]+ in", captured.err
+    )
 
 
 def _by_name(request: object) -> Verdict:
@@ -92,8 +113,9 @@ def _by_name(request: object) -> Verdict:
     return Verdict("A" if a > b else "B")
 
 
-def test_exit_code_3_lists_the_calls_that_failed(tmp_path: Path, fake_llm_factory: Callable[..., FakeLLMServer],
-                                                 capsys: pytest.CaptureFixture[str]) -> None:
+def test_exit_code_3_lists_the_calls_that_failed(
+    tmp_path: Path, fake_llm_factory: Callable[..., FakeLLMServer], capsys: pytest.CaptureFixture[str]
+) -> None:
     def fn(request: object) -> Verdict | Status:
         pair = request.responses  # type: ignore[attr-defined]
         if pair and pair[0].startswith("a answers p2") and pair[1].startswith("b"):
@@ -101,7 +123,9 @@ def test_exit_code_3_lists_the_calls_that_failed(tmp_path: Path, fake_llm_factor
         return Verdict("A")
 
     server = fake_llm_factory(verdict_fn=fn)
-    t = write_tournament(tmp_path / "t.toml", contestants=["a", "b", "c"], judges=[server_judge(server, "j1")])
+    t = write_tournament(
+        tmp_path / "t.toml", contestants=["a", "b", "c"], judges=[server_judge(server, "j1")]
+    )
     store = str(tmp_path / "s.sqlite")
     assert main(["run", str(t), "--headless", "--store", store]) == 3
     err = capsys.readouterr().err
@@ -114,8 +138,9 @@ def test_exit_code_3_lists_the_calls_that_failed(tmp_path: Path, fake_llm_factor
     assert len(server.requests) - before == 1
 
 
-def test_headless_budget_stop_exits_4_and_resumes(tmp_path: Path, fake_llm: FakeLLMServer,
-                                                  capsys: pytest.CaptureFixture[str]) -> None:
+def test_headless_budget_stop_exits_4_and_resumes(
+    tmp_path: Path, fake_llm: FakeLLMServer, capsys: pytest.CaptureFixture[str]
+) -> None:
     """A run that stops at max_cost with calls left is neither complete (0) nor failed (3): exit 4."""
     judge = server_judge(fake_llm, "paid", price_per_million_input=1000.0, price_per_million_output=1000.0)
     t = write_tournament(tmp_path / "t.toml", contestants=["a", "b", "c"], judges=[judge])
@@ -129,8 +154,9 @@ def test_headless_budget_stop_exits_4_and_resumes(tmp_path: Path, fake_llm: Fake
     assert len(fake_llm.requests) == 12  # only the missing calls were sent on resume
 
 
-def test_dry_run_and_show_prompt_need_no_api_key(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
-                                                 capsys: pytest.CaptureFixture[str]) -> None:
+def test_dry_run_and_show_prompt_need_no_api_key(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     monkeypatch.delenv("ELOTUI_TEST_MISSING_KEY", raising=False)
     judge = {"id": "j1", "provider": "openai", "model": "gpt", "api_key_env": "ELOTUI_TEST_MISSING_KEY"}
     t = write_tournament(tmp_path / "t.toml", contestants=["a", "b"], judges=[judge])
@@ -141,7 +167,9 @@ def test_dry_run_and_show_prompt_need_no_api_key(tmp_path: Path, monkeypatch: py
 
 def test_a_malformed_replay_log_is_bad_input(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     log = tmp_path / "log.jsonl"
-    log.write_text('{"prompt": "p1", "first": "a", "second": "b", "judge": "r", "winner": "first"}\n{broken\n')
+    log.write_text(
+        '{"prompt": "p1", "first": "a", "second": "b", "judge": "r", "winner": "first"}\n{broken\n'
+    )
     judge = {"id": "r", "provider": "replay", "path": "log.jsonl"}
     t = write_tournament(tmp_path / "t.toml", contestants=["a", "b"], judges=[judge])
     assert main(["run", str(t), "--headless", "--store", str(tmp_path / "s.sqlite")]) == 2

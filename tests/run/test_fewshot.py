@@ -33,11 +33,16 @@ def test_picks_the_most_similar_example() -> None:
     examples = [
         ex("How do I bake sourdough bread?", "Use a starter.", "Buy bread."),
         ex("Explain the causes of World War I.", "Alliances, militarism.", "Archduke."),
-        ex("How can I improve my time management skills?", "Prioritise tasks with a calendar.", "Work harder."),
+        ex(
+            "How can I improve my time management skills?",
+            "Prioritise tasks with a calendar.",
+            "Work harder.",
+        ),
     ]
     index = ExampleIndex(examples)
-    best, sim = index.most_similar("What are good ways to manage my time better?",
-                                   "Use a calendar and prioritise.", "Sleep more.")
+    best, sim = index.most_similar(
+        "What are good ways to manage my time better?", "Use a calendar and prioritise.", "Sleep more."
+    )
     assert best is examples[2] and sim > 0
     best, _ = index.most_similar("Why did World War I start?", "The alliance system.", "Nationalism.")
     assert best is examples[1]
@@ -64,11 +69,14 @@ def test_examples_file_format(tmp_path: Path) -> None:
     assert got == [Example("p", "a", "b", "B", "b is right"), Example("q", "a", "b", "A", "")]
 
 
-@pytest.mark.parametrize(("line", "message"), [
-    ('{"prompt": "p", "response_a": "a", "better": "A"}', "missing or non-text field(s): response_b"),
-    ('{"prompt": "p", "response_a": "a", "response_b": "b", "better": "C"}', "better must be"),
-    ("not json", "not a JSON object"),
-])
+@pytest.mark.parametrize(
+    ("line", "message"),
+    [
+        ('{"prompt": "p", "response_a": "a", "better": "A"}', "missing or non-text field(s): response_b"),
+        ('{"prompt": "p", "response_a": "a", "response_b": "b", "better": "C"}', "better must be"),
+        ("not json", "not a JSON object"),
+    ],
+)
 def test_bad_examples_are_located(tmp_path: Path, line: str, message: str) -> None:
     path = tmp_path / "ex.jsonl"
     path.write_text(line + "\n", encoding="utf-8")

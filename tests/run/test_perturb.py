@@ -14,8 +14,23 @@ TEXT = (
     "the 12.5% of edge cases. Clearly, many users won't care, but the engineers can't ignore 2 outages."
 )
 
-NOUNS = ["system", "cases", "users", "engineers", "outages", "model", "data", "patients", "city", "river",
-         "Paris", "budget", "network", "doctor", "battery"]
+NOUNS = [
+    "system",
+    "cases",
+    "users",
+    "engineers",
+    "outages",
+    "model",
+    "data",
+    "patients",
+    "city",
+    "river",
+    "Paris",
+    "budget",
+    "network",
+    "doctor",
+    "battery",
+]
 NEGATIONS = re.compile(r"\b(?:not|no|never|nothing|none|nobody|cannot)\b|n't\b", re.IGNORECASE)
 NUMBERS = re.compile(r"\d+(?:[.,]\d+)*%?")
 
@@ -32,8 +47,9 @@ def test_deterministic_per_seed_and_salt() -> None:
     assert perturb(TEXT, seed=7, salt="p1/a") == perturb(TEXT, seed=7, salt="p1/a")
     variants = {perturb(TEXT, seed=s, salt="p1/a") for s in range(20)}
     assert len(variants) > 5  # different seeds draw different edits
-    assert perturb(TEXT, seed=7, salt="p1/a") != perturb(TEXT, seed=7, salt="p1/b") or \
-        perturb(TEXT, seed=8, salt="p1/a") != perturb(TEXT, seed=8, salt="p1/b")
+    assert perturb(TEXT, seed=7, salt="p1/a") != perturb(TEXT, seed=7, salt="p1/b") or perturb(
+        TEXT, seed=8, salt="p1/a"
+    ) != perturb(TEXT, seed=8, salt="p1/b")
     assert all(v != TEXT for v in variants)
 
 
@@ -68,8 +84,26 @@ def test_text_without_sites_is_unchanged() -> None:
 
 
 vocabulary = st.sampled_from(
-    NOUNS + list(CONTRACTIONS) + list(SYNONYMS) + ["AI", "should", "clearly", "not", "never", "no", "and",
-                                                   "but", "the", "is", "42", "3.14", "1,000", "However", "!"]
+    NOUNS
+    + list(CONTRACTIONS)
+    + list(SYNONYMS)
+    + [
+        "AI",
+        "should",
+        "clearly",
+        "not",
+        "never",
+        "no",
+        "and",
+        "but",
+        "the",
+        "is",
+        "42",
+        "3.14",
+        "1,000",
+        "However",
+        "!",
+    ]
 )
 
 

@@ -12,15 +12,22 @@ from elotui.config import load_tournament
 from elotui.run.plan import build_plan, round_robin, round_robin_rounds, unit_order
 from tests.run.fakes import write_tournament
 
-JUDGES = [{"id": j, "provider": "openai-compatible", "model": "m", "base_url": "http://127.0.0.1:9"}
-          for j in ("j1", "j2")]
+JUDGES = [
+    {"id": j, "provider": "openai-compatible", "model": "m", "base_url": "http://127.0.0.1:9"}
+    for j in ("j1", "j2")
+]
 
 
 def test_counts_every_pair_both_orders_judges_samples_conditions(tmp_path: Path) -> None:
-    t = load_tournament(write_tournament(
-        tmp_path / "t.toml", contestants=list("abcde"), prompts={"p1": "x", "p2": "y", "p3": "z"}, judges=JUDGES,
-        comparison={"samples": 2, "conditions": ["clean", "lexical", "injected"]},
-    ))
+    t = load_tournament(
+        write_tournament(
+            tmp_path / "t.toml",
+            contestants=list("abcde"),
+            prompts={"p1": "x", "p2": "y", "p3": "z"},
+            judges=JUDGES,
+            comparison={"samples": 2, "conditions": ["clean", "lexical", "injected"]},
+        )
+    )
     plan = build_plan(t)
     # 3 prompts x C(5,2)=10 pairs x 2 orders x 2 judges x 2 samples x 3 conditions
     assert plan.total == 3 * 10 * 2 * 2 * 2 * 3 == 720
@@ -34,20 +41,38 @@ def test_counts_every_pair_both_orders_judges_samples_conditions(tmp_path: Path)
 
 
 def test_one_order_when_both_orders_is_off(tmp_path: Path) -> None:
-    t = load_tournament(write_tournament(tmp_path / "t.toml", contestants=list("abcd"), judges=JUDGES[:1],
-                                         comparison={"both_orders": False}))
+    t = load_tournament(
+        write_tournament(
+            tmp_path / "t.toml",
+            contestants=list("abcd"),
+            judges=JUDGES[:1],
+            comparison={"both_orders": False},
+        )
+    )
     plan = build_plan(t)
     assert plan.total == 2 * 6
-    assert {frozenset((c.first, c.second)) for c in plan.comparisons} == {frozenset(p) for p in combinations("abcd", 2)}
+    assert {frozenset((c.first, c.second)) for c in plan.comparisons} == {
+        frozenset(p) for p in combinations("abcd", 2)
+    }
 
 
 def test_generations_and_paraphrases_are_planned(tmp_path: Path) -> None:
-    gen = {"id": "g", "generator": {"provider": "openai-compatible", "model": "small", "base_url": "http://x"}}
-    t = load_tournament(write_tournament(
-        tmp_path / "t.toml", contestants=["a", "b"], extra_contestants=[gen], judges=JUDGES[:1],
-        comparison={"conditions": ["clean", "paraphrase"],
-                    "paraphraser": {"provider": "openai-compatible", "model": "para", "base_url": "http://x"}},
-    ))
+    gen = {
+        "id": "g",
+        "generator": {"provider": "openai-compatible", "model": "small", "base_url": "http://x"},
+    }
+    t = load_tournament(
+        write_tournament(
+            tmp_path / "t.toml",
+            contestants=["a", "b"],
+            extra_contestants=[gen],
+            judges=JUDGES[:1],
+            comparison={
+                "conditions": ["clean", "paraphrase"],
+                "paraphraser": {"provider": "openai-compatible", "model": "para", "base_url": "http://x"},
+            },
+        )
+    )
     plan = build_plan(t)
     assert [(g.prompt, g.contestant) for g in plan.generations] == [("p1", "g"), ("p2", "g")]
     assert plan.paraphrases == ("p1", "p2")
@@ -68,14 +93,17 @@ def test_round_robin_rounds_play_everyone_once(n: int) -> None:
         assert players.index(a) < players.index(b)
 
 
-@pytest.mark.parametrize(("n", "n_prompts"), [(4, 1), (5, 3), (8, 10), (6, 4), (3, 7), (20, 10), (7, 14), (9, 3)])
+@pytest.mark.parametrize(
+    ("n", "n_prompts"), [(4, 1), (5, 3), (8, 10), (6, 4), (3, 7), (20, 10), (7, 14), (9, 3)]
+)
 def test_stopping_anywhere_leaves_a_balanced_plan(n: int, n_prompts: int) -> None:
     players = [f"c{i}" for i in range(n)]
     prompts = [f"p{i}" for i in range(n_prompts)]
     units = unit_order(prompts, round_robin_rounds(players))
     # every (prompt, pair) exactly once
     assert sorted((p, tuple(sorted(pair))) for p, pair in units) == sorted(
-        (p, tuple(sorted(pair))) for p in prompts for pair in combinations(players, 2))
+        (p, tuple(sorted(pair))) for p in prompts for pair in combinations(players, 2)
+    )
     games: Counter[str] = Counter()
     per_prompt: Counter[str] = Counter()
     pairs_per_round = n // 2
@@ -126,14 +154,25 @@ def test_single_prompt_order_is_round_by_round() -> None:
 
 
 def test_orders_are_adjacent_and_units_contiguous(tmp_path: Path) -> None:
-    t = load_tournament(write_tournament(tmp_path / "t.toml", contestants=list("abcd"), judges=JUDGES,
-                                         comparison={"samples": 2, "conditions": ["clean", "injected"]}))
+    t = load_tournament(
+        write_tournament(
+            tmp_path / "t.toml",
+            contestants=list("abcd"),
+            judges=JUDGES,
+            comparison={"samples": 2, "conditions": ["clean", "injected"]},
+        )
+    )
     plan = build_plan(t)
     comps = plan.comparisons
     for i in range(0, len(comps), 2):  # AB immediately followed by BA, same judge/sample/condition
         ab, ba = comps[i], comps[i + 1]
         assert (ab.first, ab.second) == (ba.second, ba.first)
-        assert (ab.prompt, ab.judge, ab.sample, ab.condition) == (ba.prompt, ba.judge, ba.sample, ba.condition)
+        assert (ab.prompt, ab.judge, ab.sample, ab.condition) == (
+            ba.prompt,
+            ba.judge,
+            ba.sample,
+            ba.condition,
+        )
     block = 2 * 2 * 2 * 2  # orders x judges x samples x conditions
     units = [comps[i : i + block] for i in range(0, len(comps), block)]
     for unit in units:  # one (prompt, pair) per block
@@ -144,4 +183,5 @@ def test_orders_are_adjacent_and_units_contiguous(tmp_path: Path) -> None:
     assert len(set(p1_pairs)) == len(p1_pairs) == 6
     # the two prompts start with different rounds
     assert {frozenset((u[0].first, u[0].second)) for u in units[:2]}.isdisjoint(
-        {frozenset((u[0].first, u[0].second)) for u in units[2:4]})
+        {frozenset((u[0].first, u[0].second)) for u in units[2:4]}
+    )

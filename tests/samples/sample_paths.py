@@ -32,4 +32,3 @@ def load_build_script() -> ModuleType:
     sys.modules[name] = module
     spec.loader.exec_module(module)
     return module
-

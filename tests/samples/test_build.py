@@ -14,7 +14,9 @@ def _assert_same(outputs: list, root: Path) -> None:
         for rel, content in out.files.items():
             committed = root / out.name / rel
             assert committed.exists(), f"{committed} is produced by the build script but not committed"
-            assert committed.read_bytes() == content, f"{committed} differs from the build (run scripts/build_samples.py)"
+            assert committed.read_bytes() == content, (
+                f"{committed} differs from the build (run scripts/build_samples.py)"
+            )
 
 
 def test_replay_samples_equal_the_build(build_script: ModuleType, shared_data: Path) -> None:
@@ -43,8 +45,17 @@ def test_check_mode_reports_a_difference(build_script: ModuleType, tmp_path: Pat
 def test_toml_text_round_trips_awkward_strings(build_script: ModuleType) -> None:
     import tomllib
 
-    samples = ["plain", "two\nlines", "ends with quote'\n", "has ''' inside\n", 'quotes """ and \\ back\nx',
-               "control \x07 char\nx", "tab\there\nand unicode é ✓\n", "\nleading newline", "trailing\n\n"]
+    samples = [
+        "plain",
+        "two\nlines",
+        "ends with quote'\n",
+        "has ''' inside\n",
+        'quotes """ and \\ back\nx',
+        "control \x07 char\nx",
+        "tab\there\nand unicode é ✓\n",
+        "\nleading newline",
+        "trailing\n\n",
+    ]
     for s in samples:
         assert tomllib.loads(f"v = {build_script.toml_text(s)}\n")["v"] == s, repr(s)
 

@@ -65,19 +65,29 @@ def test_published_win_rates_from_the_committed_log() -> None:
 def test_published_win_rates_through_the_rating_code_over_the_log() -> None:
     t = load_tournament(VICUNA / "tournament.toml")
     table = VerdictTable.from_rows(read_log(VICUNA / "verdicts.jsonl.gz"), contestants=t.contestant_ids)
-    board = rank(table, threshold="none", method="elo", judges=["gpt-4"], options=RatingOptions(permutations=5, bootstrap=0))
+    board = rank(
+        table,
+        threshold="none",
+        method="elo",
+        judges=["gpt-4"],
+        options=RatingOptions(permutations=5, bootstrap=0),
+    )
     got = {row.contestant: row.win_rate for row in board.rows}
     for contestant, published in PUBLISHED_GPT4_WIN_RATES.items():
         assert got[contestant] == pytest.approx(float(published), abs=1e-12), contestant
     assert [row.contestant for row in board.rows][:2] == ["gpt-4", "claude"]
 
 
-@pytest.mark.parametrize(("sample", "judges", "n_verdicts", "n_invalid", "n_votes"), [
-    ("vicuna80", ["gpt-4", "gpt-3.5", "claude", "bard", "vicuna-13b"], 8000, 0, 1760),
-    ("guanaco", ["gpt-4"], 4480, 13, 6720),
-])
-def test_every_planned_presentation_has_a_verdict(sample: str, judges: list[str], n_verdicts: int, n_invalid: int,
-                                                  n_votes: int) -> None:
+@pytest.mark.parametrize(
+    ("sample", "judges", "n_verdicts", "n_invalid", "n_votes"),
+    [
+        ("vicuna80", ["gpt-4", "gpt-3.5", "claude", "bard", "vicuna-13b"], 8000, 0, 1760),
+        ("guanaco", ["gpt-4"], 4480, 13, 6720),
+    ],
+)
+def test_every_planned_presentation_has_a_verdict(
+    sample: str, judges: list[str], n_verdicts: int, n_invalid: int, n_votes: int
+) -> None:
     t = load_tournament(SAMPLES / sample / "tournament.toml")
     assert t.judge_ids == judges
     assert {j.provider for j in t.spec.judges} == {"replay"}
@@ -85,10 +95,16 @@ def test_every_planned_presentation_has_a_verdict(sample: str, judges: list[str]
     rows = list(read_log(t.resolve(t.spec.judges[0].path or "")))
     assert len(rows) == n_verdicts
     assert sum(r["status"] == "invalid" for r in rows) == n_invalid
-    have = Counter((r["judge"], r["prompt"], r["first"], r["second"], r["condition"], r["sample"]) for r in rows)
+    have = Counter(
+        (r["judge"], r["prompt"], r["first"], r["second"], r["condition"], r["sample"]) for r in rows
+    )
     assert max(have.values()) == 1
-    planned = {(j, p, a, b, "clean", 0) for j in judges for p in t.prompt_ids
-               for a, b in permutations(t.contestant_ids, 2)}
+    planned = {
+        (j, p, a, b, "clean", 0)
+        for j in judges
+        for p in t.prompt_ids
+        for a, b in permutations(t.contestant_ids, 2)
+    }
     assert set(have) == planned
     assert t.spec.reference is not None and t.spec.reference.votes
     votes = list(read_log(t.resolve(t.spec.reference.votes)))
@@ -99,27 +115,40 @@ def test_every_planned_presentation_has_a_verdict(sample: str, judges: list[str]
     groups: dict[tuple[str, str, str], list[int]] = defaultdict(list)
     for v in votes:
         groups[(v["prompt"], v["first"], v["second"])].append(v["sample"])
-    assert all(sorted(s) == list(range(len(s))) for s in groups.values()), "vote numbers 0, 1, 2 within a pair"
+    assert all(sorted(s) == list(range(len(s))) for s in groups.values()), (
+        "vote numbers 0, 1, 2 within a pair"
+    )
 
 
 def test_human_votes_match_the_source(shared_data: Path) -> None:
     raw = [r for r in _raw(shared_data / "prd_vicuna80" / "judgments.jsonl.gz") if r["judge"] == "human"]
-    want = Counter((f"q{r['question_id']}", r["model_1"], r["model_2"], _RAW_WINNER[r["verdict"]]) for r in raw)
-    got = Counter((v["prompt"], v["first"], v["second"], v["winner"]) for v in read_log(VICUNA / "human_votes.jsonl.gz"))
+    want = Counter(
+        (f"q{r['question_id']}", r["model_1"], r["model_2"], _RAW_WINNER[r["verdict"]]) for r in raw
+    )
+    got = Counter(
+        (v["prompt"], v["first"], v["second"], v["winner"]) for v in read_log(VICUNA / "human_votes.jsonl.gz")
+    )
     assert got == want
 
 
 @pytest.mark.parametrize(("sample", "folder"), [("vicuna80", "prd_vicuna80"), ("guanaco", "qlora_vicuna")])
 def test_verdict_log_matches_the_source(sample: str, folder: str, shared_data: Path) -> None:
     raw = [r for r in _raw(shared_data / folder / "judgments.jsonl.gz") if r["judge"] != "human"]
-    want = {(r["judge"], f"q{r['question_id']}", r["model_1"], r["model_2"]): (_RAW_WINNER[r["verdict"]], r["reasoning"])
-            for r in raw}
+    want = {
+        (r["judge"], f"q{r['question_id']}", r["model_1"], r["model_2"]): (
+            _RAW_WINNER[r["verdict"]],
+            r["reasoning"],
+        )
+        for r in raw
+    }
     log = list(read_log(SAMPLES / sample / "verdicts.jsonl.gz"))
     got = {(r["judge"], r["prompt"], r["first"], r["second"]): (r["winner"], r["reasoning"]) for r in log}
     assert got == want
     assert all(r["status"] == ("ok" if r["winner"] else "invalid") for r in log)
     for judge in {r["judge"] for r in raw}:
-        from_raw = _win_rates([(r["model_1"], r["model_2"], _RAW_WINNER[r["verdict"]]) for r in raw if r["judge"] == judge])
+        from_raw = _win_rates(
+            [(r["model_1"], r["model_2"], _RAW_WINNER[r["verdict"]]) for r in raw if r["judge"] == judge]
+        )
         from_log = _win_rates([(r["first"], r["second"], r["winner"]) for r in log if r["judge"] == judge])
         assert from_log == from_raw, judge
 

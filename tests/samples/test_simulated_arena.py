@@ -49,12 +49,23 @@ def test_a_run_recovers_the_true_order(arena: Tournament, tmp_path: Path) -> Non
         table = VerdictTable.from_rows(store.plan_verdicts(), contestants=arena.contestant_ids)
     assert arena.spec.reference is not None
     lengths = {key: len(text) for key, text in arena.responses.items()}
-    report = diagnose(table, reference_ranking=arena.spec.reference.ranking, lengths=lengths, options=RatingOptions(permutations=20))
+    report = diagnose(
+        table,
+        reference_ranking=arena.spec.reference.ranking,
+        lengths=lengths,
+        options=RatingOptions(permutations=20),
+    )
     for threshold, agreement in report["reference"]["by_threshold"].items():
         assert agreement["kendall_tau"] >= 0.9, threshold
     judges = report["judges"]
-    assert judges["first-lover"]["position"]["first_slot_share"] > judges["sharp"]["position"]["first_slot_share"]
-    assert judges["second-lover"]["position"]["first_slot_share"] < judges["sharp"]["position"]["first_slot_share"]
+    assert (
+        judges["first-lover"]["position"]["first_slot_share"]
+        > judges["sharp"]["position"]["first_slot_share"]
+    )
+    assert (
+        judges["second-lover"]["position"]["first_slot_share"]
+        < judges["sharp"]["position"]["first_slot_share"]
+    )
     longer = {j: judges[j]["length_bias"]["longer_wins_share"] for j in judges}
     assert longer["verbose-lover"] > max(longer["sharp"], longer["second-lover"])
     assert judges["noisy"]["position"]["consistent"] < judges["sharp"]["position"]["consistent"]

@@ -16,8 +16,9 @@ def test_sample_validates(name: str, capsys: pytest.CaptureFixture[str]) -> None
     assert ": ok" in capsys.readouterr().out
 
 
-def test_competency_profiles_warns_about_missing_keys(monkeypatch: pytest.MonkeyPatch,
-                                                      capsys: pytest.CaptureFixture[str]) -> None:
+def test_competency_profiles_warns_about_missing_keys(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     for var in KEY_VARS:
         monkeypatch.delenv(var, raising=False)
     assert main(["validate", str(SAMPLES / "competency_profiles" / "tournament.toml")]) == 0
@@ -26,8 +27,9 @@ def test_competency_profiles_warns_about_missing_keys(monkeypatch: pytest.Monkey
         assert f"{var} is not set" in err
 
 
-def test_competency_profiles_with_keys_has_no_warning(monkeypatch: pytest.MonkeyPatch,
-                                                      capsys: pytest.CaptureFixture[str]) -> None:
+def test_competency_profiles_with_keys_has_no_warning(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     for var in KEY_VARS:
         monkeypatch.setenv(var, "test-key")
     assert main(["validate", str(SAMPLES / "competency_profiles" / "tournament.toml")]) == 0

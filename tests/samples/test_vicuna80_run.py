@@ -52,7 +52,13 @@ def test_the_run_answers_every_planned_call(run_store: Path, tournament: Tournam
 
 
 def test_gpt4_alone_at_threshold_none_gives_the_published_win_rates(table: VerdictTable) -> None:
-    board = rank(table, threshold="none", method="elo", judges=["gpt-4"], options=RatingOptions(permutations=10, bootstrap=0))
+    board = rank(
+        table,
+        threshold="none",
+        method="elo",
+        judges=["gpt-4"],
+        options=RatingOptions(permutations=10, bootstrap=0),
+    )
     got = {row.contestant: row.win_rate for row in board.rows}
     assert set(got) == set(PUBLISHED_GPT4_WIN_RATES)
     for contestant, published in PUBLISHED_GPT4_WIN_RATES.items():
@@ -64,7 +70,9 @@ def test_gpt4_alone_at_threshold_none_gives_the_published_win_rates(table: Verdi
         assert report["win_rates"]["gpt-4"][contestant] == pytest.approx(float(published), abs=1e-12)
 
 
-def test_human_agreement_and_position_consistency_per_judge(table: VerdictTable, tournament: Tournament) -> None:
+def test_human_agreement_and_position_consistency_per_judge(
+    table: VerdictTable, tournament: Tournament
+) -> None:
     assert tournament.spec.reference is not None and tournament.spec.reference.votes
     votes = list(read_log(tournament.resolve(tournament.spec.reference.votes)))
     report = diagnose(table, human_votes=votes, options=RatingOptions(permutations=5))
@@ -76,9 +84,13 @@ def test_human_agreement_and_position_consistency_per_judge(table: VerdictTable,
         assert human["compared"] == 1600  # every verdict's (prompt, pair) has human votes in some order
         assert 0.0 <= human["accuracy"] <= 1.0 and -1.0 <= human["cohen_kappa"] <= 1.0
         assert position["units"] == 800  # 80 prompts x 10 unordered pairs, each seen in both orders
-        assert position["consistent"] + position["position_bias"] + position["inconclusive"] == pytest.approx(1.0)
-        lines.append(f"{judge:>10}: human accuracy {human['accuracy']:.3f} κ {human['cohen_kappa']:.3f}, "
-                     f"position-consistent {position['consistent']:.3f}")
+        assert position["consistent"] + position["position_bias"] + position["inconclusive"] == pytest.approx(
+            1.0
+        )
+        lines.append(
+            f"{judge:>10}: human accuracy {human['accuracy']:.3f} κ {human['cohen_kappa']:.3f}, "
+            f"position-consistent {position['consistent']:.3f}"
+        )
     print("\n".join(lines))  # shown with `pytest -s`
     kappa = {j: report["judges"][j]["human"]["cohen_kappa"] for j in JUDGES}
     consistent = {j: report["judges"][j]["position"]["consistent"] for j in JUDGES}
@@ -91,8 +103,20 @@ def test_human_agreement_and_position_consistency_per_judge(table: VerdictTable,
 
 def test_export_reads_the_run_store(run_store: Path, tmp_path: Path) -> None:
     out = tmp_path / "ranking.json"
-    code = main(["export", str(TOURNAMENT), "--store", str(run_store), "--threshold", "none", "--format", "json",
-                 "-o", str(out)])
+    code = main(
+        [
+            "export",
+            str(TOURNAMENT),
+            "--store",
+            str(run_store),
+            "--threshold",
+            "none",
+            "--format",
+            "json",
+            "-o",
+            str(out),
+        ]
+    )
     assert code == 0
     data = json.loads(out.read_text(encoding="utf-8"))
     text = json.dumps(data)
@@ -105,7 +129,10 @@ def test_export_reads_the_run_store(run_store: Path, tmp_path: Path) -> None:
 
 def test_diagnose_reads_the_run_store(run_store: Path, tmp_path: Path) -> None:
     out = tmp_path / "diagnose.json"
-    assert main(["diagnose", str(TOURNAMENT), "--store", str(run_store), "--format", "json", "-o", str(out)]) == 0
+    assert (
+        main(["diagnose", str(TOURNAMENT), "--store", str(run_store), "--format", "json", "-o", str(out)])
+        == 0
+    )
     report = json.loads(out.read_text(encoding="utf-8"))
     assert set(report["judges"]) == set(JUDGES)
     assert report["human"]["votes"] == 1760

@@ -9,7 +9,8 @@ from textual.pilot import Pilot
 
 from elotui.config import Tournament
 from elotui.store import Store
-from elotui.tui.app import ElotuiApp, make_app
+from elotui.tui.app import ElotuiApp
+from elotui.tui.launch import make_app
 from tests.tui.crafted import crafted
 
 SIZE = (140, 45)

@@ -17,7 +17,9 @@ from elotui.store import CallRecord, PlanRow, Store
 CONTESTANTS = ("A", "B", "C")
 PROMPTS = ("p1", "p2")
 JUDGES = ("j1", "j2", "j3")
-MARKUP_REASONING = "Response A is [bold]x[/bold] better \x1b[31mred\x1b[0m and [link=http://evil]click[/link]."
+MARKUP_REASONING = (
+    "Response A is [bold]x[/bold] better \x1b[31mred\x1b[0m and [link=http://evil]click[/link]."
+)
 RAW_INVALID = "I refuse to pick [red]either[/red] one."
 
 
@@ -39,9 +41,15 @@ def verdict_rows() -> list[dict[str, object]]:
                 for judge in JUDGES:
                     win = preferred(judge, first, second)
                     row: dict[str, object] = {
-                        "prompt": prompt, "first": first, "second": second, "judge": judge, "condition": "clean",
-                        "sample": 0, "winner": "first" if win == first else "second",
-                        "reasoning": f"{judge} prefers {win} on {prompt}.", "status": "ok",
+                        "prompt": prompt,
+                        "first": first,
+                        "second": second,
+                        "judge": judge,
+                        "condition": "clean",
+                        "sample": 0,
+                        "winner": "first" if win == first else "second",
+                        "reasoning": f"{judge} prefers {win} on {prompt}.",
+                        "status": "ok",
                     }
                     if (prompt, first, second, judge) == ("p1", "A", "B", "j1"):
                         row["reasoning"] = MARKUP_REASONING
@@ -56,18 +64,38 @@ def write_tournament(folder: Path, *, delay_ms: float = 0.0, max_concurrency: in
     with (folder / "verdicts.jsonl").open("w", encoding="utf-8") as fh:
         for row in verdict_rows():
             fh.write(json.dumps(row) + "\n")
-    lines = ['[tournament]', 'name = "Crafted [b]markup[/b] cup"', '',
-             '[ranking]', 'threshold = 0.5', 'permutations = 20', 'bootstrap = 20', '']
+    lines = [
+        "[tournament]",
+        'name = "Crafted [b]markup[/b] cup"',
+        "",
+        "[ranking]",
+        "threshold = 0.5",
+        "permutations = 20",
+        "bootstrap = 20",
+        "",
+    ]
     for c in CONTESTANTS:
-        lines += ['[[contestants]]', f'id = "{c}"', '']
+        lines += ["[[contestants]]", f'id = "{c}"', ""]
     for p in PROMPTS:
-        lines += ['[[prompts]]', f'id = "{p}"', f'text = "Question {p}: explain [i]this[/i]."', '[prompts.responses]']
+        lines += [
+            "[[prompts]]",
+            f'id = "{p}"',
+            f'text = "Question {p}: explain [i]this[/i]."',
+            "[prompts.responses]",
+        ]
         for c in CONTESTANTS:
             lines.append(f'{c} = "Answer of {c} to {p}."')
-        lines.append('')
+        lines.append("")
     for j in JUDGES:
-        lines += ['[[judges]]', f'id = "{j}"', 'provider = "replay"', 'path = "verdicts.jsonl"',
-                  f'delay_ms = {delay_ms}', f'max_concurrency = {max_concurrency}', '']
+        lines += [
+            "[[judges]]",
+            f'id = "{j}"',
+            'provider = "replay"',
+            'path = "verdicts.jsonl"',
+            f"delay_ms = {delay_ms}",
+            f"max_concurrency = {max_concurrency}",
+            "",
+        ]
     path = folder / "tournament.toml"
     path.write_text("\n".join(lines), encoding="utf-8")
     return path
@@ -79,15 +107,41 @@ def filled_store(tournament: Tournament, path: Path) -> Store:
     plan: list[PlanRow] = []
     for seq, row in enumerate(verdict_rows()):
         key = f"k{seq:04d}"
-        plan.append(PlanRow(seq, str(row["prompt"]), str(row["first"]), str(row["second"]), str(row["judge"]),
-                            "clean", 0, key))
-        store.record_call(CallRecord(
-            key=key, kind="verdict", status=str(row["status"]), judge=str(row["judge"]), provider="replay",
-            prompt=str(row["prompt"]), first=str(row["first"]), second=str(row["second"]), condition="clean",
-            sample=0, winner=row["winner"], reasoning=row["reasoning"],  # type: ignore[arg-type]
-            raw_reply=RAW_INVALID if row["status"] == "invalid" else json.dumps({"winner": row["winner"]}),
-            latency_ms=12.0, input_tokens=100, output_tokens=20, finished_at=1000.0 + seq,
-        ))
+        plan.append(
+            PlanRow(
+                seq,
+                str(row["prompt"]),
+                str(row["first"]),
+                str(row["second"]),
+                str(row["judge"]),
+                "clean",
+                0,
+                key,
+            )
+        )
+        store.record_call(
+            CallRecord(
+                key=key,
+                kind="verdict",
+                status=str(row["status"]),
+                judge=str(row["judge"]),
+                provider="replay",
+                prompt=str(row["prompt"]),
+                first=str(row["first"]),
+                second=str(row["second"]),
+                condition="clean",
+                sample=0,
+                winner=row["winner"],
+                reasoning=row["reasoning"],  # type: ignore[arg-type]
+                raw_reply=RAW_INVALID
+                if row["status"] == "invalid"
+                else json.dumps({"winner": row["winner"]}),
+                latency_ms=12.0,
+                input_tokens=100,
+                output_tokens=20,
+                finished_at=1000.0 + seq,
+            )
+        )
     store.set_plan(plan)
     return store
 

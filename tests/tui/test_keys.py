@@ -13,7 +13,8 @@ from elotui.config import Tournament
 from elotui.export.ranking import write_csv
 from elotui.session import TournamentSession
 from elotui.store import Store
-from elotui.tui.app import ElotuiApp, make_app
+from elotui.tui.app import ElotuiApp
+from elotui.tui.launch import make_app
 from elotui.tui.screens.raw_reply import RawTextScreen
 from elotui.tui.widgets.leaderboard_table import LeaderboardTable
 from elotui.tui.widgets.status_bar import StatusBar
@@ -115,8 +116,9 @@ async def test_pair_filters(crafted_app: ElotuiApp) -> None:
         assert table.row_count == 0  # the crafted judges never flip with the order
 
 
-async def test_e_writes_the_csv_like_elotui_export(crafted_tournament: tuple[Tournament, Store],
-                                                 tmp_path: Path) -> None:
+async def test_e_writes_the_csv_like_elotui_export(
+    crafted_tournament: tuple[Tournament, Store], tmp_path: Path
+) -> None:
     tournament, store = crafted_tournament
     target = tmp_path / "out" / "ranking.csv"
     app = make_app(tournament, store, start_run=False, export_path=target)
@@ -134,8 +136,9 @@ async def test_e_writes_the_csv_like_elotui_export(crafted_tournament: tuple[Tou
     assert [r["contestant"] for r in rows] == ["C", "A", "B"]
 
 
-async def test_default_export_path_is_the_tournament_slug(crafted_tournament: tuple[Tournament, Store],
-                                                         tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+async def test_default_export_path_is_the_tournament_slug(
+    crafted_tournament: tuple[Tournament, Store], tmp_path: Path, monkeypatch
+) -> None:  # type: ignore[no-untyped-def]
     tournament, store = crafted_tournament
     monkeypatch.chdir(tmp_path)
     app = make_app(tournament, store, start_run=False)
@@ -187,9 +190,20 @@ async def test_help_and_palette_commands(crafted_app: ElotuiApp) -> None:
         assert isinstance(app.screen, HelpScreen)
         await pilot.press("escape")
         titles = {title: cb for title, _, cb in palette_commands(app)}
-        for needed in ("Threshold 1.0", "Threshold none", "Toggle method Elo / Bradley–Terry", "Pause or resume judging",
-                       "Export ranking to CSV", "Help", "Quit", "Show pairs", "Show diagnostics",
-                       "Switch theme: elotui-light", "Switch theme: elotui-contrast", "Scope: judge j2"):
+        for needed in (
+            "Threshold 1.0",
+            "Threshold none",
+            "Toggle method Elo / Bradley–Terry",
+            "Pause or resume judging",
+            "Export ranking to CSV",
+            "Help",
+            "Quit",
+            "Show pairs",
+            "Show diagnostics",
+            "Switch theme: elotui-light",
+            "Switch theme: elotui-contrast",
+            "Scope: judge j2",
+        ):
             assert needed in titles
         titles["Switch theme: elotui-light"]()
         titles["Threshold 1.0"]()
@@ -198,7 +212,9 @@ async def test_help_and_palette_commands(crafted_app: ElotuiApp) -> None:
         assert app.query_one(LeaderboardTable).order() == ["C", "A", "B"]
 
 
-async def test_broken_user_theme_is_reported_and_the_default_used(crafted_tournament: tuple[Tournament, Store]) -> None:
+async def test_broken_user_theme_is_reported_and_the_default_used(
+    crafted_tournament: tuple[Tournament, Store],
+) -> None:
     from elotui.locations import user_themes_dir
 
     (user_themes_dir() / "mine.toml").write_text("name = 'mine'\n[colors]\nprimary = 'no-such-colour!'\n")
@@ -216,7 +232,8 @@ async def test_a_user_theme_is_used(crafted_tournament: tuple[Tournament, Store]
     from elotui.locations import user_themes_dir
 
     (user_themes_dir() / "mine.toml").write_text(
-        "name = 'mine'\ndark = false\n[colors]\nprimary = '#336699'\n[variables]\nband-moderate = '#aa00aa'\n")
+        "name = 'mine'\ndark = false\n[colors]\nprimary = '#336699'\n[variables]\nband-moderate = '#aa00aa'\n"
+    )
     tournament, store = crafted_tournament
     app = make_app(tournament, store, start_run=False, theme="mine")
     async with app.run_test(size=SIZE) as pilot:

@@ -13,7 +13,7 @@ from elotui.judges.base import Presentation, RetryNotice
 from elotui.records import JudgeCounts
 from elotui.run.events import CallFailed, CallRetried, CallStarted, Progress, VerdictRecorded
 from elotui.store import Store
-from elotui.tui.app import make_app
+from elotui.tui.launch import make_app
 from elotui.tui.messages import VerdictsArrived
 from elotui.tui.widgets.judges_table import JudgesTable
 from elotui.tui.widgets.leaderboard_table import LeaderboardTable
@@ -78,8 +78,15 @@ async def test_quit_during_a_run_waits_for_calls_in_flight(tmp_path: Path) -> No
 
 def verdict(i: int, judge: str = "j1") -> VerdictRecorded:
     pres = Presentation(prompt="p1", first="B", second="A", condition="clean", sample=i)
-    return VerdictRecorded(key=f"x{i}", judge=judge, presentation=pres, status="ok", winner="first",
-                           reasoning="fine", latency_ms=5.0)
+    return VerdictRecorded(
+        key=f"x{i}",
+        judge=judge,
+        presentation=pres,
+        status="ok",
+        winner="first",
+        reasoning="fine",
+        latency_ms=5.0,
+    )
 
 
 async def test_a_burst_of_verdicts_is_one_message_and_one_ranking(tmp_path: Path) -> None:
@@ -112,15 +119,40 @@ async def test_repeated_failures_are_notifications_and_counts(tmp_path: Path) ->
         await settle(pilot)
         for i in range(12):
             app.on_run_event(CallStarted(key=f"f{i}", judge="j2", kind="verdict"))
-            app.on_run_event(CallRetried(RetryNotice(judge="j2", attempt=1, reason="HTTP 429", wait_s=0.1,
-                                                     status_code=429)))
-            app.on_run_event(CallFailed(key=f"f{i}", judge="j2", kind="verdict",
-                                        error="HTTP 500 [bold]boom[/bold]\x1b[2J", attempts=5))
+            app.on_run_event(
+                CallRetried(
+                    RetryNotice(judge="j2", attempt=1, reason="HTTP 429", wait_s=0.1, status_code=429)
+                )
+            )
+            app.on_run_event(
+                CallFailed(
+                    key=f"f{i}",
+                    judge="j2",
+                    kind="verdict",
+                    error="HTTP 500 [bold]boom[/bold]\x1b[2J",
+                    attempts=5,
+                )
+            )
         # the counts are the runner's: it publishes a frozen copy in its Progress events, the app shows them
         counts = JudgeCounts(in_flight=0, failed=12, retries=12, http_429s=12)
-        app.on_run_event(Progress(done=0, total=12, cached=0, failed=12, invalid=0, in_flight=0, rate_per_s=0.0,
-                                  eta_s=None, input_tokens=0, output_tokens=0, cost=0.0, estimated_total_cost=None,
-                                  elapsed_s=1.0, judges={"j2": counts}))
+        app.on_run_event(
+            Progress(
+                done=0,
+                total=12,
+                cached=0,
+                failed=12,
+                invalid=0,
+                in_flight=0,
+                rate_per_s=0.0,
+                eta_s=None,
+                input_tokens=0,
+                output_tokens=0,
+                cost=0.0,
+                estimated_total_cost=None,
+                elapsed_s=1.0,
+                judges={"j2": counts},
+            )
+        )
         await settle(pilot)
         app._show_judges()
         await pilot.pause()

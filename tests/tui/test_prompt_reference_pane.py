@@ -8,7 +8,8 @@ from rich.console import Console
 from textual.widgets import Label, Static
 
 from elotui.config import load_tournament
-from elotui.tui.app import ElotuiApp, make_app
+from elotui.tui.app import ElotuiApp
+from elotui.tui.launch import make_app
 from elotui.tui.screens.diagnostics import prompt_reference_table
 from tests.tui.conftest import SIZE, press_and_settle, settle
 from tests.tui.crafted import filled_store, write_tournament

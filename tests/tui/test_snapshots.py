@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from textual.pilot import Pilot
 
-from elotui.tui.app import make_app
+from elotui.tui.launch import make_app
 from tests.tui.conftest import SIZE, settle
 from tests.tui.crafted import crafted
 

@@ -67,7 +67,17 @@ def test_three_bundled_themes_with_every_variable() -> None:
 
 def test_high_contrast_theme_uses_the_okabe_ito_palette() -> None:
     themes, _ = load_themes(None)
-    okabe_ito = {"#e69f00", "#56b4e9", "#009e73", "#f0e442", "#0072b2", "#d55e00", "#cc79a7", "#000000", "#ffffff"}
+    okabe_ito = {
+        "#e69f00",
+        "#56b4e9",
+        "#009e73",
+        "#f0e442",
+        "#0072b2",
+        "#d55e00",
+        "#cc79a7",
+        "#000000",
+        "#ffffff",
+    }
     spec = themes["elotui-contrast"]
     for name in ("band-moderate", "band-strong", "verdict-first", "verdict-second", "verdict-invalid"):
         assert spec.variables[name].lower() in okabe_ito
@@ -75,11 +85,16 @@ def test_high_contrast_theme_uses_the_okabe_ito_palette() -> None:
 
 
 def test_user_themes_load_and_broken_ones_are_reported(tmp_path: Path) -> None:
-    (tmp_path / "mine.json").write_text(json.dumps({"name": "mine", "colors": {"primary": "#123456"},
-                                                    "variables": {"band-strong": "#00ff00"}}))
+    (tmp_path / "mine.json").write_text(
+        json.dumps(
+            {"name": "mine", "colors": {"primary": "#123456"}, "variables": {"band-strong": "#00ff00"}}
+        )
+    )
     (tmp_path / "broken.toml").write_text("name = 'broken'\n[colors\nprimary = 1")
     (tmp_path / "bad-colour.toml").write_text("name = 'bad'\n[colors]\nprimary = 'not a colour!'")
-    (tmp_path / "bad-var.toml").write_text("name = 'badvar'\n[colors]\nprimary = '#fff'\n[variables]\nband-x = '#fff'")
+    (tmp_path / "bad-var.toml").write_text(
+        "name = 'badvar'\n[colors]\nprimary = '#fff'\n[variables]\nband-x = '#fff'"
+    )
     themes, problems = load_themes(tmp_path)
     assert "mine" in themes and themes["mine"].app_variables()["band-strong"] == "#00ff00"
     assert themes["mine"].app_variables()["band-tied"] == APP_VARIABLE_DEFAULTS["band-tied"]
@@ -97,24 +112,38 @@ def test_theme_needs_a_primary_colour(tmp_path: Path) -> None:
 
 
 # --- pair summaries -------------------------------------------------------------------------------------------
-def row(prompt: str, first: str, second: str, judge: str, winner: str | None, status: str = "ok",
-        condition: str = "clean") -> tuple[str, str, str, str, str, int, str, str | None]:
+def row(
+    prompt: str,
+    first: str,
+    second: str,
+    judge: str,
+    winner: str | None,
+    status: str = "ok",
+    condition: str = "clean",
+) -> tuple[str, str, str, str, str, int, str, str | None]:
     return (prompt, first, second, judge, condition, 0, status, winner)
 
 
 def test_pair_classes_by_hand() -> None:
     rows = [
         # p1 A/B: j1 consistent (A both orders), j2 flips (first slot both times) -> position bias, 1 flip of 2
-        row("p1", "A", "B", "j1", "first"), row("p1", "B", "A", "j1", "second"),
-        row("p1", "A", "B", "j2", "first"), row("p1", "B", "A", "j2", "first"),
+        row("p1", "A", "B", "j1", "first"),
+        row("p1", "B", "A", "j1", "second"),
+        row("p1", "A", "B", "j2", "first"),
+        row("p1", "B", "A", "j2", "first"),
         # p1 A/C: j1 consistent, j2 tie in one order -> inconclusive
-        row("p1", "A", "C", "j1", "second"), row("p1", "C", "A", "j1", "first"),
-        row("p1", "A", "C", "j2", "tie"), row("p1", "C", "A", "j2", "first"),
+        row("p1", "A", "C", "j1", "second"),
+        row("p1", "C", "A", "j1", "first"),
+        row("p1", "A", "C", "j2", "tie"),
+        row("p1", "C", "A", "j2", "first"),
         # p1 B/C: both judges consistent on C
-        row("p1", "B", "C", "j1", "second"), row("p1", "C", "B", "j1", "first"),
-        row("p1", "B", "C", "j2", "second"), row("p1", "C", "B", "j2", "first"),
+        row("p1", "B", "C", "j1", "second"),
+        row("p1", "C", "B", "j1", "first"),
+        row("p1", "B", "C", "j2", "second"),
+        row("p1", "C", "B", "j2", "first"),
         # p2 A/B: BA not judged yet
-        row("p2", "A", "B", "j1", "first"), row("p2", "B", "A", "j1", None, "missing"),
+        row("p2", "A", "B", "j1", "first"),
+        row("p2", "B", "A", "j1", None, "missing"),
         # p2 A/C: planned in one order only
         row("p2", "A", "C", "j1", "first"),
     ]

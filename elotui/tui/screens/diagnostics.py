@@ -35,8 +35,15 @@ def position_table(report: Mapping[str, Any]) -> Table:
         table.add_column(name, justify="right", no_wrap=True)
 
     def add(judge: str, cond: str, r: dict[str, Any]) -> None:
-        table.add_row(one_line(judge, 24), one_line(cond, 16), str(r.get("units", 0)), pct(r.get("consistent")),
-                      pct(r.get("position_bias")), pct(r.get("inconclusive")), pct(r.get("first_slot_share")))
+        table.add_row(
+            one_line(judge, 24),
+            one_line(cond, 16),
+            str(r.get("units", 0)),
+            pct(r.get("consistent")),
+            pct(r.get("position_bias")),
+            pct(r.get("inconclusive")),
+            pct(r.get("first_slot_share")),
+        )
 
     for judge in report.get("judges_order", []):
         j = report["judges"][judge]
@@ -61,27 +68,56 @@ def agreement_table(report: Mapping[str, Any]) -> Text | Table:
         table.add_column(name, justify="left" if name == "judges" else "right", no_wrap=True)
     for p in pairs:
         a, b = p["judges"]
-        table.add_row(f"{one_line(a, 18)} × {one_line(b, 18)}", str(p["items"]), pct(p["percent_agreement"]),
-                      num(p["cohen_kappa"]))
-    table.add_row(Text("all judges (Fleiss κ)", style="bold"), str(agreement.get("items", 0)),
-                  pct(agreement.get("percent_agreement")), num(agreement.get("fleiss_kappa")))
+        table.add_row(
+            f"{one_line(a, 18)} × {one_line(b, 18)}",
+            str(p["items"]),
+            pct(p["percent_agreement"]),
+            num(p["cohen_kappa"]),
+        )
+    table.add_row(
+        Text("all judges (Fleiss κ)", style="bold"),
+        str(agreement.get("items", 0)),
+        pct(agreement.get("percent_agreement")),
+        num(agreement.get("fleiss_kappa")),
+    )
     return table
 
 
 def judges_bias_table(report: Mapping[str, Any]) -> Table:
     table = Table(box=None, pad_edge=False, header_style="bold")
-    for name in ("judge", "longer wins", "decisive", "vs human: accuracy", "decisive acc.", "Cohen κ", "compared"):
+    for name in (
+        "judge",
+        "longer wins",
+        "decisive",
+        "vs human: accuracy",
+        "decisive acc.",
+        "Cohen κ",
+        "compared",
+    ):
         table.add_column(name, justify="left" if name == "judge" else "right", no_wrap=True)
     for judge in report.get("judges_order", []):
         j = report["judges"][judge]
         lb = j.get("length_bias") or {}
         h = j.get("human") or {}
-        table.add_row(one_line(judge, 24), pct(lb.get("longer_wins_share")), str(lb.get("decisive_verdicts", "—")),
-                      pct(h.get("accuracy")), pct(h.get("accuracy_decisive")), num(h.get("cohen_kappa")),
-                      str(h.get("compared", 0)))
+        table.add_row(
+            one_line(judge, 24),
+            pct(lb.get("longer_wins_share")),
+            str(lb.get("decisive_verdicts", "—")),
+            pct(h.get("accuracy")),
+            pct(h.get("accuracy_decisive")),
+            num(h.get("cohen_kappa")),
+            str(h.get("compared", 0)),
+        )
     pooled = report.get("length_bias") or {}
-    table.add_row(Text("all judges", style="bold"), pct(pooled.get("longer_wins_share")),
-                  str(pooled.get("decisive_verdicts", "—")), "", "", "", "")
+    table.add_row(
+        Text("all judges", style="bold"),
+        pct(pooled.get("longer_wins_share")),
+        str(pooled.get("decisive_verdicts", "—")),
+        "",
+        "",
+        "",
+        "",
+    )
     return table
 
 
@@ -89,14 +125,22 @@ def reference_table(report: Mapping[str, Any]) -> Text | Group:
     ref = report.get("reference") or {}
     if not ref.get("by_threshold"):
         return Text("no reference: add [reference] votes or ranking to the tournament file", style="dim")
-    title = Text(f"reference: {ref.get('source')}, best first: {' > '.join(one_line(c, 20) for c in ref['ranking'])}"
-                 f" · each threshold rated with {ref.get('method')}")
+    title = Text(
+        f"reference: {ref.get('source')}, best first: {' > '.join(one_line(c, 20) for c in ref['ranking'])}"
+        f" · each threshold rated with {ref.get('method')}"
+    )
     table = Table(box=None, pad_edge=False, header_style="bold")
     for name in ("threshold", "contestants", "Spearman ρ", "p", "Kendall τ", "p"):
         table.add_column(name, justify="right", no_wrap=True)
     for t, r in ref["by_threshold"].items():
-        table.add_row(t, str(r["contestants"]), num(r["spearman_rho"]), num(r["spearman_p"], 3),
-                      num(r["kendall_tau"]), num(r["kendall_p"], 3))
+        table.add_row(
+            t,
+            str(r["contestants"]),
+            num(r["spearman_rho"]),
+            num(r["spearman_p"], 3),
+            num(r["kendall_tau"]),
+            num(r["kendall_p"], 3),
+        )
     return Group(title, table)
 
 
@@ -106,14 +150,23 @@ def prompt_reference_table(report: Mapping[str, Any]) -> Group | None:
     if not ppr:
         return None
     s = ppr.get("summary", {})
-    title = Text(f"τ over {s.get('prompts', 0)} prompts: mean {num(s.get('mean'))}, median {num(s.get('median'))}, "
-                 f"min {num(s.get('min'))}, max {num(s.get('max'))}", style="dim")
+    title = Text(
+        f"τ over {s.get('prompts', 0)} prompts: mean {num(s.get('mean'))}, median {num(s.get('median'))}, "
+        f"min {num(s.get('min'))}, max {num(s.get('max'))}",
+        style="dim",
+    )
     table = Table(box=None, pad_edge=False, header_style="bold")
     for name in ("prompt", "contestants", "Kendall τ", "p", "Spearman ρ", "p"):
         table.add_column(name, justify="left" if name == "prompt" else "right", no_wrap=True)
     for prompt, r in ppr.get("by_prompt", {}).items():
-        table.add_row(one_line(prompt, 24), str(r["contestants"]), num(r["kendall_tau"]), num(r["kendall_p"], 3),
-                      num(r["spearman_rho"]), num(r["spearman_p"], 3))
+        table.add_row(
+            one_line(prompt, 24),
+            str(r["contestants"]),
+            num(r["kendall_tau"]),
+            num(r["kendall_p"], 3),
+            num(r["spearman_rho"]),
+            num(r["spearman_p"], 3),
+        )
     return Group(title, table)
 
 
@@ -124,7 +177,9 @@ class DiagnosticsPane(VerticalScroll):
         yield Static(id="diag-position")
         yield Label("Inter-judge agreement", classes="section-title")
         yield Static(id="diag-agreement")
-        yield Label("Head to head: row's share of verdicts against column (ties half)", classes="section-title")
+        yield Label(
+            "Head to head: row's share of verdicts against column (ties half)", classes="section-title"
+        )
         yield HeadToHeadGrid(id="diag-h2h")
         yield Label("Per-prompt Kendall τ (prompt ranking vs overall), histogram", classes="section-title")
         yield Histogram(id="diag-tau")
@@ -132,8 +187,11 @@ class DiagnosticsPane(VerticalScroll):
         yield Static(id="diag-judges")
         yield Label("Agreement with the reference ranking per threshold", classes="section-title")
         yield Static(id="diag-reference")
-        yield Label("Each prompt's ranking vs its own reference_ranking (win rates on the prompt)",
-                    classes="section-title", id="diag-prompt-reference-title")
+        yield Label(
+            "Each prompt's ranking vs its own reference_ranking (win rates on the prompt)",
+            classes="section-title",
+            id="diag-prompt-reference-title",
+        )
         yield Static(id="diag-prompt-reference")
         yield Label("Ratings over the course of the run", classes="section-title", id="diag-chart-title")
         yield RatingChart(id="diag-chart")
@@ -155,8 +213,11 @@ class DiagnosticsPane(VerticalScroll):
         tau = report.get("per_prompt_tau", {})
         values = [v if v is not None else float("nan") for v in tau.get("by_prompt", {}).values()]
         s = tau.get("summary", {})
-        tau_line = Text(f"τ over {s.get('prompts', 0)} prompts: mean {num(s.get('mean'))}, median "
-                        f"{num(s.get('median'))}, min {num(s.get('min'))}, max {num(s.get('max'))}", style="dim")
+        tau_line = Text(
+            f"τ over {s.get('prompts', 0)} prompts: mean {num(s.get('mean'))}, median "
+            f"{num(s.get('median'))}, min {num(s.get('min'))}, max {num(s.get('max'))}",
+            style="dim",
+        )
         self.query_one("#diag-tau", Histogram).show(values, footer=tau_line)
         self.query_one("#diag-judges", Static).update(judges_bias_table(report))
         self.query_one("#diag-reference", Static).update(reference_table(report))
@@ -164,5 +225,7 @@ class DiagnosticsPane(VerticalScroll):
         self.query_one("#diag-prompt-reference-title", Label).display = prompt_reference is not None
         self.query_one("#diag-prompt-reference", Static).display = prompt_reference is not None
         self.query_one("#diag-prompt-reference", Static).update(prompt_reference or "")
-        self.query_one("#diag-chart-title", Label).update(f"Ratings over the course of the run ({chart_label})")
+        self.query_one("#diag-chart-title", Label).update(
+            f"Ratings over the course of the run ({chart_label})"
+        )
         self.query_one("#diag-chart", RatingChart).show(trajectory)

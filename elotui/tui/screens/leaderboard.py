@@ -16,8 +16,9 @@ ALL = "__all__"
 
 
 class LeaderboardPane(Vertical):
-    def __init__(self, prompts: list[str], judges: list[str], contestant_width: int = 24,
-                 **kwargs: object) -> None:
+    def __init__(
+        self, prompts: list[str], judges: list[str], contestant_width: int = 24, **kwargs: object
+    ) -> None:
         super().__init__(**kwargs)  # type: ignore[arg-type]
         self._prompts = prompts
         self._judges = judges
@@ -26,10 +27,18 @@ class LeaderboardPane(Vertical):
     def compose(self) -> ComposeResult:
         with Horizontal(id="scope-bar"):
             yield Label("scope", classes="bar-label")
-            yield Select([(f"prompt {one_line(p, 40)}", p) for p in self._prompts], prompt="all prompts",
-                         id="scope-prompt", allow_blank=True)
-            yield Select([(f"judge {one_line(j, 40)}", j) for j in self._judges], prompt="all judges",
-                         id="scope-judge", allow_blank=True)
+            yield Select(
+                [(f"prompt {one_line(p, 40)}", p) for p in self._prompts],
+                prompt="all prompts",
+                id="scope-prompt",
+                allow_blank=True,
+            )
+            yield Select(
+                [(f"judge {one_line(j, 40)}", j) for j in self._judges],
+                prompt="all judges",
+                id="scope-judge",
+                allow_blank=True,
+            )
             yield Label("keys 1–5 threshold (1.0 · 0.9 · 0.75 · 0.5 · none) · m Elo/BT", classes="bar-hint")
         yield LeaderboardTable(contestant_width=self._contestant_width, id="leaderboard")
         yield Static(id="counts")

@@ -20,15 +20,24 @@ from elotui.tui.pair_summary import POSITION_BIAS, PairSummary, filter_pairs, su
 from elotui.tui.sanitize import clean, one_line
 from elotui.tui.widgets.abba_grid import AbbaGrid
 
-PAIR_COLUMNS = (("prompt", 14), ("pair", 34), ("stability", 13), ("flips", 5), ("judges agree", 12),
-                ("preferred", 16), ("verdicts", 8))
+PAIR_COLUMNS = (
+    ("prompt", 14),
+    ("pair", 34),
+    ("stability", 13),
+    ("flips", 5),
+    ("judges agree", 12),
+    ("preferred", 16),
+    ("verdicts", 8),
+)
 
 
 class PairsPane(Vertical):
     """Reads through its session in thread workers; the results come back as messages (PairsLoaded,
     PairDetailLoaded). `kinds`: judge id -> live / replay / simulated (labels); `kinds_label`: the header note."""
 
-    def __init__(self, session: TournamentSession, kinds: Mapping[str, str], kinds_label: str, **kwargs: Any) -> None:
+    def __init__(
+        self, session: TournamentSession, kinds: Mapping[str, str], kinds_label: str, **kwargs: Any
+    ) -> None:
         super().__init__(**kwargs)
         self.session = session
         t = session.tournament
@@ -44,9 +53,12 @@ class PairsPane(Vertical):
         with Horizontal(id="pairs-filters"):
             yield Checkbox("position bias only", id="f-bias")
             yield Checkbox("disagreements only", id="f-disagree")
-            yield Select([(f"prompt {one_line(p, 30)}", p) for p in self._prompts], prompt="all prompts",
-                         id="f-prompt")
-            yield Select([(f"judge {one_line(j, 30)}", j) for j in self._judges], prompt="all judges", id="f-judge")
+            yield Select(
+                [(f"prompt {one_line(p, 30)}", p) for p in self._prompts], prompt="all prompts", id="f-prompt"
+            )
+            yield Select(
+                [(f"judge {one_line(j, 30)}", j) for j in self._judges], prompt="all judges", id="f-judge"
+            )
             yield Label("", id="pairs-count")
         yield DataTable(id="pairs-table", cursor_type="row", zebra_stripes=True)
         with VerticalScroll(id="pair-detail"):
@@ -103,7 +115,9 @@ class PairsPane(Vertical):
         bias_style = f"bold {theme_colour(self.app, 'verdict-invalid')}"
         for s in shown:
             self._shown[s.key] = s
-            agreement = "—" if s.agreement is None else f"{round(s.agreement * s.judges_voting)}/{s.judges_voting}"
+            agreement = (
+                "—" if s.agreement is None else f"{round(s.agreement * s.judges_voting)}/{s.judges_voting}"
+            )
             table.add_row(
                 Text(one_line(s.prompt, 14)),
                 Text(f"{one_line(s.a, 15)} vs {one_line(s.b, 15)}"),
@@ -172,39 +186,32 @@ class PairsPane(Vertical):
     def _verdicts_text(self, s: PairSummary, details: list[PairDetail]) -> Text:
         app = self.app
         colours = {
-            "first": theme_colour(app, "verdict-first"), "second": theme_colour(app, "verdict-second"),
-            "tie": theme_colour(app, "verdict-tie"), "invalid": theme_colour(app, "verdict-invalid"),
+            "first": theme_colour(app, "verdict-first"),
+            "second": theme_colour(app, "verdict-second"),
+            "tie": theme_colour(app, "verdict-tie"),
+            "invalid": theme_colour(app, "verdict-invalid"),
         }
         judge_order = {j: i for i, j in enumerate(self._judges)}
-        ordered = sorted(details, key=lambda d: (judge_order.get(d.judge, 99), d.condition, d.sample,
-                                                 d.first != s.a))
+        ordered = sorted(
+            details, key=lambda d: (judge_order.get(d.judge, 99), d.condition, d.sample, d.first != s.a)
+        )
         text = Text()
-        kinds = self._kinds
         for d in ordered:
-            order = "AB" if d.first == s.a else "BA"
             text.append("\n")
             text.append(one_line(d.judge, 30), style="bold")
-            kind = kinds.get(d.judge, "live")
+            kind = self._kinds.get(d.judge, "live")
             if kind != "live":
-                text.append(f" [{kind}]", style="italic")  # a literal label, not markup: Text.append never parses
-            text.append(f" · {order} ({one_line(d.first, 20)} first) · {one_line(d.condition, 16)}")
+                text.append(
+                    f" [{kind}]", style="italic"
+                )  # a literal label, not markup: Text.append never parses
+            text.append(
+                f" · {'AB' if d.first == s.a else 'BA'} ({one_line(d.first, 20)} first) · "
+                f"{one_line(d.condition, 16)}"
+            )
             if d.sample:
                 text.append(f" · sample {d.sample}")
             text.append(" → ")
-            status = d.status
-            if status == "ok":
-                winner = d.winner
-                who = d.first if winner == "first" else d.second if winner == "second" else "tie"
-                text.append(f"{one_line(who, 30)}", style=f"bold {colours.get(winner or '', '')}")
-                if winner in ("first", "second"):
-                    text.append(f" ({'first' if winner == 'first' else 'second'} slot)")
-            elif status == "invalid":
-                text.append("invalid reply (press r to read it)", style=f"bold {colours['invalid']}")
-            elif status == "error":
-                text.append("failed: ", style=f"bold {colours['invalid']}")
-                text.append(one_line(d.error or "", 200))
-            else:
-                text.append("not judged yet", style="dim")
+            _append_outcome(text, d, colours)
             if d.latency_ms:
                 text.append(f"  {d.latency_ms:.0f} ms", style="dim")
             text.append("\n")
@@ -215,3 +222,20 @@ class PairsPane(Vertical):
 
     def invalid_replies(self) -> list[PairDetail]:
         return [d for d in self._details if d.status in ("invalid", "error")]
+
+
+def _append_outcome(text: Text, d: PairDetail, colours: dict[str, str]) -> None:
+    """What one verdict decided: the winner (and its slot), invalid, failed (with the error) or not judged yet."""
+    if d.status == "ok":
+        winner = d.winner
+        who = d.first if winner == "first" else d.second if winner == "second" else "tie"
+        text.append(f"{one_line(who, 30)}", style=f"bold {colours.get(winner or '', '')}")
+        if winner in ("first", "second"):
+            text.append(f" ({winner} slot)")
+    elif d.status == "invalid":
+        text.append("invalid reply (press r to read it)", style=f"bold {colours['invalid']}")
+    elif d.status == "error":
+        text.append("failed: ", style=f"bold {colours['invalid']}")
+        text.append(one_line(d.error or "", 200))
+    else:
+        text.append("not judged yet", style="dim")

@@ -41,9 +41,12 @@ class AbbaGrid(Static):
             table.add_column(Text("→"), no_wrap=True)
         by_key = {(d.judge, d.condition, d.sample, d.first == a): d for d in details}
         colours = {
-            "first": theme_colour(app, "verdict-first"), "second": theme_colour(app, "verdict-second"),
-            "tie": theme_colour(app, "verdict-tie"), "invalid": theme_colour(app, "verdict-invalid"),
-            "error": theme_colour(app, "verdict-invalid"), "missing": theme_colour(app, "verdict-missing"),
+            "first": theme_colour(app, "verdict-first"),
+            "second": theme_colour(app, "verdict-second"),
+            "tie": theme_colour(app, "verdict-tie"),
+            "invalid": theme_colour(app, "verdict-invalid"),
+            "error": theme_colour(app, "verdict-invalid"),
+            "missing": theme_colour(app, "verdict-missing"),
         }
         for judge in judges:
             if not any(k[0] == judge for k in by_key):
@@ -59,10 +62,20 @@ class AbbaGrid(Static):
                 cells.append(Text(klass, style=style))
             table.add_row(*cells)
         legend = Text.assemble(
-            ("AB", "bold"), f": {one_line(a, 30)} shown first, ", ("BA", "bold"), f": {one_line(b, 30)} shown first; "
-            "cells name the winner, coloured by slot: ",
-            ("1st", colours["first"]), " / ", ("2nd", colours["second"]), " / ", ("tie", colours["tie"]), " / ",
-            ("invalid", colours["invalid"]), " / ", ("·", colours["missing"]), " not yet",
+            ("AB", "bold"),
+            f": {one_line(a, 30)} shown first, ",
+            ("BA", "bold"),
+            f": {one_line(b, 30)} shown first; cells name the winner, coloured by slot: ",
+            ("1st", colours["first"]),
+            " / ",
+            ("2nd", colours["second"]),
+            " / ",
+            ("tie", colours["tie"]),
+            " / ",
+            ("invalid", colours["invalid"]),
+            " / ",
+            ("·", colours["missing"]),
+            " not yet",
         )
         from rich.console import Group
 
@@ -74,8 +87,10 @@ class AbbaGrid(Static):
             return Text("")
         status = d.status
         if status != "ok":
-            return Text({"missing": "·", "invalid": "invalid", "error": "failed"}.get(status, status),
-                        style=colours.get(status, ""))
+            return Text(
+                {"missing": "·", "invalid": "invalid", "error": "failed"}.get(status, status),
+                style=colours.get(status, ""),
+            )
         winner = d.winner
         if winner == "tie":
             return Text("tie", style=colours["tie"])

@@ -71,8 +71,16 @@ class HeadToHeadGrid(Static):
 
 
 class Histogram(Static):
-    def show(self, values: Sequence[float], *, low: float = -1.0, high: float = 1.0, bins: int = 10,
-             width: int = 40, footer: Text | None = None) -> None:
+    def show(
+        self,
+        values: Sequence[float],
+        *,
+        low: float = -1.0,
+        high: float = 1.0,
+        bins: int = 10,
+        width: int = 40,
+        footer: Text | None = None,
+    ) -> None:
         counts = histogram_bins(values, low, high, bins)
         top = max(counts) if counts else 0
         step = (high - low) / bins
@@ -104,9 +112,11 @@ class RatingChart(Static):
             return
         low, high = min(series), max(series)
         order = sorted(ratings, key=lambda c: (-ratings[c][-1], c))
-        text.append(f"scale {low:.0f} (▁) … {high:.0f} (█); after {done[0]} … {done[-1]} verdicts "
-                    "(in plan order, then as they arrive)\n",
-                    style="dim")
+        text.append(
+            f"scale {low:.0f} (▁) … {high:.0f} (█); after {done[0]} … {done[-1]} verdicts "
+            "(in plan order, then as they arrive)\n",
+            style="dim",
+        )
         for c in order:
             vs = ratings[c]
             text.append(f"{one_line(c, 18):<18} ")

@@ -11,8 +11,20 @@ from elotui.records import JudgeCounts, JudgeStats
 from elotui.tui.sanitize import one_line
 from elotui.tui.widgets.status_bar import human_count
 
-COLUMNS = (("judge", 24), ("kind", 9), ("in flight", 9), ("done", 13), ("invalid", 7), ("failed", 6), ("retries", 7),
-           ("429s", 5), ("mean latency", 12), ("tokens in", 9), ("tokens out", 10), ("cost", 10))
+COLUMNS = (
+    ("judge", 24),
+    ("kind", 9),
+    ("in flight", 9),
+    ("done", 13),
+    ("invalid", 7),
+    ("failed", 6),
+    ("retries", 7),
+    ("429s", 5),
+    ("mean latency", 12),
+    ("tokens in", 9),
+    ("tokens out", 10),
+    ("cost", 10),
+)
 
 
 class JudgesTable(DataTable[Text | str]):
@@ -21,8 +33,9 @@ class JudgesTable(DataTable[Text | str]):
         for name, width in COLUMNS:
             self.add_column(name, key=name, width=width)
 
-    def show(self, judges: list[tuple[str, str]], stats: Mapping[str, JudgeStats],
-             live: Mapping[str, JudgeCounts]) -> None:
+    def show(
+        self, judges: list[tuple[str, str]], stats: Mapping[str, JudgeStats], live: Mapping[str, JudgeCounts]
+    ) -> None:
         """`judges`: (id, kind); `stats`: what the store recorded for the plan; `live`: the runner's counts in this
         process (in flight, retries and 429s of calls still running), as its last Progress event published them."""
         self.clear()

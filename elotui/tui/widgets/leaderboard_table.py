@@ -12,8 +12,18 @@ from elotui.tui.colours import band_colour
 from elotui.tui.sanitize import one_line
 
 # Fixed widths: columns never jump as live numbers change (and snapshots do not depend on timing).
-COLUMNS = (("#", 3), ("contestant", 0), ("rating", 6), ("interval", 11), ("Δ next", 6), ("P(win)", 6),
-           ("band", 16), ("W/L/D", 13), ("games", 6), ("win rate", 8))
+COLUMNS = (
+    ("#", 3),
+    ("contestant", 0),
+    ("rating", 6),
+    ("interval", 11),
+    ("Δ next", 6),
+    ("P(win)", 6),
+    ("band", 16),
+    ("W/L/D", 13),
+    ("games", 6),
+    ("win rate", 8),
+)
 
 
 def contestant_label(contestant: str, label: str | None) -> str:

@@ -10,7 +10,7 @@ Tables
 - `texts`: derived texts (perturbed responses, paraphrased prompts, generated responses) by key.
 - `runs`: one manifest per run (elotui version, file hash, judge settings, templates; never a key).
 
-`PRAGMA user_version` holds the schema version; `MIGRATIONS[i]` upgrades version i to i+1.
+`PRAGMA user_version` holds the schema version; `MIGRATIONS[i]` upgrades version i to i+1 (elotui.store.schema).
 """
 
 from __future__ import annotations
@@ -36,108 +36,41 @@ from elotui.records import (
     TallyRow,
     TextRow,
 )
+from elotui.store.schema import DETAIL_SQL, MIGRATIONS, PLAN_VERDICTS_SQL, SCHEMA_VERSION
 from elotui.vocab import CACHED_STATUSES
 
 if TYPE_CHECKING:
     from elotui.config import Tournament
 
-__all__ = ["CACHED_STATUSES", "MIGRATIONS", "PLAN_VERDICTS_SQL", "SCHEMA_VERSION", "CallRecord", "PlanRow", "Store",
-           "default_store_path"]
+__all__ = [
+    "CACHED_STATUSES",
+    "MIGRATIONS",
+    "PLAN_VERDICTS_SQL",
+    "SCHEMA_VERSION",
+    "CallRecord",
+    "PlanRow",
+    "Store",
+    "default_store_path",
+]
 _SQL_CHUNK = 900  # host parameters per statement (SQLite's default limit is 999 on old builds)
-_PLAN_COLUMNS = ("seq", "prompt", "first", "second", "judge", "condition", "sample", "key", "prompt_text_key",
-                 "first_text_key", "second_text_key")
+_PLAN_COLUMNS = (
+    "seq",
+    "prompt",
+    "first",
+    "second",
+    "judge",
+    "condition",
+    "sample",
+    "key",
+    "prompt_text_key",
+    "first_text_key",
+    "second_text_key",
+)
 
 
 def _factory(kind: Callable[..., Any]) -> Callable[[sqlite3.Cursor, tuple[Any, ...]], Any]:
     """A sqlite3 row factory building `kind(*row)` (a NamedTuple: no dict per row)."""
     return lambda _cursor, row: kind(*row)
-
-
-def _script(db: sqlite3.Connection, sql: str) -> None:
-    """Run statements one by one (executescript would commit the migration's transaction)."""
-    for statement in sql.split(";"):
-        if statement.strip():
-            db.execute(statement)
-
-
-def _v1(db: sqlite3.Connection) -> None:
-    _script(
-        db,
-        """
-        CREATE TABLE calls (
-            key TEXT PRIMARY KEY, kind TEXT NOT NULL, status TEXT NOT NULL,
-            judge TEXT, provider TEXT, model TEXT,
-            prompt TEXT, first TEXT, second TEXT, condition TEXT, sample INTEGER,
-            winner TEXT, reasoning TEXT, raw_reply TEXT, output_text TEXT, error TEXT,
-            latency_ms REAL, input_tokens INTEGER, output_tokens INTEGER,
-            started_at REAL, finished_at REAL, run_id INTEGER
-        );
-        CREATE TABLE plan (
-            seq INTEGER NOT NULL, prompt TEXT NOT NULL, first TEXT NOT NULL, second TEXT NOT NULL,
-            judge TEXT NOT NULL, condition TEXT NOT NULL, sample INTEGER NOT NULL, key TEXT NOT NULL,
-            PRIMARY KEY (prompt, first, second, judge, condition, sample)
-        ) WITHOUT ROWID;
-        CREATE INDEX plan_key ON plan(key);
-        CREATE TABLE texts (
-            key TEXT PRIMARY KEY, kind TEXT NOT NULL, prompt TEXT, contestant TEXT, condition TEXT,
-            base_key TEXT, text TEXT NOT NULL, created_at REAL
-        );
-        CREATE TABLE runs (
-            id INTEGER PRIMARY KEY AUTOINCREMENT, started_at REAL, finished_at REAL, state TEXT,
-            manifest TEXT NOT NULL
-        );
-        """
-    )
-
-
-def _v2(db: sqlite3.Connection) -> None:
-    """Version 2: per-call accounting (attempts, 429s, cost)."""
-    _script(
-        db,
-        """
-        ALTER TABLE calls ADD COLUMN cost REAL;
-        ALTER TABLE calls ADD COLUMN attempts INTEGER NOT NULL DEFAULT 1;
-        ALTER TABLE calls ADD COLUMN http_429s INTEGER NOT NULL DEFAULT 0;
-        """
-    )
-
-
-def _v3(db: sqlite3.Connection) -> None:
-    """Version 3: a covering index for the outcome columns, so rankings read the plan join without the
-    wide rows (reasoning, raw replies)."""
-    _script(db, "CREATE INDEX IF NOT EXISTS calls_outcome ON calls(key, status, winner)")
-
-
-def _v4(db: sqlite3.Connection) -> None:
-    """Version 4: the plan records the keys of the texts each presentation shows (prompt, first, second), so the
-    graph export joins instead of re-deriving them."""
-    _script(
-        db,
-        """
-        ALTER TABLE plan ADD COLUMN prompt_text_key TEXT;
-        ALTER TABLE plan ADD COLUMN first_text_key TEXT;
-        ALTER TABLE plan ADD COLUMN second_text_key TEXT
-        """,
-    )
-
-
-MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [_v1, _v2, _v3, _v4]
-SCHEMA_VERSION = len(MIGRATIONS)
-
-# Rankings read only the outcome columns: the covering index keeps the wide rows (reasoning, raw replies) unread.
-PLAN_VERDICTS_SQL = """
-    SELECT p.prompt, p.first, p.second, p.judge, p.condition, p.sample,
-           COALESCE(c.status, 'missing'), CASE WHEN c.status = 'ok' THEN c.winner END
-    FROM plan p LEFT JOIN calls c INDEXED BY calls_outcome ON c.key = p.key
-    ORDER BY p.seq
-"""
-_PLAN_KEYS = "p.seq, p.prompt, p.first, p.second, p.judge, p.condition, p.sample, p.key"
-_DETAIL_SQL = (
-    f"SELECT {_PLAN_KEYS}, p.prompt_text_key, p.first_text_key, p.second_text_key, c.key, c.kind, "
-    "COALESCE(c.status, 'missing'), c.provider, c.model, c.winner, c.reasoning, c.raw_reply, c.output_text, c.error, "
-    "c.latency_ms, c.input_tokens, c.output_tokens, c.cost, c.attempts, c.http_429s, c.started_at, c.finished_at, "
-    "c.run_id FROM plan p LEFT JOIN calls c ON c.key = p.key"
-)
 
 
 def default_store_path(tournament: Tournament) -> Path:
@@ -237,7 +170,8 @@ class Store:
         marks = ", ".join("?" for _ in CALL_COLUMNS)
         with self._lock:
             self._db.execute(
-                f"INSERT OR REPLACE INTO calls ({cols}) VALUES ({marks})", [getattr(rec, c) for c in CALL_COLUMNS]
+                f"INSERT OR REPLACE INTO calls ({cols}) VALUES ({marks})",
+                [getattr(rec, c) for c in CALL_COLUMNS],
             )
 
     def get_call(self, key: str) -> CallRecord | None:
@@ -254,8 +188,9 @@ class Store:
         found: set[str] = set()
         for chunk in self._chunks(keys):
             marks = ",".join("?" for _ in chunk)
-            rows = self._rows(str, f"SELECT key FROM calls WHERE key IN ({marks}) AND status IN ('ok', 'invalid')",
-                              chunk)
+            rows = self._rows(
+                str, f"SELECT key FROM calls WHERE key IN ({marks}) AND status IN ('ok', 'invalid')", chunk
+            )
             found.update(rows)
         return found
 
@@ -264,7 +199,9 @@ class Store:
         total = 0.0
         for chunk in self._chunks(keys):
             marks = ",".join("?" for _ in chunk)
-            total += self._rows(float, f"SELECT COALESCE(SUM(cost), 0) FROM calls WHERE key IN ({marks})", chunk)[0]
+            total += self._rows(
+                float, f"SELECT COALESCE(SUM(cost), 0) FROM calls WHERE key IN ({marks})", chunk
+            )[0]
         return total
 
     def calls(self, keys: Iterable[str] | None = None) -> list[CallRecord]:
@@ -293,9 +230,12 @@ class Store:
         def write() -> None:
             self._db.executemany(
                 "DELETE FROM plan WHERE prompt = ? AND first = ? AND second = ? AND judge = ? AND condition = ? "
-                "AND sample = ?", gone)
-            self._db.executemany(f"INSERT OR REPLACE INTO plan ({', '.join(_PLAN_COLUMNS)}) VALUES ({marks})",
-                                 changed)
+                "AND sample = ?",
+                gone,
+            )
+            self._db.executemany(
+                f"INSERT OR REPLACE INTO plan ({', '.join(_PLAN_COLUMNS)}) VALUES ({marks})", changed
+            )
 
         self._transaction(write)
 
@@ -330,42 +270,58 @@ class Store:
         """Every planned presentation of one pair on one prompt (both orders), joined with its call."""
         return self._rows(
             PairDetail,
-            f"{_DETAIL_SQL} WHERE p.prompt = ? AND ((p.first = ? AND p.second = ?) OR (p.first = ? AND p.second = ?)) "
+            f"{DETAIL_SQL} WHERE p.prompt = ? AND ((p.first = ? AND p.second = ?) OR (p.first = ? AND p.second = ?)) "
             "ORDER BY p.seq",
             (prompt, a, b, b, a),
         )
 
     def recorded_details(self) -> list[PairDetail]:
         """Every planned presentation that has a recorded call (ok, invalid or error), in plan order."""
-        return self._rows(PairDetail, f"{_DETAIL_SQL} WHERE c.key IS NOT NULL ORDER BY p.seq")
+        return self._rows(PairDetail, f"{DETAIL_SQL} WHERE c.key IS NOT NULL ORDER BY p.seq")
 
     def last_invalid(self) -> PairDetail | None:
         """The planned presentation whose call most recently came back invalid (unparseable)."""
         rows = self._rows(
-            PairDetail, f"{_DETAIL_SQL} WHERE c.status = 'invalid' ORDER BY c.finished_at DESC, p.seq DESC LIMIT 1"
+            PairDetail,
+            f"{DETAIL_SQL} WHERE c.status = 'invalid' ORDER BY c.finished_at DESC, p.seq DESC LIMIT 1",
         )
         return rows[0] if rows else None
 
     def detail_for_call(self, key: str) -> PairDetail | None:
         """The (first) planned presentation that call `key` answers."""
-        rows = self._rows(PairDetail, f"{_DETAIL_SQL} WHERE p.key = ? ORDER BY p.seq LIMIT 1", (key,))
+        rows = self._rows(PairDetail, f"{DETAIL_SQL} WHERE p.key = ? ORDER BY p.seq LIMIT 1", (key,))
         return rows[0] if rows else None
 
     def verdict_log_rows(self) -> list[dict[str, Any]]:
         """Every answered or failed presentation of the current plan, as canonical verdict-log rows."""
         return [
             {
-                "prompt": d.prompt, "first": d.first, "second": d.second, "judge": d.judge,
-                "condition": d.condition, "sample": d.sample, "winner": d.winner if d.status == "ok" else None,
-                "reasoning": d.reasoning, "status": d.status,
+                "prompt": d.prompt,
+                "first": d.first,
+                "second": d.second,
+                "judge": d.judge,
+                "condition": d.condition,
+                "sample": d.sample,
+                "winner": d.winner if d.status == "ok" else None,
+                "reasoning": d.reasoning,
+                "status": d.status,
             }
             for d in self.recorded_details()
         ]
 
     # --- derived texts --------------------------------------------------------------------------------------------
 
-    def put_text(self, key: str, kind: str, text: str, *, prompt: str | None = None,
-                 contestant: str | None = None, condition: str | None = None, base_key: str | None = None) -> None:
+    def put_text(
+        self,
+        key: str,
+        kind: str,
+        text: str,
+        *,
+        prompt: str | None = None,
+        contestant: str | None = None,
+        condition: str | None = None,
+        base_key: str | None = None,
+    ) -> None:
         with self._lock:
             self._db.execute(
                 "INSERT OR REPLACE INTO texts VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
@@ -384,8 +340,11 @@ class Store:
     def generated_text(self, prompt: str, contestant: str) -> str | None:
         """The latest generated response of a contestant to a prompt, if any."""
         rows = self._rows(
-            str, "SELECT text FROM texts WHERE kind = 'generation' AND prompt = ? AND contestant = ? "
-                 "ORDER BY created_at DESC LIMIT 1", (prompt, contestant))
+            str,
+            "SELECT text FROM texts WHERE kind = 'generation' AND prompt = ? AND contestant = ? "
+            "ORDER BY created_at DESC LIMIT 1",
+            (prompt, contestant),
+        )
         return rows[0] if rows else None
 
     # --- runs -----------------------------------------------------------------------------------------------------
@@ -400,7 +359,9 @@ class Store:
 
     def finish_run(self, run_id: int, state: str) -> None:
         with self._lock:
-            self._db.execute("UPDATE runs SET finished_at = ?, state = ? WHERE id = ?", (time.time(), state, run_id))
+            self._db.execute(
+                "UPDATE runs SET finished_at = ?, state = ? WHERE id = ?", (time.time(), state, run_id)
+            )
 
     def runs(self) -> list[RunRow]:
         def row(id_: int, started: float | None, finished: float | None, state: str, manifest: str) -> RunRow:
@@ -416,13 +377,15 @@ class Store:
         def row(judge: str, *values: Any) -> tuple[str, JudgeStats]:
             return judge, JudgeStats(*(v if v is not None else 0 for v in values))
 
-        return dict(self._rows(
-            row,
-            """
+        return dict(
+            self._rows(
+                row,
+                """
             SELECT p.judge, COUNT(c.key), SUM(c.status = 'ok'), SUM(c.status = 'invalid'),
                    SUM(c.status = 'error'), COALESCE(SUM(c.input_tokens), 0), COALESCE(SUM(c.output_tokens), 0),
                    COALESCE(SUM(c.cost), 0), AVG(c.latency_ms), COALESCE(SUM(c.attempts - 1), 0),
                    COALESCE(SUM(c.http_429s), 0), COUNT(*)
             FROM plan p LEFT JOIN calls c ON c.key = p.key GROUP BY p.judge
             """,
-        ))
+            )
+        )

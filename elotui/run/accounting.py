@@ -1,0 +1,81 @@
+"""What a run has counted so far: per endpoint (the runner is the only owner of these counts; it publishes frozen
+copies in its Progress events) and its tokens and cost."""
+
+from __future__ import annotations
+
+import time
+from collections import deque
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from elotui.records import JudgeCounts
+
+
+@dataclass
+class JudgeLedger:
+    """One judge's counts in this process (running sums): the runner is their only owner."""
+
+    in_flight: int = 0
+    done: int = 0
+    invalid: int = 0
+    failed: int = 0
+    retries: int = 0
+    http_429s: int = 0
+    latency_sum_ms: float = 0.0
+    latency_n: int = 0
+    last_errors: deque[str] = field(default_factory=lambda: deque(maxlen=5))
+
+    def frozen(self) -> JudgeCounts:
+        return JudgeCounts(
+            self.in_flight,
+            self.done,
+            self.invalid,
+            self.failed,
+            self.retries,
+            self.http_429s,
+            self.latency_sum_ms,
+            self.latency_n,
+            tuple(self.last_errors),
+        )
+
+
+@dataclass
+class Accounting:
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cost: float = 0.0  # recorded cost of the current plan's calls, earlier runs included
+    run_cost: float = 0.0  # of which spent by this run
+    in_flight_cost: float = 0.0
+
+
+RATE_WINDOW_S = 20.0
+
+
+class RateMeter:
+    """Calls per second over the last RATE_WINDOW_S of the current phase, and the ETA of what remains."""
+
+    def __init__(self, clock: Callable[[], float] = time.monotonic) -> None:
+        self._clock = clock
+        self._completions: deque[float] = deque()
+        self._started = self._phase_started = clock()
+
+    def new_phase(self) -> None:
+        self._phase_started = self._clock()
+
+    def completed(self) -> None:
+        self._completions.append(self._clock())
+
+    def elapsed(self) -> float:
+        return self._clock() - self._started
+
+    def rate_and_eta(self, remaining: int) -> tuple[float, float | None]:
+        now = self._clock()
+        while self._completions and now - self._completions[0] > RATE_WINDOW_S:
+            self._completions.popleft()
+        span = min(RATE_WINDOW_S, max(now - self._phase_started, 1e-6))
+        rate = len(self._completions) / span
+        settled = (
+            span >= 1.0
+        )  # an ETA from the first few calls of a phase is noise: none until a second has passed
+        eta = 0.0 if remaining == 0 else (remaining / rate if rate > 0 and settled else None)
+        return rate, eta

@@ -1,0 +1,96 @@
+"""The store's schema: the tables (version 1) and each migration since, and the SQL of the plan joins.
+
+`PRAGMA user_version` holds the schema version; `MIGRATIONS[i]` upgrades version i to i+1.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Callable
+
+
+def _script(db: sqlite3.Connection, sql: str) -> None:
+    """Run statements one by one (executescript would commit the migration's transaction)."""
+    for statement in sql.split(";"):
+        if statement.strip():
+            db.execute(statement)
+
+
+def _v1(db: sqlite3.Connection) -> None:
+    _script(
+        db,
+        """
+        CREATE TABLE calls (
+            key TEXT PRIMARY KEY, kind TEXT NOT NULL, status TEXT NOT NULL,
+            judge TEXT, provider TEXT, model TEXT,
+            prompt TEXT, first TEXT, second TEXT, condition TEXT, sample INTEGER,
+            winner TEXT, reasoning TEXT, raw_reply TEXT, output_text TEXT, error TEXT,
+            latency_ms REAL, input_tokens INTEGER, output_tokens INTEGER,
+            started_at REAL, finished_at REAL, run_id INTEGER
+        );
+        CREATE TABLE plan (
+            seq INTEGER NOT NULL, prompt TEXT NOT NULL, first TEXT NOT NULL, second TEXT NOT NULL,
+            judge TEXT NOT NULL, condition TEXT NOT NULL, sample INTEGER NOT NULL, key TEXT NOT NULL,
+            PRIMARY KEY (prompt, first, second, judge, condition, sample)
+        ) WITHOUT ROWID;
+        CREATE INDEX plan_key ON plan(key);
+        CREATE TABLE texts (
+            key TEXT PRIMARY KEY, kind TEXT NOT NULL, prompt TEXT, contestant TEXT, condition TEXT,
+            base_key TEXT, text TEXT NOT NULL, created_at REAL
+        );
+        CREATE TABLE runs (
+            id INTEGER PRIMARY KEY AUTOINCREMENT, started_at REAL, finished_at REAL, state TEXT,
+            manifest TEXT NOT NULL
+        );
+        """,
+    )
+
+
+def _v2(db: sqlite3.Connection) -> None:
+    """Version 2: per-call accounting (attempts, 429s, cost)."""
+    _script(
+        db,
+        """
+        ALTER TABLE calls ADD COLUMN cost REAL;
+        ALTER TABLE calls ADD COLUMN attempts INTEGER NOT NULL DEFAULT 1;
+        ALTER TABLE calls ADD COLUMN http_429s INTEGER NOT NULL DEFAULT 0;
+        """,
+    )
+
+
+def _v3(db: sqlite3.Connection) -> None:
+    """Version 3: a covering index for the outcome columns, so rankings read the plan join without the
+    wide rows (reasoning, raw replies)."""
+    _script(db, "CREATE INDEX IF NOT EXISTS calls_outcome ON calls(key, status, winner)")
+
+
+def _v4(db: sqlite3.Connection) -> None:
+    """Version 4: the plan records the keys of the texts each presentation shows (prompt, first, second), so the
+    graph export joins instead of re-deriving them."""
+    _script(
+        db,
+        """
+        ALTER TABLE plan ADD COLUMN prompt_text_key TEXT;
+        ALTER TABLE plan ADD COLUMN first_text_key TEXT;
+        ALTER TABLE plan ADD COLUMN second_text_key TEXT
+        """,
+    )
+
+
+MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [_v1, _v2, _v3, _v4]
+SCHEMA_VERSION = len(MIGRATIONS)
+
+# Rankings read only the outcome columns: the covering index keeps the wide rows (reasoning, raw replies) unread.
+PLAN_VERDICTS_SQL = """
+    SELECT p.prompt, p.first, p.second, p.judge, p.condition, p.sample,
+           COALESCE(c.status, 'missing'), CASE WHEN c.status = 'ok' THEN c.winner END
+    FROM plan p LEFT JOIN calls c INDEXED BY calls_outcome ON c.key = p.key
+    ORDER BY p.seq
+"""
+_PLAN_KEYS = "p.seq, p.prompt, p.first, p.second, p.judge, p.condition, p.sample, p.key"
+DETAIL_SQL = (
+    f"SELECT {_PLAN_KEYS}, p.prompt_text_key, p.first_text_key, p.second_text_key, c.key, c.kind, "
+    "COALESCE(c.status, 'missing'), c.provider, c.model, c.winner, c.reasoning, c.raw_reply, c.output_text, c.error, "
+    "c.latency_ms, c.input_tokens, c.output_tokens, c.cost, c.attempts, c.http_429s, c.started_at, c.finished_at, "
+    "c.run_id FROM plan p LEFT JOIN calls c ON c.key = p.key"
+)
