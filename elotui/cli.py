@@ -1,6 +1,7 @@
 """The `elotui` command: builds the parser from `elotui.commands`, prints errors, returns exit codes.
 
-Exit codes: 0 success, 2 bad input, 3 a run finished with calls that failed for good, 1 anything unexpected.
+Exit codes: 0 success, 2 bad input, 3 a run finished with calls that failed for good, 4 a headless run stopped at
+its budget with calls left, 130 interrupted (Ctrl-C), 1 anything unexpected (a bug).
 """
 
 from __future__ import annotations

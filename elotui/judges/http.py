@@ -208,7 +208,7 @@ class HttpEndpoint:
                         status_code=status_code,
                     )
                 )
-            await asyncio.sleep(wait)
+            await self.policy.sleep(wait)
 
     async def _rate_limit(self, estimated_tokens: int) -> None:
         wait = 0.0
@@ -276,7 +276,7 @@ class HttpEndpoint:
         code = response.status_code
         body = self.redact(response.text)
         if code in RETRYABLE_STATUS or 500 <= code < 600:
-            retry_after = parse_retry_after(response.headers.get("retry-after"))
+            retry_after = parse_retry_after(response.headers.get("retry-after"), now=self.policy.wall_clock())
             detail = _short(body)
             reason = f"HTTP {code}" + (f": {detail}" if detail else "")
             raise _Retry(reason, status_code=code, retry_after=retry_after)

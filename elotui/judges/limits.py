@@ -3,10 +3,11 @@ never more than its rate over any window), and `Retry-After` parsing."""
 
 from __future__ import annotations
 
+import asyncio
 import email.utils
 import random
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
@@ -22,6 +23,8 @@ class RetryPolicy:
     base_s: float = 0.5
     cap_s: float = 30.0
     max_retry_after_s: float = 300.0
+    sleep: Callable[[float], Awaitable[None]] = asyncio.sleep  # how a retry waits (tests inject a recorder)
+    wall_clock: Callable[[], float] = time.time  # "now", for a Retry-After given as an HTTP date
 
     def backoff(self, attempt: int, rng: random.Random) -> float:
         ceiling = min(self.cap_s, self.base_s * (2 ** (attempt - 1)))

@@ -9,8 +9,8 @@ seed only, not on the order the verdicts were stored in, nor on which contestant
 
 Orders are Fisher–Yates shuffles driven by a counter-based splitmix64 stream, seeded. The sequential kernel
 (shuffle + play) is native code compiled at run time from LLVM IR with llvmlite (`elotui.rating.elo_kernels`,
-~0.05 s to import and compile, no on-disk cache); without llvmlite (or with ELOTUI_NO_JIT=1, or the older name
-ELOTUI_NO_NUMBA=1) the orders are drawn with numpy and every game step advances all orders at once. Both paths
+~0.05 s to import and compile, no on-disk cache); without llvmlite (or with ELOTUI_NO_JIT=1) the orders are drawn
+with numpy and every game step advances all orders at once. Both paths
 draw the same orders and give the same ratings (up to float rounding); the native path is the fast one (see
 tests/benchmarks/bench_rating.py and bench_export.py).
 """
@@ -98,8 +98,8 @@ def _stream_keys(permutations: int, seed: int) -> NDArray[np.uint64]:
 
 def permutation_orders(n_games: int, permutations: int, seed: int) -> NDArray[np.int64]:
     """The game orders, one row per permutation: a Fisher–Yates shuffle driven by a counter-based splitmix64
-    stream (draw i of order p is mix(key_p + i * golden)), so that the numba kernel, which shuffles in place,
-    draws exactly the same orders."""
+    stream (draw i of order p is mix(key_p + i * golden)), so that the native kernel (elotui.rating.elo_kernels),
+    which shuffles in place, draws exactly the same orders."""
     keys = _stream_keys(permutations, seed)
     orders = np.broadcast_to(np.arange(n_games, dtype=np.int64), (permutations, n_games)).copy()
     if n_games < 2:
@@ -178,10 +178,10 @@ _KERNELS: dict[str, Any] = {}
 
 def jit_kernels() -> Kernels | None:
     """The native kernels (compiled once per process, on first use), or None: without llvmlite, when the
-    compilation fails, or with ELOTUI_NO_JIT=1 / ELOTUI_NO_NUMBA=1 (which force the numpy path)."""
+    compilation fails, or with ELOTUI_NO_JIT=1 (which forces the numpy path)."""
     if "state" in _KERNELS:
         return _KERNELS.get("kernels")
-    if os.environ.get("ELOTUI_NO_JIT") or os.environ.get("ELOTUI_NO_NUMBA"):
+    if os.environ.get("ELOTUI_NO_JIT"):
         _KERNELS["state"] = "off"
         return None
     try:

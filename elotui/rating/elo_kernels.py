@@ -4,7 +4,7 @@ Why not numba: for the `elotui export` process the kernel itself takes ~0.1 s fo
 numba costs ~0.5 s before it runs anything (importing numba, which imports scipy.linalg, then initialising its
 CPU target even when the machine code comes from its on-disk cache). llvmlite (numba's own LLVM binding) needs
 ~0.04 s to import and ~0.01 s to compile the IR below, with no on-disk cache to go stale. The IR is small and
-does exactly what the numba kernel did (same splitmix64 shuffle, same floating-point operations in the same
+does exactly what the earlier numba kernel did (same splitmix64 shuffle, same floating-point operations in the same
 order, exp from the C library through `llvm.exp.f64`, no fast-math), so both give bit-identical ratings.
 
 Functions (C ABI, called through ctypes, which releases the GIL during the call):

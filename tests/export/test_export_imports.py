@@ -1,4 +1,5 @@
-"""`elotui export` loads only what it uses: no Textual, no HTTP client, no scipy, no numba, no other subcommand."""
+"""`elotui export` loads only what it uses: no Textual, no HTTP client, no scipy, no asyncio, no run or judge layer,
+no other subcommand."""
 
 from __future__ import annotations
 
@@ -25,8 +26,9 @@ def test_export_imports_nothing_it_does_not_use(filled, tmp_path) -> None:  # ty
     report = json.loads(out.stdout.strip().splitlines()[-1])
     assert report["code"] == 0
     top = {name.split(".")[0] for name in report["modules"]}
-    for heavy in ("textual", "httpx", "scipy", "numba", "asyncio"):
+    for heavy in ("textual", "httpx", "scipy", "asyncio"):
         assert heavy not in top, heavy
+    assert not [m for m in report["modules"] if m.startswith(("elotui.run", "elotui.judges", "elotui.tui"))]
     loaded_commands = {m for m in report["modules"] if m.startswith("elotui.commands.")}
     assert loaded_commands == {"elotui.commands.common", "elotui.commands.export"}
     assert (tmp_path / "board.csv").read_text(encoding="utf-8").startswith("rank,contestant,")

@@ -3,38 +3,36 @@
 from __future__ import annotations
 
 import email.utils
-import time
 
 import pytest
 
 from elotui.judges.limits import parse_retry_after
-from tests.judges.conftest import request
+from tests.judges.conftest import WALL_NOW, Waits, request
 from tests.servers.fake_llm import Drop, FakeLLMServer, RawBody, Slow, Status, Text, Verdict, rate_limited
 
 
 async def test_429_with_retry_after_seconds_is_waited_for(make_judge, fake_llm: FakeLLMServer) -> None:
-    judge, notices = make_judge()
-    fake_llm.script(rate_limited(1), Verdict("A"))
+    waits = Waits()
+    judge, notices = make_judge(waits=waits)
+    fake_llm.script(rate_limited(7), Verdict("A"))
     reply = await judge.judge(request())
     assert (reply.status, reply.winner, reply.attempts, reply.http_429s) == ("ok", "first", 2, 1)
-    first, second = fake_llm.arrivals()
-    assert second - first >= 1.0
+    assert len(waits) == 1 and 7.0 <= waits[0] <= 7.05  # the server's 7 s (+ at most 50 ms of jitter)
     assert [(n.attempt, n.status_code) for n in notices] == [(1, 429)]
-    assert notices[0].wait_s >= 1.0 and "HTTP 429" in notices[0].reason
+    assert notices[0].wait_s == waits[0] and "HTTP 429" in notices[0].reason
     assert len(notices) == 1  # the one retry, reported to the observer (the runner counts it)
     await judge.aclose()
 
 
 async def test_429_with_retry_after_http_date_is_waited_for(make_judge, fake_llm: FakeLLMServer) -> None:
-    judge, notices = make_judge()
-    # An HTTP date has 1-second resolution: 3 s ahead means at least 2 s from now.
-    when = email.utils.formatdate(time.time() + 3, usegmt=True)
+    waits = Waits()
+    judge, notices = make_judge(waits=waits)
+    when = email.utils.formatdate(WALL_NOW + 30, usegmt=True)  # 30 s after the judge's (injected) now
     fake_llm.script(rate_limited(when), Verdict("B"))
     reply = await judge.judge(request())
     assert (reply.status, reply.winner, reply.http_429s) == ("ok", "second", 1)
-    first, second = fake_llm.arrivals()
-    assert second - first >= 1.9
-    assert notices[0].wait_s >= 1.9
+    assert len(waits) == 1 and 30.0 <= waits[0] <= 30.05
+    assert notices[0].wait_s == waits[0]
     await judge.aclose()
 
 

@@ -1,14 +1,22 @@
-"""The API key appears in no stored byte: replies (even ones that echo the request headers) and errors are
-recorded through the store, and the SQLite files are searched for the key."""
+"""The API key appears in no stored or exported byte: a real run (the runner, the store, the manifest) against a
+loopback server whose replies and errors echo the request headers, then every file the store and the exports
+wrote is searched for the key."""
 
 from __future__ import annotations
 
+import io
 from pathlib import Path
 
 import pytest
 
-from elotui.store import CallRecord, Store
-from tests.judges.conftest import request
+from elotui.config import load_tournament
+from elotui.export.graph import export_graph
+from elotui.export.ranking import write_json
+from elotui.run.runner import Runner
+from elotui.session import TournamentSession
+from elotui.store import Store
+from elotui.verdict_log import write_log
+from tests.run.fakes import write_tournament
 from tests.servers.fake_llm import Echo, FakeLLMServer, Status, Text
 
 PROVIDERS = ["openai", "anthropic", "gemini"]
@@ -16,9 +24,13 @@ PROVIDERS = ["openai", "anthropic", "gemini"]
 
 @pytest.mark.parametrize("provider", PROVIDERS)
 async def test_key_is_in_no_stored_byte(
-    make_judge, fake_llm: FakeLLMServer, fake_key: str, tmp_path: Path, provider: str
+    fake_llm: FakeLLMServer, fake_key: str, tmp_path: Path, provider: str
 ) -> None:
-    judge, notices = make_judge(provider, max_retries=1)
+    judge = fake_llm.judge_config(provider, id="j1", max_retries=1, max_concurrency=1, timeout_s=2.0)
+    path = write_tournament(
+        tmp_path / "t.toml", contestants=["a", "b", "c"], prompts={"p1": "Q?"}, judges=[judge]
+    )
+    tournament = load_tournament(path)
     fake_llm.script(
         Echo(),  # 200 whose text echoes the headers (the key among them): an invalid verdict
         Echo(500),
@@ -27,42 +39,27 @@ async def test_key_is_in_no_stored_byte(
         Echo(400),
         Text(f'{{"reasoning": "your key is {fake_key}", "better": "A"}}'),
     )
-    replies = [await judge.judge(request(f"k{i}")) for i in range(5)]
-    fake_llm.script(Echo())
-    completion = await judge.complete("s", "u")
+    store_dir = tmp_path / "store"
+    store = Store(store_dir / "calls.sqlite")
+    result = await Runner(tournament, store).run()
+    assert result.total == 6
     # The key did travel to the server (so this test could fail).
     assert any(fake_key in str(r.headers) for r in fake_llm.requests)
-    assert [r.status for r in replies] == ["invalid", "error", "error", "error", "ok"]
-    store = Store(tmp_path / "calls.sqlite")
-    for i, reply in enumerate(replies):
-        store.record_call(
-            CallRecord(
-                key=f"k{i}",
-                kind="verdict",
-                status=reply.status,
-                judge="j1",
-                provider=provider,
-                winner=reply.winner,
-                reasoning=reply.reasoning,
-                raw_reply=reply.raw_reply,
-                error=reply.error,
-                attempts=reply.attempts,
-            )
-        )
-    store.record_call(
-        CallRecord(
-            key="gen",
-            kind="generation",
-            status=completion.status,
-            output_text=completion.text,
-            error=completion.error,
-        )
-    )
-    texts = [str(r) for r in replies] + [str(completion)] + [str(n) for n in notices]
-    assert "[redacted]" in replies[0].raw_reply  # the echo was there and was cut out
-    assert all(fake_key not in t for t in texts)
+    statuses = sorted(c.status for c in store.calls())
+    assert statuses == sorted(
+        ["invalid", "error", "error", "error", "ok", "ok"]
+    )  # the last: the server default
+    assert any(
+        "[redacted]" in (c.raw_reply or "") for c in store.calls()
+    )  # the echo was there and was cut out
+    exports = tmp_path / "exports"
+    export_graph(tournament, store, exports / "graph")
+    board = io.StringIO()
+    write_json(TournamentSession(tournament, store).leaderboard(threshold="none"), board)
+    log = io.StringIO()
+    write_log(store.verdict_log_rows(), log)
     store.close()
-    stored = b"".join(p.read_bytes() for p in tmp_path.iterdir() if p.is_file())
+    stored = b"".join(p.read_bytes() for p in [*store_dir.rglob("*"), *exports.rglob("*")] if p.is_file())
+    stored += (board.getvalue() + log.getvalue() + str(result)).encode()
     assert fake_key.encode() not in stored
     assert b"[redacted]" in stored  # the echoed replies were stored, with the key cut out
-    await judge.aclose()

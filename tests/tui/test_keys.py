@@ -6,6 +6,7 @@ import csv
 import io
 from pathlib import Path
 
+from rich.console import Console
 from rich.text import Text
 from textual.widgets import DataTable, Static
 
@@ -94,8 +95,10 @@ async def test_selecting_a_pair_shows_its_reasoning_literally(crafted_app: Elotu
         styled = [span for span in text.spans if span.start < start + len(expected) and span.end > start]
         assert styled == []  # no style from the untrusted text
         assert "j3 prefers B on p1." in text.plain  # every judge's reasoning
-        grid = app.query_one("#abba")
-        assert grid is not None
+        grid = Console(width=160, record=True, file=io.StringIO())
+        grid.print(app.query_one("#abba", Static).content)
+        drawn = grid.export_text()
+        assert "AB" in drawn and "BA" in drawn and all(j in drawn for j in ("j1", "j2", "j3"))
         title = plain(app.query_one("#pair-title", Static))
         assert "Question p1: explain [i]this[/i]." in title
         assert "replay verdicts" in title

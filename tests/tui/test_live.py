@@ -12,12 +12,14 @@ from elotui.config import load_tournament
 from elotui.judges.base import Presentation, RetryNotice
 from elotui.records import JudgeCounts
 from elotui.run.events import CallFailed, CallRetried, CallStarted, Progress, VerdictRecorded
+from elotui.run.runner import Runner
 from elotui.store import Store
 from elotui.tui.launch import make_app
 from elotui.tui.messages import VerdictsArrived
 from elotui.tui.widgets.judges_table import JudgesTable
 from elotui.tui.widgets.leaderboard_table import LeaderboardTable
 from elotui.tui.widgets.status_bar import StatusBar
+from tests.run.fakes import FakeWorld
 from tests.tui.conftest import SIZE, settle
 from tests.tui.crafted import crafted, write_tournament
 
@@ -35,20 +37,32 @@ async def wait_for(condition, timeout: float = 10.0) -> None:  # type: ignore[no
 
 
 async def test_pause_stops_new_calls_and_quit_keeps_the_store(tmp_path: Path) -> None:
-    tournament = load_tournament(write_tournament(tmp_path / "t", delay_ms=40, max_concurrency=1))
+    """A judge held at a gate: pause while one call is in flight, open the gate, hand the loop to the workers
+    many times; an unpaused runner would start a new call on its next turn, a paused one starts none."""
+    tournament = load_tournament(write_tournament(tmp_path / "t", delay_ms=0, max_concurrency=1))
     store = Store(tmp_path / "store.sqlite")
-    app = make_app(tournament, store)
+    world = FakeWorld(quality={"A": 3, "C": 2, "B": 1})
+    world.gate = asyncio.Event()
+
+    def runner(t, s, *, on_event, max_cost):  # type: ignore[no-untyped-def]
+        return Runner(t, s, on_event=on_event, max_cost=max_cost, judge_factory=world.factory)
+
+    app = make_app(tournament, store, runner_factory=runner)
     async with app.run_test(size=SIZE) as pilot:
-        await wait_for(lambda: answered(store) >= 3)
+        await wait_for(lambda: world.in_flight >= 1)  # calls wait at the gate
         await pilot.press("p")
         assert app.runner.paused
-        await wait_for(lambda: app.runner.in_flight == 0)  # calls in flight finish and are stored
-        stopped_at = answered(store)
-        await asyncio.sleep(0.4)  # ten delays' worth: an unpaused runner would have answered ~30 more
-        assert answered(store) == stopped_at
+        sent = len(world.sent)
+        world.gate.set()  # the call in flight finishes and is stored
+        await wait_for(lambda: world.in_flight == 0 and app.runner.in_flight == 0)
+        stored = answered(store)
+        assert stored > 0
+        for _ in range(100):  # with the gate open, every turn of the loop would start a call if not paused
+            await asyncio.sleep(0)
+        assert len(world.sent) == sent and answered(store) == stored
         await pilot.pause()
         assert "PAUSED" in app.query_one(StatusBar).content.plain  # type: ignore[union-attr]
-        assert stopped_at < 36
+        assert sent < 36
         await pilot.press("p")
         await wait_for(lambda: app.monitor.result is not None)
         await settle(pilot)
