@@ -13,7 +13,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationError,
+    ValidationInfo,
+    field_validator,
+    model_validator,
+)
 
 from elotui.config_errors import format_validation_errors, toml_syntax_error
 from elotui.errors import UserError
@@ -77,6 +85,39 @@ class EndpointConfig(_Strict):
     delay_ms: float = Field(default=0.0, ge=0)
     simulation: SimulationConfig | None = None
     system: str | None = None
+    seed: int | None = Field(default=None, ge=0, le=2**31 - 1)
+    effort: Literal["low", "medium", "high"] | None = None
+    cache_prompt: bool = True
+
+    @field_validator("temperature")
+    @classmethod
+    def _temperature_accepted(cls, value: float, info: ValidationInfo) -> float:
+        """Only checked when the file sets it (defaults are not validated): the provider must take it."""
+        if info.data.get("provider") == "anthropic":
+            raise ValueError(
+                "the Anthropic Messages API takes no `temperature` (not among its parameters since anthropic "
+                "SDK 2.x); remove the key (its models sample at their own default)"
+            )
+        return value
+
+    @field_validator("seed", "effort")
+    @classmethod
+    def _option_accepted(cls, value: Any, info: ValidationInfo) -> Any:
+        provider = info.data.get("provider")
+        supported = {
+            "seed": ("openai", "openai-compatible", "gemini", "ollama"),
+            "effort": ("openai", "anthropic"),
+        }[str(info.field_name)]
+        if value is not None and provider not in supported:
+            raise ValueError(
+                f"provider '{provider}' takes no `{info.field_name}` (supported by: {', '.join(supported)})"
+            )
+        return value
+
+    @property
+    def sends_temperature(self) -> bool:
+        """Whether requests carry `temperature` (every HTTP provider but Anthropic, whose API dropped it)."""
+        return self.provider != "anthropic"
 
     @property
     def key_env(self) -> str | None:

@@ -1,7 +1,16 @@
 """Anthropic Messages API: `x-api-key` and `anthropic-version` headers, the system prompt as a top-level field.
 
-With `json_mode`, the verdict is requested through a forced tool call whose input schema is the verdict
-object (Anthropic's long-standing way to get schema-shaped output); the tool input is the reply text."""
+What the body carries follows `anthropic.types.MessageCreateParams` (anthropic SDK 2.14; tests validate every body
+against it): no `temperature` (the API no longer takes sampling parameters; a file that sets one is rejected by
+`validate`); with `json_mode`, the verdict's JSON schema in `output_config.format` (structured outputs), so the
+reply is one text block holding the JSON object; `effort` in `output_config.effort`. The system prompt (the
+judge's role and the criterion, the same for every call of a tournament) is sent as a text block with an
+ephemeral `cache_control` breakpoint (`cache_prompt = true`, the default), so repeated calls read it from
+Anthropic's prompt cache (the API caches prefixes from 1,024 tokens on; shorter ones are simply not cached).
+
+The earlier forced-tool-call path is gone: every current Claude model takes `output_config.format`. A reply that
+still carries a `tool_use` block (an older proxy) is read all the same.
+"""
 
 from __future__ import annotations
 
@@ -12,7 +21,6 @@ from elotui.judges.live import LiveJudge, ReplyShapeError, first_text, int_or_no
 from elotui.judges.parse import VERDICT_SCHEMA
 
 ANTHROPIC_VERSION = "2023-06-01"
-VERDICT_TOOL = "record_verdict"
 
 
 class AnthropicJudge(LiveJudge):
@@ -29,20 +37,20 @@ class AnthropicJudge(LiveJudge):
         body: dict[str, Any] = {
             "model": self.config.model,
             "max_tokens": self.config.max_tokens,
-            "temperature": self.config.temperature,
             "messages": [{"role": "user", "content": user}],
         }
         if system:
-            body["system"] = system
+            block: dict[str, Any] = {"type": "text", "text": system}
+            if self.config.cache_prompt:
+                block["cache_control"] = {"type": "ephemeral"}
+            body["system"] = [block]
+        output: dict[str, Any] = {}
         if verdict and self.config.json_mode:
-            body["tools"] = [
-                {
-                    "name": VERDICT_TOOL,
-                    "description": "Record your verdict: your reasoning first, then which response is better.",
-                    "input_schema": VERDICT_SCHEMA,
-                }
-            ]
-            body["tool_choice"] = {"type": "tool", "name": VERDICT_TOOL}
+            output["format"] = {"type": "json_schema", "schema": VERDICT_SCHEMA}
+        if self.config.effort is not None:
+            output["effort"] = self.config.effort
+        if output:
+            body["output_config"] = output
         return body
 
     def read_reply(self, data: Any) -> tuple[str, int | None, int | None]:

@@ -1,6 +1,8 @@
 """Google Gemini `generateContent`: the key travels in the `x-goog-api-key` header, never in the URL.
 
-JSON mode sets `generationConfig.responseMimeType = application/json` with a `responseSchema`."""
+JSON mode sets `generationConfig.responseMimeType = application/json` with a `responseSchema`. Bodies are the
+ones the google-genai SDK (3.6) builds for the same settings (tests build both and compare them); `seed` goes in
+`generationConfig.seed`."""
 
 from __future__ import annotations
 
@@ -15,7 +17,7 @@ GEMINI_VERDICT_SCHEMA: dict[str, Any] = {
         "better": {"type": "STRING", "enum": ["A", "B", "tie"]},
     },
     "required": ["reasoning", "better"],
-    "propertyOrdering": ["reasoning", "better"],
+    "property_ordering": ["reasoning", "better"],  # as the google-genai SDK's own request builder writes it
 }
 
 
@@ -35,6 +37,8 @@ class GeminiJudge(LiveJudge):
             "temperature": self.config.temperature,
             "maxOutputTokens": self.config.max_tokens,
         }
+        if self.config.seed is not None:
+            generation["seed"] = self.config.seed
         if verdict and self.config.json_mode:
             generation["responseMimeType"] = "application/json"
             generation["responseSchema"] = GEMINI_VERDICT_SCHEMA
@@ -43,7 +47,7 @@ class GeminiJudge(LiveJudge):
             "generationConfig": generation,
         }
         if system:
-            body["systemInstruction"] = {"parts": [{"text": system}]}
+            body["systemInstruction"] = {"parts": [{"text": system}], "role": "user"}  # the SDK's form
         return body
 
     def read_reply(self, data: Any) -> tuple[str, int | None, int | None]:

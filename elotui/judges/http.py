@@ -319,7 +319,9 @@ class HttpEndpoint:
 
 
 def _short(body: str, limit: int = 300) -> str:
-    """A one-line excerpt of an error body: the provider's `error.message` when there is one."""
+    """A one-line excerpt of an error body: the provider's own error kind and message when the body has them
+    (OpenAI `error.type`, Anthropic `error.type` such as `overloaded_error`, Google `error.status` such as
+    `RESOURCE_EXHAUSTED`, Ollama's `error` string)."""
     text = body.strip()
     try:
         obj = json.loads(text)
@@ -328,7 +330,8 @@ def _short(body: str, limit: int = 300) -> str:
     if isinstance(obj, dict):
         err = obj.get("error")
         if isinstance(err, dict) and isinstance(err.get("message"), str):
-            text = err["message"]
+            kind = err.get("status") or err.get("type")
+            text = f"{kind}: {err['message']}" if isinstance(kind, str) and kind else err["message"]
         elif isinstance(err, str):
             text = err
         elif isinstance(obj.get("message"), str):

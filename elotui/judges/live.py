@@ -65,16 +65,21 @@ class LiveJudge:
     # --- the Judge protocol ----------------------------------------------------------------------------
 
     def identity(self) -> dict[str, object]:
+        c = self.config
         ident: dict[str, object] = {
-            "provider": self.config.provider,
-            "model": self.config.model,
-            "temperature": self.config.temperature,
-            "max_tokens": self.config.max_tokens,
+            "provider": c.provider,
+            "model": c.model,
+            "max_tokens": c.max_tokens,
             "base_url": self.base_url,
-            "json_mode": self.config.json_mode,
+            "json_mode": c.json_mode,
         }
-        if self.config.system is not None:
-            ident["system"] = self.config.system
+        if c.sends_temperature:
+            ident["temperature"] = c.temperature
+        # what changes an answer is part of its cache key; what does not (prompt caching) is not. Unset options stay
+        # out of the key, so the keys of calls made before these options existed are unchanged.
+        for name in ("system", "seed", "effort"):
+            if getattr(c, name) is not None:
+                ident[name] = getattr(c, name)
         return ident
 
     async def _call(self, system: str, user: str, *, verdict: bool) -> tuple[str, Any, dict[str, Any]]:

@@ -26,6 +26,8 @@ class OllamaJudge(LiveJudge):
             "stream": False,
             "options": {"temperature": self.config.temperature, "num_predict": self.config.max_tokens},
         }
+        if self.config.seed is not None:
+            body["options"]["seed"] = self.config.seed
         if verdict and self.config.json_mode:
             body["format"] = VERDICT_SCHEMA
         return body

@@ -1,5 +1,10 @@
 """OpenAI Chat Completions (`openai`) and the same wire format at any base_url (`openai-compatible`:
-Groq, OpenRouter, vLLM, llama.cpp server, LM Studio, Ollama's /v1)."""
+Groq, OpenRouter, vLLM, llama.cpp server, LM Studio, Ollama's /v1).
+
+Bodies follow `openai.types.chat.CompletionCreateParamsNonStreaming` (openai SDK 3.57; tests validate every body
+against it): JSON-schema `response_format` (strict) for `openai`, `json_object` for compatible servers; `seed`
+when the file sets it (OpenAI and most compatible servers take it; replies stay best-effort deterministic);
+`effort` as `reasoning_effort` for reasoning models (`openai` only)."""
 
 from __future__ import annotations
 
@@ -39,6 +44,10 @@ class OpenAIJudge(LiveJudge):
         }
         if verdict and self.config.json_mode:
             body["response_format"] = self._response_format()
+        if self.config.seed is not None:
+            body["seed"] = self.config.seed
+        if self.config.effort is not None:
+            body["reasoning_effort"] = self.config.effort
         return body
 
     def read_reply(self, data: Any) -> tuple[str, int | None, int | None]:

@@ -60,10 +60,72 @@ class Status:
     headers: dict[str, str] = field(default_factory=dict)
 
 
-def rate_limited(retry_after: str | float | None = None) -> Status:
-    """429 Too Many Requests, with `Retry-After` in seconds (a number) or an HTTP date (a string)."""
+@dataclass(frozen=True)
+class ApiError:
+    """An error status with the body each provider really sends (`error_body`): OpenAI's
+    `{"error": {"message", "type", "param", "code"}}`, Anthropic's `{"type": "error", "error": {"type", "message"}}`,
+    Google's `{"error": {"code", "message", "status"}}`, Ollama's `{"error": "..."}`."""
+
+    code: int
+    message: str = "fake error"
+    headers: dict[str, str] = field(default_factory=dict)
+
+
+ANTHROPIC_ERROR_TYPES = {
+    400: "invalid_request_error",
+    401: "authentication_error",
+    402: "billing_error",
+    403: "permission_error",
+    404: "not_found_error",
+    429: "rate_limit_error",
+    500: "api_error",
+    504: "timeout_error",
+    529: "overloaded_error",
+}
+GOOGLE_STATUSES = {
+    400: "INVALID_ARGUMENT",
+    401: "UNAUTHENTICATED",
+    403: "PERMISSION_DENIED",
+    404: "NOT_FOUND",
+    429: "RESOURCE_EXHAUSTED",
+    500: "INTERNAL",
+    503: "UNAVAILABLE",
+    504: "DEADLINE_EXCEEDED",
+}
+OPENAI_ERROR_TYPES = {
+    400: "invalid_request_error",
+    401: "invalid_request_error",
+    403: "permission_denied",
+    404: "invalid_request_error",
+    429: "rate_limit_exceeded",
+    500: "server_error",
+    503: "server_error",
+}
+
+
+def error_body(wire: Wire | None, code: int, message: str) -> dict[str, Any]:
+    if wire == "anthropic":
+        kind = ANTHROPIC_ERROR_TYPES.get(code, "api_error" if code >= 500 else "invalid_request_error")
+        return {"type": "error", "error": {"type": kind, "message": message}, "request_id": "req_fake"}
+    if wire == "gemini":
+        return {"error": {"code": code, "message": message, "status": GOOGLE_STATUSES.get(code, "UNKNOWN")}}
+    if wire == "ollama":
+        return {"error": message}
+    return {
+        "error": {
+            "message": message,
+            "type": OPENAI_ERROR_TYPES.get(code, "server_error"),
+            "param": None,
+            "code": None,
+        }
+    }
+
+
+def rate_limited(retry_after: str | float | None = None) -> ApiError:
+    """429 Too Many Requests in the provider's own error shape, with `Retry-After` in seconds (a number) or an
+    HTTP date (a string)."""
     headers = {} if retry_after is None else {"Retry-After": str(retry_after)}
-    return Status(429, json.dumps({"error": {"message": "rate limited (fake)"}}), headers)
+    return ApiError(429, "rate limited (fake)", headers)
 
 
 @dataclass(frozen=True)
@@ -95,7 +157,7 @@ class RawBody:
     content_type: str = "text/plain"
 
 
-Action = Verdict | Text | Status | Slow | Drop | Echo | RawBody
+Action = Verdict | Text | Status | ApiError | Slow | Drop | Echo | RawBody
 VerdictFn = Callable[["Request"], "Action | str | None"]
 
 # --- what the server saw ----------------------------------------------------------------------------------
@@ -144,7 +206,7 @@ class Request:
         if self.wire == "openai":
             return "response_format" in body
         if self.wire == "anthropic":
-            return "tools" in body
+            return "format" in (body.get("output_config") or {}) or "tools" in body
         if self.wire == "gemini":
             return "responseSchema" in (body.get("generationConfig") or {})
         return "format" in body
@@ -296,6 +358,7 @@ def encode_reply(
         return {
             "id": "chatcmpl-fake",
             "object": "chat.completion",
+            "created": 1_700_000_000,
             "model": model,
             "choices": [
                 {"index": 0, "message": {"role": "assistant", "content": text}, "finish_reason": "stop"}
@@ -321,7 +384,8 @@ def encode_reply(
             "role": "assistant",
             "model": model,
             "content": content,
-            "stop_reason": "end_turn",
+            "stop_reason": "tool_use" if tool_input is not None else "end_turn",
+            "stop_sequence": None,
             "usage": {"input_tokens": tin, "output_tokens": tout},
         }
     if wire == "gemini":
@@ -369,6 +433,7 @@ _REASONS = {
     502: "Bad Gateway",
     503: "Service Unavailable",
     504: "Gateway Timeout",
+    529: "Overloaded",
 }
 
 # --- the server -------------------------------------------------------------------------------------------
@@ -603,6 +668,9 @@ class FakeLLMServer:
         if isinstance(action, RawBody):
             return action.code, action.body.encode(), {"Content-Type": action.content_type}
         wire = request.wire
+        if isinstance(action, ApiError):
+            body = json.dumps(error_body(wire, action.code, action.message)).encode()
+            return action.code, body, {**json_type, **action.headers}
         if wire is None:
             return 404, json.dumps({"error": {"message": f"no route {request.path}"}}).encode(), json_type
         if isinstance(action, Echo):
@@ -614,12 +682,12 @@ class FakeLLMServer:
                 }
             )
             if action.code != 200:
-                return action.code, json.dumps({"error": {"message": echoed}}).encode(), json_type
+                return action.code, json.dumps(error_body(wire, action.code, echoed)).encode(), json_type
             return 200, json.dumps(encode_reply(wire, request, echoed, None, None)).encode(), json_type
         if isinstance(action, Verdict):
             text = verdict_text(action)
             tool_input = None
-            if wire == "anthropic" and request.wants_verdict and action.shape == "better":
+            if wire == "anthropic" and "tools" in (request.json or {}) and action.shape == "better":
                 tool_input = {"reasoning": action.reasoning, "better": action.better}
             reply = encode_reply(wire, request, text, action.input_tokens, action.output_tokens, tool_input)
             return 200, json.dumps(reply).encode(), json_type
