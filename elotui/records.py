@@ -6,8 +6,9 @@ row, read by name: `row.status`, never `row[6]`); the diagnose report's TypedDic
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, fields
-from typing import Any, NamedTuple, TypedDict
+import dataclasses
+from dataclasses import dataclass, fields
+from typing import Any, NamedTuple, NotRequired, TypedDict
 
 from elotui.vocab import CallKind, PlanStatus, Status
 
@@ -166,10 +167,10 @@ class JudgeStats(NamedTuple):
     planned: int = 0
 
 
-@dataclass(frozen=True)
+@dataclass
 class JudgeCounts:
-    """A judge's live counts in this process, owned by the runner (running sums, never lists); the runner
-    publishes a frozen copy of each in its Progress events."""
+    """A judge's live counts in this process: running sums (never lists), owned and updated by the runner only,
+    which publishes a copy (`snapshot()`) in each Progress event."""
 
     in_flight: int = 0
     done: int = 0
@@ -179,11 +180,18 @@ class JudgeCounts:
     http_429s: int = 0
     latency_sum_ms: float = 0.0
     latency_n: int = 0
-    last_errors: tuple[str, ...] = field(default_factory=tuple)
+    last_errors: tuple[str, ...] = ()  # the latest five
 
     @property
     def mean_latency_ms(self) -> float | None:
         return self.latency_sum_ms / self.latency_n if self.latency_n else None
+
+    def snapshot(self) -> JudgeCounts:
+        return dataclasses.replace(self)
+
+    def add_error(self, error: str) -> None:
+        self.failed += 1
+        self.last_errors = (*self.last_errors, error)[-5:]
 
 
 # --- the diagnose report (docs/diagnose.md) -------------------------------------------------------------------------
@@ -266,6 +274,7 @@ class Reference(TypedDict):
 
 class DiagnoseReport(TypedDict):
     schema: str
+    tournament: NotRequired[str]  # set by TournamentSession.diagnose_report
     contestants: list[str]
     judges_order: list[str]
     conditions: list[str]

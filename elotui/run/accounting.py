@@ -1,42 +1,12 @@
-"""What a run has counted so far: per endpoint (the runner is the only owner of these counts; it publishes frozen
-copies in its Progress events) and its tokens and cost."""
+"""What a run has counted so far besides the per-endpoint counts (elotui.records.JudgeCounts, owned by the runner):
+its tokens and cost, and its rate."""
 
 from __future__ import annotations
 
 import time
 from collections import deque
 from collections.abc import Callable
-from dataclasses import dataclass, field
-
-from elotui.records import JudgeCounts
-
-
-@dataclass
-class JudgeLedger:
-    """One judge's counts in this process (running sums): the runner is their only owner."""
-
-    in_flight: int = 0
-    done: int = 0
-    invalid: int = 0
-    failed: int = 0
-    retries: int = 0
-    http_429s: int = 0
-    latency_sum_ms: float = 0.0
-    latency_n: int = 0
-    last_errors: deque[str] = field(default_factory=lambda: deque(maxlen=5))
-
-    def frozen(self) -> JudgeCounts:
-        return JudgeCounts(
-            self.in_flight,
-            self.done,
-            self.invalid,
-            self.failed,
-            self.retries,
-            self.http_429s,
-            self.latency_sum_ms,
-            self.latency_n,
-            tuple(self.last_errors),
-        )
+from dataclasses import dataclass
 
 
 @dataclass

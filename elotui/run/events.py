@@ -77,7 +77,9 @@ class Progress:
     cost: float
     estimated_total_cost: float | None
     elapsed_s: float
-    judges: Mapping[str, JudgeCounts] = field(default_factory=dict)  # frozen per-endpoint counts of this run
+    judges: Mapping[str, JudgeCounts] = field(
+        default_factory=dict
+    )  # a copy of the runner's per-endpoint counts
 
 
 @dataclass(frozen=True)

@@ -41,7 +41,7 @@ from elotui.judges.base import (
     RetryObserver,
 )
 from elotui.records import CallRecord, JudgeCounts
-from elotui.run.accounting import Accounting, JudgeLedger, RateMeter
+from elotui.run.accounting import Accounting, RateMeter
 from elotui.run.calls import (
     Call,
     Texts,
@@ -101,7 +101,7 @@ class Runner:
         self.invalid = 0
         self.in_flight = 0
         self.run_id: int | None = None
-        self._ledgers: dict[str, JudgeLedger] = {jid: JudgeLedger() for jid in endpoints(tournament)}
+        self._ledgers: dict[str, JudgeCounts] = {jid: JudgeCounts() for jid in endpoints(tournament)}
         self.judges: dict[str, Judge] = {}
         self._acct = Accounting()
         self._resume = asyncio.Event()
@@ -146,8 +146,8 @@ class Runner:
     # --- the run ------------------------------------------------------------------------------------------
 
     def judge_counts(self) -> dict[str, JudgeCounts]:
-        """A frozen copy of every endpoint's counts in this run."""
-        return {jid: ledger.frozen() for jid, ledger in self._ledgers.items()}
+        """A copy of every endpoint's counts in this run (the runner keeps updating its own)."""
+        return {jid: ledger.snapshot() for jid, ledger in self._ledgers.items()}
 
     async def run(self) -> RunFinished:
         self.judges = build_judges(self.tournament, self.judge_factory, self._observer)
@@ -380,8 +380,7 @@ class Runner:
                 self.invalid += call.rows
             return True
         error = reply.error or "failed"
-        ledger.failed += 1
-        ledger.last_errors.append(error)
+        ledger.add_error(error)
         self.failed += call.rows
         self._failures.append(f"{call.describe()}: {error}")
         self._emit(CallFailed(call.key, call.judge, call.kind, error, reply.attempts, call.presentation))

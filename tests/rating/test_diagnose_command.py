@@ -204,3 +204,28 @@ def test_diagnose_per_prompt_reference(
     assert lines[4].split() == ["prompt", "contestants", "Kendall", "τ", "p", "Spearman", "ρ", "p"]
     assert lines[6].split()[:5] == ["p1", "3", "1.000", "0.3333", "1.000"]
     assert lines[7].split()[:3] == ["p2", "3", "-0.816"] and lines[7].split()[4] == "-0.866"
+
+
+def test_the_report_has_exactly_the_keys_its_typed_records_declare(tournament: tuple[Path, Path]) -> None:
+    """records.DiagnoseReport (and its nested TypedDicts) name every key of the report and no other, so a key
+    renamed in the report fails here, not silently in the TUI (which reads with .get) or loudly in the CLI."""
+    import typing
+
+    from elotui.config import load_tournament
+    from elotui.records import Agreement, AgreementPair, DiagnoseReport, JudgeReport, PositionRates, Reference
+    from elotui.session import TournamentSession
+
+    path, store_path = tournament
+    with Store(store_path) as store:
+        report = TournamentSession(load_tournament(path), store).diagnose_report()
+
+    def keys(td: type) -> set[str]:
+        return set(typing.get_type_hints(td))
+
+    assert set(report) == keys(DiagnoseReport)
+    assert set(report["position"]) == keys(PositionRates)
+    judge = next(iter(report["judges"].values()))
+    assert set(judge) == keys(JudgeReport) and set(judge["position"]) == keys(PositionRates)
+    assert set(report["agreement"]) == keys(Agreement)
+    assert all(set(p) == keys(AgreementPair) for p in report["agreement"]["pairs"])
+    assert set(report["reference"]) == keys(Reference)
