@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import IO, TYPE_CHECKING
@@ -58,3 +58,17 @@ def output_stream(target: str | None, *, newline: str = "\n") -> Iterator[IO[str
         raise UserError(f"{path}: cannot write: {exc.strerror}") from None
     with fh:
         yield fh
+
+
+def table_lines(header: Sequence[str], rows: Sequence[Sequence[str]], *, right_from: int = 1) -> list[str]:
+    """A plain aligned text table: columns before `right_from` left-aligned, the others right-aligned."""
+    widths = [max(len(str(c)) for c in col) for col in zip(header, *rows, strict=True)]
+
+    def fmt(cells: Sequence[str]) -> str:
+        parts = [
+            str(c).ljust(widths[i]) if i < right_from else str(c).rjust(widths[i])
+            for i, c in enumerate(cells)
+        ]
+        return "  ".join(parts).rstrip()
+
+    return [fmt(header), "  ".join("-" * w for w in widths), *(fmt(r) for r in rows)]

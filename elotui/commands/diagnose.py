@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import argparse
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from itertools import pairwise
 from typing import IO, Any
 
@@ -20,6 +20,7 @@ from elotui.commands.common import (
     add_tournament_arg,
     open_tournament,
     output_stream,
+    table_lines,
 )
 
 
@@ -70,17 +71,6 @@ def _num(value: Any, digits: int = 3) -> str:
 
 def _pct(value: Any) -> str:
     return "—" if value is None else f"{100 * value:.1f}%"
-
-
-def table_lines(header: Sequence[str], rows: Sequence[Sequence[str]]) -> list[str]:
-    """A plain aligned table: first column left-aligned, the others right-aligned."""
-    widths = [max(len(str(c)) for c in col) for col in zip(header, *rows, strict=True)]
-
-    def fmt(cells: Sequence[str]) -> str:
-        parts = [str(c).ljust(widths[0]) if i == 0 else str(c).rjust(widths[i]) for i, c in enumerate(cells)]
-        return "  ".join(parts).rstrip()
-
-    return [fmt(header), "  ".join("-" * w for w in widths), *(fmt(r) for r in rows)]
 
 
 def _section(out: IO[str], title: str, lines: list[str]) -> None:

@@ -15,10 +15,9 @@ import argparse
 import asyncio
 import sys
 import time
-from collections.abc import Sequence
 from typing import IO
 
-from elotui.commands.common import add_store_arg, add_tournament_arg
+from elotui.commands.common import add_store_arg, add_tournament_arg, table_lines
 from elotui.config import Tournament, load_tournament
 from elotui.errors import UserError
 from elotui.judges.base import Judge
@@ -160,7 +159,8 @@ def _dry_run(
             f"${sum(costs):.4f}" if costs else "-",
         )
     )
-    _table(header, rows, out, right_from=2)
+    for line in table_lines(header, rows, right_from=2):
+        print(line, file=out)
     print(
         "estimates: input = characters / 4, output = min(max_tokens, 512) per call, for the calls still to send",
         file=out,
@@ -188,24 +188,6 @@ def _show_prompt(tournament: Tournament, store: Store, builder: PromptBuilder, o
     print("===== user =====", file=out)
     print(rendered.user, file=out)
     return 0
-
-
-def _table(
-    header: tuple[str, ...], rows: Sequence[tuple[str, ...]], out: IO[str], *, right_from: int
-) -> None:
-    widths = [max(len(r[i]) for r in [header, *rows]) for i in range(len(header))]
-
-    def line(r: tuple[str, ...]) -> str:
-        cells = [
-            c.rjust(w) if i >= right_from else c.ljust(w)
-            for i, (c, w) in enumerate(zip(r, widths, strict=True))
-        ]
-        return "  ".join(cells).rstrip()
-
-    print(line(header), file=out)
-    print("  ".join("-" * w for w in widths), file=out)
-    for r in rows:
-        print(line(r), file=out)
 
 
 # --- headless ---------------------------------------------------------------------------------------------
@@ -322,7 +304,8 @@ def print_leaderboard(tournament: Tournament, store: Store, out: IO[str]) -> Non
         )
         for r in board.rows
     ]
-    _table(header, rows, out, right_from=2)
+    for line in table_lines(header, rows, right_from=2):
+        print(line, file=out)
     counts = board.counts
     print(
         f"verdicts used {counts.get('verdicts_used', 0)} · invalid {counts.get('invalid', 0)} · "

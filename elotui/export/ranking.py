@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import csv
 import json
-import math
 from typing import IO, Any
 
+from elotui.jsonable import jsonable
 from elotui.rating.leaderboard import Leaderboard, LeaderboardRow
 
 COLUMNS: tuple[str, ...] = (
@@ -53,16 +53,6 @@ def write_csv(leaderboard: Leaderboard, fh: IO[str]) -> None:
         writer.writerow([_csv_cell(v) for v in row_values(row)])
 
 
-def _json_value(value: Any) -> Any:
-    if isinstance(value, float) and not math.isfinite(value):
-        return None
-    if isinstance(value, dict):
-        return {str(k): _json_value(v) for k, v in value.items()}
-    if isinstance(value, list | tuple):
-        return [_json_value(v) for v in value]
-    return value
-
-
 def export_settings(leaderboard: Leaderboard) -> dict[str, Any]:
     """The settings a reader needs to reproduce the ranking: threshold, method, its rounds, seed and scope."""
     s = leaderboard.settings
@@ -86,7 +76,7 @@ def leaderboard_document(leaderboard: Leaderboard, *, tournament: str | None = N
     doc["counts"] = dict(leaderboard.counts)
     doc["columns"] = list(COLUMNS)
     doc["rows"] = [dict(zip(COLUMNS, row_values(row), strict=True)) for row in leaderboard.rows]
-    return _json_value(doc)  # type: ignore[no-any-return]
+    return jsonable(doc)  # type: ignore[no-any-return]
 
 
 def write_json(leaderboard: Leaderboard, fh: IO[str], *, tournament: str | None = None) -> None:

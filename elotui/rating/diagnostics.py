@@ -40,12 +40,12 @@ Schema ("elotui.diagnose/1"; floats are null where undefined, e.g. a κ with one
 
 from __future__ import annotations
 
-import math
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
 
+from elotui.jsonable import jsonable
 from elotui.rating.agreement import inter_judge
 from elotui.rating.games import THRESHOLDS, games
 from elotui.rating.human import human_ranking, judge_vs_human, votes_table
@@ -65,19 +65,6 @@ _EMPTY_HUMAN = {
     "cohen_kappa": None,
     "fleiss_kappa": None,
 }
-
-
-def jsonable(value: Any) -> Any:
-    """NaN/inf -> None, numpy scalars -> Python, tuples -> lists (recursively)."""
-    if isinstance(value, dict):
-        return {str(k): jsonable(v) for k, v in value.items()}
-    if isinstance(value, list | tuple):
-        return [jsonable(v) for v in value]
-    if isinstance(value, np.generic):
-        value = value.item()
-    if isinstance(value, float) and not math.isfinite(value):
-        return None
-    return value
 
 
 def reference_agreement(
