@@ -68,6 +68,11 @@ Winner = Literal["first", "second", "tie"]
 CACHED_STATUSES: Final[tuple[Status, ...]] = ("ok", "invalid")  # answered: never paid for twice
 
 
+def tokens_in_text(characters: int) -> int:
+    """elotui's token estimate for a text of this many characters (about four characters a token, rounded up)."""
+    return (characters + 3) // 4
+
+
 def cost_of(input_tokens: int, output_tokens: int, price_in: float | None, price_out: float | None) -> float:
     """Cost of a call at prices per million tokens (an unset price costs nothing)."""
     cost = 0.0

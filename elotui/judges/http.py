@@ -350,4 +350,4 @@ def cost_of(config: EndpointConfig, input_tokens: int | None, output_tokens: int
 
 def estimate_tokens(config: EndpointConfig, system: str, user: str) -> int:
     """A conservative token estimate for the tokens-per-minute bucket: ~4 characters a token + max_tokens."""
-    return (len(system) + len(user)) // 4 + 1 + config.max_tokens
+    return vocab.tokens_in_text(len(system) + len(user)) + 1 + config.max_tokens

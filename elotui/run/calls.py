@@ -24,7 +24,7 @@ from elotui.run.perturb import perturb
 from elotui.run.plan import Comparison, Plan
 from elotui.run.prompts import PromptBuilder, RenderedPrompt
 from elotui.store import PlanRow, Store
-from elotui.vocab import CallKind, cost_of
+from elotui.vocab import CallKind, cost_of, tokens_in_text
 
 PARAPHRASER_ID = "paraphraser"
 OUTPUT_TOKENS_ESTIMATE = 512  # expected reply size used for estimates: min(max_tokens, this)
@@ -51,7 +51,7 @@ class Call:
     rows: int = 1  # plan rows answered by this call
 
     def estimated_input_tokens(self) -> int:
-        return (len(self.system) + len(self.user) + 3) // 4
+        return tokens_in_text(len(self.system) + len(self.user))
 
     def describe(self) -> str:
         if self.presentation is not None:
