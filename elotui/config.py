@@ -203,6 +203,7 @@ class RankingConfig(_Strict):
     initial_rating: float = 1000.0
     permutations: int = Field(default=100, ge=1)
     bootstrap: int = Field(default=200, ge=0)
+    bootstrap_unit: Literal["prompt", "game"] = "prompt"
     seed: int = 0
 
     @field_validator("threshold", mode="before")

@@ -47,10 +47,11 @@ class PlanVerdict(NamedTuple):
 
 
 class TallyRow(NamedTuple):
-    """Verdicts of the current plan counted by ordered pair and outcome (`Store.verdict_tally`)."""
+    """Verdicts of the current plan counted by ordered pair, prompt and outcome (`Store.verdict_tally`)."""
 
     first: str
     second: str
+    prompt: str
     status: PlanStatus
     winner: str | None
     n: int  # how many verdicts

@@ -93,7 +93,9 @@ class TournamentSession:
             # Permutation-averaged Elo over the No-Threshold games needs only their multiset: counted in SQL
             # (a few hundred rows), not one Python row per verdict. Same games, codes and ratings as the table path.
             tally = self.store.verdict_tally(scope) if tally is None else tally
-            g = games_from_tally(tally, t.contestant_ids) if tally else None  # else: the table path below
+            g = (
+                games_from_tally(tally, t.contestant_ids, t.prompt_ids) if tally else None
+            )  # else: the table path
             if g is not None:
                 return rank_games(
                     list(t.contestant_ids),

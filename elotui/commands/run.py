@@ -21,6 +21,15 @@ from elotui.commands.common import add_store_arg, add_tournament_arg, table_line
 from elotui.config import Tournament, load_tournament
 from elotui.errors import UserError
 from elotui.judges.base import Judge
+from elotui.rating.labels import (
+    band_text,
+    interval_label,
+    interval_text,
+    order_text,
+    rating_text,
+    scale_note,
+    warning_lines,
+)
 from elotui.run.events import Event, Progress, RunFinished
 from elotui.run.prompts import PromptBuilder
 from elotui.session import TournamentSession
@@ -281,23 +290,28 @@ def print_leaderboard(tournament: Tournament, store: Store, out: IO[str]) -> Non
         "rank",
         "contestant",
         "rating",
-        "95% interval",
+        "interval",
         "gap",
+        "gap interval",
         "P(win)",
+        "order",
         "band",
         "W-L-D",
         "games",
         "win rate",
     )
+    grouped = len({r.group for r in board.rows if r.group is not None}) > 1
     rows = [
         (
-            str(r.rank),
+            "—" if r.rank is None else f"{r.group}.{r.rank}" if grouped else str(r.rank),
             r.contestant,
-            f"{r.rating:.1f}",
-            f"{r.ci_low:.1f} – {r.ci_high:.1f}",
+            rating_text(r, 1),
+            interval_text(r, 1),
             "" if r.gap_to_next is None else f"{r.gap_to_next:.1f}",
+            "" if r.gap_ci_low is None else f"{r.gap_ci_low:.0f} – {r.gap_ci_high:.0f}",
             "" if r.win_prob_vs_next is None else f"{100 * r.win_prob_vs_next:.0f}%",
-            r.band or "",
+            "" if r.order_confidence is None else order_text(r),
+            "" if r.band is None else band_text(r),
             f"{r.wins}-{r.losses}-{r.draws}",
             str(r.games),
             "" if r.win_rate is None else f"{100 * r.win_rate:.1f}%",
@@ -306,6 +320,14 @@ def print_leaderboard(tournament: Tournament, store: Store, out: IO[str]) -> Non
     ]
     for line in table_lines(header, rows, right_from=2):
         print(line, file=out)
+    print(
+        f"interval: {interval_label(board)}; order: the share of rounds with this row above the next; a band "
+        "range (tied–moderate) when the gap interval spans several bands",
+        file=out,
+    )
+    for line in [scale_note(board), *warning_lines(board)]:
+        if line:
+            print(f"note: {line}", file=out)
     counts = board.counts
     print(
         f"verdicts used {counts.get('verdicts_used', 0)} · invalid {counts.get('invalid', 0)} · "

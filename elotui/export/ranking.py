@@ -1,8 +1,15 @@
 """Rankings as files: a leaderboard (`TournamentSession.leaderboard`) as CSV or JSON.
 
-CSV: UTF-8 without BOM, `\\n` line ends, exactly `COLUMNS` in that order; `gap_to_next`, `win_prob_vs_next` and
-`band` are empty on the last row; floats are written in full precision (`repr`), never rounded for display.
-JSON: `{"tournament", "settings", "counts", "rows"}` with the same rows (non-finite floats become null).
+CSV: UTF-8 without BOM, `\\n` line ends, the thirteen `COLUMNS` of elotui 0.1 first, then `CERTAINTY_COLUMNS`
+(`gap_ci_low,gap_ci_high,order_confidence`); the gap columns and `band` are empty on the last row of a group;
+`rank`, `rating`, `ci_low`, `ci_high` are empty for an unranked contestant; floats in full precision (`repr`).
+The ranking CSV is meant for spreadsheets, so a text cell that a spreadsheet would evaluate as a formula (one
+starting with `=`, `+`, `-`, `@`, a tab or a carriage return: OWASP's CSV-injection rule) is written with a
+leading `'` (the neo4j-admin CSVs of `elotui graph` keep exact values: they are for the importer).
+JSON: `{"tournament", "settings", "counts", "warnings", "columns", "rows"}`; each row has the CSV's columns plus
+`band_range`, `bound`, `group`, `order_spread_low`, `order_spread_high`; `settings.interval` says what the
+interval is (`{"kind": "bootstrap", "unit": "prompt" | "game", "level": 0.95, "rounds": N}`), exact text, no
+neutralisation (non-finite floats become null).
 """
 
 from __future__ import annotations
@@ -41,16 +48,35 @@ def _csv_cell(value: Any) -> str:
     return str(value)
 
 
-def row_values(row: LeaderboardRow) -> list[Any]:
-    return [getattr(row, name) for name in COLUMNS]
+CERTAINTY_COLUMNS: tuple[str, ...] = ("gap_ci_low", "gap_ci_high", "order_confidence")
+CSV_COLUMNS: tuple[str, ...] = COLUMNS + CERTAINTY_COLUMNS
+JSON_COLUMNS: tuple[str, ...] = CSV_COLUMNS + (
+    "band_range",
+    "bound",
+    "group",
+    "order_spread_low",
+    "order_spread_high",
+)
+_FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+
+
+def row_values(row: LeaderboardRow, columns: tuple[str, ...] = CSV_COLUMNS) -> list[Any]:
+    return [getattr(row, name) for name in columns]
+
+
+def spreadsheet_safe(value: Any) -> Any:
+    """A text cell a spreadsheet would evaluate (=, +, -, @, tab, CR first) gets a leading `'`; numbers stay."""
+    if isinstance(value, str) and value.startswith(_FORMULA_START):
+        return "'" + value
+    return value
 
 
 def write_csv(leaderboard: Leaderboard, fh: IO[str]) -> None:
     """The leaderboard as CSV (header + one line per contestant, `\\n` line ends)."""
     writer = csv.writer(fh, lineterminator="\n")
-    writer.writerow(COLUMNS)
+    writer.writerow(CSV_COLUMNS)
     for row in leaderboard.rows:
-        writer.writerow([_csv_cell(v) for v in row_values(row)])
+        writer.writerow([_csv_cell(spreadsheet_safe(v)) for v in row_values(row)])
 
 
 def export_settings(leaderboard: Leaderboard) -> dict[str, Any]:
@@ -65,6 +91,10 @@ def export_settings(leaderboard: Leaderboard) -> dict[str, Any]:
     out["k_factor"] = s.get("k_factor")
     out["initial_rating"] = s.get("initial_rating")
     out["scope"] = {"prompts": s.get("prompts"), "judges": s.get("judges"), "conditions": s.get("conditions")}
+    out["interval"] = s.get("interval")
+    if "order_spread" in s:
+        out["order_spread"] = s["order_spread"]
+    out["scale"] = s.get("scale")
     return out
 
 
@@ -74,8 +104,11 @@ def leaderboard_document(leaderboard: Leaderboard, *, tournament: str | None = N
         doc["tournament"] = tournament
     doc["settings"] = export_settings(leaderboard)
     doc["counts"] = dict(leaderboard.counts)
-    doc["columns"] = list(COLUMNS)
-    doc["rows"] = [dict(zip(COLUMNS, row_values(row), strict=True)) for row in leaderboard.rows]
+    doc["warnings"] = list(leaderboard.warnings)
+    doc["columns"] = list(JSON_COLUMNS)
+    doc["rows"] = [
+        dict(zip(JSON_COLUMNS, row_values(row, JSON_COLUMNS), strict=True)) for row in leaderboard.rows
+    ]
     return jsonable(doc)  # type: ignore[no-any-return]
 
 

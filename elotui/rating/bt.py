@@ -13,9 +13,11 @@ groups of contestants are put on one scale. With the usual hundreds of games per
 a small fraction of a point.
 
 The fit is Newton's method with step halving on the (strictly concave) penalised log-likelihood, batched over
-bootstrap rounds. Bootstrap: the games are resampled with replacement (B multinomial draws over the distinct
-(pair, outcome) game types, which is the same as drawing G games with replacement) and refitted; the interval is
-the 2.5-97.5 % percentile range of the refitted ratings.
+bootstrap rounds and warm-started at the point fit. Bootstrap (elotui.rating.bootstrap): by prompt (default: each
+round draws the prompts with replacement and refits on their games) or by game (B multinomial draws over the
+distinct (pair, outcome) game types, the same as drawing G games with replacement); the interval is the
+2.5-97.5 % percentile range of the refitted ratings, and the rounds are kept for the gaps' intervals and the order
+confidence.
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import NDArray
 
+from elotui.rating.bootstrap import BootstrapUnit, percentile_interval, prompt_win_rounds
 from elotui.rating.games import Games
 
 DEFAULT_PRIOR = 0.01
@@ -58,15 +61,21 @@ def log_likelihood(
 
 
 def fit_theta(
-    wins: NDArray[np.float64], prior: float = DEFAULT_PRIOR, *, tol: float = 1e-10, max_iter: int = 100
+    wins: NDArray[np.float64],
+    prior: float = DEFAULT_PRIOR,
+    *,
+    tol: float = 1e-10,
+    max_iter: int = 100,
+    start: NDArray[np.float64] | None = None,
 ) -> NDArray[np.float64]:
-    """Maximum-likelihood natural-log strengths for one (n, n) or a batch (B, n, n) of win matrices."""
+    """Maximum-likelihood natural-log strengths for one (n, n) or a batch (B, n, n) of win matrices; `start`
+    (n,) warm-starts every fit (the optimum is unique: only the number of Newton steps changes)."""
     batched = wins.ndim == 3
     w = wins if batched else wins[None]
     bsz, n, _ = w.shape
     games = w + np.swapaxes(w, 1, 2)
     won = w.sum(axis=2)
-    theta = np.zeros((bsz, n))
+    theta = np.zeros((bsz, n)) if start is None else np.tile(start, (bsz, 1))
     active = np.ones(bsz, dtype=bool)
 
     def objective(th: NDArray[np.float64], idx: NDArray[np.intp]) -> NDArray[np.float64]:
@@ -112,15 +121,37 @@ def to_elo(theta: NDArray[np.float64], mean: float = 1000.0) -> NDArray[np.float
 
 
 def bradley_terry(
-    g: Games, *, bootstrap: int = 200, seed: int = 0, prior: float = DEFAULT_PRIOR, mean: float = 1000.0
+    g: Games,
+    *,
+    bootstrap: int = 200,
+    seed: int = 0,
+    prior: float = DEFAULT_PRIOR,
+    mean: float = 1000.0,
+    unit: BootstrapUnit = "prompt",
 ) -> BTResult:
-    """Ratings on the Elo scale and percentile bootstrap intervals (`bootstrap` rounds, seeded)."""
+    """Ratings on the Elo scale and percentile bootstrap intervals (`bootstrap` rounds by `unit`, seeded)."""
     n = g.n_contestants
-    wins = win_matrix(g)
-    rating = to_elo(fit_theta(wins, prior), mean)
+    theta = fit_theta(win_matrix(g), prior)
+    rating = to_elo(theta, mean)
     if bootstrap <= 0 or len(g) == 0:
         return BTResult(rating, rating.copy(), rating.copy(), np.zeros((0, n)))
-    # distinct game types: (a, b, score) with a < b
+    if unit == "prompt" and len(g.prompt) == len(g):
+        wins = prompt_win_rounds(g, bootstrap, seed)
+    else:
+        wins = _game_win_rounds(g, bootstrap, seed)
+    chunk = max(1, min(bootstrap, int(2e7 // max(n * n, 1))))  # bounds the Newton steps' (B, n, n) arrays
+    samples = np.empty((bootstrap, n))
+    for start in range(0, bootstrap, chunk):
+        samples[start : start + chunk] = to_elo(
+            fit_theta(wins[start : start + chunk], prior, start=theta), mean
+        )
+    low, high = percentile_interval(samples)
+    return BTResult(rating, low, high, samples)
+
+
+def _game_win_rounds(g: Games, bootstrap: int, seed: int) -> NDArray[np.float64]:
+    """(rounds, n, n) win matrices of the game bootstrap: multinomial draws over the distinct game types."""
+    n = g.n_contestants
     swap = g.a > g.b
     lo = np.where(swap, g.b, g.a).astype(np.int64)
     hi = np.where(swap, g.a, g.b).astype(np.int64)
@@ -133,19 +164,11 @@ def bradley_terry(
     k_score = (kinds % 3) / 2.0
     rng = np.random.default_rng(seed)
     draws = rng.multinomial(len(g), type_counts / type_counts.sum(), size=bootstrap).astype(np.float64)
-    # resampled win matrices, batched; chunked to bound memory (B * n * n floats per chunk)
-    chunk = max(1, min(bootstrap, int(2e7 // max(n * n, 1))))
-    samples = np.empty((bootstrap, n))
     # kinds are sorted by pair: sum each pair's kinds with reduceat, then every pair owns two distinct cells
     pair_start = np.flatnonzero(np.r_[True, k_pair[1:] != k_pair[:-1]])
     cell_lo = (k_lo * n + k_hi)[pair_start]
     cell_hi = (k_hi * n + k_lo)[pair_start]
-    for start in range(0, bootstrap, chunk):
-        c = draws[start : start + chunk]
-        m = len(c)
-        flat = np.zeros((m, n * n))
-        flat[:, cell_lo] = np.add.reduceat(c * k_score, pair_start, axis=1)
-        flat[:, cell_hi] = np.add.reduceat(c * (1.0 - k_score), pair_start, axis=1)
-        samples[start : start + m] = to_elo(fit_theta(flat.reshape(m, n, n), prior), mean)
-    low, high = np.percentile(samples, [2.5, 97.5], axis=0)
-    return BTResult(rating, low, high, samples)
+    flat = np.zeros((bootstrap, n * n))
+    flat[:, cell_lo] = np.add.reduceat(draws * k_score, pair_start, axis=1)
+    flat[:, cell_hi] = np.add.reduceat(draws * (1.0 - k_score), pair_start, axis=1)
+    return flat.reshape(bootstrap, n, n)

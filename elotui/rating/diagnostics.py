@@ -82,7 +82,7 @@ def reference_agreement(
     out: dict[str, dict[str, Any]] = {}
     for t in THRESHOLDS:
         g = games(table, t)
-        rating, _, _ = ratings_for(g, method, options or RatingOptions(bootstrap=0))
+        rating = ratings_for(g, method, options or RatingOptions(bootstrap=0)).rating
         rho, rho_p = spearman(rating[idx], ref)
         tau, tau_p = kendall(rating[idx], ref)
         out[threshold_label(t)] = {

@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from numpy.typing import NDArray
 
+from elotui.rating.bootstrap import ELO_ORDERS_PER_ROUND, BootstrapUnit, resampled_indices
 from elotui.rating.games import Games
 
 if TYPE_CHECKING:
@@ -140,6 +141,50 @@ def permutation_elo(
         ratings = run_orders_numpy(a, b, s, orders, n, float(k_factor), float(initial_rating))
     low, high = np.percentile(ratings, [2.5, 97.5], axis=0)
     return PermutationElo(ratings.mean(axis=0), low, high, ratings)
+
+
+def elo_rounds(
+    g: Games,
+    *,
+    rounds: int,
+    unit: BootstrapUnit = "prompt",
+    k_factor: float = 16.0,
+    initial_rating: float = 1000.0,
+    seed: int = 0,
+    orders: int = ELO_ORDERS_PER_ROUND,
+) -> NDArray[np.float64]:
+    """(rounds, n) bootstrap replicates of the permutation-averaged Elo: each round resamples the games (by prompt
+    or by game, elotui.rating.bootstrap) and averages `orders` random orders of them. The games are put in their
+    canonical order once, so the result depends on the multiset of games and the seed only."""
+    n = g.n_contestants
+    if rounds <= 0 or len(g) == 0:
+        return np.zeros((0, n))
+    swap = g.a > g.b
+    a = np.where(swap, g.b, g.a).astype(np.int32)
+    b = np.where(swap, g.a, g.b).astype(np.int32)
+    s = np.where(swap, 1.0 - g.score_a, g.score_a)
+    prompt = g.prompt if len(g.prompt) == len(g) else np.zeros(len(g), dtype=np.int32)
+    order = np.lexsort((prompt, s, b, a))
+    canon = Games(a[order], b[order], s[order], n, {}, prompt[order])
+    kernels = jit_kernels()
+    out = np.empty((rounds, n))
+    for r, keep in enumerate(resampled_indices(canon, unit, rounds, seed)):
+        ra, rb, rs = canon.a[keep], canon.b[keep], canon.score_a[keep]
+        keys = _stream_keys(orders, seed * 1_000_003 + r + 1)
+        if kernels is not None:
+            played = kernels.play(ra, rb, rs, keys, n, float(k_factor), float(initial_rating))
+        else:
+            played = run_orders_numpy(
+                ra,
+                rb,
+                rs,
+                permutation_orders(len(ra), orders, seed * 1_000_003 + r + 1),
+                n,
+                float(k_factor),
+                float(initial_rating),
+            )
+        out[r] = played.mean(axis=0)
+    return out
 
 
 def run_orders_numpy(

@@ -14,7 +14,7 @@ game sits where its presentation's first row was stored), which the online Elo u
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -39,16 +39,25 @@ _EPS = 1e-9  # 9 votes of 10 must meet 0.9 whatever the float rounding
 
 @dataclass(frozen=True)
 class Games:
-    """Games as parallel arrays: contestant codes `a`, `b` and the score of `a` (1 win, 0.5 draw, 0 loss)."""
+    """Games as parallel arrays: contestant codes `a`, `b`, the score of `a` (1 win, 0.5 draw, 0 loss) and the
+    code of the prompt each game was played on (the cluster the prompt bootstrap resamples)."""
 
     a: NDArray[np.int32]
     b: NDArray[np.int32]
     score_a: NDArray[np.float64]
     n_contestants: int
     counts: dict[str, int]
+    prompt: NDArray[np.int32] = field(default_factory=lambda: np.zeros(0, dtype=np.int32))
 
     def __len__(self) -> int:
         return len(self.a)
+
+    def select(self, keep: NDArray[np.bool_] | NDArray[np.intp]) -> Games:
+        """The games at `keep` (a mask or indices), prompt codes included."""
+        prompt = self.prompt[keep] if len(self.prompt) == len(self.a) else self.prompt
+        return Games(
+            self.a[keep], self.b[keep], self.score_a[keep], self.n_contestants, dict(self.counts), prompt
+        )
 
 
 def games(table: VerdictTable, threshold: Threshold, mask: NDArray[np.bool_] | None = None) -> Games:
@@ -67,7 +76,9 @@ def games(table: VerdictTable, threshold: Threshold, mask: NDArray[np.bool_] | N
     if threshold == "none":
         score = np.where(out_v == OUTCOME_FIRST, 1.0, np.where(out_v == OUTCOME_TIE, 0.5, 0.0))
         counts["games"] = len(rows)
-        return Games(first[rows].copy(), second[rows].copy(), score, n, counts)
+        return Games(
+            first[rows].copy(), second[rows].copy(), score, n, counts, table.prompt[rows].astype(np.int32)
+        )
 
     n_cond = max(len(table.conditions), 1)
     key = table.prompt[rows].astype(np.int64)
@@ -92,12 +103,22 @@ def games(table: VerdictTable, threshold: Threshold, mask: NDArray[np.bool_] | N
     order = np.argsort(first_row, kind="stable")  # arrival order of presentations
     pres_rows = rows[first_row[order]]
     counts["games"] = n_pres
-    return Games(first[pres_rows].copy(), second[pres_rows].copy(), score[order], n, counts)
+    return Games(
+        first[pres_rows].copy(),
+        second[pres_rows].copy(),
+        score[order],
+        n,
+        counts,
+        table.prompt[pres_rows].astype(np.int32),
+    )
 
 
-def games_from_tally(tally: Iterable[Sequence[Any]], contestants: Sequence[str]) -> Games | None:
-    """The No-Threshold games from verdict counts `(first, second, status, winner, count)` (see
-    `Store.verdict_tally`), without one Python row per verdict.
+def games_from_tally(
+    tally: Iterable[Sequence[Any]], contestants: Sequence[str], prompts: Sequence[str] = ()
+) -> Games | None:
+    """The No-Threshold games from verdict counts `(first, second, prompt, status, winner, count)` (see
+    `Store.verdict_tally`), without one Python row per verdict; prompts are coded by `prompts` (the table's
+    order), or by first appearance for prompts not listed.
 
     Gives the same multiset of games, contestant codes and counts as `games(VerdictTable.from_rows(rows,
     contestants=contestants), "none")` on the same verdicts, listed in another order (which the permutation Elo
@@ -106,12 +127,14 @@ def games_from_tally(tally: Iterable[Sequence[Any]], contestants: Sequence[str])
     which the counts do not know): the caller then builds the table.
     """
     index = {name: i for i, name in enumerate(contestants)}
+    prompt_index = {name: i for i, name in enumerate(prompts)}
+    prompt_code: list[int] = []
     a: list[int] = []
     b: list[int] = []
     score: list[float] = []
     repeat: list[int] = []
     tally_by_outcome = [0] * 6
-    for first, second, status, winner, count in tally:
+    for first, second, prompt, status, winner, count in tally:
         code = outcome_code(status, winner)
         tally_by_outcome[code] += int(count)
         if code > OUTCOME_TIE or not count:
@@ -121,6 +144,7 @@ def games_from_tally(tally: Iterable[Sequence[Any]], contestants: Sequence[str])
             return None
         a.append(x)
         b.append(y)
+        prompt_code.append(prompt_index.setdefault(prompt, len(prompt_index)))
         score.append(1.0 if code == OUTCOME_FIRST else 0.0 if code == OUTCOME_SECOND else 0.5)
         repeat.append(int(count))
     reps = np.array(repeat, dtype=np.int64)
@@ -137,6 +161,7 @@ def games_from_tally(tally: Iterable[Sequence[Any]], contestants: Sequence[str])
         np.repeat(np.array(score, dtype=np.float64), reps),
         len(contestants),
         counts,
+        np.repeat(np.array(prompt_code, dtype=np.int32), reps),
     )
 
 

@@ -1,21 +1,35 @@
-"""The leaderboard: ratings for one scope and threshold, ranks, gaps between adjacent ranks, bands.
+"""The leaderboard: ratings for one scope and threshold, ranks, gaps between adjacent ranks, bands — and how
+certain each of them is.
 
 Gap bands (seed 000 §4.4): Δ < 50 "practically tied", 50 <= Δ <= 150 "moderate", Δ > 150 "strong"; the expected
 win probability of a gap is 1 / (1 + 10^(-Δ/400)).
+
+Certainty (elotui.rating.bootstrap): each rating's interval is a 95 % percentile bootstrap interval (by prompt by
+default) for both methods; from the same rounds, each adjacent gap gets its interval and the order confidence
+(the share of rounds in which the upper contestant is above the lower one). `band_range` is the bands the gap
+interval spans: a band is certain only when the range has one band. What the games do not determine is said
+(elotui.rating.identify): unranked contestants, groups ranked apart, bounds for the unbeaten and the winless.
+
+Scales: at threshold "none" every verdict is a game; at 1.0 ... 0.5 each presentation's agreed vote is one game,
+so a consistent preference counts as fully won: those ratings are steeper and not comparable with "none"'s.
 """
 
 from __future__ import annotations
 
 import dataclasses
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+from numpy.typing import NDArray
 
+from elotui.rating.board import Leaderboard, LeaderboardRow, Rated, build_leaderboard
+from elotui.rating.bootstrap import ELO_MAX_ROUNDS, LEVEL, BootstrapUnit, IntervalSpec
 from elotui.rating.bt import bradley_terry
-from elotui.rating.elo import online_elo, permutation_elo
-from elotui.rating.games import Games, games, record
+from elotui.rating.elo import elo_rounds, online_elo, permutation_elo
+from elotui.rating.games import Games, games
+from elotui.rating.identify import Identified, identify
 from elotui.rating.table import VerdictTable
 from elotui.vocab import (
     BAND_MODERATE,
@@ -50,19 +64,26 @@ __all__ = [
 
 @dataclass(frozen=True)
 class RatingOptions:
-    """The rating settings every method shares (from `[ranking]`); `bootstrap` is used by Bradley–Terry only."""
+    """The rating settings every method shares (from `[ranking]`). `bootstrap` rounds (by `bootstrap_unit`) give
+    both methods their intervals (Elo uses at most ELO_MAX_ROUNDS of them)."""
 
     k_factor: float = 16
     initial_rating: float = 1000
     permutations: int = 100
     bootstrap: int = 200
     seed: int = 0
+    bootstrap_unit: BootstrapUnit = "prompt"
 
     @classmethod
     def from_config(cls, ranking: Any) -> RatingOptions:
         """From a `[ranking]` table (elotui.config.RankingConfig)."""
         return cls(
-            ranking.k_factor, ranking.initial_rating, ranking.permutations, ranking.bootstrap, ranking.seed
+            ranking.k_factor,
+            ranking.initial_rating,
+            ranking.permutations,
+            ranking.bootstrap,
+            ranking.seed,
+            ranking.bootstrap_unit,
         )
 
     def replace(self, **changes: Any) -> RatingOptions:
@@ -75,35 +96,18 @@ class RatingOptions:
             "permutations": int(self.permutations),
             "bootstrap": int(self.bootstrap),
             "seed": int(self.seed),
+            "bootstrap_unit": self.bootstrap_unit,
         }
 
-
-@dataclass(frozen=True)
-class LeaderboardRow:
-    rank: int
-    contestant: str
-    rating: float
-    ci_low: float
-    ci_high: float
-    gap_to_next: float | None  # rating minus the next row's rating (None on the last row)
-    win_prob_vs_next: float | None
-    band: str | None
-    wins: int
-    losses: int
-    draws: int
-    games: int
-    win_rate: float | None  # (wins + draws/2) / games; None without games
-    intervals_overlap_next: bool | None
-
-
-@dataclass(frozen=True)
-class Leaderboard:
-    rows: list[LeaderboardRow]
-    settings: dict[str, Any] = field(default_factory=dict)
-    counts: dict[str, int] = field(default_factory=dict)
-
-    def ratings(self) -> dict[str, float]:
-        return {row.contestant: row.rating for row in self.rows}
+    def interval(self, method: str) -> IntervalSpec:
+        rounds = (
+            0
+            if method == "online"
+            else min(self.bootstrap, ELO_MAX_ROUNDS)
+            if method == "elo"
+            else self.bootstrap
+        )
+        return IntervalSpec("bootstrap" if rounds > 0 else "none", self.bootstrap_unit, LEVEL, rounds)
 
 
 def rank(
@@ -118,8 +122,8 @@ def rank(
 ) -> Leaderboard:
     """Rank every contestant of `table` within a scope (None = all prompts / judges / conditions).
 
-    method "elo": permutation-averaged Elo, interval = 2.5-97.5 % across orders; "bt": Bradley–Terry with
-    percentile bootstrap interval; "online": Elo once in arrival order (interval = the rating itself).
+    method "elo": permutation-averaged Elo; "bt": Bradley–Terry; both with bootstrap intervals; "online": Elo
+    once in arrival order (no interval).
     """
     threshold = parse_threshold(threshold)
     check_method(method)
@@ -155,7 +159,9 @@ def rank_games(
     threshold = parse_threshold(threshold)
     check_method(method)
     options = options or RatingOptions()
-    rating, low, high = ratings_for(g, method, options)
+    ident = identify(g, list(contestants))
+    fit = g.select(ident.rated[g.a] & ident.rated[g.b])
+    rated = _centred(ratings_for(fit, method, options), ident, float(options.initial_rating))
     settings = {
         "threshold": threshold,
         "method": method,
@@ -163,61 +169,73 @@ def rank_games(
         "prompts": prompts,
         "judges": judges,
         "conditions": conditions,
+        "interval": options.interval(method).as_settings(),
+        "scale": SCALE_NONE if threshold == "none" else SCALE_THRESHOLD,
     }
-    return build_leaderboard(contestants, g, rating, low, high, settings)
+    if method == "elo":
+        settings["order_spread"] = {
+            "kind": "order spread",
+            "level": LEVEL,
+            "orders": int(options.permutations),
+        }
+    return build_leaderboard(list(contestants), g, rated, ident, settings)
 
 
-def ratings_for(
-    g: Games, method: str, options: RatingOptions = RatingOptions()
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(rating, ci_low, ci_high) arrays for a set of games."""
+SCALE_NONE = "every verdict is a game"
+SCALE_THRESHOLD = (
+    "each presentation's agreed vote is a game: a steeper scale than threshold none "
+    "(ratings are not comparable across the two)"
+)
+
+
+def ratings_for(g: Games, method: str, options: RatingOptions = RatingOptions()) -> Rated:
+    """Ratings, intervals and bootstrap rounds for a set of games."""
     check_method(method)
     o = options
+    n = g.n_contestants
     if method == "elo":
         pe = permutation_elo(
             g, k_factor=o.k_factor, initial_rating=o.initial_rating, permutations=o.permutations, seed=o.seed
         )
-        return pe.mean, pe.low, pe.high
-    if method == "bt":
-        bt = bradley_terry(g, bootstrap=o.bootstrap, seed=o.seed, mean=float(o.initial_rating))
-        return bt.rating, bt.low, bt.high
-    r = online_elo(g.a, g.b, g.score_a, g.n_contestants, k_factor=o.k_factor, initial_rating=o.initial_rating)
-    return r, r.copy(), r.copy()
-
-
-def build_leaderboard(
-    contestants: list[str],
-    g: Games,
-    rating: np.ndarray,
-    low: np.ndarray,
-    high: np.ndarray,
-    settings: dict[str, Any],
-) -> Leaderboard:
-    rec = record(g)
-    order = sorted(range(len(contestants)), key=lambda i: (-float(rating[i]), contestants[i]))
-    rows: list[LeaderboardRow] = []
-    for pos, i in enumerate(order):
-        nxt = order[pos + 1] if pos + 1 < len(order) else None
-        gap = float(rating[i] - rating[nxt]) if nxt is not None else None
-        games_i = int(rec["games"][i])
-        rows.append(
-            LeaderboardRow(
-                rank=pos + 1,
-                contestant=contestants[i],
-                rating=float(rating[i]),
-                ci_low=float(low[i]),
-                ci_high=float(high[i]),
-                gap_to_next=gap,
-                win_prob_vs_next=win_probability(gap) if gap is not None else None,
-                band=band(gap) if gap is not None else None,
-                wins=int(rec["wins"][i]),
-                losses=int(rec["losses"][i]),
-                draws=int(rec["draws"][i]),
-                games=games_i,
-                win_rate=float(rec["win_rate"][i]) if games_i else None,
-                intervals_overlap_next=(
-                    bool(low[i] <= high[nxt] and low[nxt] <= high[i]) if nxt is not None else None
-                ),
-            )
+        spec = o.interval("elo")
+        rounds = elo_rounds(
+            g,
+            rounds=spec.rounds,
+            unit=o.bootstrap_unit,
+            k_factor=o.k_factor,
+            initial_rating=o.initial_rating,
+            seed=o.seed,
         )
-    return Leaderboard(rows=rows, settings=settings, counts=dict(g.counts))
+        low, high = _interval(pe.mean, rounds)
+        return Rated(pe.mean, low, high, rounds, (pe.low, pe.high))
+    if method == "bt":
+        bt = bradley_terry(
+            g, bootstrap=o.bootstrap, seed=o.seed, mean=float(o.initial_rating), unit=o.bootstrap_unit
+        )
+        return Rated(bt.rating, bt.low, bt.high, bt.bootstrap)
+    r = online_elo(g.a, g.b, g.score_a, n, k_factor=o.k_factor, initial_rating=o.initial_rating)
+    return Rated(r, r.copy(), r.copy(), np.zeros((0, n)))
+
+
+def _interval(point: NDArray[np.float64], rounds: NDArray[np.float64]) -> tuple[NDArray[np.float64], ...]:
+    if len(rounds) == 0:
+        return point.copy(), point.copy()
+    low, high = np.percentile(rounds, [100 * (1 - LEVEL) / 2, 100 * (1 + LEVEL) / 2], axis=0)
+    return low, high
+
+
+def _centred(r: Rated, ident: Identified, mean: float) -> Rated:
+    """Each group's rated contestants centred on `mean` (points, intervals, rounds, spread alike): a group's
+    offset is not determined by data, so it is fixed by convention, not by the prior."""
+    rating, low, high, rounds = r.rating.copy(), r.low.copy(), r.high.copy(), r.rounds.copy()
+    spread = (r.spread[0].copy(), r.spread[1].copy()) if r.spread is not None else None
+    for k in range(int(ident.component.max()) + 1 if len(ident.component) else 0):
+        members = np.flatnonzero((ident.component == k) & ident.rated)
+        if len(members) == 0:
+            continue
+        shift = mean - rating[members].mean()
+        for arr in (rating, low, high, *(spread or ())):
+            arr[members] += shift
+        if len(rounds):
+            rounds[:, members] += mean - rounds[:, members].mean(axis=1, keepdims=True)
+    return Rated(rating, low, high, rounds, spread)

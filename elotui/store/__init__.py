@@ -248,8 +248,8 @@ class Store:
         return self._rows(PlanVerdict, PLAN_VERDICTS_SQL)
 
     def verdict_tally(self, prompts: Sequence[str] | None = None) -> list[TallyRow]:
-        """The current plan's verdicts counted by (first, second, status, winner); `prompts` restricts to those
-        prompts. A few hundred rows instead of one per verdict, for the rankings that only need the multiset of games
+        """The current plan's verdicts counted by (first, second, prompt, status, winner); `prompts` restricts to
+        those prompts. A few hundred rows instead of one per verdict, for the rankings that only need the multiset of games
         (the No-Threshold games: every valid verdict is one game), e.g. `elotui export --threshold none`.
         """
         where, params = "", tuple(prompts or ())
@@ -258,10 +258,10 @@ class Store:
         return self._rows(
             TallyRow,
             f"""
-            SELECT p.first, p.second, COALESCE(c.status, 'missing'), CASE WHEN c.status = 'ok' THEN c.winner END,
-                   COUNT(*)
+            SELECT p.first, p.second, p.prompt, COALESCE(c.status, 'missing'),
+                   CASE WHEN c.status = 'ok' THEN c.winner END, COUNT(*)
             FROM plan p LEFT JOIN calls c INDEXED BY calls_outcome ON c.key = p.key {where}
-            GROUP BY 1, 2, 3, 4
+            GROUP BY 1, 2, 3, 4, 5
             """,
             params,
         )

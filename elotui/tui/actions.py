@@ -72,6 +72,7 @@ class AppActions(_Base):
         def _busy(self, group: str) -> bool: ...
         def _refresh_pairs(self, *, now: bool = False) -> None: ...
         def _refresh_diagnostics(self, *, now: bool = False) -> None: ...
+        def _update_status(self) -> None: ...
 
     def action_threshold(self, index: int) -> None:
         self.threshold = THRESHOLDS[index - 1]
@@ -110,6 +111,7 @@ class AppActions(_Base):
             runner.pause()
             self.monitor.state = "paused"
             self._notice(Notice("judging paused: calls in flight finish, no new calls start (p resumes)"))
+        self._update_status()
 
     def export_target(self) -> Path:
         return self.export_path or Path.cwd() / f"{self.tournament.slug}-ranking.csv"

@@ -12,7 +12,7 @@ import pytest
 
 from elotui.cli import main
 from elotui.errors import UserError
-from elotui.export.ranking import COLUMNS, write_csv, write_json
+from elotui.export.ranking import COLUMNS, CSV_COLUMNS, JSON_COLUMNS, write_csv, write_json
 from elotui.rating.leaderboard import Leaderboard, LeaderboardRow, RatingOptions, rank
 from elotui.rating.table import VerdictTable
 from elotui.session import TournamentSession
@@ -47,7 +47,16 @@ def _parse(value: str, like: object) -> object:
 
 
 def test_column_order_is_exactly_the_contract() -> None:
-    assert ",".join(COLUMNS) == HEADER
+    assert ",".join(COLUMNS) == HEADER  # elotui 0.1's thirteen columns first, then how certain the gap is
+    assert CSV_COLUMNS == (*COLUMNS, "gap_ci_low", "gap_ci_high", "order_confidence")
+    assert JSON_COLUMNS == (
+        *CSV_COLUMNS,
+        "band_range",
+        "bound",
+        "group",
+        "order_spread_low",
+        "order_spread_high",
+    )
 
 
 @pytest.mark.parametrize("method", ["elo", "bt"])
@@ -58,24 +67,27 @@ def test_csv_round_trip_equals_the_ranking_module(filled, method: str, threshold
     buf = io.StringIO(newline="")
     write_csv(board, buf)
     text = buf.getvalue()
-    assert text.startswith(HEADER + "\n")
+    assert text.startswith(",".join(CSV_COLUMNS) + "\n")
     assert "\r" not in text and not text.startswith("\ufeff")
     rows = list(csv.reader(io.StringIO(text, newline="")))
-    assert rows[0] == HEADER.split(",")
+    assert rows[0] == list(CSV_COLUMNS)
     assert len(rows) == 1 + len(expected.rows) == 4
     for cells, exp in zip(rows[1:], expected.rows, strict=True):
-        assert len(cells) == len(COLUMNS)
-        for name, cell in zip(COLUMNS, cells, strict=True):
+        assert len(cells) == len(CSV_COLUMNS)
+        for name, cell in zip(CSV_COLUMNS, cells, strict=True):
             want = getattr(exp, name)
             got = _parse(cell, want if want is not None else "")
             if isinstance(want, float) and math.isnan(want):
                 assert cell == "nan"
             else:
                 assert got == want, (name, cell, want)  # exact: full precision survives
-    last = dict(zip(COLUMNS, rows[-1], strict=True))
-    assert last["gap_to_next"] == last["win_prob_vs_next"] == last["band"] == ""
+    last = dict(zip(CSV_COLUMNS, rows[-1], strict=True))
+    assert last["gap_to_next"] == last["win_prob_vs_next"] == last["band"] == last["order_confidence"] == ""
     for cells in rows[1:-1]:
-        assert dict(zip(COLUMNS, cells, strict=True))["band"] in {"practically tied", "moderate", "strong"}
+        row = dict(zip(CSV_COLUMNS, cells, strict=True))
+        assert row["band"] in {"practically tied", "moderate", "strong"}
+        assert float(row["gap_ci_low"]) <= float(row["gap_to_next"]) <= float(row["gap_ci_high"]) + 1e-9
+        assert 0.0 <= float(row["order_confidence"]) <= 1.0
 
 
 def test_full_precision_not_display_rounding() -> None:
@@ -101,9 +113,9 @@ def test_full_precision_not_display_rounding() -> None:
     lines = buf.getvalue().split("\n")
     assert lines[1] == (
         "1,x,1012.3456789012345,990.1,1030.000000001,0.30000000000000004,0.5002878,"
-        "practically tied,3,1,0,4,0.75"
+        "practically tied,3,1,0,4,0.75,,,"
     )
-    assert lines[2] == "2,y,1012.0456789012345,980.0,1020.0,,,,1,3,0,4,0.25"
+    assert lines[2] == "2,y,1012.0456789012345,980.0,1020.0,,,,1,3,0,4,0.25,,,"
     assert lines[3] == ""
 
 
@@ -113,10 +125,12 @@ def test_json_round_trip_rows_settings_counts(filled) -> None:
     buf = io.StringIO()
     write_json(board, buf, tournament="Export fixture")
     doc = json.loads(buf.getvalue())
-    assert doc["columns"] == list(COLUMNS)
-    assert [list(r) for r in doc["rows"]] == [list(COLUMNS)] * len(expected.rows)
+    assert doc["columns"] == list(JSON_COLUMNS)
+    assert [list(r) for r in doc["rows"]] == [list(JSON_COLUMNS)] * len(expected.rows)
     for got, exp in zip(doc["rows"], expected.rows, strict=True):
-        assert got == {name: getattr(exp, name) for name in COLUMNS}
+        want = {name: getattr(exp, name) for name in JSON_COLUMNS}
+        want["band_range"] = list(want["band_range"]) if want["band_range"] is not None else None
+        assert got == want
     assert doc["rows"][-1]["gap_to_next"] is None and doc["rows"][-1]["band"] is None
     assert doc["settings"] == {
         "threshold": "none",
@@ -126,7 +140,10 @@ def test_json_round_trip_rows_settings_counts(filled) -> None:
         "k_factor": 16.0,
         "initial_rating": 1000.0,
         "scope": {"prompts": None, "judges": None, "conditions": None},
+        "interval": {"kind": "bootstrap", "unit": "prompt", "level": 0.95, "rounds": 30},
+        "scale": "every verdict is a game",
     }
+    assert doc["warnings"] == []
     verdicts = filled.store.plan_verdicts()
     ok = sum(1 for v in verdicts if v[6] == "ok")
     assert doc["counts"]["verdicts_used"] == ok
@@ -171,7 +188,7 @@ def test_cli_export_defaults_to_stdout_csv(filled, capsys: pytest.CaptureFixture
     rc = main(filled.export_args())
     out = capsys.readouterr().out
     assert rc == 0
-    assert out.split("\n")[0] == HEADER
+    assert out.split("\n")[0] == ",".join(CSV_COLUMNS)
     buf = io.StringIO()
     write_csv(_expected(filled), buf)
     assert out == buf.getvalue()
@@ -198,7 +215,7 @@ def test_cli_export_to_file_bytes(filled, tmp_path: Path, capsys: pytest.Capture
     assert rc == 0 and capsys.readouterr().out == ""
     data = target.read_bytes()
     assert not data.startswith(b"\xef\xbb\xbf") and b"\r" not in data
-    assert data.decode("utf-8").split("\n")[0] == HEADER
+    assert data.decode("utf-8").split("\n")[0] == ",".join(CSV_COLUMNS)
 
 
 def test_cli_export_exit_codes(filled, capsys: pytest.CaptureFixture[str]) -> None:

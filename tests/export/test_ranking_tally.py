@@ -31,12 +31,12 @@ def _table_board(filled, prompts=None):  # type: ignore[no-untyped-def]
 
 def test_tally_counts_the_plan_verdicts(filled) -> None:
     rows = filled.store.plan_verdicts()
-    want = Counter((r[1], r[2], r[6], r[7]) for r in rows)
-    got = {(f, s, st, w): n for f, s, st, w, n in filled.store.verdict_tally()}
+    want = Counter((r[1], r[2], r[0], r[6], r[7]) for r in rows)  # by ordered pair, prompt and outcome
+    got = {(f, s, p, st, w): n for f, s, p, st, w, n in filled.store.verdict_tally()}
     assert got == dict(want)
-    assert {st for _, _, st, _ in got} == {"ok", "invalid", "error", "missing"}
-    p2 = Counter((r[1], r[2], r[6], r[7]) for r in rows if r[0] == "p2")
-    assert {(f, s, st, w): n for f, s, st, w, n in filled.store.verdict_tally(["p2"])} == dict(p2)
+    assert {st for _, _, _, st, _ in got} == {"ok", "invalid", "error", "missing"}
+    p2 = Counter((r[1], r[2], r[0], r[6], r[7]) for r in rows if r[0] == "p2")
+    assert {(f, s, p, st, w): n for f, s, p, st, w, n in filled.store.verdict_tally(["p2"])} == dict(p2)
     assert filled.store.verdict_tally([]) == []
 
 

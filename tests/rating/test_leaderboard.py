@@ -9,7 +9,15 @@ import pytest
 
 from elotui.rating import VerdictTable, rank
 from elotui.rating.games import THRESHOLDS, Games
-from elotui.rating.leaderboard import Leaderboard, RatingOptions, band, build_leaderboard, win_probability
+from elotui.rating.identify import Identified
+from elotui.rating.leaderboard import (
+    Leaderboard,
+    Rated,
+    RatingOptions,
+    band,
+    build_leaderboard,
+    win_probability,
+)
 from tests.rating.rating_builders import row, simulate
 
 ROW_FIELDS = [
@@ -27,6 +35,15 @@ ROW_FIELDS = [
     "games",
     "win_rate",
     "intervals_overlap_next",
+    # how certain (elotui 0.2): the gap's interval, the order confidence, the bands the gap interval spans
+    "gap_ci_low",
+    "gap_ci_high",
+    "order_confidence",
+    "band_range",
+    "bound",
+    "group",
+    "order_spread_low",
+    "order_spread_high",
 ]
 
 
@@ -49,7 +66,10 @@ def test_gaps_overlap_and_tie_order() -> None:
     g = Games(np.zeros(0, np.int32), np.zeros(0, np.int32), np.zeros(0), 4, {"verdicts_used": 0})
     rating = np.array([1000.0, 1100.0, 1000.0, 1300.0])
     low, high = rating - 60, rating + 60
-    lb = build_leaderboard(["d", "c", "a", "b"], g, rating, low, high, {})
+    every_one_rated = Identified(np.ones(4, dtype=bool), component=np.zeros(4, dtype=np.int64))
+    lb = build_leaderboard(
+        ["d", "c", "a", "b"], g, Rated(rating, low, high, np.zeros((0, 4))), every_one_rated, {}
+    )
     assert [r.contestant for r in lb.rows] == ["b", "c", "a", "d"]  # equal ratings: by contestant id
     assert [r.rank for r in lb.rows] == [1, 2, 3, 4]
     assert [r.gap_to_next for r in lb.rows] == [200.0, 100.0, 0.0, None]

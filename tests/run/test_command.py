@@ -97,7 +97,9 @@ def test_headless_prints_progress_and_the_leaderboard(
     assert len(fake_llm.requests) == 12
     lines = captured.out.splitlines()
     assert lines[0].startswith("test — elo, threshold 0.5")
-    ranking = [line.split()[1] for line in lines[3:-1]]
+    end = next(i for i, line in enumerate(lines) if line.startswith("interval: "))
+    assert "95 % bootstrap interval by prompt" in lines[end]  # the interval says what it is
+    ranking = [line.split()[1] for line in lines[3:end]]
     assert lines[-1].startswith("verdicts used 12 · invalid 0 · failed 0 · missing 0")
     assert ranking == ["c", "b", "a"]
     assert re.search(

@@ -12,6 +12,7 @@ from textual.widgets import DataTable, Static
 
 from elotui.config import Tournament
 from elotui.export.ranking import write_csv
+from elotui.rating.labels import band_text
 from elotui.session import TournamentSession
 from elotui.store import Store
 from elotui.tui.app import ElotuiApp
@@ -69,11 +70,13 @@ async def test_band_word_is_shown(crafted_app: ElotuiApp) -> None:
     app = crafted_app
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
-        table = app.query_one(LeaderboardTable)
-        assert app.board is not None
-        for i, row in enumerate(app.board.rows):
-            cell = table.get_cell_at((i, 6))
-            assert str(cell) == (row.band or "—")
+        for key in ("1", "5"):  # two thresholds where the gaps have bands
+            await press_and_settle(pilot, key)
+            table = app.query_one(LeaderboardTable)
+            column = [c.label.plain for c in table.ordered_columns].index("band")
+            assert app.board is not None and any(row.band for row in app.board.rows)
+            for i, row in enumerate(app.board.rows):
+                assert str(table.get_cell_at((i, column))) == band_text(row)
 
 
 async def test_selecting_a_pair_shows_its_reasoning_literally(crafted_app: ElotuiApp) -> None:
@@ -242,7 +245,12 @@ async def test_a_user_theme_is_used(crafted_tournament: tuple[Tournament, Store]
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         assert app.theme == "mine"
-        band = app.query_one(LeaderboardTable).get_cell_at((0, 6))
+        await press_and_settle(
+            pilot, "1"
+        )  # threshold 1.0, Bradley–Terry: C > A by a moderate gap, for certain
+        await press_and_settle(pilot, "m")
+        table = app.query_one(LeaderboardTable)
+        band = table.get_cell_at((0, [c.label.plain for c in table.ordered_columns].index("band")))
         assert str(band) == "moderate" and "#aa00aa" in str(band.style)
 
 

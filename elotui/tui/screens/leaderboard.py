@@ -7,6 +7,7 @@ from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
 from textual.widgets import Label, Select, Static
 
+from elotui.rating.labels import interval_label, scale_note, warning_lines
 from elotui.rating.leaderboard import Leaderboard
 from elotui.tui.sanitize import one_line
 from elotui.tui.widgets.judges_table import JudgesTable
@@ -51,12 +52,11 @@ class LeaderboardPane(Vertical):
             f"games {c.get('games', 0)} · verdicts used {c.get('verdicts_used', 0)} · invalid {c.get('invalid', 0)}"
             f" · failed {c.get('failed', 0)}",
         )
-        method = board.settings.get("method")
-        if method == "elo":
-            text.append(f" · interval: 2.5–97.5% over {board.settings.get('permutations')} game orders")
-        elif method == "bt":
-            text.append(f" · interval: 95% bootstrap ({board.settings.get('bootstrap')} resamples)")
+        text.append(f" · interval: {interval_label(board)}; order: share of rounds above the next")
         text.append(" · bands: Δ<50 practically tied, 50–150 moderate, >150 strong")
         if note:
             text.append(f" · {note}", style="italic")
+        for line in [scale_note(board), *warning_lines(board)]:
+            if line:
+                text.append(f"\n⚠ {line}", style="bold")
         self.query_one("#counts", Static).update(text)

@@ -1,5 +1,7 @@
-"""The leaderboard as a DataTable: rank, contestant, rating, interval, gap to the next rank with its expected win
-probability, band (the word, coloured from the theme), W/L/D, games, win rate."""
+"""The leaderboard as a DataTable: rank, contestant, rating (a bound: ≥/≤), interval, gap to the next rank with its
+expected win probability, the order confidence, band (the word, coloured from the theme, when the gap interval
+lies in one band; else the range it spans, in italics), W/L/D, games, win rate. With disconnected comparisons the
+rank reads group.rank."""
 
 from __future__ import annotations
 
@@ -7,7 +9,8 @@ from rich.text import Text
 from textual.widgets import DataTable
 from textual.widgets.data_table import RowDoesNotExist
 
-from elotui.rating.leaderboard import Leaderboard
+from elotui.rating.labels import band_text, interval_text, order_text, rating_text
+from elotui.rating.leaderboard import Leaderboard, LeaderboardRow
 from elotui.tui.colours import band_colour
 from elotui.tui.sanitize import one_line
 
@@ -19,6 +22,7 @@ COLUMNS = (
     ("interval", 11),
     ("Δ next", 6),
     ("P(win)", 6),
+    ("order", 5),
     ("band", 16),
     ("W/L/D", 13),
     ("games", 6),
@@ -50,31 +54,35 @@ class LeaderboardTable(DataTable[Text | str]):
         if self.row_count and 0 <= self.cursor_row < self.row_count:
             selected = str(self.coordinate_to_cell_key(self.cursor_coordinate).row_key.value)
         self.clear()
+        grouped = len({r.group for r in board.rows if r.group is not None}) > 1
         for row in board.rows:
-            name = labels.get(row.contestant)
-            shown = contestant_label(row.contestant, name)
-            gap = "—" if row.gap_to_next is None else f"{row.gap_to_next:+.0f}"
-            prob = "—" if row.win_prob_vs_next is None else f"{100 * row.win_prob_vs_next:.0f}%"
-            band = Text(row.band or "—", style=band_colour(self.app, row.band) if row.band else "")
-            rate = "—" if row.win_rate is None else f"{100 * row.win_rate:.1f}%"
-            self.add_row(
-                Text(str(row.rank), justify="right"),
-                Text(shown),
-                Text(f"{row.rating:.0f}", justify="right", style="bold"),
-                Text(f"{row.ci_low:.0f}–{row.ci_high:.0f}", justify="right"),
-                Text(gap, justify="right"),
-                Text(prob, justify="right"),
-                band,
-                Text(f"{row.wins}/{row.losses}/{row.draws}", justify="right"),
-                Text(str(row.games), justify="right"),
-                Text(rate, justify="right"),
-                key=row.contestant,
-            )
+            self.add_row(*self._cells(row, labels, grouped), key=row.contestant)
         if selected is not None:
             try:
                 self.move_cursor(row=self.get_row_index(selected), animate=False)
             except RowDoesNotExist:  # the contestant is gone from this scope
                 self.move_cursor(row=0, animate=False)
+
+    def _cells(self, row: LeaderboardRow, labels: dict[str, str], grouped: bool) -> list[Text]:
+        gap = "—" if row.gap_to_next is None else f"{row.gap_to_next:+.0f}"
+        prob = "—" if row.win_prob_vs_next is None else f"{100 * row.win_prob_vs_next:.0f}%"
+        certain = row.band is not None and (row.band_range is None or row.band_certain)
+        band = Text(band_text(row), style=band_colour(self.app, row.band) if certain else "italic")
+        rate = "—" if row.win_rate is None else f"{100 * row.win_rate:.1f}%"
+        rank = "—" if row.rank is None else f"{row.group}.{row.rank}" if grouped else str(row.rank)
+        return [
+            Text(rank, justify="right"),
+            Text(contestant_label(row.contestant, labels.get(row.contestant))),
+            Text(rating_text(row), justify="right", style="bold"),
+            Text(interval_text(row), justify="right"),
+            Text(gap, justify="right"),
+            Text(prob, justify="right"),
+            Text(order_text(row), justify="right"),
+            band,
+            Text(f"{row.wins}/{row.losses}/{row.draws}", justify="right"),
+            Text(str(row.games), justify="right"),
+            Text(rate, justify="right"),
+        ]
 
     def order(self) -> list[str]:
         """The contestants from top to bottom (for tests and the help text)."""

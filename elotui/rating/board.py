@@ -1,0 +1,215 @@
+"""The leaderboard and its rows: order, ranks per group, bounds, gaps with their intervals, order confidence and bands.
+
+Order: the groups of the comparison graph, largest first; within a group by rating (ties by id), a bounded
+contestant placed by its bound (just above the best contestant it beat, or just below the worst it lost to);
+unranked contestants (no games) last, by id. A gap, its interval, band and order confidence are drawn only
+between two rated contestants of one group.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from elotui.rating.bootstrap import gap_stats
+from elotui.rating.games import Games, record
+from elotui.rating.identify import Identified
+from elotui.vocab import band, win_probability
+
+
+@dataclass(frozen=True)
+class LeaderboardRow:
+    rank: (
+        int | None
+    )  # None: unranked (no games); restarts in each group when the comparisons are disconnected
+    contestant: str
+    rating: float | None  # None when unranked; a bound (see `bound`) for the unbeaten and the winless
+    ci_low: float | None
+    ci_high: float | None
+    gap_to_next: float | None  # rating minus the next row's rating (None on the last row of a group)
+    win_prob_vs_next: float | None
+    band: str | None  # the point gap's band
+    wins: int
+    losses: int
+    draws: int
+    games: int
+    win_rate: float | None  # (wins + draws/2) / games; None without games
+    intervals_overlap_next: bool | None
+    gap_ci_low: float | None = None
+    gap_ci_high: float | None = None
+    order_confidence: float | None = None  # share of bootstrap rounds with this row above the next
+    band_range: tuple[str, ...] | None = None  # the bands the gap interval spans (one: the band is certain)
+    bound: str | None = None  # "lower" (won every game) or "upper" (lost every game): the rating is a bound
+    group: int | None = None  # 1-based group of the comparison graph; None when unranked
+    order_spread_low: float | None = (
+        None  # Elo only: 2.5 % of single-order ratings (not a confidence interval)
+    )
+    order_spread_high: float | None = None
+
+    @property
+    def band_certain(self) -> bool:
+        return self.band_range is not None and len(self.band_range) == 1
+
+
+@dataclass(frozen=True)
+class Leaderboard:
+    rows: list[LeaderboardRow]
+    settings: dict[str, Any] = field(default_factory=dict)
+    counts: dict[str, int] = field(default_factory=dict)
+    warnings: list[dict[str, Any]] = field(default_factory=list)
+
+    def ratings(self) -> dict[str, float]:
+        """Every rated contestant's rating (the bound, for a bounded one); unranked ones are left out."""
+        return {row.contestant: row.rating for row in self.rows if row.rating is not None}
+
+
+@dataclass(frozen=True)
+class Rated:
+    """What a method gives for a set of games: point ratings, interval, bootstrap rounds, and (Elo) order spread."""
+
+    rating: NDArray[np.float64]
+    low: NDArray[np.float64]
+    high: NDArray[np.float64]
+    rounds: NDArray[np.float64]  # (R, n); empty without bootstrap
+    spread: tuple[NDArray[np.float64], NDArray[np.float64]] | None = None
+
+
+def bound_values(g: Games, rated: Rated, ident: Identified) -> dict[int, float | None]:
+    """Each bounded contestant's bound: the highest rating among those it beat (unbeaten: a lower bound), the
+    lowest among those it lost to (winless: an upper bound), taken over rated contestants and the bounds already
+    found (bounded contestants are resolved in the reverse of the order they were set aside)."""
+    values: dict[int, float | None] = {}
+    known: dict[int, float] = {int(i): float(rated.rating[i]) for i in np.flatnonzero(ident.rated)}
+    for c in reversed(ident.removed):
+        opponents = np.r_[g.b[g.a == c], g.a[g.b == c]]
+        seen = [known[int(o)] for o in opponents if int(o) in known]
+        value = (max(seen) if ident.bounds[c] == "lower" else min(seen)) if seen else None
+        values[c] = value
+        if value is not None:
+            known[c] = value
+    return values
+
+
+def _sort_key(i: int, rated: Rated, ident: Identified, bounds: dict[int, float | None]) -> float:
+    if ident.rated[i]:
+        return float(rated.rating[i])
+    value = bounds.get(i)
+    sign = 1.0 if ident.bounds.get(i) == "lower" else -1.0
+    return sign * np.inf if value is None else value + sign * 1e-6
+
+
+def build_leaderboard(
+    contestants: list[str], g: Games, rated: Rated, ident: Identified, settings: dict[str, Any]
+) -> Leaderboard:
+    bounds = bound_values(g, rated, ident)
+    groups = int(ident.component.max()) + 1 if len(ident.component) and ident.component.max() >= 0 else 0
+    ordered: list[list[int]] = [
+        sorted(
+            np.flatnonzero(ident.component == k).tolist(),
+            key=lambda i: (-_sort_key(i, rated, ident, bounds), contestants[i]),
+        )
+        for k in range(groups)
+    ]
+    unranked = sorted(np.flatnonzero(ident.component < 0).tolist(), key=lambda i: contestants[i])
+    rec = record(g)
+    rows: list[LeaderboardRow] = []
+    for k, members in enumerate(ordered):
+        for pos, i in enumerate(members):
+            nxt = members[pos + 1] if pos + 1 < len(members) else None
+            rows.append(
+                _row(i, nxt, pos + 1, k + 1 if groups > 1 else 1, contestants, rated, ident, bounds, rec)
+            )
+    rows += [_row(i, None, None, None, contestants, rated, ident, bounds, rec) for i in unranked]
+    return Leaderboard(rows=rows, settings=settings, counts=dict(g.counts), warnings=list(ident.warnings))
+
+
+def _row(
+    i: int,
+    nxt: int | None,
+    rank: int | None,
+    group: int | None,
+    contestants: list[str],
+    rated: Rated,
+    ident: Identified,
+    bounds: dict[int, float | None],
+    rec: dict[str, Any],
+) -> LeaderboardRow:
+    games_i = int(rec["games"][i])
+    common: dict[str, Any] = {
+        "contestant": contestants[i],
+        "wins": int(rec["wins"][i]),
+        "losses": int(rec["losses"][i]),
+        "draws": int(rec["draws"][i]),
+        "games": games_i,
+        "win_rate": float(rec["win_rate"][i]) if games_i else None,
+        "rank": rank,
+        "group": group,
+    }
+    if rank is None:  # no games: no rating at all
+        return LeaderboardRow(
+            rating=None,
+            ci_low=None,
+            ci_high=None,
+            gap_to_next=None,
+            win_prob_vs_next=None,
+            band=None,
+            intervals_overlap_next=None,
+            **common,
+        )
+    if not ident.rated[i]:  # a bound, not a rating
+        value, kind = bounds.get(i), ident.bounds[i]
+        return LeaderboardRow(
+            rating=value,
+            ci_low=value if kind == "lower" else None,
+            ci_high=value if kind == "upper" else None,
+            gap_to_next=None,
+            win_prob_vs_next=None,
+            band=None,
+            intervals_overlap_next=None,
+            bound=kind,
+            **common,
+        )
+    gap = gap_fields(i, nxt, rated, ident)
+    spread = rated.spread
+    return LeaderboardRow(
+        rating=float(rated.rating[i]),
+        ci_low=float(rated.low[i]),
+        ci_high=float(rated.high[i]),
+        order_spread_low=float(spread[0][i]) if spread is not None else None,
+        order_spread_high=float(spread[1][i]) if spread is not None else None,
+        **gap,
+        **common,
+    )
+
+
+def gap_fields(i: int, nxt: int | None, rated: Rated, ident: Identified) -> dict[str, Any]:
+    """The gap to the next row and how certain it is (only between two rated contestants)."""
+    if nxt is None or not ident.rated[nxt]:
+        return {"gap_to_next": None, "win_prob_vs_next": None, "band": None, "intervals_overlap_next": None}
+    gap = float(rated.rating[i] - rated.rating[nxt])
+    out: dict[str, Any] = {
+        "gap_to_next": gap,
+        "win_prob_vs_next": win_probability(gap),
+        "band": band(gap),
+        "intervals_overlap_next": bool(rated.low[i] <= rated.high[nxt] and rated.low[nxt] <= rated.high[i]),
+    }
+    if len(rated.rounds):
+        low, high, confidence = gap_stats(rated.rounds, i, nxt)
+        out.update(
+            gap_ci_low=low, gap_ci_high=high, order_confidence=confidence, band_range=band_range(low, high)
+        )
+    return out
+
+
+def band_range(low: float, high: float) -> tuple[str, ...]:
+    """The bands the size of a gap can have when the gap lies in [low, high] (it may cross zero: then the two
+    could be in either order, and the smallest size is 0)."""
+    smallest = 0.0 if low <= 0 <= high else min(abs(low), abs(high))
+    largest = max(abs(low), abs(high))
+    bands = [band(smallest), band(largest)]
+    if bands[0] == "practically tied" and bands[1] == "strong":
+        bands.insert(1, "moderate")
+    return tuple(dict.fromkeys(bands))

@@ -1,0 +1,130 @@
+"""Which ratings the games determine, said out loud.
+
+- A contestant with no games has no rating: it is listed as unranked (no rating, no interval, no band).
+- Ratings are defined only relative to the contestants a contestant is connected to by games: with several
+  connected groups of the comparison graph, each group is ranked on its own and no gap or band is drawn across
+  groups (the offset between groups would be set by the prior, not by data).
+- A contestant that won every game it played (no loss, no draw) has no finite maximum-likelihood rating, and one
+  that lost every game neither; with a prior they get a rating the prior invents, which drags the others' ratings
+  (40-0 gave 1786 [1767, 1815] and moved every other rating by hundreds of points). Such a contestant is rated
+  only as a bound — at least (at most) the rating of the best (worst) contestant it beat (lost to) — and its games
+  are left out of the others' fit, so it does not move them. This is repeated until none is left (the next
+  contestant may then have won everything else).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Literal
+
+import numpy as np
+from numpy.typing import NDArray
+
+from elotui.rating.games import Games
+
+Bound = Literal["lower", "upper"]
+
+
+@dataclass(frozen=True)
+class Identified:
+    rated: NDArray[np.bool_]  # the contestants the fit rates (games with other rated contestants)
+    bounds: dict[int, Bound] = field(default_factory=dict)  # unbeaten -> "lower", winless -> "upper"
+    removed: list[int] = field(default_factory=list)  # bounded contestants in the order they were set aside
+    component: NDArray[np.int64] = field(default_factory=lambda: np.zeros(0, dtype=np.int64))  # -1: no games
+    warnings: list[dict[str, object]] = field(default_factory=list)
+
+
+def components(g: Games) -> NDArray[np.int64]:
+    """Connected groups of the comparison graph (a union-find over the games); -1 for no games. Groups are
+    numbered by size, largest first (ties by their lowest contestant code)."""
+    n = g.n_contestants
+    parent = np.arange(n)
+
+    def find(x: int) -> int:
+        while parent[x] != x:
+            parent[x] = parent[parent[x]]
+            x = int(parent[x])
+        return x
+
+    pairs: NDArray[np.int32] = np.zeros((0, 2), dtype=np.int32)
+    if len(g):
+        pairs = np.unique(np.stack([np.minimum(g.a, g.b), np.maximum(g.a, g.b)], axis=1), axis=0)
+    for x, y in pairs:
+        rx, ry = find(int(x)), find(int(y))
+        if rx != ry:
+            parent[max(rx, ry)] = min(rx, ry)
+    played = np.zeros(n, dtype=bool)
+    played[g.a] = True
+    played[g.b] = True
+    roots = np.array([find(i) for i in range(n)])
+    labels = np.full(n, -1, dtype=np.int64)
+    groups = sorted({int(r) for r in roots[played]}, key=lambda r: (-int(np.sum(roots[played] == r)), r))
+    for label, root in enumerate(groups):
+        labels[played & (roots == root)] = label
+    return labels
+
+
+def identify(g: Games, names: list[str]) -> Identified:
+    n = g.n_contestants
+    component = components(g)
+    active = component >= 0
+    bounds: dict[int, Bound] = {}
+    removed: list[int] = []
+    while True:
+        keep = active[g.a] & active[g.b]
+        a, b, s = g.a[keep], g.b[keep], g.score_a[keep]
+        played = np.bincount(a, minlength=n) + np.bincount(b, minlength=n)
+        full_wins = np.bincount(a[s == 1.0], minlength=n) + np.bincount(b[s == 0.0], minlength=n)
+        full_losses = np.bincount(a[s == 0.0], minlength=n) + np.bincount(b[s == 1.0], minlength=n)
+        unbeaten = np.flatnonzero(active & (played > 0) & (full_wins == played))
+        winless = np.flatnonzero(active & (played > 0) & (full_losses == played))
+        if len(unbeaten) == 0 and len(winless) == 0:
+            break
+        for c in unbeaten:
+            bounds[int(c)] = "lower"
+        for c in winless:
+            bounds.setdefault(int(c), "upper")
+        for c in [*unbeaten, *winless]:
+            if active[c]:
+                active[c] = False
+                removed.append(int(c))
+    return Identified(active, bounds, removed, component, _warnings(component, bounds, names))
+
+
+def _warnings(
+    component: NDArray[np.int64], bounds: dict[int, Bound], names: list[str]
+) -> list[dict[str, object]]:
+    out: list[dict[str, object]] = []
+    no_games = [names[i] for i in np.flatnonzero(component < 0)]
+    if no_games:
+        out.append(
+            {
+                "kind": "no_games",
+                "contestants": no_games,
+                "message": f"{len(no_games)} contestant(s) have no games: unranked (no rating, no band)",
+            }
+        )
+    groups = int(component.max()) + 1 if len(component) and component.max() >= 0 else 0
+    if groups > 1:
+        members = [[names[i] for i in np.flatnonzero(component == k)] for k in range(groups)]
+        out.append(
+            {
+                "kind": "disconnected",
+                "contestants": [c for m in members for c in m],
+                "groups": members,
+                "message": f"the comparisons form {groups} groups that never meet: each group is ranked on its "
+                "own, and no gap or band is drawn across groups",
+            }
+        )
+    for kind, bound, word in (("unbeaten", "lower", "won"), ("winless", "upper", "lost")):
+        who = [names[c] for c, b in bounds.items() if b == bound]
+        if who:
+            out.append(
+                {
+                    "kind": kind,
+                    "contestants": who,
+                    "message": f"{', '.join(who)} {word} every game: the data give no finite rating, only "
+                    f"{'a lower' if bound == 'lower' else 'an upper'} bound; left out of the others' fit",
+                }
+            )
+    return out
