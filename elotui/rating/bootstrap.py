@@ -13,8 +13,9 @@ matrix times the per-prompt matrices), fitted in one batch by Newton's method wa
 
 Elo: `min(bootstrap, ELO_MAX_ROUNDS)` rounds, each playing the drawn games in `ELO_ORDERS_PER_ROUND` random orders
 and averaging them (the permutation average, seed 000 §4.4, on the resampled games). 100 rounds × 4 orders cost
-about four times the point estimate's 100 orders (Elo is sequential: each order replays every game); the order
-noise left in each round's mean (the single-order spread / 2) adds a little width, erring on the safe side. The spread of single orders around the point estimate is reported apart, as the
+about four times the point estimate's 100 orders (Elo is sequential: each order replays every game). The order
+noise left in each round's mean (it does not shrink with more games: K sets it) is estimated from the orders'
+spread within the rounds and taken out (elotui.rating.elo.elo_rounds), so the interval shrinks as data grow. The spread of single orders around the point estimate is reported apart, as the
 "order spread": it measures Elo's dependence on the order of the games, not the uncertainty of the rating.
 """
 

@@ -155,7 +155,12 @@ def elo_rounds(
 ) -> NDArray[np.float64]:
     """(rounds, n) bootstrap replicates of the permutation-averaged Elo: each round resamples the games (by prompt
     or by game, elotui.rating.bootstrap) and averages `orders` random orders of them. The games are put in their
-    canonical order once, so the result depends on the multiset of games and the seed only."""
+    canonical order once, so the result depends on the multiset of games and the seed only.
+
+    A round's mean of a few orders still carries order noise (variance = the single-order variance / `orders`),
+    which does not shrink as games are added. It is removed: the single-order variance is estimated from the
+    spread of the orders within each round, and every round's deviation from the rounds' mean is scaled by
+    sqrt(1 - order variance / total variance) per contestant, so the replicates vary by the resampling alone."""
     n = g.n_contestants
     if rounds <= 0 or len(g) == 0:
         return np.zeros((0, n))
@@ -168,6 +173,7 @@ def elo_rounds(
     canon = Games(a[order], b[order], s[order], n, {}, prompt[order])
     kernels = jit_kernels()
     out = np.empty((rounds, n))
+    within = np.empty((rounds, n))
     for r, keep in enumerate(resampled_indices(canon, unit, rounds, seed)):
         ra, rb, rs = canon.a[keep], canon.b[keep], canon.score_a[keep]
         keys = _stream_keys(orders, seed * 1_000_003 + r + 1)
@@ -184,7 +190,13 @@ def elo_rounds(
                 float(initial_rating),
             )
         out[r] = played.mean(axis=0)
-    return out
+        within[r] = played.var(axis=0, ddof=1) if orders > 1 else 0.0
+    total = out.var(axis=0, ddof=1) if rounds > 1 else np.zeros(n)
+    order_noise = within.mean(axis=0) / max(orders, 1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        scale = np.sqrt(np.clip(1.0 - np.where(total > 0, order_noise / total, 0.0), 0.0, 1.0))
+    centre = out.mean(axis=0)
+    return centre + (out - centre) * scale
 
 
 def run_orders_numpy(

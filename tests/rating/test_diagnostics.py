@@ -17,7 +17,7 @@ from elotui.rating.human import judge_vs_human, votes_table
 from elotui.rating.leaderboard import RatingOptions
 from elotui.rating.stability import position_report
 from elotui.rating.winrates import head_to_head, kendall, length_bias, per_prompt_tau, spearman, win_rates
-from tests.rating.rating_builders import row, simulate
+from tests.rating.rating_builders import exact_permutation_p, row, simulate
 
 
 def test_cohen_kappa_textbook_example() -> None:
@@ -60,7 +60,12 @@ def test_kendall_and_spearman_match_scipy() -> None:
     rho, p = spearman(x, y)
     # hand: Σd² = 6 -> ρ = 1 - 6·6 / (6·35) = 0.828571
     assert rho == pytest.approx(1 - 36 / 210)
-    assert p == pytest.approx(stats.spearmanr(x, y).pvalue)
+    # exact for 6 items (every ordering enumerated), not scipy's t approximation (0.042)
+    assert p == pytest.approx(exact_permutation_p(x, y, lambda a, b: stats.spearmanr(a, b).statistic))
+    assert p == pytest.approx(0.058333, abs=1e-6)
+    assert spearman(np.arange(5.0), np.arange(5.0))[1] == pytest.approx(
+        2 / 120
+    )  # a perfect 5: 2 of 5! orderings
     assert np.isnan(kendall(x, np.ones(6))[0])
 
 

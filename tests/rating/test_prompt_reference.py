@@ -13,7 +13,10 @@ from elotui.rating.diagnostics import diagnose
 from elotui.rating.leaderboard import RatingOptions
 from elotui.rating.prompt_reference import per_prompt_reference
 from elotui.rating.winrates import per_prompt_tau, win_rate_arrays
-from tests.rating.rating_builders import row, simulate
+from tests.rating.rating_builders import exact_permutation_p, row, simulate
+
+SPEARMAN = lambda x, y: stats.spearmanr(x, y).statistic  # noqa: E731
+KENDALL = lambda x, y: stats.kendalltau(x, y).statistic  # noqa: E731
 
 
 def round_robin(prompt: str, order: list[str], judge: str = "j0") -> list[tuple]:
@@ -47,7 +50,9 @@ def test_exact_reversed_and_one_swap() -> None:
     assert same["kendall_p"] == pytest.approx(1 / 12) and rev["kendall_p"] == pytest.approx(1 / 12)
     rates = [1.0, 2 / 3, 1 / 3, 0.0]
     ref_scores = [0.0, -2.0, -1.0, -3.0]  # A, B, C, D positions in ["A", "C", "B", "D"], negated
-    assert swap["spearman_p"] == pytest.approx(stats.spearmanr(rates, ref_scores).pvalue)
+    # exact p for ρ = 0.8, n = 4: |ρ| >= 0.8 for 1 + 3 orderings on each side: 8 / 24 (scipy's t approximation: 0.2)
+    assert swap["spearman_p"] == pytest.approx(1 / 3)
+    assert swap["spearman_p"] == pytest.approx(exact_permutation_p(rates, ref_scores, SPEARMAN))
     assert swap["kendall_p"] == pytest.approx(stats.kendalltau(rates, ref_scores).pvalue)
     s = r["summary"]
     assert s["prompts"] == 3
@@ -73,9 +78,11 @@ def test_ties_match_scipy_tau_b_and_rho() -> None:
     got = r["by_prompt"]["p"]
     ref = np.array([-1.0, 0.0, -3.0, -2.0])
     assert got["kendall_tau"] == pytest.approx(stats.kendalltau(rate, ref).statistic)
-    assert got["kendall_p"] == pytest.approx(stats.kendalltau(rate, ref).pvalue)
+    assert got["kendall_p"] == pytest.approx(
+        exact_permutation_p(rate, ref, KENDALL)
+    )  # ties: exact, by enumeration
     assert got["spearman_rho"] == pytest.approx(stats.spearmanr(rate, ref).statistic)
-    assert got["spearman_p"] == pytest.approx(stats.spearmanr(rate, ref).pvalue)
+    assert got["spearman_p"] == pytest.approx(exact_permutation_p(rate, ref, SPEARMAN))
 
 
 def test_only_named_contestants_with_verdicts_on_the_prompt() -> None:
@@ -135,7 +142,7 @@ def test_diagnose_key_present_or_null() -> None:
         "kendall_tau": pytest.approx(1.0),
         "kendall_p": pytest.approx(1 / 3),
         "spearman_rho": pytest.approx(1.0),
-        "spearman_p": pytest.approx(0.0, abs=1e-9),
+        "spearman_p": pytest.approx(1 / 3),  # exact: ρ = ±1 for 2 of the 3! orderings (t approximation: 0)
     }
     assert ppr["by_prompt"]["p1"]["kendall_tau"] == pytest.approx(-1.0)
     assert ppr["by_prompt"]["p9"] == {

@@ -1,0 +1,168 @@
+"""Ratings the data do not determine are said to be so, everywhere: a contestant with no games is unranked, two
+groups never compared are ranked apart with no gap across, one that won every game is a bound and does not move
+the others. Checked in rank(), the JSON and CSV exports, the headless leaderboard and the TUI."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from elotui.cli import main
+from elotui.commands.run import print_leaderboard
+from elotui.config import load_tournament
+from elotui.rating import VerdictTable, rank
+from elotui.rating.leaderboard import RatingOptions
+from elotui.store import CallRecord, PlanRow, Store
+from tests.rating.rating_builders import row
+
+OPTIONS = RatingOptions(permutations=20, bootstrap=50)
+GROUP_1 = ["A", "B", "C"]
+GROUP_2 = ["D", "E"]
+
+
+def scenario_rows() -> list[tuple]:
+    """A, B, C play each other (A best), D and E only each other, U beats A, B and C every time (40-0 in all),
+    Z plays nobody."""
+    rows = []
+    rng = np.random.default_rng(3)
+    strength = {"A": 1.0, "B": 0.6, "C": 0.3, "D": 0.7, "E": 0.4}
+    for group in (GROUP_1, GROUP_2):
+        for i, x in enumerate(group):
+            for y in group[i + 1 :]:
+                for p in range(6):
+                    for first, second in ((x, y), (y, x)):
+                        p_first = strength[first] / (strength[first] + strength[second])
+                        rows.append(
+                            row(f"p{p}", first, second, "j", "first" if rng.random() < p_first else "second")
+                        )
+    for k in range(40):
+        opponent = GROUP_1[k % 3]
+        first, second = ("U", opponent) if k % 2 else (opponent, "U")
+        rows.append(row(f"p{k % 6}", first, second, "j", "first" if first == "U" else "second"))
+    return rows
+
+
+CONTESTANTS = ["A", "B", "C", "U", "D", "E", "Z"]
+
+
+@pytest.mark.parametrize("method", ["elo", "bt"])
+def test_rank_says_what_the_games_do_not_determine(method: str) -> None:
+    table = VerdictTable.from_rows(scenario_rows(), contestants=CONTESTANTS)
+    board = rank(table, threshold="none", method=method, options=OPTIONS)
+    by = {r.contestant: r for r in board.rows}
+    kinds = {w["kind"] for w in board.warnings}
+    assert kinds == {"no_games", "disconnected", "unbeaten"}
+    # no games: unranked, no rating, no interval, no band, last
+    z = by["Z"]
+    assert (z.rank, z.rating, z.ci_low, z.ci_high, z.band, z.group) == (None, None, None, None, None, None)
+    assert board.rows[-1].contestant == "Z"
+    # two groups: each ranked on its own (ranks restart), no gap or band across
+    assert [r.contestant for r in board.rows if r.group == 1] == ["U", "A", "B", "C"]
+    assert [r.contestant for r in board.rows if r.group == 2] == ["D", "E"]
+    assert [r.rank for r in board.rows if r.group == 2] == [1, 2]
+    assert by["C"].gap_to_next is None and by["C"].band is None  # last of group 1: nothing drawn to group 2
+    assert by["D"].gap_to_next is not None and by["E"].gap_to_next is None
+    # unbeaten: a lower bound at the best rating it beat; not in the others' fit
+    u = by["U"]
+    assert u.bound == "lower" and u.rating == pytest.approx(by["A"].rating) and u.ci_high is None
+    assert u.gap_to_next is None and (u.wins, u.losses) == (40, 0)
+    without_u = rank(
+        VerdictTable.from_rows(
+            [r for r in scenario_rows() if "U" not in (r[1], r[2])], contestants=CONTESTANTS
+        ),
+        threshold="none",
+        method=method,
+        options=OPTIONS,
+    )
+    others = {r.contestant: r.rating for r in without_u.rows}
+    for c in ["A", "B", "C", "D", "E"]:
+        assert by[c].rating == pytest.approx(others[c], abs=1e-9)  # U moves nobody
+    assert by["A"].rating is not None and by["A"].rating < 1200  # not dragged by a prior-set 1786
+
+
+def _store(tmp_path: Path) -> tuple[Path, Store]:
+    lines = ["[tournament]", 'name = "Identify"', ""]
+    lines += [f'[[contestants]]\nid = "{c}"\n' for c in CONTESTANTS]
+    lines += [
+        f'[[prompts]]\nid = "p{p}"\ntext = "Q{p}?"\n[prompts.responses]\n'
+        + "\n".join(f'{c} = "{c} answers"' for c in CONTESTANTS)
+        + "\n"
+        for p in range(6)
+    ]
+    lines += [
+        '[[judges]]\nid = "j"\nprovider = "replay"\npath = "log.jsonl"\n',
+        '[ranking]\nthreshold = "none"\nmethod = "bt"\nbootstrap = 50\npermutations = 20\n',
+    ]
+    path = tmp_path / "t.toml"
+    path.write_text("\n".join(lines), encoding="utf-8")
+    (tmp_path / "log.jsonl").write_text("", encoding="utf-8")
+    store = Store(tmp_path / "s.sqlite")
+    plan = []
+    for seq, (prompt, first, second, judge, condition, sample, status, winner) in enumerate(scenario_rows()):
+        key = f"k{seq}"
+        plan.append(PlanRow(seq, prompt, first, second, judge, condition, sample + seq, key))
+        store.record_call(
+            CallRecord(
+                key=key,
+                kind="verdict",
+                status=status,
+                judge=judge,
+                prompt=prompt,
+                first=first,
+                second=second,
+                condition=condition,
+                sample=sample + seq,
+                winner=winner,
+            )
+        )
+    store.set_plan(plan)
+    return path, store
+
+
+def test_exports_and_headless_say_it_too(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path, store = _store(tmp_path)
+    store.close()
+    args = ["export", str(path), "--store", str(tmp_path / "s.sqlite")]
+    assert main([*args, "--format", "json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert {w["kind"] for w in doc["warnings"]} == {"no_games", "disconnected", "unbeaten"}
+    assert all(w["message"] and w["contestants"] for w in doc["warnings"])
+    rows = {r["contestant"]: r for r in doc["rows"]}
+    assert (rows["Z"]["rank"], rows["Z"]["rating"], rows["Z"]["ci_low"], rows["Z"]["ci_high"]) == (None,) * 4
+    assert rows["U"]["bound"] == "lower" and rows["C"]["gap_to_next"] is None
+    assert rows["A"]["order_confidence"] is not None and rows["A"]["band_range"]
+    assert doc["settings"]["interval"] == {"kind": "bootstrap", "unit": "prompt", "level": 0.95, "rounds": 50}
+    assert main(args) == 0
+    table = list(csv.DictReader(io.StringIO(capsys.readouterr().out)))
+    z = next(r for r in table if r["contestant"] == "Z")
+    assert z["rank"] == z["rating"] == z["ci_low"] == z["ci_high"] == ""
+    with Store(tmp_path / "s.sqlite") as store2:
+        out = io.StringIO()
+        print_leaderboard(load_tournament(path), store2, out)
+    text = out.getvalue()
+    assert "interval: 95 % bootstrap interval by prompt, 50 rounds" in text
+    assert "≥" in text and "note: 1 contestant(s) have no games" in text and "groups that never meet" in text
+    assert "U won every game" in text
+
+
+async def test_the_tui_shows_it(tmp_path: Path) -> None:
+    from elotui.tui.launch import make_app
+    from elotui.tui.widgets.leaderboard_table import LeaderboardTable
+    from tests.tui.conftest import settle
+
+    path, store = _store(tmp_path)
+    app = make_app(load_tournament(path), store, start_run=False)
+    async with app.run_test(size=(150, 50)) as pilot:
+        await settle(pilot)
+        table = app.query_one(LeaderboardTable)
+        cells = {str(table.get_row(key)[1]): [str(c) for c in table.get_row(key)] for key in table.rows}
+        assert cells["U"][0] == "1.1" and cells["U"][2].startswith("≥")  # group.rank; a bound
+        assert cells["D"][0] == "2.1" and cells["Z"][0] == "—" and cells["Z"][2] == "—"
+        counts = str(app.query_one("#counts").content)
+        assert "95 % bootstrap interval by prompt" in counts and "groups that never meet" in counts
+    store.close()
