@@ -88,6 +88,22 @@ def resampled_indices(g: Games, unit: BootstrapUnit, rounds: int, seed: int) -> 
     return out
 
 
+def small_sample_corrected(rounds: NDArray[np.float64], clusters: int) -> NDArray[np.float64]:
+    """The rounds' spread widened by sqrt(P / (P - 1)) for P resampled clusters: the bootstrap variance of a mean
+    over P clusters is (P - 1) / P of the unbiased one (a 12 % wider interval at 5 prompts, 2 % at 30)."""
+    if clusters < 2 or len(rounds) == 0:
+        return rounds
+    centre = rounds.mean(axis=0)
+    return centre + (rounds - centre) * np.sqrt(clusters / (clusters - 1))
+
+
+def clusters_of(g: Games, unit: BootstrapUnit) -> int:
+    """How many units a round resamples: the prompts that have games, or the games."""
+    if unit == "prompt" and len(g.prompt) == len(g):
+        return len(np.unique(g.prompt))
+    return len(g)
+
+
 def pair_cells(g: Games) -> tuple[NDArray[np.int64], NDArray[np.int64], NDArray[np.float64]]:
     """Each game as two win-matrix cells (a beats b by score, b beats a by 1 - score) of the flat (n*n) matrix."""
     n = g.n_contestants

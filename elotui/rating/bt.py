@@ -28,7 +28,13 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import NDArray
 
-from elotui.rating.bootstrap import BootstrapUnit, percentile_interval, prompt_win_rounds
+from elotui.rating.bootstrap import (
+    BootstrapUnit,
+    clusters_of,
+    percentile_interval,
+    prompt_win_rounds,
+    small_sample_corrected,
+)
 from elotui.rating.games import Games
 
 DEFAULT_PRIOR = 0.01
@@ -145,6 +151,7 @@ def bradley_terry(
         samples[start : start + chunk] = to_elo(
             fit_theta(wins[start : start + chunk], prior, start=theta), mean
         )
+    samples = small_sample_corrected(samples, clusters_of(g, unit))
     low, high = percentile_interval(samples)
     return BTResult(rating, low, high, samples)
 

@@ -25,7 +25,13 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from numpy.typing import NDArray
 
-from elotui.rating.bootstrap import ELO_ORDERS_PER_ROUND, BootstrapUnit, resampled_indices
+from elotui.rating.bootstrap import (
+    ELO_ORDERS_PER_ROUND,
+    BootstrapUnit,
+    clusters_of,
+    resampled_indices,
+    small_sample_corrected,
+)
 from elotui.rating.games import Games
 
 if TYPE_CHECKING:
@@ -196,7 +202,7 @@ def elo_rounds(
     with np.errstate(invalid="ignore", divide="ignore"):
         scale = np.sqrt(np.clip(1.0 - np.where(total > 0, order_noise / total, 0.0), 0.0, 1.0))
     centre = out.mean(axis=0)
-    return centre + (out - centre) * scale
+    return small_sample_corrected(centre + (out - centre) * scale, clusters_of(g, unit))
 
 
 def run_orders_numpy(
