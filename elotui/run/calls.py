@@ -14,11 +14,13 @@ key of the missing prerequisite call, so the store reports it as missing (or as 
 
 from __future__ import annotations
 
+import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from elotui.config import EndpointConfig, Tournament
 from elotui.judges.base import Completion, Judge, JudgeReply, JudgeRequest, Presentation
+from elotui.records import CallRecord
 from elotui.run.keys import call_key, text_key
 from elotui.run.perturb import perturb
 from elotui.run.plan import Comparison, Plan
@@ -366,3 +368,51 @@ async def ask_completion(judge: Judge, call: Call) -> Completion:
     if reply.status == "ok" and not (reply.text or "").strip():
         reply.status, reply.error = "error", "empty completion"
     return reply
+
+
+def _base_record(
+    judge: Judge, call: Call, reply: JudgeReply | Completion, started_at: float, run_id: int | None
+) -> CallRecord:
+    return CallRecord(
+        key=call.key,
+        kind=call.kind,
+        status=reply.status,
+        judge=call.judge,
+        provider=judge.config.provider,
+        model=judge.config.model,
+        error=reply.error,
+        latency_ms=reply.latency_ms,
+        input_tokens=reply.input_tokens,
+        output_tokens=reply.output_tokens,
+        cost=reply.cost,
+        attempts=reply.attempts,
+        http_429s=reply.http_429s,
+        started_at=started_at,
+        finished_at=time.time(),
+        run_id=run_id,
+    )
+
+
+def verdict_record(
+    judge: Judge, call: Call, reply: JudgeReply, started_at: float, run_id: int | None
+) -> CallRecord:
+    """The store row of a verdict call's reply."""
+    p = call.presentation
+    assert p is not None
+    record = _base_record(judge, call, reply, started_at, run_id)
+    record.prompt, record.first, record.second = p.prompt, p.first, p.second
+    record.condition, record.sample = p.condition, p.sample
+    record.winner = reply.winner if reply.status == "ok" else None
+    record.reasoning, record.raw_reply = reply.reasoning, reply.raw_reply
+    return record
+
+
+def completion_record(
+    judge: Judge, call: Call, reply: Completion, started_at: float, run_id: int | None
+) -> CallRecord:
+    """The store row of a generation's or paraphrase's reply."""
+    record = _base_record(judge, call, reply, started_at, run_id)
+    record.prompt, record.first = call.prompt, call.contestant
+    text = (reply.text or "").strip() or None
+    record.output_text = text if reply.status == "ok" else None
+    return record

@@ -1,33 +1,20 @@
-"""The async, cache-first tournament run.
+"""The async, cache-first tournament run (docs/run.md says it in full).
 
-`Runner(tournament, store).run()`:
-1. builds the judges (and the contestants' generators and the paraphraser) and records a run manifest;
-2. stores the plan (`store.set_plan`, seq = run order) so that rankings read exactly the current plan;
-3. sends the missing generation and paraphrase calls, then stores the plan again with every key resolved;
-4. sends every verdict call whose key has no answer (ok/invalid) in the store, in plan order.
-
-Every reply is recorded (`store.record_call`, committed at once) the moment it arrives, so Ctrl-C or
-`kill -9` loses at most the calls in flight; the next run sends only what is missing.
-
-Concurrency: one queue per endpoint, drained by `max_concurrency` worker tasks (so at most
-sum(max_concurrency) tasks exist at any time, whatever the plan size); the judge layer adds its own limits
-(rate, tokens per minute, retries). `pause()` stops taking new calls (in-flight ones finish), `resume()`
-continues, `stop()` ends the run after the calls in flight (`stop(cancel=True)` abandons them: they are not
-recorded and are sent again by the next run).
-
-Budget: with `max_cost` (argument, else `[comparison] max_cost`), a call is started only if
-cost so far + estimated cost of the calls in flight + its own estimate <= max_cost, where an estimate is
-(characters / 4) input tokens and min(max_tokens, 512) output tokens at the endpoint's prices. "Cost so far"
-counts the recorded calls of the current plan (earlier runs included), so a run stopped by the budget
-("budget" state) resumes only with a higher budget. Endpoints without prices cost 0.
-
-Events (elotui.run.events) go to `on_event` on the running loop: RunStarted, CallStarted, VerdictRecorded,
-CallFailed, CallRetried, Progress (at most twice a second, and once at the end), RunStateChanged, RunFinished.
+`Runner(tournament, store).run()` takes the tournament's run lease (elotui.store.runs: one run per store at a
+time), builds the judges and records a manifest; stores the plan; sends the missing generation and paraphrase
+calls, stores the plan again with every key resolved; then sends every verdict call with no answer in the store,
+in plan order, each claimed in the store first. Every reply is committed the moment it arrives, so Ctrl-C or
+`kill -9` loses at most the calls in flight. One queue per endpoint, drained by `max_concurrency` workers; the
+judge layer adds rate limits and retries. `pause()`, `resume()`, `stop(cancel=...)`. With `max_cost`, a call
+starts only if the cost so far, the calls in flight and its own estimate stay within it. The runner alone counts
+per endpoint (JudgeCounts) and publishes copies in its Progress events and, once a second, in the store's
+heartbeat for readers (`elotui watch`). Events (elotui.run.events) go to `on_event` on the running loop.
 """
 
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import time
 from collections import deque
 from collections.abc import Callable
@@ -40,7 +27,7 @@ from elotui.judges.base import (
     RetryNotice,
     RetryObserver,
 )
-from elotui.records import CallRecord, JudgeCounts
+from elotui.records import JudgeCounts
 from elotui.run.accounting import Accounting, RateMeter
 from elotui.run.calls import (
     Call,
@@ -48,11 +35,13 @@ from elotui.run.calls import (
     VerdictCalls,
     ask_completion,
     ask_verdict,
+    completion_record,
     endpoints,
     estimated_cost,
     estimated_output_tokens,
     prerequisite_calls,
     verdict_calls,
+    verdict_record,
 )
 from elotui.run.events import (
     CallFailed,
@@ -70,6 +59,7 @@ from elotui.run.plan import build_plan
 from elotui.run.prompts import PromptBuilder
 from elotui.run.setup import JudgeFactory, build_judges, default_judge_factory, manifest
 from elotui.store import Store
+from elotui.store.runs import HEARTBEAT_EVERY_S, claim, heartbeat
 from elotui.vocab import CACHED_STATUSES
 
 PROGRESS_INTERVAL_S = 0.5
@@ -85,9 +75,12 @@ class Runner:
         max_cost: float | None = None,
         judge_factory: JudgeFactory | None = None,
         no_delay: bool = False,
+        force: bool = False,
     ) -> None:
         self.tournament = tournament
         self.store = store
+        self.force = force  # take over a live run's lease (elotui.store.runs)
+        self.skipped = 0  # calls another live run was sending (claimed): not ours to pay for
         self.on_event = on_event
         self.max_cost = max_cost if max_cost is not None else tournament.spec.comparison.max_cost
         self.judge_factory = judge_factory or default_judge_factory(tournament, no_delay=no_delay)
@@ -155,7 +148,8 @@ class Runner:
         ticker: asyncio.Task[None] | None = None
         try:
             self.run_id = self.store.start_run(
-                manifest(self.tournament, self.judges, self.builder, self.plan, self.max_cost)
+                manifest(self.tournament, self.judges, self.builder, self.plan, self.max_cost),
+                force=self.force,
             )
             prereqs, verdicts, answered = self._prepare()
             self._emit(RunStarted(total=self.total, cached=self.cached, run_id=self.run_id))
@@ -275,11 +269,26 @@ class Runner:
                     )
                 return
             queue.popleft()
+            if not self._claim(call):
+                continue
             self._acct.in_flight_cost += estimate
             try:
                 await self._send(judge, call)
             finally:
                 self._acct.in_flight_cost -= estimate
+
+    def _claim(self, call: Call) -> bool:
+        """Claim the call in the store before paying for it (elotui.store.runs.claim): another process may have
+        answered it since the plan was read, or may be sending it now."""
+        assert self.run_id is not None
+        got = claim(self.store, call.key, self.run_id)
+        if got == "answered":
+            self.done += call.rows
+            self.cached += call.rows
+            self._progress_dirty = True
+        elif got == "taken":
+            self.skipped += call.rows
+        return got == "mine"
 
     async def _send(self, judge: Judge, call: Call) -> None:
         ledger = self._ledgers[call.judge]
@@ -301,36 +310,10 @@ class Runner:
         else:
             self._record_completion(judge, call, completion, started_at)
 
-    def _base_record(
-        self, judge: Judge, call: Call, reply: JudgeReply | Completion, started_at: float
-    ) -> CallRecord:
-        return CallRecord(
-            key=call.key,
-            kind=call.kind,
-            status=reply.status,
-            judge=call.judge,  # type: ignore[arg-type]
-            provider=judge.config.provider,
-            model=judge.config.model,
-            error=reply.error,
-            latency_ms=reply.latency_ms,
-            input_tokens=reply.input_tokens,
-            output_tokens=reply.output_tokens,
-            cost=reply.cost,
-            attempts=reply.attempts,
-            http_429s=reply.http_429s,
-            started_at=started_at,
-            finished_at=time.time(),
-            run_id=self.run_id,
-        )
-
     def _record_verdict(self, judge: Judge, call: Call, reply: JudgeReply, started_at: float) -> None:
         p = call.presentation
         assert p is not None
-        record = self._base_record(judge, call, reply, started_at)
-        record.prompt, record.first, record.second = p.prompt, p.first, p.second
-        record.condition, record.sample = p.condition, p.sample
-        record.winner = reply.winner if reply.status == "ok" else None
-        record.reasoning, record.raw_reply = reply.reasoning, reply.raw_reply
+        record = verdict_record(judge, call, reply, started_at, self.run_id)
         self.store.record_call(record)
         if self._count(call, reply) and reply.status != "error":
             self._emit(
@@ -339,7 +322,7 @@ class Runner:
                     judge=call.judge,
                     presentation=p,
                     status=reply.status,  # type: ignore[arg-type]
-                    winner=record.winner,
+                    winner=reply.winner if reply.status == "ok" else None,
                     reasoning=reply.reasoning,
                     latency_ms=reply.latency_ms,
                     input_tokens=reply.input_tokens,
@@ -351,10 +334,7 @@ class Runner:
 
     def _record_completion(self, judge: Judge, call: Call, reply: Completion, started_at: float) -> None:
         text = (reply.text or "").strip() or None
-        record = self._base_record(judge, call, reply, started_at)
-        record.prompt, record.first = call.prompt, call.contestant
-        record.output_text = text if reply.status == "ok" else None
-        self.store.record_call(record)
+        self.store.record_call(completion_record(judge, call, reply, started_at, self.run_id))
         if call.kind == "generation" and text and reply.status == "ok":
             self.store.put_text(call.key, "generation", text, prompt=call.prompt, contestant=call.contestant)
         self._count(call, reply)
@@ -409,9 +389,14 @@ class Runner:
             self.on_event(event)
 
     async def _tick(self) -> None:
+        last_beat = 0.0
         while True:
             await asyncio.sleep(PROGRESS_INTERVAL_S)
             self._emit_progress()
+            now = time.monotonic()
+            if self.run_id is not None and now - last_beat >= HEARTBEAT_EVERY_S:
+                last_beat = now
+                heartbeat(self.store, self.run_id, self.state, dataclasses.asdict(self.progress()))
 
     def progress(self) -> Progress:
         remaining = max(self.total - self.done - self.failed, 0)

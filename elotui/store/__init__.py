@@ -36,6 +36,7 @@ from elotui.records import (
     TallyRow,
     TextRow,
 )
+from elotui.store.call_cache import CallCache
 from elotui.store.schema import DETAIL_SQL, MIGRATIONS, PLAN_VERDICTS_SQL, SCHEMA_VERSION
 from elotui.vocab import CACHED_STATUSES
 
@@ -85,8 +86,9 @@ class Store:
     """Thread-safe (one lock) access to a tournament's SQLite store. Reads are named for what they return; no
     caller writes SQL."""
 
-    def __init__(self, path: str | Path) -> None:
+    def __init__(self, path: str | Path, *, cache: CallCache | None = None) -> None:
         self.path = Path(path)
+        self.cache = cache
         self.path.parent.mkdir(parents=True, exist_ok=True)
         try:
             self._db = sqlite3.connect(self.path, check_same_thread=False, timeout=30, isolation_level=None)
@@ -100,11 +102,19 @@ class Store:
 
     @classmethod
     def open_for(cls, tournament: Tournament, store_path: str | Path | None = None) -> Store:
-        return cls(Path(store_path) if store_path else default_store_path(tournament))
+        """The tournament's store (by default one per file under the user data dir), reading through this
+        machine's shared call cache, so that a copied, renamed or moved file pays for no call twice."""
+        from elotui.store.call_cache import CallCache
+
+        return cls(
+            Path(store_path) if store_path else default_store_path(tournament), cache=CallCache.default()
+        )
 
     def close(self) -> None:
         with self._lock:
             self._db.close()
+        if self.cache is not None:
+            self.cache.close()
 
     def __enter__(self) -> Self:
         return self
@@ -168,11 +178,12 @@ class Store:
             rec.finished_at = time.time()
         cols = ", ".join(CALL_COLUMNS)
         marks = ", ".join("?" for _ in CALL_COLUMNS)
+        values = [getattr(rec, c) for c in CALL_COLUMNS]
         with self._lock:
-            self._db.execute(
-                f"INSERT OR REPLACE INTO calls ({cols}) VALUES ({marks})",
-                [getattr(rec, c) for c in CALL_COLUMNS],
-            )
+            self._db.execute(f"INSERT OR REPLACE INTO calls ({cols}) VALUES ({marks})", values)
+            self._db.execute("DELETE FROM claims WHERE key = ?", (rec.key,))
+        if self.cache is not None and rec.status in CACHED_STATUSES:
+            self.cache.put(rec)
 
     def get_call(self, key: str) -> CallRecord | None:
         rows = self._rows(CallRecord, f"SELECT {', '.join(CALL_COLUMNS)} FROM calls WHERE key = ?", (key,))
@@ -184,15 +195,37 @@ class Store:
             yield wanted[i : i + _SQL_CHUNK]
 
     def cached_keys(self, keys: Iterable[str]) -> set[str]:
-        """The keys among `keys` that already have an answer (status ok or invalid)."""
+        """The keys among `keys` that already have an answer (status ok or invalid), in this store or in the shared
+        call cache (whose answers are then copied into this store, so that its rankings see them)."""
+        wanted = list(dict.fromkeys(keys))
         found: set[str] = set()
-        for chunk in self._chunks(keys):
+        for chunk in self._chunks(wanted):
             marks = ",".join("?" for _ in chunk)
             rows = self._rows(
                 str, f"SELECT key FROM calls WHERE key IN ({marks}) AND status IN ('ok', 'invalid')", chunk
             )
             found.update(rows)
+        if self.cache is not None:
+            copied = self.cache.get_many([k for k in wanted if k not in found])
+            if copied:
+                self._copy_in(copied)
+                found.update(r.key for r in copied)
         return found
+
+    def _copy_in(self, records: list[CallRecord]) -> None:
+        cols = ", ".join(CALL_COLUMNS)
+        marks = ", ".join("?" for _ in CALL_COLUMNS)
+
+        for r in records:
+            r.run_id = None  # answered by a run of another store
+
+        def body() -> None:
+            self._db.executemany(
+                f"INSERT OR REPLACE INTO calls ({cols}) VALUES ({marks})",
+                [[getattr(r, c) for c in CALL_COLUMNS] for r in records],
+            )
+
+        self._transaction(body)
 
     def recorded_cost(self, keys: Iterable[str]) -> float:
         """The total recorded cost of the calls with these keys."""
@@ -349,19 +382,16 @@ class Store:
 
     # --- runs -----------------------------------------------------------------------------------------------------
 
-    def start_run(self, manifest: dict[str, Any]) -> int:
-        with self._lock:
-            cur = self._db.execute(
-                "INSERT INTO runs (started_at, state, manifest) VALUES (?, 'running', ?)",
-                (time.time(), json.dumps(manifest, sort_keys=True)),
-            )
-            return int(cur.lastrowid or 0)
+    def start_run(self, manifest: dict[str, Any], *, force: bool = False) -> int:
+        """Take the run lease and record the run (elotui.store.runs.begin_run; raises RunActive)."""
+        from elotui.store.runs import begin_run
+
+        return begin_run(self, manifest, force=force)
 
     def finish_run(self, run_id: int, state: str) -> None:
-        with self._lock:
-            self._db.execute(
-                "UPDATE runs SET finished_at = ?, state = ? WHERE id = ?", (time.time(), state, run_id)
-            )
+        from elotui.store.runs import finish_run
+
+        finish_run(self, run_id, state)
 
     def runs(self) -> list[RunRow]:
         def row(id_: int, started: float | None, finished: float | None, state: str, manifest: str) -> RunRow:

@@ -77,7 +77,25 @@ def _v4(db: sqlite3.Connection) -> None:
     )
 
 
-MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [_v1, _v2, _v3, _v4]
+def _v5(db: sqlite3.Connection) -> None:
+    """Version 5: run leases and heartbeats (who runs the tournament, published progress) and call claims
+    (elotui.store.runs)."""
+    _script(
+        db,
+        """
+        ALTER TABLE runs ADD COLUMN host TEXT;
+        ALTER TABLE runs ADD COLUMN pid INTEGER;
+        ALTER TABLE runs ADD COLUMN heartbeat_at REAL;
+        ALTER TABLE runs ADD COLUMN lease_until REAL;
+        ALTER TABLE runs ADD COLUMN progress TEXT;
+        UPDATE runs SET state = 'died' WHERE state IN ('running', 'paused');
+        CREATE TABLE claims (key TEXT PRIMARY KEY, run_id INTEGER NOT NULL, claimed_at REAL NOT NULL) WITHOUT ROWID;
+        CREATE INDEX claims_run ON claims(run_id)
+        """,
+    )
+
+
+MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [_v1, _v2, _v3, _v4, _v5]
 SCHEMA_VERSION = len(MIGRATIONS)
 
 # Rankings read only the outcome columns: the covering index keeps the wide rows (reasoning, raw replies) unread.

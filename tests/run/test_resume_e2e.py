@@ -80,7 +80,7 @@ def test_sigkill_mid_run_then_resume_repeats_no_stored_call(tmp_path: Path, fake
     assert done.stdout.splitlines()[0].startswith("test — elo")
     with sqlite3.connect(store) as db:
         states = [r[0] for r in db.execute("SELECT state FROM runs ORDER BY id")]
-    assert states == ["running", "finished"]  # the killed run never got to write its end
+    assert states == ["died", "finished"]  # the killed run never wrote its end: the next run marked it died
 
 
 def test_ctrl_c_stops_cleanly_and_the_next_run_finishes(tmp_path: Path, fake_llm_factory) -> None:  # type: ignore[no-untyped-def]

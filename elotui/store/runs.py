@@ -1,0 +1,224 @@
+"""Who is running a tournament, and which calls are being paid for: run leases, call claims, heartbeats.
+
+Whatever the number of processes on one store (two terminals, a TUI and a headless run, a cron job), a call is
+sent by at most one of them:
+- **Run lease.** A run is started in one write transaction that first marks dead runs (lease expired, or the
+  same host and a pid that no longer exists) as `died`, then refuses if another run holds a live lease
+  (`RunActive`: who, where, since when), else inserts its own row with a lease. The writer renews the lease and
+  publishes its progress in that row (a heartbeat, at most once a second); a reader (`elotui watch`) reads it.
+- **Call claims.** Before sending a call, the run claims its key (`claim`): refused when the store already has the
+  answer (another process just recorded it) or another live run holds the claim. The claim is dropped when the
+  answer is recorded; a dead run's claims expire with its lease (those calls are the only ones sent again).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import time
+from typing import TYPE_CHECKING, Any, Literal
+
+from elotui.errors import UserError
+
+if TYPE_CHECKING:
+    from elotui.store import Store
+
+LEASE_S = 10.0  # a run whose heartbeat is older than this is dead
+HEARTBEAT_EVERY_S = 1.0
+Claim = Literal["mine", "answered", "taken"]
+LIVE_STATES = ("running", "paused", "budget")
+
+
+class RunActive(UserError):
+    """Another process holds this tournament's run lease."""
+
+    def __init__(self, message: str, run: dict[str, Any]) -> None:
+        super().__init__(message)
+        self.run = run
+
+
+def _alive(pid: int | None) -> bool:
+    if not pid:
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # exists, another user's
+        return True
+    return True
+
+
+def host_name() -> str:
+    return socket.gethostname()
+
+
+def describe(run: dict[str, Any]) -> str:
+    since = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(run.get("started_at") or 0))
+    return f"run {run['id']} by pid {run.get('pid')} on {run.get('host')} since {since}"
+
+
+def reap(store: Store, now: float | None = None) -> list[int]:
+    """Mark runs whose lease expired, or whose process on this host is gone, as `died` (inside a transaction
+    of the caller's, or on its own). Returns their ids."""
+    now = time.time() if now is None else now
+    here = host_name()
+    rows = store._db.execute(
+        f"SELECT id, host, pid, lease_until FROM runs WHERE state IN ({','.join('?' * len(LIVE_STATES))})",
+        LIVE_STATES,
+    ).fetchall()
+    dead = [rid for rid, host, pid, lease in rows if (lease or 0) < now or (host == here and not _alive(pid))]
+    for rid in dead:
+        store._db.execute(
+            "UPDATE runs SET state = 'died', finished_at = COALESCE(lease_until, heartbeat_at, started_at) "
+            "WHERE id = ?",
+            (rid,),
+        )
+        store._db.execute("DELETE FROM claims WHERE run_id = ?", (rid,))
+    return dead
+
+
+def begin_run(store: Store, manifest: dict[str, Any], *, force: bool = False) -> int:
+    """Take the tournament's run lease and record the run; raises RunActive when another live run holds it
+    (with `force`, that run's lease is taken over: its claims stay valid until they expire)."""
+    out: list[int] = []
+
+    def body() -> None:
+        now = time.time()
+        reap(store, now)
+        live = store._db.execute(
+            "SELECT id, host, pid, started_at, lease_until FROM runs WHERE state IN ('running', 'paused', 'budget') "
+            "AND lease_until >= ? ORDER BY id",
+            (now,),
+        ).fetchall()
+        if live and not force:
+            rid, host, pid, started, lease = live[-1]
+            run = {"id": rid, "host": host, "pid": pid, "started_at": started, "lease_until": lease}
+            raise RunActive(
+                f"{store.path}: this tournament is already being run ({describe(run)}); follow it with "
+                f"`elotui watch` (same tournament or --store), or wait for it to finish",
+                run,
+            )
+        for rid, *_ in live:
+            store._db.execute(
+                "UPDATE runs SET state = 'taken over', finished_at = ? WHERE id = ?", (now, rid)
+            )
+        cur = store._db.execute(
+            "INSERT INTO runs (started_at, state, manifest, host, pid, heartbeat_at, lease_until) "
+            "VALUES (?, 'running', ?, ?, ?, ?, ?)",
+            (now, json.dumps(manifest, sort_keys=True), host_name(), os.getpid(), now, now + LEASE_S),
+        )
+        out.append(int(cur.lastrowid or 0))
+
+    store._transaction(body)
+    return out[0]
+
+
+def heartbeat(store: Store, run_id: int, state: str, progress: dict[str, Any] | None) -> None:
+    """Renew the lease and publish the progress (a JSON object) for readers."""
+    now = time.time()
+    with store._lock:
+        store._db.execute(
+            "UPDATE runs SET heartbeat_at = ?, lease_until = ?, state = ?, progress = ? WHERE id = ? "
+            "AND state NOT IN ('died', 'taken over')",
+            (now, now + LEASE_S, state, json.dumps(progress) if progress is not None else None, run_id),
+        )
+
+
+def finish_run(store: Store, run_id: int, state: str) -> None:
+    with store._lock:
+        store._db.execute(
+            "UPDATE runs SET finished_at = ?, state = ?, lease_until = NULL WHERE id = ? AND state != 'taken over'",
+            (time.time(), state, run_id),
+        )
+        store._db.execute("DELETE FROM claims WHERE run_id = ?", (run_id,))
+
+
+def claim(store: Store, key: str, run_id: int) -> Claim:
+    """Claim a call before sending it: "mine" (send it), "answered" (the store has its answer now), or "taken"
+    (another live run is sending it)."""
+    result: list[Claim] = []
+
+    def body() -> None:
+        answered = store._db.execute(
+            "SELECT 1 FROM calls WHERE key = ? AND status IN ('ok', 'invalid')", (key,)
+        ).fetchone()
+        if answered:
+            result.append("answered")
+            return
+        now = time.time()
+        holder = store._db.execute(
+            "SELECT c.run_id FROM claims c JOIN runs r ON r.id = c.run_id WHERE c.key = ? AND c.run_id != ? "
+            "AND r.lease_until >= ? AND r.state IN ('running', 'paused', 'budget')",
+            (key, run_id, now),
+        ).fetchone()
+        if holder:
+            result.append("taken")
+            return
+        store._db.execute(
+            "INSERT OR REPLACE INTO claims (key, run_id, claimed_at) VALUES (?, ?, ?)", (key, run_id, now)
+        )
+        result.append("mine")
+
+    store._transaction(body)
+    return result[0]
+
+
+def latest_run(store: Store) -> dict[str, Any] | None:
+    """The newest run with its state as a reader should show it (a live-looking run whose lease expired is
+    `died`), host, pid, heartbeat and published progress."""
+    row = store._db.execute(
+        "SELECT id, started_at, finished_at, state, host, pid, heartbeat_at, lease_until, progress, manifest "
+        "FROM runs ORDER BY id DESC LIMIT 1"
+    ).fetchone()
+    if row is None:
+        return None
+    names = (
+        "id",
+        "started_at",
+        "finished_at",
+        "state",
+        "host",
+        "pid",
+        "heartbeat_at",
+        "lease_until",
+        "progress",
+        "manifest",
+    )
+    run = dict(zip(names, row, strict=True))
+    run["progress"] = json.loads(run["progress"]) if run["progress"] else None
+    run["manifest"] = json.loads(run["manifest"]) if run["manifest"] else {}
+    if run["state"] in LIVE_STATES and (run["lease_until"] or 0) < time.time():
+        run["state"] = "died"
+    return run
+
+
+def run_table(store: Store) -> list[dict[str, Any]]:
+    """Every run: id, state (a live-looking one past its lease is `died`), start, end, calls recorded, cost, the
+    elotui version, host and pid."""
+    now = time.time()
+    rows = store._db.execute(
+        "SELECT r.id, r.started_at, r.finished_at, r.state, r.host, r.pid, r.lease_until, r.manifest, "
+        "COUNT(c.key), COALESCE(SUM(c.cost), 0) FROM runs r LEFT JOIN calls c ON c.run_id = r.id "
+        "GROUP BY r.id ORDER BY r.id"
+    ).fetchall()
+    out = []
+    for rid, started, finished, state, host, pid, lease, manifest, calls, cost in rows:
+        if state in LIVE_STATES and (lease or 0) < now:
+            state = "died"
+        version = json.loads(manifest).get("elotui_version") if manifest else None
+        out.append(
+            {
+                "id": rid,
+                "state": state,
+                "started_at": started,
+                "finished_at": finished,
+                "calls": calls,
+                "cost": cost,
+                "version": version,
+                "host": host,
+                "pid": pid,
+            }
+        )
+    return out
