@@ -34,6 +34,7 @@ from elotui.run.events import Event, Progress, RunFinished
 from elotui.run.prompts import PromptBuilder
 from elotui.session import TournamentSession
 from elotui.store import Store
+from elotui.store.runs import RunActive, describe, live_run
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -57,6 +58,11 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
     )
     p.add_argument("--theme", metavar="NAME", help="TUI theme")
     p.add_argument("--no-delay", action="store_true", help="set replay/simulated delay_ms to 0")
+    p.add_argument(
+        "--force",
+        action="store_true",
+        help="take over the run lease of another process that still looks alive (its claimed calls are not sent)",
+    )
     p.set_defaults(handler=run)
 
 
@@ -78,11 +84,30 @@ def run(args: argparse.Namespace) -> int:
         if args.show_prompt:
             return _show_prompt(tournament, store, builder, sys.stdout)
         max_cost = args.max_cost if args.max_cost is not None else tournament.spec.comparison.max_cost
+        active = None if args.force else live_run(store)
         if args.headless:
-            return _headless(tournament, store, max_cost, args.no_delay)
+            if (
+                active is not None
+            ):  # a competing run would pay for nothing: say who is running and how to watch
+                raise RunActive(
+                    f"{store.path}: this tournament is already being run ({describe(active)}); "
+                    "follow it with `elotui watch` (same tournament or --store)",
+                    active,
+                )
+            return _headless(tournament, store, max_cost, args.no_delay, args.force)
         from elotui.tui.launch import run_tui
 
-        return int(run_tui(tournament, store, theme=args.theme, max_cost=max_cost, no_delay=args.no_delay))
+        return int(
+            run_tui(
+                tournament,
+                store,
+                theme=args.theme,
+                max_cost=max_cost,
+                no_delay=args.no_delay,
+                watch=active is not None,
+                force=args.force,
+            )
+        )
     finally:
         store.close()
 
@@ -251,11 +276,13 @@ class HeadlessReporter:
 EXIT_BUDGET = 4  # stopped at max_cost with calls left: not a failure, not complete either
 
 
-def _headless(tournament: Tournament, store: Store, max_cost: float | None, no_delay: bool) -> int:
+def _headless(
+    tournament: Tournament, store: Store, max_cost: float | None, no_delay: bool, force: bool
+) -> int:
     from elotui.run.runner import Runner
 
     reporter = HeadlessReporter(sys.stderr)
-    runner = Runner(tournament, store, on_event=reporter, max_cost=max_cost, no_delay=no_delay)
+    runner = Runner(tournament, store, on_event=reporter, max_cost=max_cost, no_delay=no_delay, force=force)
     result = asyncio.run(runner.run())
     print_leaderboard(tournament, store, sys.stdout)
     if result.state == "budget":

@@ -299,6 +299,30 @@ class Store:
             params,
         )
 
+    def data_version(self) -> int:
+        """Changes when another connection commits (PRAGMA data_version): a cheap "anything new?" for readers."""
+        with self._lock:
+            return int(self._db.execute("PRAGMA data_version").fetchone()[0])
+
+    def answered_since(self, rowid: int) -> tuple[list[PlanVerdict], int]:
+        """The planned presentations answered (ok or invalid) by calls recorded after call row `rowid`, and the
+        newest call row: what a reader (`elotui watch`) appends as a writer records verdicts."""
+        rows = self._rows(
+            lambda *r: (PlanVerdict(*r[:8]), r[8]),
+            "SELECT p.prompt, p.first, p.second, p.judge, p.condition, p.sample, c.status, "
+            "CASE WHEN c.status = 'ok' THEN c.winner END, c.rowid FROM calls c JOIN plan p ON p.key = c.key "
+            "WHERE c.rowid > ? AND c.status IN ('ok', 'invalid') ORDER BY c.rowid",
+            (rowid,),
+        )
+        newest = max((r[1] for r in rows), default=rowid)
+        return [r[0] for r in rows], max(newest, self.newest_call())
+
+    def newest_call(self) -> int:
+        return int(self._rows(int, "SELECT COALESCE(MAX(rowid), 0) FROM calls")[0])
+
+    def plan_size(self) -> int:
+        return int(self._rows(int, "SELECT COUNT(*) FROM plan")[0])
+
     def pair_details(self, prompt: str, a: str, b: str) -> list[PairDetail]:
         """Every planned presentation of one pair on one prompt (both orders), joined with its call."""
         return self._rows(

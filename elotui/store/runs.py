@@ -24,7 +24,7 @@ from elotui.errors import UserError
 if TYPE_CHECKING:
     from elotui.store import Store
 
-LEASE_S = 10.0  # a run whose heartbeat is older than this is dead
+LEASE_S = float(os.environ.get("ELOTUI_LEASE_S") or 10.0)  # a run whose heartbeat is older than this is dead
 HEARTBEAT_EVERY_S = 1.0
 Claim = Literal["mine", "answered", "taken"]
 LIVE_STATES = ("running", "paused", "budget")
@@ -77,6 +77,25 @@ def reap(store: Store, now: float | None = None) -> list[int]:
         )
         store._db.execute("DELETE FROM claims WHERE run_id = ?", (rid,))
     return dead
+
+
+def live_run(store: Store) -> dict[str, Any] | None:
+    """The run holding a live lease on this store (dead ones are marked died first), or None."""
+    found: list[dict[str, Any]] = []
+
+    def body() -> None:
+        now = time.time()
+        reap(store, now)
+        row = store._db.execute(
+            "SELECT id, host, pid, started_at, lease_until FROM runs WHERE state IN ('running', 'paused', 'budget') "
+            "AND lease_until >= ? ORDER BY id DESC LIMIT 1",
+            (now,),
+        ).fetchone()
+        if row:
+            found.append(dict(zip(("id", "host", "pid", "started_at", "lease_until"), row, strict=True)))
+
+    store._transaction(body)
+    return found[0] if found else None
 
 
 def begin_run(store: Store, manifest: dict[str, Any], *, force: bool = False) -> int:
@@ -189,7 +208,8 @@ def latest_run(store: Store) -> dict[str, Any] | None:
     run = dict(zip(names, row, strict=True))
     run["progress"] = json.loads(run["progress"]) if run["progress"] else None
     run["manifest"] = json.loads(run["manifest"]) if run["manifest"] else {}
-    if run["state"] in LIVE_STATES and (run["lease_until"] or 0) < time.time():
+    gone = run["host"] == host_name() and not _alive(run["pid"])  # this machine's process has exited
+    if run["state"] in LIVE_STATES and ((run["lease_until"] or 0) < time.time() or gone):
         run["state"] = "died"
     return run
 

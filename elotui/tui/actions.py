@@ -1,4 +1,5 @@
-"""The user's actions (keys and palette): threshold, method, tabs, scope, pause, export, screenshot, raw replies.
+"""The user's actions (keys and palette): threshold, method, tabs, scope, pause, export, screenshot, raw replies;
+and the app's small helpers (its views, its workers by group, taking in a watched store).
 
 A mixin of `ElotuiApp`: it names what it uses of the app below, and imports nothing of the app.
 """
@@ -7,9 +8,12 @@ from __future__ import annotations
 
 import datetime as dt
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
+from textual.css.query import NoMatches
+from textual.widget import Widget
 from textual.widgets import Select, TabbedContent
+from textual.worker import WorkerState
 
 from elotui.records import PairDetail
 from elotui.tui.live_ranking import Scope
@@ -17,6 +21,7 @@ from elotui.tui.run_monitor import Notice, RunMonitor
 from elotui.tui.screens.help import HelpScreen
 from elotui.tui.screens.pairs import PairsPane
 from elotui.tui.screens.raw_reply import RawTextScreen
+from elotui.tui.watch import StoreWatcher
 from elotui.vocab import METHOD_NAMES, THRESHOLDS, threshold_label
 
 if TYPE_CHECKING:
@@ -30,6 +35,7 @@ if TYPE_CHECKING:
 else:
     _Base = object
 
+W = TypeVar("W", bound=Widget)
 TABS_FOCUS = {
     "tab-leaderboard": "#leaderboard",
     "tab-pairs": "#pairs-table",
@@ -60,6 +66,9 @@ class AppActions(_Base):
     board: Leaderboard | None
     export_path: Path | None
     screenshot_dir: Path | None
+    watcher: StoreWatcher | None
+    watch_detail: str
+    _workers_by_group: dict[str, Any]
     threshold: Any
     method: Any
     scope: Any
@@ -69,7 +78,8 @@ class AppActions(_Base):
     if TYPE_CHECKING:  # the app's own methods, used here
 
         def _notice(self, n: Notice) -> None: ...
-        def _busy(self, group: str) -> bool: ...
+        def reload_from_store(self) -> None: ...
+        def _drain(self) -> None: ...
         def _refresh_pairs(self, *, now: bool = False) -> None: ...
         def _refresh_diagnostics(self, *, now: bool = False) -> None: ...
         def _update_status(self) -> None: ...
@@ -184,3 +194,41 @@ class AppActions(_Base):
             runner.stop()
             await worker.wait()
         self.exit(self.monitor.exit_code)
+
+    # --- the app's small helpers (views, workers, watching) -------------------------------------------------
+
+    def _poll_store(self) -> None:
+        """Watching: take in what the writing process committed since the last poll."""
+        assert self.watcher is not None
+        seen = self.watcher.poll()
+        if seen is None:
+            return
+        self.monitor.state, self.monitor.progress = seen.state, seen.progress
+        self.watch_detail = seen.detail
+        if seen.plan_changed:
+            self.reload_from_store()
+        elif seen.rows:
+            self.monitor.pending.extend(seen.rows)
+            self._drain()
+        self._update_status()
+
+    def _active_tab(self) -> str | None:
+        tabs = self._view(TabbedContent)
+        return tabs.active if tabs is not None else None
+
+    def _view(self, kind: type[W]) -> W | None:
+        """The one widget of a kind on the main screen, or None while the app starts or closes."""
+        try:
+            return self.screen_stack[0].query_one(kind)  # the main screen, even under a modal
+        except (NoMatches, IndexError):
+            return None
+
+    def _spawn(self, group: str, start: Any) -> None:
+        self._workers_by_group[group] = start()
+
+    def _busy(self, group: str) -> bool:
+        worker = self._workers_by_group.get(group)
+        return worker is not None and worker.state in (WorkerState.PENDING, WorkerState.RUNNING)
+
+    def switch_theme(self, name: str) -> None:
+        self.theme = name

@@ -15,7 +15,6 @@ from typing import Any, ClassVar, TypeVar
 from textual import on, work
 from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
-from textual.css.query import NoMatches
 from textual.reactive import reactive
 from textual.widget import Widget
 from textual.widgets import Footer, Select, TabbedContent, TabPane
@@ -26,6 +25,7 @@ from elotui.rating.leaderboard import Leaderboard
 from elotui.run.events import Event, RunFinished
 from elotui.session import TournamentSession
 from elotui.store import Store
+from elotui.store.runs import RunActive
 from elotui.themes import APP_VARIABLE_DEFAULTS, DEFAULT_THEME
 from elotui.tui.actions import AppActions
 from elotui.tui.commands import ElotuiCommands
@@ -37,6 +37,7 @@ from elotui.tui.screens.diagnostics import DiagnosticsPane
 from elotui.tui.screens.leaderboard import LeaderboardPane
 from elotui.tui.screens.pairs import PairsPane
 from elotui.tui.theming import register_themes
+from elotui.tui.watch import WATCH_EVERY_S, StoreWatcher
 from elotui.tui.widgets.judges_table import JudgesTable
 from elotui.tui.widgets.leaderboard_table import LeaderboardTable, contestant_label
 from elotui.tui.widgets.status_bar import StatusBar, StatusInfo
@@ -89,6 +90,8 @@ class ElotuiApp(AppActions, App[int]):
         export_path: Path | None = None,
         user_themes_dir: Path | None = None,
         screenshot_dir: Path | None = None,
+        watch: bool = False,
+        force: bool = False,
     ) -> None:
         super().__init__()
         self.tournament = tournament
@@ -99,10 +102,13 @@ class ElotuiApp(AppActions, App[int]):
         self.export_path = export_path
         self.screenshot_dir = screenshot_dir
         self._runner_factory = runner_factory
-        self._start_run = start_run
+        self._start_run = start_run and not watch
+        self.force = force
+        self.watcher = StoreWatcher(store) if watch else None
         self.runner: RunControl | None = None
         self._run_worker: Worker[RunFinished] | None = None
         self.monitor = RunMonitor()
+        self.watch_detail = ""
         self.judge_kinds = dict(self.session.judge_kinds())
         kinds = sorted(set(self.judge_kinds.values()) - {"live"})
         self.judge_kinds_label = " and ".join(f"{k} verdicts" for k in kinds)
@@ -157,6 +163,9 @@ class ElotuiApp(AppActions, App[int]):
         self.set_interval(DIAGNOSTICS_EVERY_S, self._refresh_diagnostics)
         if self._start_run:
             self._start_runner()
+        if self.watcher is not None:
+            self.set_interval(WATCH_EVERY_S, self._poll_store)
+            self._poll_store()
         self._refresh_status()
         self._refresh_judges()
 
@@ -172,6 +181,8 @@ class ElotuiApp(AppActions, App[int]):
         self.monitor.plan = PlanCounts.of(rows)
         self.monitor.reload_wanted = False
         self.board_version = self._diag_version = self._stats_version = -1
+        if self.watcher is not None:
+            self.watcher.mark()
         self._show_current()
 
     # -- the run -------------------------------------------------------------------------------------------------
@@ -188,6 +199,7 @@ class ElotuiApp(AppActions, App[int]):
             on_event=self.on_run_event,
             max_cost=self.max_cost,
             no_delay=self.no_delay,
+            force=self.force,
         )
 
     def _start_runner(self) -> None:
@@ -207,7 +219,13 @@ class ElotuiApp(AppActions, App[int]):
         worker = event.worker
         if event.state == WorkerState.ERROR:
             error = worker.error
-            if worker.group == "run":
+            if worker.group == "run" and isinstance(
+                error, RunActive
+            ):  # another process started first: follow it
+                self.runner, self.watcher = None, StoreWatcher(self.store)
+                self._notice(Notice(str(error), "already running: watching it", "warning", 15))
+                self.set_interval(WATCH_EVERY_S, self._poll_store)
+            elif worker.group == "run":
                 self.monitor.state = "stopped"
                 self._notice(
                     Notice(
@@ -291,24 +309,6 @@ class ElotuiApp(AppActions, App[int]):
             and (now or self._diag_version != self.ranking.version)
         ):
             self._spawn("diagnostics", lambda: self._diagnose(self.threshold, self.method))
-
-    def _active_tab(self) -> str | None:
-        tabs = self._view(TabbedContent)
-        return tabs.active if tabs is not None else None
-
-    def _view(self, kind: type[W]) -> W | None:
-        """The one widget of a kind on the main screen, or None while the app starts or closes."""
-        try:
-            return self.screen_stack[0].query_one(kind)  # the main screen, even under a modal
-        except (NoMatches, IndexError):
-            return None
-
-    def _spawn(self, group: str, start: Any) -> None:
-        self._workers_by_group[group] = start()
-
-    def _busy(self, group: str) -> bool:
-        worker = self._workers_by_group.get(group)
-        return worker is not None and worker.state in (WorkerState.PENDING, WorkerState.RUNNING)
 
     # -- ranking ---------------------------------------------------------------------------------------------------
     @property
@@ -417,6 +417,7 @@ class ElotuiApp(AppActions, App[int]):
             failed=plan.failed,
             invalid=plan.invalid,
             ranking_note="" if self.board_version == self.ranking.version else "ranking…",
+            detail=self.watch_detail,
         )
         bar = self._view(StatusBar)
         if bar is not None:
@@ -433,9 +434,6 @@ class ElotuiApp(AppActions, App[int]):
         value = event.value if isinstance(event.value, str) else None
         if value != self.scope.judge:
             self.scope = Scope(prompt=self.scope.prompt, judge=value)
-
-    def switch_theme(self, name: str) -> None:
-        self.theme = name
 
     def watch_theme(self) -> None:
         if self.board is not None and self.board_key is not None:  # a board only exists once the app runs

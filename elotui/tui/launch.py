@@ -23,6 +23,8 @@ def make_app(
     runner_factory: RunnerFactory | None = None,
     start_run: bool = True,
     export_path: Path | None = None,
+    watch: bool = False,
+    force: bool = False,
 ) -> ElotuiApp:
     """The app, ready to run. An unknown theme name is a UserError (raised before anything starts), unless a user
     theme file failed to load (it may be the one asked for): then the app reports it and uses the default."""
@@ -46,6 +48,8 @@ def make_app(
         start_run=start_run,
         export_path=export_path,
         user_themes_dir=user_dir,
+        watch=watch,
+        force=force,
     )
 
 
@@ -56,8 +60,13 @@ def run_tui(
     theme: str | None = None,
     max_cost: float | None = None,
     no_delay: bool = False,
+    watch: bool = False,
+    force: bool = False,
 ) -> int:
-    """Run the live TUI on a tournament (judging in the background) and return the exit code."""
-    app = make_app(tournament, store, theme=theme, max_cost=max_cost, no_delay=no_delay)
+    """Run the live TUI on a tournament (judging in the background; with `watch`, following another process's
+    run in the store) and return the exit code."""
+    app = make_app(
+        tournament, store, theme=theme, max_cost=max_cost, no_delay=no_delay, watch=watch, force=force
+    )
     result = app.run()
     return int(result) if isinstance(result, int) else app.exit_code_for_run()

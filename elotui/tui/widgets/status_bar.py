@@ -56,6 +56,7 @@ class StatusInfo:
     failed: int = 0
     invalid: int = 0
     ranking_note: str = ""  # e.g. "updating…" while a newer ranking is computed
+    detail: str = ""  # watching another process's run: which run, where
 
 
 class StatusBar(Static):
@@ -73,6 +74,8 @@ class StatusBar(Static):
             t.append(f"  {info.ranking_note}", style="italic")
         t.append("\n")
         t.append(f" {info.state.upper()} ", style="reverse bold")
+        if info.detail:
+            t.append(f" {one_line(info.detail, 80)}", style="italic")
         if "replay" in info.kinds:
             t.append(" ")
             t.append(" REPLAY: recorded verdicts ", style=f"reverse {theme_colour(app, 'label-replay')}")
@@ -92,7 +95,7 @@ class StatusBar(Static):
         t.append(f"failed {failed}", style="bold" if failed else "")
         t.append(f" · invalid {invalid}")
         if p is not None:
-            if info.state in ("running", "paused"):
+            if info.state.endswith(("running", "paused")):
                 t.append(f" · {p.rate_per_s:.1f} calls/s · ETA {human_duration(p.eta_s)}")
             t.append(f" · in flight {p.in_flight} · cached {p.cached}")
             t.append(f" · tokens {human_count(p.input_tokens)} in / {human_count(p.output_tokens)} out")

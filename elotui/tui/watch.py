@@ -1,0 +1,79 @@
+"""Following a run that another process is writing (`elotui watch`, or `elotui run` on a tournament whose run is
+going): the store is polled twice a second, only when another connection committed (PRAGMA data_version); new
+verdicts are appended to the ranking, the writer's published progress (its heartbeat, elotui.store.runs) is shown,
+and the run's end is said: finished, stopped, budget, or the writer gone (its lease expired). No Textual here."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+from elotui.records import JudgeCounts, PlanVerdict
+from elotui.run.events import Progress
+from elotui.store import Store
+from elotui.store.runs import latest_run
+
+WATCH_EVERY_S = 0.5
+
+
+@dataclass
+class Seen:
+    """What the watcher last read: new verdicts, whether the writer stored a new plan, the run's state."""
+
+    rows: list[PlanVerdict]
+    plan_changed: bool
+    state: str
+    detail: str
+    progress: Progress | None
+
+
+class StoreWatcher:
+    def __init__(self, store: Store) -> None:
+        self.store = store
+        self.version = -1
+        self.last_call = 0
+        self.plan_size = -1
+
+    def mark(self) -> None:
+        """The ranking was just rebuilt from the store: new verdicts are those recorded after now."""
+        self.last_call = self.store.newest_call()
+        self.plan_size = self.store.plan_size()
+
+    def poll(self) -> Seen | None:
+        """None when nothing was committed since the last poll."""
+        version = self.store.data_version()
+        run = latest_run(self.store)
+        lease_gone = run is not None and run["state"] == "died"
+        if version == self.version and not lease_gone:
+            return None
+        self.version = version
+        size = self.store.plan_size()
+        changed = size != self.plan_size
+        rows: list[PlanVerdict] = []
+        if not changed:
+            rows, self.last_call = self.store.answered_since(self.last_call)
+        return Seen(rows, changed, *self.describe(run), progress_of(run))
+
+    @staticmethod
+    def describe(run: dict[str, object] | None) -> tuple[str, str]:
+        if run is None:
+            return "stored", "no run recorded yet"
+        who = f"run {run['id']} · pid {run['pid']} on {run['host']}"
+        state = str(run["state"])
+        if state == "died":
+            when = time.strftime("%H:%M:%S", time.localtime(float(run.get("lease_until") or 0)))  # type: ignore[arg-type]
+            return "writer gone", f"{who}: no heartbeat since its lease expired at {when}"
+        if state in ("running", "paused", "budget"):
+            return f"watching · {state}", who
+        return f"run {state}", who
+
+
+def progress_of(run: dict[str, object] | None) -> Progress | None:
+    data = run.get("progress") if run else None
+    if not isinstance(data, dict):
+        return None
+    judges = {
+        j: JudgeCounts(**{**c, "last_errors": tuple(c.get("last_errors", ()))})
+        for j, c in (data.get("judges") or {}).items()
+    }
+    return Progress(**{**data, "judges": judges})
