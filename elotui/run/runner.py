@@ -222,7 +222,7 @@ class Runner:
         for task in self._workers:
             task.cancel()
         if self.run_id is not None:
-            self.store.finish_run(self.run_id, final_state)
+            self.store.finish_run(self.run_id, final_state, dataclasses.asdict(self.progress()))
         for judge in self.judges.values():
             try:
                 await judge.aclose()

@@ -92,13 +92,25 @@ class Store:
         self.path.parent.mkdir(parents=True, exist_ok=True)
         try:
             self._db = sqlite3.connect(self.path, check_same_thread=False, timeout=30, isolation_level=None)
-            self._db.execute("PRAGMA journal_mode=WAL")
+            self._wal()
             self._db.execute("PRAGMA synchronous=NORMAL")
             self._db.execute("PRAGMA foreign_keys=ON")
         except sqlite3.DatabaseError as exc:
             raise UserError(f"{self.path}: not a usable elotui store ({exc})") from None
         self._lock = threading.RLock()
         self._migrate()
+
+    def _wal(self) -> None:
+        """Switch to WAL. On a store another process is creating this very moment the switch can answer "locked"
+        without waiting (SQLite does not call the busy handler for it): retry, for up to 30 s."""
+        for attempt in range(300):
+            try:
+                self._db.execute("PRAGMA journal_mode=WAL")
+                return
+            except sqlite3.OperationalError as exc:
+                if "locked" not in str(exc) or attempt == 299:
+                    raise
+                time.sleep(0.1)
 
     @classmethod
     def open_for(cls, tournament: Tournament, store_path: str | Path | None = None) -> Store:
@@ -299,30 +311,6 @@ class Store:
             params,
         )
 
-    def data_version(self) -> int:
-        """Changes when another connection commits (PRAGMA data_version): a cheap "anything new?" for readers."""
-        with self._lock:
-            return int(self._db.execute("PRAGMA data_version").fetchone()[0])
-
-    def answered_since(self, rowid: int) -> tuple[list[PlanVerdict], int]:
-        """The planned presentations answered (ok or invalid) by calls recorded after call row `rowid`, and the
-        newest call row: what a reader (`elotui watch`) appends as a writer records verdicts."""
-        rows = self._rows(
-            lambda *r: (PlanVerdict(*r[:8]), r[8]),
-            "SELECT p.prompt, p.first, p.second, p.judge, p.condition, p.sample, c.status, "
-            "CASE WHEN c.status = 'ok' THEN c.winner END, c.rowid FROM calls c JOIN plan p ON p.key = c.key "
-            "WHERE c.rowid > ? AND c.status IN ('ok', 'invalid') ORDER BY c.rowid",
-            (rowid,),
-        )
-        newest = max((r[1] for r in rows), default=rowid)
-        return [r[0] for r in rows], max(newest, self.newest_call())
-
-    def newest_call(self) -> int:
-        return int(self._rows(int, "SELECT COALESCE(MAX(rowid), 0) FROM calls")[0])
-
-    def plan_size(self) -> int:
-        return int(self._rows(int, "SELECT COUNT(*) FROM plan")[0])
-
     def pair_details(self, prompt: str, a: str, b: str) -> list[PairDetail]:
         """Every planned presentation of one pair on one prompt (both orders), joined with its call."""
         return self._rows(
@@ -412,10 +400,10 @@ class Store:
 
         return begin_run(self, manifest, force=force)
 
-    def finish_run(self, run_id: int, state: str) -> None:
+    def finish_run(self, run_id: int, state: str, progress: dict[str, Any] | None = None) -> None:
         from elotui.store.runs import finish_run
 
-        finish_run(self, run_id, state)
+        finish_run(self, run_id, state, progress)
 
     def runs(self) -> list[RunRow]:
         def row(id_: int, started: float | None, finished: float | None, state: str, manifest: str) -> RunRow:

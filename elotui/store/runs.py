@@ -145,11 +145,13 @@ def heartbeat(store: Store, run_id: int, state: str, progress: dict[str, Any] | 
         )
 
 
-def finish_run(store: Store, run_id: int, state: str) -> None:
+def finish_run(store: Store, run_id: int, state: str, progress: dict[str, Any] | None = None) -> None:
+    """Close the run (its lease ends) with its final state and, for readers, its final progress."""
     with store._lock:
         store._db.execute(
-            "UPDATE runs SET finished_at = ?, state = ?, lease_until = NULL WHERE id = ? AND state != 'taken over'",
-            (time.time(), state, run_id),
+            "UPDATE runs SET finished_at = ?, state = ?, lease_until = NULL, progress = COALESCE(?, progress) "
+            "WHERE id = ? AND state != 'taken over'",
+            (time.time(), state, json.dumps(progress) if progress is not None else None, run_id),
         )
         store._db.execute("DELETE FROM claims WHERE run_id = ?", (run_id,))
 

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from elotui.records import JudgeCounts, PlanVerdict
 from elotui.run.events import Progress
 from elotui.store import Store
+from elotui.store.follow import answered_since, data_version, newest_call, plan_size
 from elotui.store.runs import latest_run
 
 WATCH_EVERY_S = 0.5
@@ -36,22 +37,22 @@ class StoreWatcher:
 
     def mark(self) -> None:
         """The ranking was just rebuilt from the store: new verdicts are those recorded after now."""
-        self.last_call = self.store.newest_call()
-        self.plan_size = self.store.plan_size()
+        self.last_call = newest_call(self.store)
+        self.plan_size = plan_size(self.store)
 
     def poll(self) -> Seen | None:
         """None when nothing was committed since the last poll."""
-        version = self.store.data_version()
+        version = data_version(self.store)
         run = latest_run(self.store)
         lease_gone = run is not None and run["state"] == "died"
         if version == self.version and not lease_gone:
             return None
         self.version = version
-        size = self.store.plan_size()
+        size = plan_size(self.store)
         changed = size != self.plan_size
         rows: list[PlanVerdict] = []
         if not changed:
-            rows, self.last_call = self.store.answered_since(self.last_call)
+            rows, self.last_call = answered_since(self.store, self.last_call)
         return Seen(rows, changed, *self.describe(run), progress_of(run))
 
     @staticmethod

@@ -1,0 +1,39 @@
+"""What a reader of a store another process is writing needs (`elotui watch`, elotui.tui.watch): whether anything
+was committed since it last looked, and the verdicts recorded since then."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from elotui.records import PlanVerdict
+
+if TYPE_CHECKING:
+    from elotui.store import Store
+
+
+def data_version(store: Store) -> int:
+    """Changes when another connection commits (PRAGMA data_version): a cheap "anything new?" for readers."""
+    with store._lock:
+        return int(store._db.execute("PRAGMA data_version").fetchone()[0])
+
+
+def answered_since(store: Store, rowid: int) -> tuple[list[PlanVerdict], int]:
+    """The planned presentations answered (ok or invalid) by calls recorded after call row `rowid`, and the
+    newest call row: what a reader (`elotui watch`) appends as a writer records verdicts."""
+    rows = store._rows(
+        lambda *r: (PlanVerdict(*r[:8]), r[8]),
+        "SELECT p.prompt, p.first, p.second, p.judge, p.condition, p.sample, c.status, "
+        "CASE WHEN c.status = 'ok' THEN c.winner END, c.rowid FROM calls c JOIN plan p ON p.key = c.key "
+        "WHERE c.rowid > ? AND c.status IN ('ok', 'invalid') ORDER BY c.rowid",
+        (rowid,),
+    )
+    newest = max((r[1] for r in rows), default=rowid)
+    return [r[0] for r in rows], max(newest, newest_call(store))
+
+
+def newest_call(store: Store) -> int:
+    return int(store._rows(int, "SELECT COALESCE(MAX(rowid), 0) FROM calls")[0])
+
+
+def plan_size(store: Store) -> int:
+    return int(store._rows(int, "SELECT COUNT(*) FROM plan")[0])
