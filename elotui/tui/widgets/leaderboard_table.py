@@ -28,6 +28,10 @@ COLUMNS = (
     ("games", 6),
     ("win rate", 8),
 )
+# Below COMPACT_BELOW columns of terminal (80x24 over SSH), these collapse first: rank, contestant, rating,
+# interval, Δ and band always stay.
+COMPACT_DROPS = frozenset({"P(win)", "order", "W/L/D", "games", "win rate"})
+COMPACT_BELOW = 110
 
 
 def contestant_label(contestant: str, label: str | None) -> str:
@@ -40,16 +44,36 @@ class LeaderboardTable(DataTable[Text | str]):
     def __init__(self, contestant_width: int = 24, **kwargs: object) -> None:
         super().__init__(**kwargs)  # type: ignore[arg-type]
         self._contestant_width = contestant_width
+        self._compact: bool | None = None
+        self._last: tuple[Leaderboard, dict[str, str]] | None = None
 
     def on_mount(self) -> None:
         self.cursor_type = "row"
         self.zebra_stripes = True
-        for name, width in COLUMNS:
-            self.add_column(name, key=name, width=width or self._contestant_width)
+        self._layout()
+
+    def on_resize(self) -> None:
+        if self._layout() and self._last is not None:
+            self.show(*self._last)
+
+    def _layout(self) -> bool:
+        """Columns for the terminal's width; True when they changed."""
+        compact = self.app.size.width < COMPACT_BELOW
+        if compact == self._compact:
+            return False
+        self._compact = compact
+        self.clear(columns=True)
+        for name, width in self._columns():
+            self.add_column(name, key=name, width=width or min(self._contestant_width, 20 if compact else 40))
+        return True
+
+    def _columns(self) -> list[tuple[str, int]]:
+        return [c for c in COLUMNS if not (self._compact and c[0] in COMPACT_DROPS)]
 
     def show(self, board: Leaderboard, labels: dict[str, str] | None = None) -> None:
         """Replace the rows (keeps the cursor on the same contestant)."""
         labels = labels or {}
+        self._last = (board, labels)
         selected: str | None = None
         if self.row_count and 0 <= self.cursor_row < self.row_count:
             selected = str(self.coordinate_to_cell_key(self.cursor_coordinate).row_key.value)
@@ -70,19 +94,20 @@ class LeaderboardTable(DataTable[Text | str]):
         band = Text(band_text(row), style=band_colour(self.app, row.band) if certain else "italic")
         rate = "—" if row.win_rate is None else f"{100 * row.win_rate:.1f}%"
         rank = "—" if row.rank is None else f"{row.group}.{row.rank}" if grouped else str(row.rank)
-        return [
-            Text(rank, justify="right"),
-            Text(contestant_label(row.contestant, labels.get(row.contestant))),
-            Text(rating_text(row), justify="right", style="bold"),
-            Text(interval_text(row), justify="right"),
-            Text(gap, justify="right"),
-            Text(prob, justify="right"),
-            Text(order_text(row), justify="right"),
-            band,
-            Text(f"{row.wins}/{row.losses}/{row.draws}", justify="right"),
-            Text(str(row.games), justify="right"),
-            Text(rate, justify="right"),
-        ]
+        cells = {
+            "#": Text(rank, justify="right"),
+            "contestant": Text(contestant_label(row.contestant, labels.get(row.contestant))),
+            "rating": Text(rating_text(row), justify="right", style="bold"),
+            "interval": Text(interval_text(row), justify="right"),
+            "Δ next": Text(gap, justify="right"),
+            "P(win)": Text(prob, justify="right"),
+            "order": Text(order_text(row), justify="right"),
+            "band": band,
+            "W/L/D": Text(f"{row.wins}/{row.losses}/{row.draws}", justify="right"),
+            "games": Text(str(row.games), justify="right"),
+            "win rate": Text(rate, justify="right"),
+        }
+        return [cells[name] for name, _ in self._columns()]
 
     def order(self) -> list[str]:
         """The contestants from top to bottom (for tests and the help text)."""

@@ -74,21 +74,24 @@ class StatusBar(Static):
             t.append(f"  {info.ranking_note}", style="italic")
         t.append("\n")
         t.append(f" {info.state.upper()} ", style="reverse bold")
+        p = info.progress
+        done = p.done if p else info.done
+        total = p.total if p else info.total
+        t.append(" ")
+        narrow = self.app.size.width < 110
+        t.append(
+            progress_bar(done, total, 10 if narrow else BAR_WIDTH), style=theme_colour(app, "band-strong")
+        )
+        pct = f"{100 * done / total:.0f}%" if total else "—"
+        t.append(f" {done}/{total} calls ({pct})")
         if info.detail:
-            t.append(f" {one_line(info.detail, 80)}", style="italic")
+            t.append(f"  {one_line(info.detail, 80)}", style="italic")
         if "replay" in info.kinds:
             t.append(" ")
             t.append(" REPLAY: recorded verdicts ", style=f"reverse {theme_colour(app, 'label-replay')}")
         if "simulated" in info.kinds:
             t.append(" ")
             t.append(" SIMULATED judges ", style=f"reverse {theme_colour(app, 'label-simulated')}")
-        p = info.progress
-        done = p.done if p else info.done
-        total = p.total if p else info.total
-        t.append("  ")
-        t.append(progress_bar(done, total), style=theme_colour(app, "band-strong"))
-        pct = f"{100 * done / total:.0f}%" if total else "—"
-        t.append(f" {done}/{total} calls ({pct})")
         t.append("\n")
         failed = p.failed if p else info.failed
         invalid = p.invalid if p else info.invalid
