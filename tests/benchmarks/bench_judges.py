@@ -93,6 +93,28 @@ async def run_reference(base_url: str, calls: int, concurrency: int) -> tuple[fl
     return wall, cpu, sum(results)
 
 
+def claim_overhead(calls: int) -> tuple[float, float]:
+    """The store work the runner adds per call since elotui 0.2 (claim the key in a write transaction, and drop
+    the claim with the recorded answer) against recording alone: (ms per call with claims, ms per call without)."""
+    import tempfile
+
+    from elotui.records import CallRecord
+    from elotui.store import Store
+    from elotui.store.runs import begin_run, claim
+
+    timings = []
+    for claiming in (True, False):
+        with tempfile.TemporaryDirectory() as folder, Store(Path(folder) / "s.sqlite") as store:
+            run_id = begin_run(store, {"bench": True})
+            started = time.perf_counter()
+            for i in range(calls):
+                if claiming:
+                    claim(store, f"k{i}", run_id)
+                store.record_call(CallRecord(key=f"k{i}", kind="verdict", status="ok", winner="first", run_id=run_id))
+            timings.append((time.perf_counter() - started) / calls * 1000)
+    return timings[0], timings[1]
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--calls", type=int, default=2000)
@@ -125,6 +147,11 @@ def main() -> None:
             )
         (jw, jc), (rw, rc) = results["elotui judge"], results["plain httpx reference"]
         print(f"elotui / reference: wall {jw / rw:.2f}x, CPU per call {jc / rc:.2f}x")
+        with_claims, without = claim_overhead(args.calls)
+        print(f"store work per call: claim + record {with_claims:.3f} ms, record alone {without:.3f} ms: the claim "
+              f"costs {with_claims - without:.3f} ms per call ({(with_claims - without) / args.latency_ms:.1%} of the "
+              f"server latency; {(with_claims - without) * args.calls / 1000 / args.concurrency * 1000:.1f} ms of "
+              f"wall time over the run at this concurrency)")
         print(
             json.dumps(
                 {
