@@ -14,6 +14,7 @@ import traceback
 
 from elotui.commands import COMMANDS
 from elotui.errors import UserError
+from elotui.terminal import SafeStream
 
 
 class _Version(argparse.Action):
@@ -52,6 +53,17 @@ def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
     parser = build_parser(only=argv[0] if argv and argv[0] in COMMANDS else None)
     args = parser.parse_args(argv)
+    stdout, stderr = sys.stdout, sys.stderr
+    sys.stderr = SafeStream(stderr)  # type: ignore[assignment]  # human messages: never an escape sequence
+    if stdout.isatty():  # a terminal; data piped or redirected keeps its exact text
+        sys.stdout = SafeStream(stdout)  # type: ignore[assignment]
+    try:
+        return _run(args)
+    finally:
+        sys.stdout, sys.stderr = stdout, stderr
+
+
+def _run(args: argparse.Namespace) -> int:
     try:
         return int(args.handler(args))
     except UserError as exc:

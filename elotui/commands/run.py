@@ -34,6 +34,7 @@ from elotui.run.events import Event, Progress, RunFinished
 from elotui.run.prompts import PromptBuilder
 from elotui.session import TournamentSession
 from elotui.store import Store
+from elotui.terminal import one_line
 from elotui.store.runs import RunActive, describe, live_run
 
 
@@ -249,7 +250,8 @@ class HeadlessReporter:
     """Writes a progress line to `err` at most once a second (and the last one at the end)."""
 
     def __init__(self, err: IO[str], interval_s: float = 1.0) -> None:
-        self.err = err
+        # its own line control (CR, erase line) goes to the terminal as is; its text holds no untrusted input
+        self.err = getattr(err, "inner", err)
         self.interval_s = interval_s
         self.last = float("-inf")
         self.latest: Progress | None = None
@@ -312,7 +314,7 @@ def _headless(
 def print_leaderboard(tournament: Tournament, store: Store, out: IO[str]) -> None:
     board = TournamentSession(tournament, store).leaderboard()
     settings = tournament.spec.ranking
-    print(f"{tournament.name} — {settings.method}, threshold {settings.threshold}", file=out)
+    print(f"{one_line(tournament.name)} — {settings.method}, threshold {settings.threshold}", file=out)
     header = (
         "rank",
         "contestant",
@@ -331,7 +333,7 @@ def print_leaderboard(tournament: Tournament, store: Store, out: IO[str]) -> Non
     rows = [
         (
             "—" if r.rank is None else f"{r.group}.{r.rank}" if grouped else str(r.rank),
-            r.contestant,
+            one_line(r.contestant, 40),  # a CR or an escape in an id must not break (or colour) the table
             rating_text(r, 1),
             interval_text(r, 1),
             "" if r.gap_to_next is None else f"{r.gap_to_next:.1f}",

@@ -110,7 +110,9 @@ def claim_overhead(calls: int) -> tuple[float, float]:
             for i in range(calls):
                 if claiming:
                     claim(store, f"k{i}", run_id)
-                store.record_call(CallRecord(key=f"k{i}", kind="verdict", status="ok", winner="first", run_id=run_id))
+                store.record_call(
+                    CallRecord(key=f"k{i}", kind="verdict", status="ok", winner="first", run_id=run_id)
+                )
             timings.append((time.perf_counter() - started) / calls * 1000)
     return timings[0], timings[1]
 
@@ -148,10 +150,12 @@ def main() -> None:
         (jw, jc), (rw, rc) = results["elotui judge"], results["plain httpx reference"]
         print(f"elotui / reference: wall {jw / rw:.2f}x, CPU per call {jc / rc:.2f}x")
         with_claims, without = claim_overhead(args.calls)
-        print(f"store work per call: claim + record {with_claims:.3f} ms, record alone {without:.3f} ms: the claim "
-              f"costs {with_claims - without:.3f} ms per call ({(with_claims - without) / args.latency_ms:.1%} of the "
-              f"server latency; {(with_claims - without) * args.calls / 1000 / args.concurrency * 1000:.1f} ms of "
-              f"wall time over the run at this concurrency)")
+        print(
+            f"store work per call: claim + record {with_claims:.3f} ms, record alone {without:.3f} ms: the claim "
+            f"costs {with_claims - without:.3f} ms per call ({(with_claims - without) / args.latency_ms:.1%} of the "
+            f"server latency; {(with_claims - without) * args.calls / 1000 / args.concurrency * 1000:.1f} ms of "
+            f"wall time over the run at this concurrency)"
+        )
         print(
             json.dumps(
                 {
