@@ -25,6 +25,7 @@ from pydantic import (
 
 from elotui.config_errors import format_validation_errors, toml_syntax_error
 from elotui.errors import UserError
+from elotui.files import read_regular_file
 from elotui.vocab import THRESHOLDS, Threshold, parse_threshold
 
 __all__ = ["THRESHOLDS", "Threshold", "Tournament", "TournamentFile", "load_tournament", "parse_threshold"]
@@ -56,12 +57,12 @@ class SimulationConfig(_Strict):
     """
 
     qualities: dict[str, float]
-    noise: float = Field(default=50.0, ge=0)
-    position_bias: float = 0.0
-    length_bias: float = 0.0
-    tie_margin: float = Field(default=0.0, ge=0)
+    noise: float = Field(default=50.0, ge=0, le=10_000)
+    position_bias: float = Field(default=0.0, ge=-10_000, le=10_000)
+    length_bias: float = Field(default=0.0, ge=-10_000, le=10_000)
+    tie_margin: float = Field(default=0.0, ge=0, le=10_000)
     invalid_rate: float = Field(default=0.0, ge=0, le=1)
-    seed: int = 0
+    seed: int = Field(default=0, ge=0, le=2**63 - 1)
 
 
 class EndpointConfig(_Strict):
@@ -72,17 +73,17 @@ class EndpointConfig(_Strict):
     base_url: str | None = None
     api_key_env: str | None = None
     temperature: float = Field(default=0.0, ge=0, le=2)
-    max_tokens: int = Field(default=1024, ge=1)
-    max_concurrency: int = Field(default=4, ge=1)
-    requests_per_minute: float | None = Field(default=None, gt=0)
-    tokens_per_minute: float | None = Field(default=None, gt=0)
-    timeout_s: float = Field(default=60.0, gt=0)
-    max_retries: int = Field(default=4, ge=0)
+    max_tokens: int = Field(default=1024, ge=1, le=1_000_000)
+    max_concurrency: int = Field(default=4, ge=1, le=1024)
+    requests_per_minute: float | None = Field(default=None, gt=0, le=1_000_000)
+    tokens_per_minute: float | None = Field(default=None, gt=0, le=1_000_000_000)
+    timeout_s: float = Field(default=60.0, gt=0, le=3600)
+    max_retries: int = Field(default=4, ge=0, le=20)
     json_mode: bool = True
-    price_per_million_input: float | None = Field(default=None, ge=0)
-    price_per_million_output: float | None = Field(default=None, ge=0)
+    price_per_million_input: float | None = Field(default=None, ge=0, le=10_000_000)
+    price_per_million_output: float | None = Field(default=None, ge=0, le=10_000_000)
     path: str | None = None
-    delay_ms: float = Field(default=0.0, ge=0)
+    delay_ms: float = Field(default=0.0, ge=0, le=600_000)
     simulation: SimulationConfig | None = None
     system: str | None = None
     seed: int | None = Field(default=None, ge=0, le=2**31 - 1)
@@ -173,12 +174,12 @@ def _clean_only() -> list[Condition]:
 
 class ComparisonConfig(_Strict):
     both_orders: bool = True
-    samples: int = Field(default=1, ge=1)
+    samples: int = Field(default=1, ge=1, le=100)
     conditions: list[Condition] = Field(default_factory=_clean_only, min_length=1)
     examples_file: str | None = None
     paraphraser: EndpointConfig | None = None
-    perturbation_seed: int = 0
-    max_cost: float | None = Field(default=None, ge=0)
+    perturbation_seed: int = Field(default=0, ge=0, le=2**63 - 1)
+    max_cost: float | None = Field(default=None, ge=0, le=1_000_000)
     system_template: TextOrFile | None = None
     user_template: TextOrFile | None = None
 
@@ -199,12 +200,12 @@ class ComparisonConfig(_Strict):
 class RankingConfig(_Strict):
     method: Literal["elo", "bt"] = "elo"
     threshold: Annotated[Threshold, Field()] = 0.5
-    k_factor: float = Field(default=16.0, gt=0)
-    initial_rating: float = 1000.0
-    permutations: int = Field(default=100, ge=1)
-    bootstrap: int = Field(default=200, ge=0)
+    k_factor: float = Field(default=16.0, gt=0, le=1000)
+    initial_rating: float = Field(default=1000.0, ge=-1_000_000, le=1_000_000)
+    permutations: int = Field(default=100, ge=1, le=10_000)
+    bootstrap: int = Field(default=200, ge=0, le=10_000)
     bootstrap_unit: Literal["prompt", "game"] = "prompt"
-    seed: int = 0
+    seed: int = Field(default=0, ge=0, le=2**63 - 1)
 
     @field_validator("threshold", mode="before")
     @classmethod
@@ -370,12 +371,7 @@ class Tournament:
 def load_tournament(path: str | Path) -> Tournament:
     """Read, validate and resolve a tournament file. Raises UserError naming file, line and key."""
     path = Path(path)
-    try:
-        raw_bytes = path.read_bytes()
-    except FileNotFoundError:
-        raise UserError(f"{path}: no such file") from None
-    except OSError as exc:
-        raise UserError(f"{path}: cannot read: {exc.strerror}") from None
+    raw_bytes = read_regular_file(path)
     try:
         text = raw_bytes.decode("utf-8")
     except UnicodeDecodeError as exc:
@@ -384,6 +380,8 @@ def load_tournament(path: str | Path) -> Tournament:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise UserError(toml_syntax_error(path, text, exc)) from None
+    except RecursionError:
+        raise UserError(f"{path}:1: tables or arrays nested too deeply to be a tournament file") from None
     try:
         spec = TournamentFile.model_validate(data)
     except ValidationError as exc:
@@ -398,11 +396,14 @@ def load_tournament(path: str | Path) -> Tournament:
 
 def _read_ref(t: Tournament, ref: FileRef, key: str, problems: list[str]) -> str:
     target = t.resolve(ref.file)
-    try:
-        return target.read_text(encoding="utf-8")
-    except FileNotFoundError:
+    if not target.exists():
         problems.append(f"{key}.file: {target} does not exist")
-    except (OSError, UnicodeDecodeError) as exc:
+        return ""
+    try:
+        return read_regular_file(target).decode("utf-8")
+    except UserError as exc:
+        problems.append(f"{key}.file: {exc}")
+    except UnicodeDecodeError as exc:
         problems.append(f"{key}.file: cannot read {target}: {exc}")
     return ""
 

@@ -95,24 +95,45 @@ def _check(obj: Any, path: Path, lineno: int) -> VerdictRow:
     )
 
 
+MAX_BLANK_RUN = (
+    100_000  # blank lines in a row: past this, the file is not a verdict log (a 300 MB gzip of them)
+)
+MAX_LINE_CHARS = 10_000_000
+
+
 def read_log(path: str | Path) -> Iterator[VerdictRow]:
-    """Yield validated rows; a malformed line raises UserError naming the file and line."""
+    """Yield validated rows; a malformed line raises UserError naming the file and line. What is not a regular
+    file is refused at once; a run of MAX_BLANK_RUN blank lines, a line of more than MAX_LINE_CHARS characters or
+    JSON nested too deeply to read are bad lines too (bounded work on a hostile file)."""
     path = Path(path)
+    if path.exists() and not path.is_file():
+        raise UserError(f"{path}: not a regular file (a FIFO, device or folder is not a verdict log)")
     try:
         fh = _open_text(path)
     except FileNotFoundError:
         raise UserError(f"{path}: no such verdict log") from None
     with fh:
         try:
+            blank = 0
             for lineno, line in enumerate(fh, start=1):
                 if not line.strip():
+                    blank += 1
+                    if blank >= MAX_BLANK_RUN:
+                        raise UserError(
+                            f"{path}:{lineno}: {MAX_BLANK_RUN:,} blank lines in a row: not a verdict log"
+                        )
                     continue
+                blank = 0
+                if len(line) > MAX_LINE_CHARS:
+                    raise UserError(f"{path}:{lineno}: a line of {len(line):,} characters: not a verdict")
                 try:
                     obj = json.loads(line)
                 except json.JSONDecodeError as exc:
                     raise UserError(f"{path}:{lineno}:{exc.colno}: not valid JSON: {exc.msg}") from None
+                except RecursionError:
+                    raise UserError(f"{path}:{lineno}: JSON nested too deeply: not a verdict") from None
                 yield _check(obj, path, lineno)
-        except (OSError, EOFError, UnicodeDecodeError) as exc:
+        except (OSError, EOFError, UnicodeDecodeError, gzip.BadGzipFile) as exc:
             raise UserError(f"{path}: cannot read: {exc}") from None
 
 

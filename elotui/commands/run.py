@@ -34,8 +34,8 @@ from elotui.run.events import Event, Progress, RunFinished
 from elotui.run.prompts import PromptBuilder
 from elotui.session import TournamentSession
 from elotui.store import Store
-from elotui.terminal import one_line
 from elotui.store.runs import RunActive, describe, live_run
+from elotui.terminal import one_line
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]

@@ -31,21 +31,48 @@ def test_headless_output_never_carries_an_escape(tmp_path: Path, fake_llm: FakeL
     text = path.read_text().replace('name = "test"', 'name = "cup \\u001b]0;title\\u0007 \\u001b[2J"')
     path.write_text(text)
     fake_llm.script(*[ApiError(400, f"bad request {HOSTILE}")] * 4)
-    out = subprocess.run([sys.executable, "-m", "elotui.cli", "run", str(path), "--headless", "--store",
-                          str(tmp_path / "s.sqlite")], env=_env(tmp_path), capture_output=True, text=True, check=False)
+    out = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "elotui.cli",
+            "run",
+            str(path),
+            "--headless",
+            "--store",
+            str(tmp_path / "s.sqlite"),
+        ],
+        env=_env(tmp_path),
+        capture_output=True,
+        text=True,
+        check=False,
+    )
     assert out.returncode == 3  # every call failed for good: listed, not a crash
     assert "bad request" in out.stderr and "evil" in out.stderr  # the message is there, its escapes are not
     for stream in (out.stdout, out.stderr):
         assert not any(c in stream for c in FORBIDDEN), repr(stream[:500])
-    assert "\r" not in out.stdout and any("b b2" in line for line in out.stdout.splitlines())  # no row overwritten
+    assert "\r" not in out.stdout and any(
+        "b b2" in line for line in out.stdout.splitlines()
+    )  # no row overwritten
     assert "cup ]0;title" not in out.stdout and out.stdout.startswith("cup ")  # the name, without its escapes
 
 
-def test_show_prompt_on_a_terminal_is_neutralised_and_exact_in_a_pipe(tmp_path: Path, fake_llm: FakeLLMServer) -> None:
+def test_show_prompt_on_a_terminal_is_neutralised_and_exact_in_a_pipe(
+    tmp_path: Path, fake_llm: FakeLLMServer
+) -> None:
     judge = fake_llm.judge_config("openai-compatible", id="j1")
     path = write_tournament(tmp_path / "t.toml", contestants=["a", "b"], judges=[judge])
     path.write_text(path.read_text().replace("a answers p1", "a answers \\u001b]52;c;ZXZpbA==\\u0007 p1"))
-    cmd = [sys.executable, "-m", "elotui.cli", "run", str(path), "--show-prompt", "--store", str(tmp_path / "s.sqlite")]
+    cmd = [
+        sys.executable,
+        "-m",
+        "elotui.cli",
+        "run",
+        str(path),
+        "--show-prompt",
+        "--store",
+        str(tmp_path / "s.sqlite"),
+    ]
     piped = subprocess.run(cmd, env=_env(tmp_path), capture_output=True, text=True, check=False)
     assert piped.returncode == 0 and "\x1b]52;c;ZXZpbA==\x07" in piped.stdout  # a file on purpose: exact text
     main_fd, child_fd = pty.openpty()
@@ -62,7 +89,9 @@ def test_show_prompt_on_a_terminal_is_neutralised_and_exact_in_a_pipe(tmp_path: 
         chunks.append(data)
     proc.wait(30)
     shown = b"".join(chunks).decode("utf-8", "replace")
-    assert proc.returncode == 0 and "a answers  p1" in shown and "ZXZpbA==" not in shown  # the clipboard write, whole
+    assert (
+        proc.returncode == 0 and "a answers  p1" in shown and "ZXZpbA==" not in shown
+    )  # the clipboard write, whole
     assert "\x1b" not in shown and "\x07" not in shown
 
 
@@ -71,7 +100,7 @@ def test_the_ranking_csv_neutralises_formulas_and_json_keeps_them(tmp_path: Path
     from elotui.rating import VerdictTable, rank
     from tests.rating.rating_builders import row
 
-    names = ["=HYPERLINK(\"http://x\")", "+cmd|' /C calc'!A0", "@SUM(1)", "-2+3", "\tlead", "plain"]
+    names = ['=HYPERLINK("http://x")', "+cmd|' /C calc'!A0", "@SUM(1)", "-2+3", "\tlead", "plain"]
     rows = [row("p", a, b, "j", "first") for i, a in enumerate(names) for b in names[i + 1 :]]
     board = rank(VerdictTable.from_rows(rows, contestants=names), threshold="none", method="bt")
     buf = io.StringIO()
