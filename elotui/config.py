@@ -23,6 +23,7 @@ from pydantic import (
     model_validator,
 )
 
+from elotui.config_checks import _check_prompt, _check_qualities, _unique
 from elotui.config_errors import format_validation_errors, toml_syntax_error
 from elotui.errors import UserError
 from elotui.files import read_regular_file
@@ -89,6 +90,7 @@ class EndpointConfig(_Strict):
     seed: int | None = Field(default=None, ge=0, le=2**31 - 1)
     effort: Literal["low", "medium", "high"] | None = None
     cache_prompt: bool = True
+    max_reply_bytes: int = Field(default=8 * 1024 * 1024, ge=1024, le=1024 * 1024 * 1024)
 
     @field_validator("temperature")
     @classmethod
@@ -253,42 +255,6 @@ class TournamentFile(_Strict):
         return self
 
 
-def _check_prompt(
-    i: int, prompt: PromptConfig, declared: set[str], generated: set[str], problems: list[str]
-) -> None:
-    for cid in prompt.responses:
-        if cid not in declared:
-            problems.append(
-                f"prompts[{i}].responses.{cid}: contestant '{cid}' is not declared in [[contestants]]"
-            )
-    for cid in sorted(declared - generated - set(prompt.responses)):
-        problems.append(
-            f"prompts[{i}].responses: no response for contestant '{cid}' "
-            "(give one, or a [contestants.generator])"
-        )
-    problems += [
-        f"prompts[{i}].reference_ranking: contestant '{cid}' is not declared"
-        for cid in prompt.reference_ranking or []
-        if cid not in declared
-    ]
-
-
-def _check_qualities(key: str, given: set[str], declared: set[str], problems: list[str]) -> None:
-    missing, unknown = sorted(declared - given), sorted(given - declared)
-    if missing:
-        problems.append(f"{key}: missing contestant(s) {', '.join(missing)}")
-    if unknown:
-        problems.append(f"{key}: undeclared contestant(s) {', '.join(unknown)}")
-
-
-def _unique(section: str, ids: list[str], problems: list[str]) -> None:
-    seen: set[str] = set()
-    for i, value in enumerate(ids):
-        if value in seen:
-            problems.append(f"{section}[{i}].id: '{value}' is used twice")
-        seen.add(value)
-
-
 @dataclass
 class Tournament:
     """A validated tournament with every file reference resolved to text."""
@@ -344,19 +310,32 @@ class Tournament:
                 return j
         raise KeyError(judge_id)
 
+    def _endpoints(self) -> list[tuple[str, EndpointConfig]]:
+        out: list[tuple[str, EndpointConfig]] = [(f"judge '{j.id}'", j) for j in self.spec.judges]
+        out += [(f"contestant '{c.id}' generator", c.generator) for c in self.spec.contestants if c.generator]
+        if self.spec.comparison.paraphraser is not None:
+            out.append(("paraphraser", self.spec.comparison.paraphraser))
+        return out
+
     def missing_api_keys(self) -> list[tuple[str, str]]:
         """(who, variable) for every `api_key_env` that is not set in the environment."""
-        out: list[tuple[str, str]] = []
-        endpoints: list[tuple[str, EndpointConfig]] = [(f"judge '{j.id}'", j) for j in self.spec.judges]
-        endpoints += [
-            (f"contestant '{c.id}' generator", c.generator) for c in self.spec.contestants if c.generator
+        return [
+            (who, ep.key_env)
+            for who, ep in self._endpoints()
+            if ep.key_env and not os.environ.get(ep.key_env)
         ]
-        if self.spec.comparison.paraphraser is not None:
-            endpoints.append(("paraphraser", self.spec.comparison.paraphraser))
-        for who, ep in endpoints:
-            var = ep.key_env
-            if var and not os.environ.get(var):
-                out.append((who, var))
+
+    def plain_http_keys(self) -> list[str]:
+        """Warnings for endpoints that would send a key over plain http:// to a host that is not this machine."""
+        out = []
+        for who, ep in self._endpoints():
+            url = ep.base_url or ""
+            host = re.sub(r"^http://(?:[^@/]*@)?", "", url).split("/", 1)[0].rsplit(":", 1)[0].strip("[]")
+            loopback = host in ("localhost", "::1") or host.startswith("127.")
+            if ep.key_env and url.startswith("http://") and not loopback:
+                out.append(
+                    f"{who}: its API key (${ep.key_env}) would travel unencrypted over http:// to {host}"
+                )
         return out
 
     def require_api_keys(self) -> None:

@@ -76,6 +76,8 @@ def run(args: argparse.Namespace) -> int:
             print(f"warning: {who}: environment variable {var} is not set (needed to run)", file=sys.stderr)
     else:
         tournament.require_api_keys()
+    for warning in tournament.plain_http_keys():
+        print(f"warning: {warning}", file=sys.stderr)
     _check_replay_logs(tournament)
     builder = PromptBuilder(tournament)  # template errors surface here, before any call
     store = Store.open_for(tournament, args.store)

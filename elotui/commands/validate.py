@@ -33,6 +33,8 @@ def run(args: argparse.Namespace) -> int:
         print(
             f"warning: {who}: environment variable {var} is not set (needed by `elotui run`)", file=sys.stderr
         )
+    for warning in t.plain_http_keys():
+        print(f"warning: {warning}", file=sys.stderr)
     kinds = sorted({j.provider for j in spec.judges})
     print(
         f"{t.path}: ok — {t.name!r}: {len(spec.contestants)} contestants, {len(spec.prompts)} prompts, "

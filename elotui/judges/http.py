@@ -37,6 +37,19 @@ if importlib.util.find_spec("sniffio") is None:
     sys.modules.setdefault("sniffio", None)  # type: ignore[arg-type]
 
 REDACTED = "[redacted]"
+DEAD_AFTER = 8  # attempts in a row that reached no server, with no reply ever: the endpoint is unreachable
+
+
+def redact_url(url: str) -> str:
+    """The URL without its userinfo (`http://user:password@host` -> `http://host`)."""
+    if "@" not in url:
+        return url
+    try:
+        return str(httpx.URL(url).copy_with(username=None, password=None))
+    except (httpx.InvalidURL, TypeError, ValueError):
+        return url.split("://", 1)[0] + "://" + url.rsplit("@", 1)[-1]
+
+
 RETRYABLE_STATUS = frozenset({408, 429, 500, 502, 503, 504, 520, 521, 522, 523, 524, 529})
 
 
@@ -107,6 +120,9 @@ class HttpEndpoint:
             else None
         )
         self._rng = random.Random()
+        self._connect_failures = 0
+        self._replied = False
+        self.unreachable: str | None = None
 
     # --- keys ------------------------------------------------------------------------------------------
 
@@ -120,10 +136,58 @@ class HttpEndpoint:
         return (os.environ.get(env) or None) if env else None
 
     def redact(self, text: str) -> str:
+        """The text without the API key and without the password of a `user:password@` base_url."""
         key = self.api_key()
         if key and key in text:
             text = text.replace(key, REDACTED)
+        secret = httpx.URL(self.base_url).password if "@" in self.base_url else None
+        if secret and secret in text:
+            text = text.replace(secret, REDACTED)
         return text
+
+    @property
+    def shown_url(self) -> str:
+        return redact_url(self.base_url)
+
+    def _connection_failed(self) -> None:
+        """One more attempt that reached no server. Past DEAD_AFTER in a row with no reply ever, the endpoint is
+        unreachable: the calls still waiting for it are not sent (a rerun tries them)."""
+        self._connect_failures += 1
+        if self._connect_failures >= DEAD_AFTER and not self._replied:
+            self.unreachable = (
+                f"cannot reach {self.shown_url} ({self._connect_failures} attempts in a row failed)"
+            )
+
+    async def _read_capped(
+        self, url: str, payload: dict[str, Any], headers: dict[str, str]
+    ) -> httpx.Response:
+        """Send, then read the body decompressed, at most max_reply_bytes of it."""
+        client = self.client()
+        request = client.build_request(
+            "POST", url, content=json.dumps(payload).encode("utf-8"), headers=headers
+        )
+        response = await client.send(request, stream=True)
+        self._replied = True
+        limit = self.config.max_reply_bytes
+        body = bytearray()
+        try:
+            async for chunk in response.aiter_bytes():
+                body += chunk
+                if len(body) > limit:
+                    raise GaveUp(
+                        f"judge {self.judge_id}: the reply is larger than max_reply_bytes = {limit:,} "
+                        "bytes (decompressed): not read",
+                        attempts=1,
+                        http_429s=0,
+                    )
+        finally:
+            await response.aclose()
+        kept = [
+            (k, v)
+            for k, v in response.headers.multi_items()
+            if k.lower() not in ("content-encoding", "content-length")
+        ]
+        return httpx.Response(response.status_code, headers=kept, content=bytes(body), request=request)
 
     # --- client ----------------------------------------------------------------------------------------
 
@@ -169,6 +233,12 @@ class HttpEndpoint:
         last_reason = ""
         max_attempts = self.config.max_retries + 1
         while True:
+            if self.unreachable is not None:
+                raise GaveUp(
+                    f"judge {self.judge_id}: not sent: {self.unreachable}",
+                    attempts=attempts,
+                    http_429s=http_429s,
+                )
             attempts += 1
             wait_hint: float | None = None
             try:
@@ -236,9 +306,19 @@ class HttpEndpoint:
             headers.update(auth_headers(key))
         timeout = self.config.timeout_s
         try:
-            return await self.client().post(url, content=json.dumps(payload).encode("utf-8"), headers=headers)
+            async with asyncio.timeout(
+                timeout
+            ):  # the whole attempt: a server trickling a byte a second ends too
+                response = await self._read_capped(url, payload, headers)
+            self._connect_failures = 0
+            return response
+        except TimeoutError:
+            raise _Retry(
+                f"read timeout: no complete reply within timeout_s = {timeout:g}s (the whole attempt)"
+            ) from None
         except httpx.ConnectTimeout:
-            raise _Retry(f"connect timeout: no connection to {self.base_url} within {timeout:g}s") from None
+            self._connection_failed()
+            raise _Retry(f"connect timeout: no connection to {self.shown_url} within {timeout:g}s") from None
         except httpx.ReadTimeout:
             raise _Retry(f"read timeout: no reply within {timeout:g}s") from None
         except httpx.WriteTimeout:
@@ -246,8 +326,9 @@ class HttpEndpoint:
         except httpx.PoolTimeout:
             raise _Retry(f"pool timeout: no free connection within {timeout:g}s") from None
         except httpx.ConnectError as exc:
+            self._connection_failed()
             raise _Retry(
-                f"cannot connect to {self.base_url}: {self.redact(str(exc)) or 'connection refused'}"
+                f"cannot connect to {self.shown_url}: {self.redact(str(exc)) or 'connection refused'}"
             ) from None
         except httpx.RemoteProtocolError:
             raise _Retry("connection dropped: the server closed it without a complete reply") from None
@@ -257,12 +338,14 @@ class HttpEndpoint:
             raise _Retry("connection dropped while sending the request") from None
         except httpx.UnsupportedProtocol:
             raise GaveUp(
-                f"judge {self.judge_id}: base_url {self.base_url} is not an http(s) URL",
+                f"judge {self.judge_id}: base_url {self.shown_url} is not an http(s) URL",
                 attempts=1,
                 http_429s=0,
             ) from None
         except httpx.InvalidURL:
-            raise GaveUp(f"judge {self.judge_id}: invalid URL {url}", attempts=1, http_429s=0) from None
+            raise GaveUp(
+                f"judge {self.judge_id}: invalid URL {redact_url(url)}", attempts=1, http_429s=0
+            ) from None
         except httpx.HTTPError as exc:
             raise GaveUp(
                 f"judge {self.judge_id}: HTTP failure ({type(exc).__name__}): {self.redact(str(exc))}",

@@ -47,6 +47,11 @@ class LiveJudge:
             transport=transport,
         )
 
+    @property
+    def unreachable(self) -> str | None:
+        """Why no call is sent any more (the endpoint never answered, attempt after attempt), or None."""
+        return self.http.unreachable
+
     # --- hooks for the provider modules ----------------------------------------------------------------
 
     def path(self) -> str:

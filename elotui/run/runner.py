@@ -81,6 +81,7 @@ class Runner:
         self.store = store
         self.force = force  # take over a live run's lease (elotui.store.runs)
         self.skipped = 0  # calls another live run was sending (claimed): not ours to pay for
+        self._unreachable: set[str] = set()
         self.on_event = on_event
         self.max_cost = max_cost if max_cost is not None else tournament.spec.comparison.max_cost
         self.judge_factory = judge_factory or default_judge_factory(tournament, no_delay=no_delay)
@@ -253,6 +254,9 @@ class Runner:
             await self._resume.wait()
             if self._stopping or self._budget_hit or not queue:
                 return
+            if getattr(judge, "unreachable", None):
+                self._give_up_on(jid, str(getattr(judge, "unreachable", "")), queue)
+                return
             call = queue[0]
             input_tokens = call.estimated_input_tokens()
             estimate = estimated_cost(config, input_tokens, estimated_output_tokens(config))
@@ -276,6 +280,19 @@ class Runner:
                 await self._send(judge, call)
             finally:
                 self._acct.in_flight_cost -= estimate
+
+    def _give_up_on(self, jid: str, reason: str, queue: deque[Call]) -> None:
+        """An endpoint that cannot be reached: say so once, leave its remaining calls unsent (not recorded: the
+        next run tries them) and let the rest of the run finish."""
+        if jid in self._unreachable:
+            queue.clear()
+            return
+        left = sum(c.rows for c in queue)
+        self._unreachable.add(jid)
+        queue.clear()
+        message = f"judge {jid}: {reason}; {left} call(s) not sent (the next run tries them)"
+        self._failures.append(message)
+        self._emit(CallFailed("", jid, "verdict", message, 0, None))
 
     def _claim(self, call: Call) -> bool:
         """Claim the call in the store before paying for it (elotui.store.runs.claim): another process may have

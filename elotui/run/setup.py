@@ -61,7 +61,11 @@ def manifest(
             "content_hash": tournament.content_hash,
         },
         "endpoints": {
-            jid: {"kind": j.kind, "identity": j.identity(), "settings": j.config.model_dump(mode="json")}
+            jid: {
+                "kind": j.kind,
+                "identity": _no_userinfo(j.identity()),
+                "settings": _no_userinfo(j.config.model_dump(mode="json")),
+            }
             for jid, j in judges.items()
         },
         "comparison": comparison.model_dump(mode="json", exclude={"system_template", "user_template"}),
@@ -74,3 +78,16 @@ def manifest(
         },
         "max_cost": max_cost,
     }
+
+
+def _no_userinfo(settings: dict[str, Any]) -> dict[str, Any]:
+    """A `user:password@` in a base_url never reaches the store's manifest."""
+    from elotui.judges.http import redact_url
+
+    out = dict(settings)
+    for key, value in out.items():
+        if key == "base_url" and isinstance(value, str):
+            out[key] = redact_url(value)
+        elif isinstance(value, dict):
+            out[key] = _no_userinfo(value)
+    return out

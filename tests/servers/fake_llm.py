@@ -150,14 +150,23 @@ class Echo:
 
 @dataclass(frozen=True)
 class RawBody:
-    """Answer `code` with this exact body (e.g. a body that is not JSON)."""
+    """Answer `code` with this exact body (e.g. a body that is not JSON; bytes, e.g. a gzip bomb, with headers)."""
 
-    body: str
+    body: str | bytes
     code: int = 200
     content_type: str = "text/plain"
+    headers: dict[str, str] = field(default_factory=dict)
 
 
-Action = Verdict | Text | Status | ApiError | Slow | Drop | Echo | RawBody
+@dataclass(frozen=True)
+class Trickle:
+    """Answer 200 with headers at once, then the body one byte every `every_s` seconds (a hostile slow server)."""
+
+    body: bytes = b'{"choices": []}'
+    every_s: float = 1.0
+
+
+Action = Verdict | Text | Status | ApiError | Slow | Drop | Echo | RawBody | Trickle
 VerdictFn = Callable[["Request"], "Action | str | None"]
 
 # --- what the server saw ----------------------------------------------------------------------------------
@@ -644,6 +653,17 @@ class FakeLLMServer:
             if isinstance(action, Drop):
                 writer.transport.abort()
                 return False
+            if isinstance(action, Trickle):
+                writer.write(
+                    f"HTTP/1.1 200 OK\r\nContent-Length: {len(action.body)}\r\n"
+                    "Content-Type: application/json\r\n\r\n".encode()
+                )
+                for byte in action.body:
+                    await writer.drain()
+                    await asyncio.sleep(action.every_s)
+                    writer.write(bytes([byte]))
+                await writer.drain()
+                return False
             code, body, headers = self._render(action, request)
             keep = request.headers.get("connection", "").lower() != "close"
             head = [
@@ -666,7 +686,8 @@ class FakeLLMServer:
             headers = {"Content-Type": "application/json", **action.headers}
             return action.code, action.body.encode(), headers
         if isinstance(action, RawBody):
-            return action.code, action.body.encode(), {"Content-Type": action.content_type}
+            body = action.body.encode() if isinstance(action.body, str) else action.body
+            return action.code, body, {"Content-Type": action.content_type, **action.headers}
         wire = request.wire
         if isinstance(action, ApiError):
             body = json.dumps(error_body(wire, action.code, action.message)).encode()
