@@ -1,7 +1,8 @@
 """The `elotui` command: builds the parser from `elotui.commands`, prints errors, returns exit codes.
 
 Exit codes: 0 success, 2 bad input, 3 a run finished with calls that failed for good, 4 a headless run stopped at
-its budget with calls left, 130 interrupted (Ctrl-C), 1 anything unexpected (a bug).
+its budget with calls left, 5 the store cannot be written or read (no space left, damaged, read-only), 130
+interrupted (Ctrl-C), 1 anything unexpected (a bug).
 """
 
 from __future__ import annotations
@@ -68,7 +69,7 @@ def _run(args: argparse.Namespace) -> int:
         return int(args.handler(args))
     except UserError as exc:
         print(str(exc), file=sys.stderr)
-        return 2
+        return exc.exit_code
     except KeyboardInterrupt:
         print("elotui: interrupted", file=sys.stderr)
         return 130

@@ -7,6 +7,9 @@ import time
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
+
+from elotui.run.events import Progress
 
 
 @dataclass
@@ -49,3 +52,29 @@ class RateMeter:
         )  # an ETA from the first few calls of a phase is noise: none until a second has passed
         eta = 0.0 if remaining == 0 else (remaining / rate if rate > 0 and settled else None)
         return rate, eta
+
+
+def progress_of(run: Any) -> Progress:
+    """The run's progress now (elotui.run.runner.Runner.progress)."""
+    remaining = max(run.total - run.done - run.failed, 0)
+    rate, eta = run._meter.rate_and_eta(remaining)
+    new = run.done - run.cached + run.failed
+    estimated = None
+    if run._acct.run_cost > 0 and new > 0:
+        estimated = run._acct.cost + run._acct.run_cost / new * remaining
+    return Progress(
+        done=run.done,
+        total=run.total,
+        cached=run.cached,
+        failed=run.failed,
+        invalid=run.invalid,
+        in_flight=run.in_flight,
+        rate_per_s=rate,
+        eta_s=eta,
+        input_tokens=run._acct.input_tokens,
+        output_tokens=run._acct.output_tokens,
+        cost=run._acct.cost,
+        estimated_total_cost=estimated,
+        elapsed_s=run._meter.elapsed(),
+        judges=run.judge_counts(),
+    )

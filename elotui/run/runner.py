@@ -14,12 +14,14 @@ heartbeat for readers (`elotui watch`). Events (elotui.run.events) go to `on_eve
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import dataclasses
 import time
 from collections import deque
 from collections.abc import Callable
 
 from elotui.config import Tournament
+from elotui.errors import StoreError
 from elotui.judges.base import (
     Completion,
     Judge,
@@ -28,7 +30,7 @@ from elotui.judges.base import (
     RetryObserver,
 )
 from elotui.records import JudgeCounts
-from elotui.run.accounting import Accounting, RateMeter
+from elotui.run.accounting import Accounting, RateMeter, progress_of
 from elotui.run.calls import (
     Call,
     Texts,
@@ -223,7 +225,10 @@ class Runner:
         for task in self._workers:
             task.cancel()
         if self.run_id is not None:
-            self.store.finish_run(self.run_id, final_state, dataclasses.asdict(self.progress()))
+            with contextlib.suppress(
+                StoreError
+            ):  # a full disk: the error that stopped the run is the one to report
+                self.store.finish_run(self.run_id, final_state, dataclasses.asdict(self.progress()))
         for judge in self.judges.values():
             try:
                 await judge.aclose()
@@ -260,17 +265,7 @@ class Runner:
             call = queue[0]
             input_tokens = call.estimated_input_tokens()
             estimate = estimated_cost(config, input_tokens, estimated_output_tokens(config))
-            if (
-                self.max_cost is not None
-                and self._acct.cost + self._acct.in_flight_cost + estimate > self.max_cost
-            ):
-                if not self._budget_hit:
-                    self._budget_hit = True
-                    self._set_state(
-                        "budget",
-                        f"max_cost {self.max_cost:g} would be exceeded: "
-                        "no new calls (raise the budget and run again to continue)",
-                    )
+            if self._over_budget(estimate):
                 return
             queue.popleft()
             if not self._claim(call):
@@ -281,9 +276,19 @@ class Runner:
             finally:
                 self._acct.in_flight_cost -= estimate
 
+    def _over_budget(self, estimate: float) -> bool:
+        over = (
+            self.max_cost is not None
+            and self._acct.cost + self._acct.in_flight_cost + estimate > self.max_cost
+        )
+        if over and not self._budget_hit:
+            self._budget_hit = True
+            reason = f"max_cost {self.max_cost:g} would be exceeded: no new calls (raise it and run again to continue)"
+            self._set_state("budget", reason)
+        return over
+
     def _give_up_on(self, jid: str, reason: str, queue: deque[Call]) -> None:
-        """An endpoint that cannot be reached: say so once, leave its remaining calls unsent (not recorded: the
-        next run tries them) and let the rest of the run finish."""
+        """An unreachable endpoint: said once; its calls left unsent (unrecorded: the next run tries them)."""
         if jid in self._unreachable:
             queue.clear()
             return
@@ -416,28 +421,7 @@ class Runner:
                 heartbeat(self.store, self.run_id, self.state, dataclasses.asdict(self.progress()))
 
     def progress(self) -> Progress:
-        remaining = max(self.total - self.done - self.failed, 0)
-        rate, eta = self._meter.rate_and_eta(remaining)
-        new = self.done - self.cached + self.failed
-        estimated = None
-        if self._acct.run_cost > 0 and new > 0:
-            estimated = self._acct.cost + self._acct.run_cost / new * remaining
-        return Progress(
-            done=self.done,
-            total=self.total,
-            cached=self.cached,
-            failed=self.failed,
-            invalid=self.invalid,
-            in_flight=self.in_flight,
-            rate_per_s=rate,
-            eta_s=eta,
-            input_tokens=self._acct.input_tokens,
-            output_tokens=self._acct.output_tokens,
-            cost=self._acct.cost,
-            estimated_total_cost=estimated,
-            elapsed_s=self._meter.elapsed(),
-            judges=self.judge_counts(),
-        )
+        return progress_of(self)
 
     def _emit_progress(self, *, force: bool = False) -> None:
         now = time.monotonic()

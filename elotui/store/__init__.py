@@ -20,11 +20,12 @@ import json
 import sqlite3
 import threading
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Self
 
-from elotui.errors import UserError
+from elotui.errors import UserError, store_problem
 from elotui.records import (
     CALL_COLUMNS,
     CallRecord,
@@ -37,6 +38,7 @@ from elotui.records import (
     TextRow,
 )
 from elotui.store.call_cache import CallCache
+from elotui.store.connect import connect
 from elotui.store.schema import DETAIL_SQL, MIGRATIONS, PLAN_VERDICTS_SQL, SCHEMA_VERSION
 from elotui.vocab import CACHED_STATUSES
 
@@ -89,35 +91,14 @@ class Store:
     def __init__(self, path: str | Path, *, cache: CallCache | None = None) -> None:
         self.path = Path(path)
         self.cache = cache
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        try:
-            self._db = sqlite3.connect(self.path, check_same_thread=False, timeout=30, isolation_level=None)
-            self._wal()
-            self._db.execute("PRAGMA synchronous=NORMAL")
-            self._db.execute("PRAGMA foreign_keys=ON")
-        except sqlite3.DatabaseError as exc:
-            raise UserError(f"{self.path}: not a usable elotui store ({exc})") from None
+        self._db, self.read_only = connect(self.path)
         self._lock = threading.RLock()
         self._migrate()
-
-    def _wal(self) -> None:
-        """Switch to WAL. On a store another process is creating this very moment the switch can answer "locked"
-        without waiting (SQLite does not call the busy handler for it): retry, for up to 30 s."""
-        for attempt in range(300):
-            try:
-                self._db.execute("PRAGMA journal_mode=WAL")
-                return
-            except sqlite3.OperationalError as exc:
-                if "locked" not in str(exc) or attempt == 299:
-                    raise
-                time.sleep(0.1)
 
     @classmethod
     def open_for(cls, tournament: Tournament, store_path: str | Path | None = None) -> Store:
         """The tournament's store (by default one per file under the user data dir), reading through this
         machine's shared call cache, so that a copied, renamed or moved file pays for no call twice."""
-        from elotui.store.call_cache import CallCache
-
         return cls(
             Path(store_path) if store_path else default_store_path(tournament), cache=CallCache.default()
         )
@@ -134,23 +115,35 @@ class Store:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
+    @contextmanager
+    def _guarded(self) -> Iterator[None]:
+        """SQLite errors become what they mean for the user (a full disk, a damaged file: StoreError, exit 5)."""
+        try:
+            yield
+        except sqlite3.DatabaseError as exc:
+            raise store_problem(self.path, exc) from None
+
     def _rows(self, kind: Callable[..., Any], sql: str, params: Sequence[Any] = ()) -> list[Any]:
-        with self._lock:
+        with self._lock, self._guarded():
             cur = self._db.cursor()
             cur.row_factory = _factory(kind)
             return cur.execute(sql, params).fetchall()
 
     def _transaction(self, body: Callable[[], None]) -> None:
-        """Run `body` in one write transaction (BEGIN IMMEDIATE ... COMMIT, rolled back if it raises)."""
-        with self._lock:
+        """Run `body` in one write transaction (BEGIN IMMEDIATE ... COMMIT, rolled back if it raises: the rollback
+        never hides the real cause)."""
+        with self._lock, self._guarded():
             self._db.execute("BEGIN IMMEDIATE")
             try:
                 body()
+                self._db.execute("COMMIT")
             except BaseException:
                 if self._db.in_transaction:
-                    self._db.execute("ROLLBACK")
+                    try:
+                        self._db.execute("ROLLBACK")
+                    except sqlite3.Error:
+                        pass  # the first error is the one to report
                 raise
-            self._db.execute("COMMIT")
 
     # --- schema -------------------------------------------------------------------------------------------------
 
@@ -165,7 +158,12 @@ class Store:
             try:
                 version = self.schema_version
             except sqlite3.DatabaseError as exc:
-                raise UserError(f"{self.path}: not a usable elotui store ({exc})") from None
+                raise store_problem(self.path, exc) from None
+            if self.read_only and version < SCHEMA_VERSION:
+                raise UserError(
+                    f"{self.path}: a read-only store of schema version {version} (this elotui reads "
+                    f"{SCHEMA_VERSION}): copy it somewhere writable, where it is upgraded on open"
+                )
             if version > SCHEMA_VERSION:
                 raise UserError(
                     f"{self.path}: store schema version {version} is newer than this elotui "
@@ -191,7 +189,7 @@ class Store:
         cols = ", ".join(CALL_COLUMNS)
         marks = ", ".join("?" for _ in CALL_COLUMNS)
         values = [getattr(rec, c) for c in CALL_COLUMNS]
-        with self._lock:
+        with self._lock, self._guarded():
             self._db.execute(f"INSERT OR REPLACE INTO calls ({cols}) VALUES ({marks})", values)
             self._db.execute("DELETE FROM claims WHERE key = ?", (rec.key,))
         if self.cache is not None and rec.status in CACHED_STATUSES:
@@ -367,7 +365,7 @@ class Store:
         condition: str | None = None,
         base_key: str | None = None,
     ) -> None:
-        with self._lock:
+        with self._lock, self._guarded():
             self._db.execute(
                 "INSERT OR REPLACE INTO texts VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
                 (key, kind, prompt, contestant, condition, base_key, text, time.time()),

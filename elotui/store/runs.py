@@ -137,7 +137,7 @@ def begin_run(store: Store, manifest: dict[str, Any], *, force: bool = False) ->
 def heartbeat(store: Store, run_id: int, state: str, progress: dict[str, Any] | None) -> None:
     """Renew the lease and publish the progress (a JSON object) for readers."""
     now = time.time()
-    with store._lock:
+    with store._lock, store._guarded():
         store._db.execute(
             "UPDATE runs SET heartbeat_at = ?, lease_until = ?, state = ?, progress = ? WHERE id = ? "
             "AND state NOT IN ('died', 'taken over')",
@@ -147,7 +147,7 @@ def heartbeat(store: Store, run_id: int, state: str, progress: dict[str, Any] | 
 
 def finish_run(store: Store, run_id: int, state: str, progress: dict[str, Any] | None = None) -> None:
     """Close the run (its lease ends) with its final state and, for readers, its final progress."""
-    with store._lock:
+    with store._lock, store._guarded():
         store._db.execute(
             "UPDATE runs SET finished_at = ?, state = ?, lease_until = NULL, progress = COALESCE(?, progress) "
             "WHERE id = ? AND state != 'taken over'",

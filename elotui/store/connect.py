@@ -1,0 +1,48 @@
+"""Opening a store's SQLite file: WAL and normal sync for a writable one (the switch retried while another process
+creates the same file), read-only and immutable for an archived one or a read-only mount, so that reading
+commands work on it; the errors a user can act on, with the file named."""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+import time
+from pathlib import Path
+from urllib.parse import quote
+
+from elotui.errors import UserError
+
+
+def connect(path: Path) -> tuple[sqlite3.Connection, bool]:
+    """(connection, read_only)."""
+    read_only = path.exists() and not (os.access(path, os.W_OK) and os.access(path.parent, os.W_OK))
+    try:
+        if not read_only:
+            path.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise UserError(f"{path}: cannot create the store's folder {path.parent}: {exc.strerror}") from None
+    try:
+        if read_only:
+            uri = f"file:{quote(str(path.resolve()))}?mode=ro&immutable=1"
+            db = sqlite3.connect(uri, uri=True, check_same_thread=False, isolation_level=None)
+        else:
+            db = sqlite3.connect(path, check_same_thread=False, timeout=30, isolation_level=None)
+            _wal(db)
+            db.execute("PRAGMA synchronous=NORMAL")
+        db.execute("PRAGMA foreign_keys=ON")
+    except sqlite3.DatabaseError as exc:
+        raise UserError(f"{path}: not a usable elotui store ({exc})") from None
+    return db, read_only
+
+
+def _wal(db: sqlite3.Connection) -> None:
+    """Switch to WAL. On a store another process is creating this very moment the switch can answer "locked"
+    without waiting (SQLite does not call the busy handler for it): retry, for up to 30 s."""
+    for attempt in range(300):
+        try:
+            db.execute("PRAGMA journal_mode=WAL")
+            return
+        except sqlite3.OperationalError as exc:
+            if "locked" not in str(exc) or attempt == 299:
+                raise
+            time.sleep(0.1)
