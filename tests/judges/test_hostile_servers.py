@@ -34,7 +34,7 @@ async def test_a_gzip_bomb_is_capped_decompressed(make_judge, fake_llm: FakeLLMS
 
 
 async def test_timeout_bounds_the_whole_attempt(make_judge, fake_llm: FakeLLMServer) -> None:
-    judge, notices = make_judge("openai", timeout_s=1.0, max_retries=0)
+    judge, _ = make_judge("openai", timeout_s=1.0, max_retries=0)
     fake_llm.script(Trickle(b'{"choices": [] ' + b" " * 100 + b"}", every_s=0.2))  # ~20 s to send it all
     started = time.monotonic()
     reply = await judge.judge(request())
