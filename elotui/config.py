@@ -250,9 +250,33 @@ class TournamentFile(_Strict):
                 for cid in self.reference.ranking
                 if cid not in declared
             ]
+        problems += plan_too_large(
+            len(self.contestants), len(self.prompts), len(self.judges), self.comparison
+        )
         if problems:
             raise ValueError("\n".join(problems))
         return self
+
+
+MAX_PLANNED_CALLS = 20_000_000
+
+
+def plan_size(contestants: int, prompts: int, judges: int, comparison: ComparisonConfig) -> int:
+    """How many judge calls the full plan has."""
+    orders = 2 if comparison.both_orders else 1
+    pairs = contestants * (contestants - 1) // 2
+    return prompts * pairs * orders * judges * comparison.samples * len(comparison.conditions)
+
+
+def plan_too_large(contestants: int, prompts: int, judges: int, comparison: ComparisonConfig) -> list[str]:
+    planned = plan_size(contestants, prompts, judges, comparison)
+    if planned <= MAX_PLANNED_CALLS:
+        return []
+    message = (
+        f"contestants: the plan would have {planned:,} judge calls (prompts × pairs × orders × judges × samples "
+        f"× conditions), more than the {MAX_PLANNED_CALLS:,} one tournament may have: split it"
+    )
+    return [message]
 
 
 @dataclass
