@@ -287,7 +287,11 @@ class HttpEndpoint:
         if self._tpm is not None and estimated_tokens > 0:
             wait = max(wait, self._tpm.reserve(float(estimated_tokens)))
         if wait > 0:
-            await asyncio.sleep(wait)
+            # asyncio may wake a timer up to its clock resolution early: sleep again until the reserved time has
+            # really come, so that requests are never closer than the rate allows (no window holds one extra)
+            due = time.monotonic() + wait
+            while (left := due - time.monotonic()) > 0:
+                await asyncio.sleep(left)
 
     def settle_tokens(self, estimated: int, actual: int | None) -> None:
         """After a reply: give back what the token estimate over-reserved."""
