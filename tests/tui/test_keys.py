@@ -262,3 +262,22 @@ def test_unknown_theme_is_bad_input(crafted_tournament: tuple[Tournament, Store]
     tournament, store = crafted_tournament
     with pytest.raises(UserError, match="unknown theme 'nope'.*elotui-contrast"):
         make_app(tournament, store, start_run=False, theme="nope")
+
+
+async def test_s_saves_an_svg_into_the_chosen_folder_never_over_another(
+    crafted_tournament: tuple[Tournament, Store], tmp_path: Path
+) -> None:
+    tournament, store = crafted_tournament
+    folder = tmp_path / "shots"
+    folder.mkdir()
+    app = make_app(tournament, store, start_run=False)
+    app.screenshot_dir = folder
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await press_and_settle(pilot, "s")
+        await press_and_settle(pilot, "s")
+        messages = [n.message for n in app._notifications]
+    shots = sorted(folder.glob("*.svg"))
+    assert len(shots) == 2 and all(s.read_text(encoding="utf-8").startswith("<svg") for s in shots)
+    assert all(str(s) in " ".join(messages) for s in shots)  # the user is told where each one went
+    assert list(tmp_path.glob("*.svg")) == []  # nothing written outside the chosen folder
