@@ -7,6 +7,8 @@ from pathlib import Path
 
 import platformdirs
 
+from elotui.errors import UserError
+
 APP_NAME = "elotui"
 
 
@@ -16,7 +18,12 @@ def _home() -> Path | None:
 
 
 def _ensure(path: Path) -> Path:
-    path.mkdir(parents=True, exist_ok=True)
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise UserError(
+            f"{path}: cannot create elotui's folder ({exc.strerror}); set ELOTUI_HOME to a writable folder"
+        ) from None
     return path
 
 

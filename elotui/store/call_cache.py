@@ -42,11 +42,15 @@ class CallCache:
     def default(cls) -> CallCache | None:
         if os.environ.get("ELOTUI_NO_SHARED_CACHE"):
             return None
-        try:
-            from elotui.locations import data_dir
+        from elotui.errors import UserError
+        from elotui.locations import data_dir
 
+        try:
             return cls(data_dir() / "call-cache.sqlite")
-        except OSError:
+        except (
+            OSError,
+            UserError,
+        ):  # no usable data folder: the cache only ever saves calls; the store says why
             return None
 
     def put(self, rec: CallRecord) -> None:

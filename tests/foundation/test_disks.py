@@ -134,3 +134,19 @@ def test_a_store_path_under_a_file_is_bad_input(tmp_path: Path, fake_llm: FakeLL
         and "cannot create the store's folder" in out.stderr
         and "Traceback" not in out.stderr
     )
+
+
+def test_an_unusable_elotui_home_is_bad_input(tmp_path: Path) -> None:
+    blocker = tmp_path / "FILE"
+    blocker.write_text("not a folder")
+    sample = Path(__file__).resolve().parents[2] / "sample_tournaments" / "vicuna80" / "tournament.toml"
+    for command in (["export", str(sample)], ["run", str(sample), "--dry-run"]):
+        out = subprocess.run(
+            [sys.executable, "-m", "elotui.cli", *command],
+            capture_output=True,
+            text=True,
+            check=False,
+            env={**os.environ, "ELOTUI_HOME": str(blocker / "home")},
+        )
+        assert out.returncode == 2, out.stderr
+        assert "cannot create elotui's folder" in out.stderr and "ELOTUI_HOME" in out.stderr
