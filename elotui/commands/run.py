@@ -34,7 +34,7 @@ from elotui.run.events import Event, Progress, RunFinished
 from elotui.run.prompts import PromptBuilder
 from elotui.session import TournamentSession
 from elotui.store import Store
-from elotui.store.runs import RunActive, describe, live_run
+from elotui.store.runs import RunActive, live_run
 from elotui.terminal import one_line
 
 
@@ -89,14 +89,8 @@ def run(args: argparse.Namespace) -> int:
         max_cost = args.max_cost if args.max_cost is not None else tournament.spec.comparison.max_cost
         active = None if args.force else live_run(store)
         if args.headless:
-            if (
-                active is not None
-            ):  # a competing run would pay for nothing: say who is running and how to watch
-                raise RunActive(
-                    f"{store.path}: this tournament is already being run ({describe(active)}); "
-                    "follow it with `elotui watch` (same tournament or --store)",
-                    active,
-                )
+            if active is not None:  # a competing run would pay for nothing: say who runs it, how to watch
+                raise RunActive.of(store.path, active)
             return _headless(tournament, store, max_cost, args.no_delay, args.force)
         from elotui.tui.launch import run_tui
 

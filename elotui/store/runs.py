@@ -37,6 +37,14 @@ class RunActive(UserError):
         super().__init__(message)
         self.run = run
 
+    @classmethod
+    def of(cls, store_path: object, run: dict[str, Any]) -> RunActive:
+        return cls(
+            f"{store_path}: this tournament is already being run ({describe(run)}); follow it with "
+            "`elotui watch` (same tournament or --store), or wait for it to finish",
+            run,
+        )
+
 
 def _alive(pid: int | None) -> bool:
     if not pid:
@@ -79,6 +87,16 @@ def reap(store: Store, now: float | None = None) -> list[int]:
     return dead
 
 
+def _live_runs(store: Store, now: float) -> list[dict[str, Any]]:
+    """The runs holding a live lease, oldest first (inside the caller's transaction, after `reap`)."""
+    rows = store._db.execute(
+        "SELECT id, host, pid, started_at, lease_until FROM runs WHERE state IN ('running', 'paused', 'budget') "
+        "AND lease_until >= ? ORDER BY id",
+        (now,),
+    ).fetchall()
+    return [dict(zip(("id", "host", "pid", "started_at", "lease_until"), r, strict=True)) for r in rows]
+
+
 def live_run(store: Store) -> dict[str, Any] | None:
     """The run holding a live lease on this store (dead ones are marked died first), or None."""
     found: list[dict[str, Any]] = []
@@ -86,16 +104,10 @@ def live_run(store: Store) -> dict[str, Any] | None:
     def body() -> None:
         now = time.time()
         reap(store, now)
-        row = store._db.execute(
-            "SELECT id, host, pid, started_at, lease_until FROM runs WHERE state IN ('running', 'paused', 'budget') "
-            "AND lease_until >= ? ORDER BY id DESC LIMIT 1",
-            (now,),
-        ).fetchone()
-        if row:
-            found.append(dict(zip(("id", "host", "pid", "started_at", "lease_until"), row, strict=True)))
+        found.extend(_live_runs(store, now))
 
     store._transaction(body)
-    return found[0] if found else None
+    return found[-1] if found else None
 
 
 def begin_run(store: Store, manifest: dict[str, Any], *, force: bool = False) -> int:
@@ -106,22 +118,12 @@ def begin_run(store: Store, manifest: dict[str, Any], *, force: bool = False) ->
     def body() -> None:
         now = time.time()
         reap(store, now)
-        live = store._db.execute(
-            "SELECT id, host, pid, started_at, lease_until FROM runs WHERE state IN ('running', 'paused', 'budget') "
-            "AND lease_until >= ? ORDER BY id",
-            (now,),
-        ).fetchall()
+        live = _live_runs(store, now)
         if live and not force:
-            rid, host, pid, started, lease = live[-1]
-            run = {"id": rid, "host": host, "pid": pid, "started_at": started, "lease_until": lease}
-            raise RunActive(
-                f"{store.path}: this tournament is already being run ({describe(run)}); follow it with "
-                f"`elotui watch` (same tournament or --store), or wait for it to finish",
-                run,
-            )
-        for rid, *_ in live:
+            raise RunActive.of(store.path, live[-1])
+        for run in live:
             store._db.execute(
-                "UPDATE runs SET state = 'taken over', finished_at = ? WHERE id = ?", (now, rid)
+                "UPDATE runs SET state = 'taken over', finished_at = ? WHERE id = ?", (now, run["id"])
             )
         cur = store._db.execute(
             "INSERT INTO runs (started_at, state, manifest, host, pid, heartbeat_at, lease_until) "
