@@ -23,8 +23,9 @@ from pydantic import (
     model_validator,
 )
 
-from elotui.config_checks import _check_prompt, _check_qualities, _unique
-from elotui.config_errors import format_validation_errors, toml_syntax_error
+from elotui.config_checks import cross_checks, missing_files
+from elotui.config_errors import format_validation_errors, locate, toml_syntax_error
+from elotui.data_files import DataReport, merge_data_files
 from elotui.errors import UserError
 from elotui.files import read_regular_file
 from elotui.vocab import THRESHOLDS, Threshold, parse_threshold
@@ -154,6 +155,28 @@ class ContestantConfig(_Strict):
     id: str = Field(min_length=1)
     label: str | None = None
     generator: EndpointConfig | None = None
+    responses: str | None = None  # a data file of this contestant's responses (see elotui.data_files)
+
+
+class DataFields(_Strict):
+    """`[data.fields]`: which field of a data row holds what (a path such as `choices[0].turns[0]`)."""
+
+    prompt_id: str | None = None
+    text: str | None = None
+    category: str | None = None
+    reference_ranking: str | None = None
+    response: str | None = None
+    contestant: str | None = None
+
+
+class DataConfig(_Strict):
+    """`[data]`: prompts and responses from JSONL / JSON / CSV files (see elotui.data_files)."""
+
+    prompts: str | None = None
+    responses: str | None = None
+    missing: Literal["error", "skip-prompt"] = "error"
+    turn: int = Field(default=1, ge=1, le=100)
+    fields: DataFields = Field(default_factory=DataFields)
 
 
 class PromptConfig(_Strict):
@@ -228,55 +251,7 @@ class TournamentFile(_Strict):
     comparison: ComparisonConfig = Field(default_factory=ComparisonConfig)
     ranking: RankingConfig = Field(default_factory=RankingConfig)
     reference: ReferenceConfig | None = None
-
-    @model_validator(mode="after")
-    def _cross_checks(self) -> TournamentFile:
-        problems: list[str] = []
-        _unique("contestants", [c.id for c in self.contestants], problems)
-        _unique("prompts", [p.id for p in self.prompts], problems)
-        _unique("judges", [j.id for j in self.judges], problems)
-        declared = {c.id for c in self.contestants}
-        generated = {c.id for c in self.contestants if c.generator is not None}
-        for i, prompt in enumerate(self.prompts):
-            _check_prompt(i, prompt, declared, generated, problems)
-        for i, judge in enumerate(self.judges):
-            if judge.simulation is not None:
-                _check_qualities(
-                    f"judges[{i}].simulation.qualities", set(judge.simulation.qualities), declared, problems
-                )
-        if self.reference and self.reference.ranking:
-            problems += [
-                f"reference.ranking: contestant '{cid}' is not declared"
-                for cid in self.reference.ranking
-                if cid not in declared
-            ]
-        problems += plan_too_large(
-            len(self.contestants), len(self.prompts), len(self.judges), self.comparison
-        )
-        if problems:
-            raise ValueError("\n".join(problems))
-        return self
-
-
-MAX_PLANNED_CALLS = 20_000_000
-
-
-def plan_size(contestants: int, prompts: int, judges: int, comparison: ComparisonConfig) -> int:
-    """How many judge calls the full plan has."""
-    orders = 2 if comparison.both_orders else 1
-    pairs = contestants * (contestants - 1) // 2
-    return prompts * pairs * orders * judges * comparison.samples * len(comparison.conditions)
-
-
-def plan_too_large(contestants: int, prompts: int, judges: int, comparison: ComparisonConfig) -> list[str]:
-    planned = plan_size(contestants, prompts, judges, comparison)
-    if planned <= MAX_PLANNED_CALLS:
-        return []
-    message = (
-        f"contestants: the plan would have {planned:,} judge calls (prompts × pairs × orders × judges × samples "
-        f"× conditions), more than the {MAX_PLANNED_CALLS:,} one tournament may have: split it"
-    )
-    return [message]
+    data: DataConfig | None = None
 
 
 @dataclass
@@ -290,6 +265,7 @@ class Tournament:
     responses: dict[tuple[str, str], str] = field(default_factory=dict)
     system_template: str | None = None
     user_template: str | None = None
+    data: DataReport | None = None  # what `[data]` files gave (None: everything is inline)
 
     @property
     def name(self) -> str:
@@ -385,16 +361,39 @@ def load_tournament(path: str | Path) -> Tournament:
         raise UserError(toml_syntax_error(path, text, exc)) from None
     except RecursionError:
         raise UserError(f"{path}:1: tables or arrays nested too deeply to be a tournament file") from None
+    report = merge_data_files(data, path.parent)
+    spec: TournamentFile | None = None
+    schema: list[str] = []
     try:
-        spec = TournamentFile.model_validate(data)
+        context = {"coverage_checked": report is not None}
+        spec = TournamentFile.model_validate(data, context=context)
     except ValidationError as exc:
-        lines = format_validation_errors(exc, text, data, TournamentFile, path)
-        raise UserError(f"{path}: {len(lines)} problem(s) in the tournament file", details=lines) from None
+        schema = format_validation_errors(exc, text, data, TournamentFile, path)
+    keyed = cross_checks(data, coverage=report is None) + missing_files(data, path.parent)
+    if report is not None:
+        keyed += report.toml_problems
+    problems = _in_line_order(
+        schema + [f"{path}:{locate(text, k.split(': ', 1)[0]) or 1}: {k}" for k in keyed]
+    )
+    if report is not None:
+        problems += report.file_problems
+    if problems or spec is None:
+        raise UserError(f"{path}: {len(problems)} problem(s) in the tournament file", details=problems)
     tournament = Tournament(
-        spec=spec, path=path.resolve(), content_hash=hashlib.sha256(raw_bytes).hexdigest()
+        spec=spec, path=path.resolve(), content_hash=hashlib.sha256(raw_bytes).hexdigest(), data=report
     )
     _resolve_texts(tournament, text)
     return tournament
+
+
+def _in_line_order(lines: list[str]) -> list[str]:
+    """`FILE:LINE: ...` lines sorted by line (stable), without repeats."""
+
+    def line_of(item: str) -> int:
+        m = re.match(r".*?:(\d+): ", item)
+        return int(m.group(1)) if m else 0
+
+    return sorted(dict.fromkeys(lines), key=line_of)
 
 
 def _read_ref(t: Tournament, ref: FileRef, key: str, problems: list[str]) -> str:
@@ -426,15 +425,6 @@ def _resolve_texts(t: Tournament, source: str) -> None:
         t.system_template = _text(t, comparison.system_template, "comparison.system_template", problems)
     if comparison.user_template is not None:
         t.user_template = _text(t, comparison.user_template, "comparison.user_template", problems)
-    checks: list[tuple[str, str | None]] = [("comparison.examples_file", comparison.examples_file)]
-    checks += [(f"judges[{i}].path", j.path) for i, j in enumerate(t.spec.judges) if j.provider == "replay"]
-    if t.spec.reference is not None:
-        checks.append(("reference.votes", t.spec.reference.votes))
-    for key, rel in checks:
-        if rel is not None and not t.resolve(rel).exists():
-            problems.append(f"{key}: {t.resolve(rel)} does not exist")
     if problems:
-        from elotui.config_errors import locate
-
         details = [f"{t.path}:{locate(source, p.split(': ', 1)[0]) or 1}: {p}" for p in problems]
         raise UserError(f"{t.path}: {len(problems)} problem(s) in the tournament file", details=details)

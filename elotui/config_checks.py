@@ -1,26 +1,68 @@
-"""The tournament file's cross-checks (ids unique, every response's contestant declared, qualities complete):
-each problem is appended as `key.path: message`, so `validate` lists them all at once."""
+"""The tournament file's cross-checks, on the parsed TOML (plain dicts), so they run even when the schema check
+fails and `validate` lists every problem in one run: ids unique, every response's contestant declared, every
+contestant answering every prompt, qualities complete, referenced files present, the plan not absurdly large.
+
+Each problem is `key.path: message` (the caller finds the line). Values of the wrong type are skipped here:
+the schema check reports them.
+"""
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
+MAX_PLANNED_CALLS = 20_000_000
 
-def _check_prompt(i: int, prompt: Any, declared: set[str], generated: set[str], problems: list[str]) -> None:
-    for cid in prompt.responses:
+
+def _list(data: Any, key: str) -> list[dict[str, Any]]:
+    value = data.get(key) if isinstance(data, dict) else None
+    return [v if isinstance(v, dict) else {} for v in value] if isinstance(value, list) else []
+
+
+def _table(data: Any, key: str) -> dict[str, Any]:
+    value = data.get(key) if isinstance(data, dict) else None
+    return value if isinstance(value, dict) else {}
+
+
+def _ids(items: list[dict[str, Any]]) -> list[str | None]:
+    return [i.get("id") if isinstance(i.get("id"), str) else None for i in items]
+
+
+def _unique(section: str, ids: list[str | None], problems: list[str]) -> None:
+    seen: set[str] = set()
+    for i, value in enumerate(ids):
+        if value is None:
+            continue
+        if value in seen:
+            problems.append(f"{section}[{i}].id: '{value}' is used twice")
+        seen.add(value)
+
+
+def _check_prompt(
+    i: int,
+    prompt: dict[str, Any],
+    declared: set[str],
+    generated: set[str],
+    problems: list[str],
+    coverage: bool,
+) -> None:
+    responses = prompt.get("responses", {})
+    responses = responses if isinstance(responses, dict) else {}
+    for cid in responses:
         if cid not in declared:
             problems.append(
                 f"prompts[{i}].responses.{cid}: contestant '{cid}' is not declared in [[contestants]]"
             )
-    for cid in sorted(declared - generated - set(prompt.responses)):
+    for cid in sorted(declared - generated - set(responses)) if coverage else ():
         problems.append(
             f"prompts[{i}].responses: no response for contestant '{cid}' "
             "(give one, or a [contestants.generator])"
         )
+    ranking = prompt.get("reference_ranking")
     problems += [
         f"prompts[{i}].reference_ranking: contestant '{cid}' is not declared"
-        for cid in prompt.reference_ranking or []
-        if cid not in declared
+        for cid in (ranking if isinstance(ranking, list) else [])
+        if isinstance(cid, str) and cid not in declared
     ]
 
 
@@ -32,9 +74,85 @@ def _check_qualities(key: str, given: set[str], declared: set[str], problems: li
         problems.append(f"{key}: undeclared contestant(s) {', '.join(unknown)}")
 
 
-def _unique(section: str, ids: list[str], problems: list[str]) -> None:
-    seen: set[str] = set()
-    for i, value in enumerate(ids):
-        if value in seen:
-            problems.append(f"{section}[{i}].id: '{value}' is used twice")
-        seen.add(value)
+def plan_size(contestants: int, prompts: int, judges: int, comparison: Any) -> int:
+    """How many judge calls the full plan has (`comparison`: a ComparisonConfig or its parsed table)."""
+    get = comparison.get if isinstance(comparison, dict) else lambda k, d: getattr(comparison, k, d)
+    both = get("both_orders", True)
+    samples = get("samples", 1)
+    conditions = get("conditions", ["clean"])
+    orders = 1 if both is False else 2
+    samples = samples if isinstance(samples, int) and samples > 0 else 1
+    n_conditions = len(conditions) if isinstance(conditions, list) and conditions else 1
+    pairs = contestants * (contestants - 1) // 2
+    return prompts * pairs * orders * judges * samples * n_conditions
+
+
+def plan_too_large(contestants: int, prompts: int, judges: int, comparison: Any) -> list[str]:
+    planned = plan_size(contestants, prompts, judges, comparison)
+    if planned <= MAX_PLANNED_CALLS:
+        return []
+    message = (
+        f"contestants: the plan would have {planned:,} judge calls (prompts × pairs × orders × judges × samples "
+        f"× conditions), more than the {MAX_PLANNED_CALLS:,} one tournament may have: split it"
+    )
+    return [message]
+
+
+def cross_checks(data: dict[str, Any], *, coverage: bool = True) -> list[str]:
+    """Every cross-reference problem of a parsed tournament file. `coverage=False`: the data files' loader has
+    checked that every contestant answers every prompt (and says it better, with the files' lines)."""
+    problems: list[str] = []
+    contestants, prompts, judges = _list(data, "contestants"), _list(data, "prompts"), _list(data, "judges")
+    _unique("contestants", _ids(contestants), problems)
+    _unique("prompts", _ids(prompts), problems)
+    _unique("judges", _ids(judges), problems)
+    declared = {c for c in _ids(contestants) if c is not None}
+    generated = {c.get("id") for c in contestants if c.get("generator") is not None}
+    for i, prompt in enumerate(prompts):
+        _check_prompt(i, prompt, declared, {g for g in generated if isinstance(g, str)}, problems, coverage)
+    for i, judge in enumerate(judges):
+        qualities = _table(_table(judge, "simulation"), "qualities")
+        if "simulation" in judge and isinstance(judge.get("simulation"), dict):
+            _check_qualities(f"judges[{i}].simulation.qualities", set(qualities), declared, problems)
+    ranking = _table(data, "reference").get("ranking")
+    problems += [
+        f"reference.ranking: contestant '{cid}' is not declared"
+        for cid in (ranking if isinstance(ranking, list) else [])
+        if isinstance(cid, str) and cid not in declared
+    ]
+    problems += plan_too_large(len(contestants), len(prompts), len(judges), _table(data, "comparison"))
+    return problems
+
+
+def _file_refs(data: dict[str, Any]) -> list[tuple[str, Any]]:
+    """(key path, relative path) of every file the tournament file names (data files are the loader's)."""
+    refs: list[tuple[str, Any]] = []
+    for i, prompt in enumerate(_list(data, "prompts")):
+        refs.append((f"prompts[{i}].text.file", _table(prompt, "text").get("file")))
+        for cid, value in _table(prompt, "responses").items():
+            refs.append(
+                (f"prompts[{i}].responses.{cid}.file", value.get("file") if isinstance(value, dict) else None)
+            )
+    comparison = _table(data, "comparison")
+    for key in ("system_template", "user_template"):
+        refs.append((f"comparison.{key}.file", _table(comparison, key).get("file")))
+    refs.append(("comparison.examples_file", comparison.get("examples_file")))
+    refs += [
+        (f"judges[{i}].path", j.get("path"))
+        for i, j in enumerate(_list(data, "judges"))
+        if j.get("provider") == "replay"
+    ]
+    refs.append(("reference.votes", _table(data, "reference").get("votes")))
+    return refs
+
+
+def missing_files(data: dict[str, Any], base_dir: Path) -> list[str]:
+    """`key: PATH does not exist` for every named file that is not there."""
+    out = []
+    for key, rel in _file_refs(data):
+        if isinstance(rel, str) and rel:
+            target = Path(rel).expanduser()
+            target = target if target.is_absolute() else base_dir / target
+            if not target.exists():
+                out.append(f"{key}: {target} does not exist")
+    return out

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import argparse
 import sys
-from math import comb
 
 from elotui.commands.common import add_tournament_arg
 from elotui.config import load_tournament
+from elotui.config_checks import plan_size
+from elotui.terminal import one_line
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -19,25 +20,21 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
 def run(args: argparse.Namespace) -> int:
     t = load_tournament(args.tournament)
     spec = t.spec
-    orders = 2 if spec.comparison.both_orders else 1
-    pairs = comb(len(spec.contestants), 2)
-    calls = (
-        len(spec.prompts)
-        * pairs
-        * orders
-        * len(spec.judges)
-        * spec.comparison.samples
-        * len(spec.comparison.conditions)
-    )
+    calls = plan_size(len(spec.contestants), len(spec.prompts), len(spec.judges), spec.comparison)
     for who, var in t.missing_api_keys():
         print(
             f"warning: {who}: environment variable {var} is not set (needed by `elotui run`)", file=sys.stderr
         )
     for warning in t.plain_http_keys():
         print(f"warning: {warning}", file=sys.stderr)
+    if t.data is not None:
+        for note in t.data.notes:
+            print(f"note: {one_line(note)}")
     kinds = sorted({j.provider for j in spec.judges})
     print(
         f"{t.path}: ok — {t.name!r}: {len(spec.contestants)} contestants, {len(spec.prompts)} prompts, "
-        f"{len(spec.judges)} judges ({', '.join(kinds)}), {calls} planned judge calls"
+        f"{len(spec.judges)} judges ({', '.join(kinds)}), {calls:,} planned judge calls"
     )
+    if t.data is not None and t.data.files:
+        print(f"  data files: {', '.join(one_line(f) for f in t.data.files)}")
     return 0

@@ -160,3 +160,27 @@ def test_missing_file_and_non_utf8(tmp_path: Path, capsys: pytest.CaptureFixture
     bad.write_bytes(b"\xff\xfe[tournament]")
     code, _, err = validate(bad, capsys)
     assert code == 2 and "not UTF-8" in err
+
+
+def test_validate_lists_five_independent_mistakes_in_one_run(tmp_path: Path) -> None:
+    """Schema errors in two tables, a missing file, an undeclared contestant and a bad reference: one run,
+    sorted by line (a schema error no longer hides the cross-checks)."""
+    path = tmp_path / "t.toml"
+    path.write_text(
+        '[tournament]\nname = "five mistakes"\n\n[ranking]\nthreshold = 0.6\n\n[comparison]\n'
+        'examples_file = "missing-examples.jsonl"\n\n[[contestants]]\nid = "a"\n\n[[contestants]]\nid = "b"\n\n'
+        '[[prompts]]\nid = "p1"\ntext = "hi"\n[prompts.responses]\na = "x"\nb = "y"\nc = "z"\n\n'
+        '[[judges]]\nid = "j"\nprovider = "openai"\nmodel = "gpt-4o"\nmax_concurrency = 0\n\n'
+        '[reference]\nranking = ["a", "nobody"]\n',
+        encoding="utf-8",
+    )
+    with pytest.raises(UserError) as err:
+        load_tournament(path)
+    lines = [d.removeprefix(f"{path}:") for d in err.value.details]
+    assert [line.split(": ", 2)[:2] for line in lines] == [
+        ["5", "ranking.threshold"],
+        ["8", "comparison.examples_file"],
+        ["22", "prompts[0].responses.c"],
+        ["28", "judges[0].max_concurrency"],
+        ["31", "reference.ranking"],
+    ]
