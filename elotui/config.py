@@ -197,7 +197,14 @@ def _clean_only() -> list[Condition]:
     return ["clean"]
 
 
+class BaselinePairs(_Strict):
+    """`pairs = { baseline = "id" }`: every contestant is judged against this one only (AlpacaEval, arena-hard)."""
+
+    baseline: str = Field(min_length=1)
+
+
 class ComparisonConfig(_Strict):
+    pairs: Literal["all"] | BaselinePairs = "all"
     both_orders: bool = True
     samples: int = Field(default=1, ge=1, le=100)
     conditions: list[Condition] = Field(default_factory=_clean_only, min_length=1)
@@ -298,6 +305,17 @@ class Tournament:
     @property
     def judge_ids(self) -> list[str]:
         return [j.id for j in self.spec.judges]
+
+    @property
+    def categories(self) -> dict[str, str]:
+        """prompt id → category, for the prompts that have one."""
+        return {p.id: p.category for p in self.spec.prompts if p.category is not None}
+
+    @property
+    def baseline(self) -> str | None:
+        """The baseline contestant of a `pairs = { baseline = ... }` design (None: every pair is judged)."""
+        pairs = self.spec.comparison.pairs
+        return pairs.baseline if isinstance(pairs, BaselinePairs) else None
 
     def resolve(self, relative: str) -> Path:
         """A path from the file, relative to the tournament file's folder."""

@@ -80,10 +80,12 @@ def plan_size(contestants: int, prompts: int, judges: int, comparison: Any) -> i
     both = get("both_orders", True)
     samples = get("samples", 1)
     conditions = get("conditions", ["clean"])
+    pairs_setting = get("pairs", "all")
+    baseline = isinstance(pairs_setting, dict) or hasattr(pairs_setting, "baseline")
     orders = 1 if both is False else 2
     samples = samples if isinstance(samples, int) and samples > 0 else 1
     n_conditions = len(conditions) if isinstance(conditions, list) and conditions else 1
-    pairs = contestants * (contestants - 1) // 2
+    pairs = contestants - 1 if baseline else contestants * (contestants - 1) // 2
     return prompts * pairs * orders * judges * samples * n_conditions
 
 
@@ -114,13 +116,22 @@ def cross_checks(data: dict[str, Any], *, coverage: bool = True) -> list[str]:
         qualities = _table(_table(judge, "simulation"), "qualities")
         if "simulation" in judge and isinstance(judge.get("simulation"), dict):
             _check_qualities(f"judges[{i}].simulation.qualities", set(qualities), declared, problems)
+    problems += _references(data, declared)
+    problems += plan_too_large(len(contestants), len(prompts), len(judges), _table(data, "comparison"))
+    return problems
+
+
+def _references(data: dict[str, Any], declared: set[str]) -> list[str]:
+    """The contestants named by `[reference] ranking` and `[comparison] pairs.baseline` must be declared."""
     ranking = _table(data, "reference").get("ranking")
-    problems += [
+    problems = [
         f"reference.ranking: contestant '{cid}' is not declared"
         for cid in (ranking if isinstance(ranking, list) else [])
         if isinstance(cid, str) and cid not in declared
     ]
-    problems += plan_too_large(len(contestants), len(prompts), len(judges), _table(data, "comparison"))
+    baseline = _table(_table(data, "comparison"), "pairs").get("baseline")
+    if isinstance(baseline, str) and baseline not in declared:
+        problems.append(f"comparison.pairs.baseline: contestant '{baseline}' is not declared")
     return problems
 
 

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any, cast
 
 from elotui.config import Tournament
+from elotui.data_files import listing
 from elotui.errors import UserError
 from elotui.rating.games import games_from_tally
 from elotui.rating.leaderboard import Leaderboard, RatingOptions, rank, rank_games
@@ -65,18 +66,39 @@ class TournamentSession:
 
     # --- leaderboards --------------------------------------------------------------------------------------------
 
+    def scope_prompts(self, prompt: str | None = None, category: str | None = None) -> list[str] | None:
+        """The prompts of a scope: one prompt, one category's prompts, or None (every prompt). Raises UserError
+        for an unknown prompt or category."""
+        t = self.tournament
+        if prompt is not None and prompt not in t.prompt_ids:
+            raise UserError(f"prompt '{prompt}' is not in {t.path.name} (prompts: {listing(t.prompt_ids)})")
+        if category is None:
+            return [prompt] if prompt is not None else None
+        by_category = t.categories
+        if category not in by_category.values():
+            known = sorted(set(by_category.values()))
+            raise UserError(
+                f"category '{category}' is not in {t.path.name} "
+                f"({'categories: ' + ', '.join(known) if known else 'its prompts have no category'})"
+            )
+        chosen = [p for p in t.prompt_ids if by_category.get(p) == category]
+        return [p for p in chosen if p == prompt] if prompt is not None else chosen
+
     def leaderboard(
         self,
         *,
         threshold: Threshold | str | None = None,
         method: str | None = None,
         prompt: str | None = None,
+        category: str | None = None,
+        judge: str | None = None,
         tally: list[TallyRow] | None = None,
     ) -> Leaderboard:
         """The leaderboard of the current plan (no judge calls). `threshold` / `method` override `[ranking]`;
-        `prompt` restricts the scope to one prompt; `tally`: `store.verdict_tally(...)` when the caller has read
-        it already (used for threshold none with Elo only). Raises UserError for an unknown prompt, a bad threshold
-        or method, or a store without a plan."""
+        `prompt`, `category` and `judge` restrict the scope (to one prompt, one category's prompts, one judge's
+        verdicts); `tally`: `store.verdict_tally(...)` when the caller has read it already (used for threshold
+        none with Elo only). Raises UserError for an unknown prompt, category or judge, a bad threshold or
+        method, or a store without a plan."""
         t = self.tournament
         settings = t.spec.ranking
         try:
@@ -86,10 +108,11 @@ class TournamentSession:
         chosen_method = settings.method if method is None else method
         if chosen_method not in SCREEN_METHODS:
             raise UserError(f"method must be one of {', '.join(SCREEN_METHODS)}, not {chosen_method!r}")
-        if prompt is not None and prompt not in t.prompt_ids:
-            raise UserError(f"prompt '{prompt}' is not in {t.path.name} (prompts: {', '.join(t.prompt_ids)})")
-        scope = [prompt] if prompt is not None else None
-        if chosen == "none" and chosen_method == "elo":
+        scope = self.scope_prompts(prompt, category)
+        if judge is not None and judge not in t.judge_ids:
+            raise UserError(f"judge '{judge}' is not in {t.path.name} (judges: {', '.join(t.judge_ids)})")
+        judges = [judge] if judge is not None else None
+        if chosen == "none" and chosen_method == "elo" and judges is None:
             # Permutation-averaged Elo over the No-Threshold games needs only their multiset: counted in SQL
             # (a few hundred rows), not one Python row per verdict. Same games, codes and ratings as the table path.
             tally = self.store.verdict_tally(scope) if tally is None else tally
@@ -97,13 +120,15 @@ class TournamentSession:
                 games_from_tally(tally, t.contestant_ids, t.prompt_ids) if tally else None
             )  # else: the table path
             if g is not None:
-                return rank_games(
-                    list(t.contestant_ids),
-                    g,
-                    threshold=chosen,
-                    method=chosen_method,
-                    options=self.options,
-                    prompts=scope,
+                return self._design_noted(
+                    rank_games(
+                        list(t.contestant_ids),
+                        g,
+                        threshold=chosen,
+                        method=chosen_method,
+                        options=self.options,
+                        prompts=scope,
+                    )
                 )
         rows = self.store.plan_verdicts()
         if not rows:
@@ -111,9 +136,63 @@ class TournamentSession:
                 f"{self.store.path}: no comparison plan recorded for this tournament yet "
                 "(run `elotui run` first)"
             )
-        return rank(
-            self.plan_table(rows), threshold=chosen, method=chosen_method, options=self.options, prompts=scope
+        board = rank(
+            self.plan_table(rows),
+            threshold=chosen,
+            method=chosen_method,
+            options=self.options,
+            prompts=scope,
+            judges=judges,
         )
+        return self._design_noted(board)
+
+    def _design_noted(self, board: Leaderboard) -> Leaderboard:
+        """The comparison design in the settings, and what a baseline design cannot tell as a warning."""
+        baseline = self.tournament.baseline
+        board.settings["design"] = (
+            {"pairs": "all"} if baseline is None else {"pairs": "baseline", "baseline": baseline}
+        )
+        if baseline is not None:
+            board.warnings.append(
+                {
+                    "kind": "baseline_design",
+                    "contestants": [baseline],
+                    "message": f"baseline design: every contestant met only {baseline}; win rates are against "
+                    f"{baseline}, and the order of two others is inferred through {baseline} alone "
+                    "(they never met)",
+                }
+            )
+        return board
+
+    # --- provenance ----------------------------------------------------------------------------------------------
+
+    def provenance(self) -> dict[str, Any]:
+        """What an exported ranking came from: the elotui version, the tournament file and data files (content
+        hashes), each judge's provider, model and settings (variable names for keys, never a key; no userinfo in
+        URLs), the store and its runs, and when it was exported."""
+        from datetime import UTC, datetime
+
+        from elotui import __version__
+        from elotui.judges.http import redact_url
+        from elotui.store.runs import run_summaries
+
+        t = self.tournament
+        judges = {}
+        for j in t.spec.judges:
+            settings = j.model_dump(mode="json", exclude_none=True)
+            if isinstance(settings.get("base_url"), str):
+                settings["base_url"] = redact_url(settings["base_url"])
+            judges[j.id] = settings
+        data = t.data
+        return {
+            "elotui_version": __version__,
+            "tournament_file": {"path": str(t.path), "sha256": t.content_hash},
+            "data_files": dict(data.files) if data else {},
+            "skipped_prompts": dict(data.skipped) if data else {},
+            "judges": judges,
+            "store": {"path": str(self.store.path), "runs": run_summaries(self.store)},
+            "exported_at": datetime.now(UTC).isoformat(timespec="seconds"),
+        }
 
     # --- diagnostics ---------------------------------------------------------------------------------------------
 

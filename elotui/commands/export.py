@@ -24,6 +24,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
     p.add_argument("--method", choices=("elo", "bt"), help="rating method (default: the file's)")
     p.add_argument("--format", choices=("csv", "json"), default="csv", help="output format (default: csv)")
     p.add_argument("--prompt", metavar="ID", help="rank a single prompt")
+    p.add_argument("--category", metavar="C", help="rank the prompts of one category")
+    p.add_argument("--judge", metavar="ID", help="rank one judge's verdicts")
     add_output_arg(p)
     add_store_arg(p)
     p.set_defaults(handler=run)
@@ -65,7 +67,14 @@ def run(args: argparse.Namespace) -> int:
 
     store: Store | None = None
     early: EarlyTally | None = None
-    if args.store and args.threshold == "none" and args.method != "bt" and Path(args.store).is_file():
+    plain = args.category is None and args.judge is None
+    if (
+        args.store
+        and args.threshold == "none"
+        and args.method != "bt"
+        and plain
+        and Path(args.store).is_file()
+    ):
         store = Store(args.store)
         early = EarlyTally(store, [args.prompt] if args.prompt is not None else None)
     try:
@@ -81,18 +90,22 @@ def run(args: argparse.Namespace) -> int:
             from elotui.rating.elo import jit_kernels
 
             jit_kernels()
-        board = TournamentSession(tournament, store).leaderboard(
+        session = TournamentSession(tournament, store)
+        board = session.leaderboard(
             threshold=args.threshold,
             method=args.method,
             prompt=args.prompt,
+            category=args.category,
+            judge=args.judge,
             tally=early.result() if early is not None else None,
         )
+        provenance = session.provenance() if args.format == "json" else None
     finally:
         if store is not None:
             store.close()  # waits for a read still running (the store's lock)
     with output_stream(args.output) as out:
         if args.format == "json":
-            write_json(board, out, tournament=tournament.name)
+            write_json(board, out, tournament=tournament.name, provenance=provenance)
         else:
             write_csv(board, out)
     return 0

@@ -137,13 +137,18 @@ def _dry_run(
     plan = result.plan
     orders = 2 if spec.comparison.both_orders else 1
     n = len(spec.contestants)
+    pairs = (
+        f"{n - 1} pairs (each vs {tournament.baseline})"
+        if tournament.baseline
+        else f"{n * (n - 1) // 2} pairs"
+    )
     print(
         f"{tournament.name}: {result.total_calls} planned calls, {result.cached} already cached, "
         f"{result.total_calls - result.cached} to send",
         file=out,
     )
     print(
-        f"  judge calls: {plan.total} = {len(spec.prompts)} prompts x {n * (n - 1) // 2} pairs x {orders} "
+        f"  judge calls: {plan.total} = {len(spec.prompts)} prompts x {pairs} x {orders} "
         f"order(s) x {len(spec.judges)} judges x {spec.comparison.samples} sample(s) x "
         f"{len(spec.comparison.conditions)} condition(s) ({', '.join(spec.comparison.conditions)})",
         file=out,

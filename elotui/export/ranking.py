@@ -6,7 +6,9 @@ CSV: UTF-8 without BOM, `\\n` line ends, the thirteen `COLUMNS` of elotui 0.1 fi
 The ranking CSV is meant for spreadsheets, so a text cell that a spreadsheet would evaluate as a formula (one
 starting with `=`, `+`, `-`, `@`, a tab or a carriage return: OWASP's CSV-injection rule) is written with a
 leading `'` (the neo4j-admin CSVs of `elotui graph` keep exact values: they are for the importer).
-JSON: `{"tournament", "settings", "counts", "warnings", "columns", "rows"}`; each row has the CSV's columns plus
+JSON: `{"tournament", "provenance", "settings", "counts", "warnings", "columns", "rows"}` (`provenance`: the
+elotui version, the content hashes of the tournament and data files, each judge's settings without keys, the
+store's runs, the export time); each row has the CSV's columns plus
 `band_range`, `bound`, `group`, `order_spread_low`, `order_spread_high`; `settings.interval` says what the
 interval is (`{"kind": "bootstrap", "unit": "prompt" | "game", "level": 0.95, "rounds": N}`), exact text, no
 neutralisation (non-finite floats become null).
@@ -95,13 +97,18 @@ def export_settings(leaderboard: Leaderboard) -> dict[str, Any]:
     if "order_spread" in s:
         out["order_spread"] = s["order_spread"]
     out["scale"] = s.get("scale")
+    out["design"] = s.get("design", {"pairs": "all"})
     return out
 
 
-def leaderboard_document(leaderboard: Leaderboard, *, tournament: str | None = None) -> dict[str, Any]:
+def leaderboard_document(
+    leaderboard: Leaderboard, *, tournament: str | None = None, provenance: dict[str, Any] | None = None
+) -> dict[str, Any]:
     doc: dict[str, Any] = {}
     if tournament is not None:
         doc["tournament"] = tournament
+    if provenance is not None:
+        doc["provenance"] = provenance
     doc["settings"] = export_settings(leaderboard)
     doc["counts"] = dict(leaderboard.counts)
     doc["warnings"] = list(leaderboard.warnings)
@@ -112,10 +119,17 @@ def leaderboard_document(leaderboard: Leaderboard, *, tournament: str | None = N
     return jsonable(doc)  # type: ignore[no-any-return]
 
 
-def write_json(leaderboard: Leaderboard, fh: IO[str], *, tournament: str | None = None) -> None:
-    """The leaderboard as one JSON document (settings, counts, rows), indented, ending with a newline."""
+def write_json(
+    leaderboard: Leaderboard,
+    fh: IO[str],
+    *,
+    tournament: str | None = None,
+    provenance: dict[str, Any] | None = None,
+) -> None:
+    """The leaderboard as one JSON document (provenance, settings, counts, rows), indented, ending with a
+    newline."""
     json.dump(
-        leaderboard_document(leaderboard, tournament=tournament),
+        leaderboard_document(leaderboard, tournament=tournament, provenance=provenance),
         fh,
         indent=2,
         ensure_ascii=False,

@@ -101,6 +101,23 @@ def round_robin(contestants: list[str]) -> list[tuple[str, str]]:
     return [pair for r in round_robin_rounds(contestants) for pair in r]
 
 
+def baseline_rounds(contestants: list[str], baseline: str) -> list[list[tuple[str, str]]]:
+    """The baseline design: one pair per round, baseline vs each other contestant (earlier-declared first)."""
+    index = {c: i for i, c in enumerate(contestants)}
+    pairs = [
+        (baseline, c) if index[baseline] < index[c] else (c, baseline) for c in contestants if c != baseline
+    ]
+    return [[pair] for pair in pairs]
+
+
+def comparison_rounds(tournament: Tournament) -> list[list[tuple[str, str]]]:
+    """The pairs the plan judges, in rounds: every pair (`pairs = "all"`) or each against the baseline."""
+    baseline = tournament.baseline
+    if baseline is not None:
+        return baseline_rounds(tournament.contestant_ids, baseline)
+    return round_robin_rounds(tournament.contestant_ids)
+
+
 def unit_order(prompts: list[str], rounds: list[list[tuple[str, str]]]) -> list[tuple[str, tuple[str, str]]]:
     """(prompt, pair) units in run order (see the module docstring)."""
     n_rounds = len(rounds)
@@ -121,7 +138,7 @@ def build_plan(tournament: Tournament) -> Plan:
     judges = tournament.judge_ids
     orders = 2 if comparison.both_orders else 1
     out: list[Comparison] = []
-    for prompt, (a, b) in unit_order(tournament.prompt_ids, round_robin_rounds(tournament.contestant_ids)):
+    for prompt, (a, b) in unit_order(tournament.prompt_ids, comparison_rounds(tournament)):
         for condition in comparison.conditions:
             for sample in range(comparison.samples):
                 for judge in judges:

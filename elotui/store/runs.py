@@ -246,3 +246,9 @@ def run_table(store: Store) -> list[dict[str, Any]]:
             }
         )
     return out
+
+
+def run_summaries(store: Store) -> list[dict[str, Any]]:
+    """Every run of this store, light: id, state, start and end (no per-call counts)."""
+    rows = store._db.execute("SELECT id, state, started_at, finished_at FROM runs ORDER BY id").fetchall()
+    return [{"id": i, "state": s, "started_at": a, "finished_at": b} for i, s, a, b in rows]

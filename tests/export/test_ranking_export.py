@@ -142,6 +142,7 @@ def test_json_round_trip_rows_settings_counts(filled) -> None:
         "scope": {"prompts": None, "judges": None, "conditions": None},
         "interval": {"kind": "bootstrap", "unit": "prompt", "level": 0.95, "rounds": 30},
         "scale": "every verdict is a game",
+        "design": {"pairs": "all"},
     }
     assert doc["warnings"] == []
     verdicts = filled.store.plan_verdicts()
