@@ -372,3 +372,16 @@ def merge_data_files(data: dict[str, Any], base_dir: Path) -> DataReport | None:
     loader.coverage()
     data["prompts"] = loader.prompts
     return loader.report
+
+
+def contestants_in(path: Path) -> list[str]:
+    """The distinct contestant ids of a responses file's contestant column, in order of first appearance
+    (empty when the rows have none). Raises UserError when the file cannot be read."""
+    problems: list[str] = []
+    fields = _Fields({}, 1, DataReport())
+    seen: dict[str, None] = {}
+    for row in read_rows(path, problems):
+        cid = _as_id(fields.get(row, "contestant"))
+        if cid is not None:
+            seen.setdefault(cid, None)
+    return list(seen)

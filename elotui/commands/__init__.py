@@ -1,3 +1,3 @@
 """One module per CLI subcommand: `add_parser(subparsers)` and `run(args) -> exit code`."""
 
-COMMANDS = ("run", "watch", "runs", "validate", "export", "verdicts", "diagnose", "graph")
+COMMANDS = ("init", "run", "watch", "runs", "validate", "export", "verdicts", "diagnose", "graph")
