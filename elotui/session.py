@@ -120,7 +120,7 @@ class TournamentSession:
                 games_from_tally(tally, t.contestant_ids, t.prompt_ids) if tally else None
             )  # else: the table path
             if g is not None:
-                return self._design_noted(
+                return self.note_design(
                     rank_games(
                         list(t.contestant_ids),
                         g,
@@ -144,9 +144,9 @@ class TournamentSession:
             prompts=scope,
             judges=judges,
         )
-        return self._design_noted(board)
+        return self.note_design(board)
 
-    def _design_noted(self, board: Leaderboard) -> Leaderboard:
+    def note_design(self, board: Leaderboard) -> Leaderboard:
         """The comparison design in the settings, and what a baseline design cannot tell as a warning."""
         baseline = self.tournament.baseline
         board.settings["design"] = (

@@ -237,8 +237,11 @@ def tournament_toml(
     ranking: dict[str, Any],
     reference: dict[str, Any] | None,
     header: str,
+    data: dict[str, Any] | None = None,
 ) -> str:
     parts = [header, toml_table("[tournament]", meta)]
+    if data:
+        parts.append(toml_table("[data]", data))
     parts.append(toml_table("[comparison]", comparison))
     parts.append(toml_table("[ranking]", ranking))
     if reference:
@@ -258,6 +261,26 @@ def tournament_toml(
         body = [f"{toml_key(cid)} = {toml_text(text)}" for cid, text in p["responses"].items()]
         parts.append(head + "\n[prompts.responses]\n" + "\n".join(body) + "\n")
     return "\n".join(parts)
+
+
+def jsonl(rows: Iterable[dict[str, Any]]) -> bytes:
+    """Plain JSONL (UTF-8, one object per line, keys in the given order): readable, and diffable in git."""
+    return "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows).encode("utf-8")
+
+
+def data_files(prompts: list[dict[str, Any]]) -> dict[str, bytes]:
+    """The sample's prompts and responses as `[data]` files: questions.jsonl (id, category, text) and one long
+    answers.jsonl (prompt_id, contestant, response), in the prompts' order."""
+    questions = [{"id": p["id"], "category": p["category"], "text": p["text"]} for p in prompts]
+    answers = [
+        {"prompt_id": p["id"], "contestant": cid, "response": text}
+        for p in prompts
+        for cid, text in p["responses"].items()
+    ]
+    for raw, rows in ((jsonl(questions), questions), (jsonl(answers), answers)):
+        if [json.loads(line) for line in raw.decode("utf-8").splitlines()] != rows:
+            raise SystemExit("JSONL round trip changed a text")
+    return {"questions.jsonl": jsonl(questions), "answers.jsonl": jsonl(answers)}
 
 
 def check_roundtrip(toml_text_out: str, prompts: list[dict[str, Any]]) -> None:
@@ -334,15 +357,16 @@ def replay_sample(
     text = tournament_toml(
         meta,
         [(c, LABELS.get(c, c)) for c in contestants],
-        prompts,
+        [],
         judge_tables,
         comparison={"both_orders": True, "samples": 1, "conditions": ["clean"]},
         ranking={"method": "elo", "threshold": 0.5, "permutations": 100, "bootstrap": 200, "seed": 0},
         reference={"votes": "human_votes.jsonl.gz"},
         header=source_header(folder),
+        data={"prompts": "questions.jsonl", "responses": "answers.jsonl"},
     )
-    check_roundtrip(text, prompts)
     out.files["tournament.toml"] = text.encode("utf-8")
+    out.files.update(data_files(prompts))
     out.files["verdicts.jsonl.gz"] = gzip_jsonl(verdicts)
     out.files["human_votes.jsonl.gz"] = gzip_jsonl(votes)
     out.files["LICENSE"] = (data / folder / "LICENSE").read_bytes()

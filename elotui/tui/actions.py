@@ -7,6 +7,8 @@ A mixin of `ElotuiApp`: it names what it uses of the app below, and imports noth
 from __future__ import annotations
 
 import datetime as dt
+import re
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -16,7 +18,6 @@ from textual.widgets import Select, TabbedContent
 from textual.worker import WorkerState
 
 from elotui.records import PairDetail
-from elotui.tui.live_ranking import Scope
 from elotui.tui.run_monitor import Notice, RunMonitor
 from elotui.tui.screens.help import HelpScreen
 from elotui.tui.screens.pairs import PairsPane
@@ -97,13 +98,13 @@ class AppActions(_Base):
         self._refresh_diagnostics(now=True)
 
     def set_scope_prompt(self, prompt: str | None) -> None:
-        self.scope = Scope(prompt=prompt, judge=self.scope.judge)
+        self.scope = replace(self.scope, prompt=prompt)
         select = self.query_one("#scope-prompt", Select)
         if select.value != (prompt if prompt is not None else Select.NULL):
             select.value = prompt if prompt is not None else Select.NULL
 
     def set_scope_judge(self, judge: str | None) -> None:
-        self.scope = Scope(prompt=self.scope.prompt, judge=judge)
+        self.scope = replace(self.scope, judge=judge)
         select = self.query_one("#scope-judge", Select)
         if select.value != (judge if judge is not None else Select.NULL):
             select.value = judge if judge is not None else Select.NULL
@@ -124,7 +125,16 @@ class AppActions(_Base):
         self._update_status()
 
     def export_target(self) -> Path:
-        return self.export_path or Path.cwd() / f"{self.tournament.slug}-ranking.csv"
+        """Where `e` writes: the path given at launch, else `<slug>-ranking-t<threshold>-<method>[-scope].csv` in
+        the current directory; never an existing file (`-2`, `-3`, ... are added)."""
+        if self.export_path is not None:
+            return unused_path(self.export_path)
+        scope = self.scope
+        parts = [f"{self.tournament.slug}-ranking", f"t{threshold_label(self.threshold)}", self.method]
+        for kind, value in (("category", scope.category), ("prompt", scope.prompt), ("judge", scope.judge)):
+            if value is not None:
+                parts.append(f"{kind}-{re.sub(r'[^A-Za-z0-9._]+', '_', value)[:40]}")
+        return unused_path(Path.cwd() / ("-".join(parts) + ".csv"))
 
     def action_export(self) -> None:
         from elotui.export.ranking import write_csv

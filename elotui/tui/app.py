@@ -9,6 +9,7 @@ and after each refresh the other thresholds and method are precomputed, so keys 
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, ClassVar, TypeVar
 
@@ -29,7 +30,7 @@ from elotui.store.runs import RunActive
 from elotui.themes import APP_VARIABLE_DEFAULTS, DEFAULT_THEME
 from elotui.tui.actions import AppActions
 from elotui.tui.commands import ElotuiCommands
-from elotui.tui.live_ranking import LiveRanking, Scope, ViewKey
+from elotui.tui.live_ranking import LiveRanking, RankingContext, Scope, ViewKey
 from elotui.tui.messages import DiagnosticsComputed, JudgeStatsLoaded, LeaderboardComputed, VerdictsArrived
 from elotui.tui.run_monitor import Notice, PlanCounts, RunControl, RunMonitor, RunnerFactory
 from elotui.tui.sanitize import one_line
@@ -112,7 +113,8 @@ class ElotuiApp(AppActions, App[int]):
         self.judge_kinds = dict(self.session.judge_kinds())
         kinds = sorted(set(self.judge_kinds.values()) - {"live"})
         self.judge_kinds_label = " and ".join(f"{k} verdicts" for k in kinds)
-        self.ranking = LiveRanking(self.session.empty_table(), self.session.options)
+        self.ranking_context = RankingContext(self.tournament.categories, self.session.note_design)
+        self.ranking = LiveRanking(self.session.empty_table(), self.session.options, self.ranking_context)
         self._posted = False
         self.judge_stats: dict[str, Any] = {}
         self.board: Leaderboard | None = None
@@ -143,7 +145,11 @@ class ElotuiApp(AppActions, App[int]):
                 labels = {c.id: c.label for c in t.spec.contestants}
                 width = max(len(contestant_label(c, labels.get(c))) for c in t.contestant_ids)
                 yield LeaderboardPane(
-                    t.prompt_ids, t.judge_ids, contestant_width=max(width, 10), id="leaderboard-pane"
+                    t.prompt_ids,
+                    t.judge_ids,
+                    sorted(set(t.categories.values())),
+                    contestant_width=max(width, 10),
+                    id="leaderboard-pane",
                 )
             with TabPane("Pairs · v", id="tab-pairs"):
                 yield PairsPane(self.session, self.judge_kinds, self.judge_kinds_label, id="pairs-pane")
@@ -176,7 +182,9 @@ class ElotuiApp(AppActions, App[int]):
     def reload_from_store(self) -> None:
         """Rebuild the verdict table from the store's current plan (at start, and when a run stores its plan)."""
         rows = self.store.plan_verdicts()
-        self.ranking = LiveRanking(self.session.plan_table(rows, include_missing=False), self.session.options)
+        self.ranking = LiveRanking(
+            self.session.plan_table(rows, include_missing=False), self.session.options, self.ranking_context
+        )
         self.monitor.pending.clear()
         self.monitor.plan = PlanCounts.of(rows)
         self.monitor.reload_wanted = False
@@ -423,17 +431,13 @@ class ElotuiApp(AppActions, App[int]):
         if bar is not None:
             bar.show(info)
 
-    @on(Select.Changed, "#scope-prompt")
-    def _scope_prompt_changed(self, event: Select.Changed) -> None:
+    @on(Select.Changed, "#scope-bar Select")
+    def _scope_changed(self, event: Select.Changed) -> None:
+        """#scope-prompt, #scope-judge, #scope-category: one field of the scope each (blank = all)."""
+        field = (event.select.id or "").removeprefix("scope-")
         value = event.value if isinstance(event.value, str) else None
-        if value != self.scope.prompt:
-            self.scope = Scope(prompt=value, judge=self.scope.judge)
-
-    @on(Select.Changed, "#scope-judge")
-    def _scope_judge_changed(self, event: Select.Changed) -> None:
-        value = event.value if isinstance(event.value, str) else None
-        if value != self.scope.judge:
-            self.scope = Scope(prompt=self.scope.prompt, judge=value)
+        if field in ("prompt", "judge", "category") and value != getattr(self.scope, field):
+            self.scope = replace(self.scope, **{field: value})
 
     def watch_theme(self) -> None:
         if self.board is not None and self.board_key is not None:  # a board only exists once the app runs

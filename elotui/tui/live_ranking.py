@@ -8,8 +8,8 @@ lock and compute outside it. No Textual here.
 from __future__ import annotations
 
 import threading
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 from elotui.rating.leaderboard import Leaderboard, RatingOptions, rank
@@ -20,22 +20,48 @@ from elotui.vocab import Threshold
 
 @dataclass(frozen=True)
 class Scope:
-    """All prompts / one prompt; all judges / one judge (None = all)."""
+    """All prompts / one prompt / one category's prompts; all judges / one judge (None = all)."""
 
     prompt: str | None = None
     judge: str | None = None
+    category: str | None = None
 
     def describe(self) -> str:
-        return f"prompt {self.prompt or 'all'} · judge {self.judge or 'all'}"
+        category = f"category {self.category} · " if self.category is not None else ""
+        return f"{category}prompt {self.prompt or 'all'} · judge {self.judge or 'all'}"
+
+    def prompts(self, categories: Mapping[str, str]) -> list[str] | None:
+        """The prompt ids in scope (None = all); `categories`: prompt id → category."""
+        chosen = [self.prompt] if self.prompt is not None else None
+        if self.category is None:
+            return chosen
+        in_category = [p for p, c in categories.items() if c == self.category]
+        return in_category if chosen is None else [p for p in chosen if p in in_category]
 
 
 ViewKey = tuple[Threshold, str, Scope]
 
 
+def _unchanged(board: Leaderboard) -> Leaderboard:
+    return board
+
+
+@dataclass(frozen=True)
+class RankingContext:
+    """What a view needs besides the verdicts: the prompts' categories, and a last step that every leaderboard
+    of this tournament goes through (TournamentSession.note_design: the comparison design and its warning)."""
+
+    categories: Mapping[str, str] = field(default_factory=dict)
+    finish: Callable[[Leaderboard], Leaderboard] = _unchanged
+
+
 class LiveRanking:
-    def __init__(self, table: VerdictTable, options: RatingOptions) -> None:
+    def __init__(
+        self, table: VerdictTable, options: RatingOptions, context: RankingContext | None = None
+    ) -> None:
         """`table`: the answered verdicts so far (TournamentSession.plan_table(include_missing=False))."""
         self.options = options
+        self.context = context or RankingContext()
         self._lock = threading.Lock()
         self._table = table
         self._cache: dict[ViewKey, tuple[int, Leaderboard]] = {}
@@ -74,13 +100,15 @@ class LiveRanking:
                 version = self._table.version
                 table = self._table.subset(None)
         threshold, method, scope = key
-        board = rank(
-            table,
-            threshold=threshold,
-            method=method,
-            options=self.options,
-            prompts=[scope.prompt] if scope.prompt else None,
-            judges=[scope.judge] if scope.judge else None,
+        board = self.context.finish(
+            rank(
+                table,
+                threshold=threshold,
+                method=method,
+                options=self.options,
+                prompts=scope.prompts(self.context.categories),
+                judges=[scope.judge] if scope.judge else None,
+            )
         )
         with self._lock:
             old = self._cache.get(key)

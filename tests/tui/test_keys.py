@@ -152,7 +152,19 @@ async def test_default_export_path_is_the_tournament_slug(
         await settle(pilot)
         await pilot.press("e")
         await pilot.pause()
-    assert (tmp_path / "crafted-b-markup-b-cup-ranking.csv").exists()
+        await press_and_settle(pilot, "5")
+        await pilot.press("m")
+        await pilot.press("e")
+        await pilot.pause()
+        await pilot.press("e")
+        await pilot.pause()
+        messages = [n.message for n in app._notifications]
+    # the name says the threshold and method; a second export never overwrites the first
+    first = tmp_path / "crafted-b-markup-b-cup-ranking-t0.5-elo.csv"
+    assert first.exists()
+    assert (tmp_path / "crafted-b-markup-b-cup-ranking-tnone-bt.csv").exists()
+    assert (tmp_path / "crafted-b-markup-b-cup-ranking-tnone-bt-2.csv").exists()
+    assert any(str(tmp_path / "crafted-b-markup-b-cup-ranking-tnone-bt-2.csv") in m for m in messages)
 
 
 async def test_invalid_reply_opens_in_a_modal(crafted_app: ElotuiApp) -> None:

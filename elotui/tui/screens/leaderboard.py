@@ -18,16 +18,29 @@ ALL = "__all__"
 
 class LeaderboardPane(Vertical):
     def __init__(
-        self, prompts: list[str], judges: list[str], contestant_width: int = 24, **kwargs: object
+        self,
+        prompts: list[str],
+        judges: list[str],
+        categories: list[str] | None = None,
+        contestant_width: int = 24,
+        **kwargs: object,
     ) -> None:
         super().__init__(**kwargs)  # type: ignore[arg-type]
         self._prompts = prompts
         self._judges = judges
+        self._categories = categories or []
         self._contestant_width = contestant_width
 
     def compose(self) -> ComposeResult:
         with Horizontal(id="scope-bar"):
             yield Label("scope", classes="bar-label")
+            if self._categories:
+                yield Select(
+                    [(f"category {one_line(c, 30)}", c) for c in self._categories],
+                    prompt="all categories",
+                    id="scope-category",
+                    allow_blank=True,
+                )
             yield Select(
                 [(f"prompt {one_line(p, 40)}", p) for p in self._prompts],
                 prompt="all prompts",
