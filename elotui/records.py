@@ -273,6 +273,22 @@ class Reference(TypedDict):
     by_threshold: dict[str, ReferenceByThreshold]
 
 
+class CategoryBoard(TypedDict):
+    prompts: int
+    games: int
+    ratings: dict[str, float]
+    ranking: list[str]
+    kendall_tau: float | None
+    kendall_p: float | None
+
+
+class PerCategory(TypedDict):
+    threshold: str
+    method: str
+    overall: list[str]
+    by_category: dict[str, CategoryBoard]
+
+
 class DiagnoseReport(TypedDict):
     schema: str
     tournament: NotRequired[str]  # set by TournamentSession.diagnose_report
@@ -292,3 +308,4 @@ class DiagnoseReport(TypedDict):
     length_bias: LengthBias | None
     human: dict[str, Any] | None
     reference: Reference
+    per_category: PerCategory | None

@@ -252,6 +252,8 @@ class TournamentSession:
             lengths=inputs.lengths,
             method=method or inputs.method,
             options=options,
+            categories=self.tournament.categories,
+            threshold=self.tournament.spec.ranking.threshold,
         )
         report["tournament"] = self.tournament.name
         return cast(DiagnoseReport, report)

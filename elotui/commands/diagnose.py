@@ -110,6 +110,7 @@ def write_text(report: Mapping[str, Any], out: IO[str]) -> None:
         _prompt_reference_section,
         _length_section,
         _reference_section,
+        _category_section,
     ):
         section(report, out)
 
@@ -254,6 +255,22 @@ def _reference_section(report: Mapping[str, Any], out: IO[str]) -> None:
         f"Agreement with the reference ranking ({ref['source']}: {' > '.join(ref['ranking'])}; "
         f"method {ref['method']})",
         table_lines(["threshold", "Spearman ρ", "p", "Kendall τ", "p"], rows),
+    )
+
+
+def _category_section(report: Mapping[str, Any], out: IO[str]) -> None:
+    pc = report.get("per_category")
+    if pc is None:
+        return
+    rows = [
+        [name, str(c["prompts"]), str(c["games"]), _num(c["kendall_tau"], 2), " > ".join(c["ranking"])]
+        for name, c in pc["by_category"].items()
+    ]
+    _section(
+        out,
+        f"Rankings by category (threshold {pc['threshold']}, {pc['method']}; τ against the overall ranking: "
+        f"{' > '.join(pc['overall'])})",
+        table_lines(["category", "prompts", "games", "Kendall τ", "ranking"], rows),
     )
 
 

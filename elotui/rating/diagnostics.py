@@ -32,7 +32,10 @@ Schema ("elotui.diagnose/1"; floats are null where undefined, e.g. a κ with one
     "source": "ranking" | "human votes" | null, "method": "elo" | "bt", "ranking": [best, ..., worst],
     "by_threshold": {"1.0" | "0.9" | "0.75" | "0.5" | "none":
                        {"contestants", "spearman_rho", "spearman_p", "kendall_tau", "kendall_p", "ratings": {...}}}
-  }
+  },
+  "per_category": {"threshold", "method", "overall": [best, ..., worst],
+                   "by_category": {<category>: {"prompts", "games", "ratings": {...}, "ranking": [...],
+                                                "kendall_tau", "kendall_p"}}} | null
 }
 <rates> = {"units", "consistent", "position_bias", "inconclusive", "decisive_verdicts", "first_slot_share"}
 ```
@@ -47,6 +50,7 @@ import numpy as np
 
 from elotui.jsonable import jsonable
 from elotui.rating.agreement import inter_judge
+from elotui.rating.categories import per_category
 from elotui.rating.games import THRESHOLDS, games
 from elotui.rating.human import human_ranking, judge_vs_human, votes_table
 from elotui.rating.leaderboard import RatingOptions, ratings_for
@@ -54,7 +58,7 @@ from elotui.rating.prompt_reference import per_prompt_reference
 from elotui.rating.stability import position_report
 from elotui.rating.table import VerdictTable
 from elotui.rating.winrates import head_to_head, kendall, length_bias, per_prompt_tau, spearman, win_rates
-from elotui.vocab import threshold_label
+from elotui.vocab import Threshold, threshold_label
 
 SCHEMA = "elotui.diagnose/1"
 _EMPTY_HUMAN = {
@@ -133,6 +137,8 @@ def diagnose(
     lengths: Mapping[tuple[str, str], int] | None = None,
     method: str = "elo",
     options: RatingOptions | None = None,
+    categories: Mapping[str, str] | None = None,
+    threshold: Threshold = 0.5,
 ) -> dict[str, Any]:
     """All diagnostics (schema in the module docstring and docs/diagnose.md), JSON-ready (NaN -> None).
 
@@ -180,5 +186,8 @@ def diagnose(
         "length_bias": lb["pooled"] if lb else None,
         "human": human,
         "reference": reference,
+        "per_category": per_category(
+            table, categories or {}, threshold=threshold, method=method, options=options
+        ),
     }
     return jsonable(result)  # type: ignore[no-any-return]

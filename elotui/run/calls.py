@@ -14,16 +14,14 @@ key of the missing prerequisite call, so the store reports it as missing (or as 
 
 from __future__ import annotations
 
-import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from elotui.config import EndpointConfig, Tournament
-from elotui.judges.base import Completion, Judge, JudgeReply, JudgeRequest, Presentation
-from elotui.records import CallRecord
-from elotui.run.keys import call_key, text_key
+from elotui.judges.base import Judge, Presentation
+from elotui.run.keys import Escaper, call_key, canonical_json, key_of_parts, presentation_json, text_key
 from elotui.run.perturb import perturb
-from elotui.run.plan import Comparison, Plan
+from elotui.run.plan import Comparison, Plan, gc_paused
 from elotui.run.prompts import PromptBuilder, RenderedPrompt
 from elotui.store import PlanRow, Store
 from elotui.vocab import CallKind, cost_of, tokens_in_text
@@ -43,8 +41,8 @@ class Call:
     key: str
     kind: CallKind
     judge: str  # judge id, "gen:<contestant>" or "paraphraser"
-    system: str
-    user: str
+    system_parts: tuple[str, ...]  # the messages as pieces (joined when sent: see RenderedPrompt)
+    user_parts: tuple[str, ...]
     presentation: Presentation | None = None
     first_text: str = ""
     second_text: str = ""
@@ -52,8 +50,16 @@ class Call:
     contestant: str | None = None  # generation: the contestant
     rows: int = 1  # plan rows answered by this call
 
+    @property
+    def system(self) -> str:
+        return "".join(self.system_parts)
+
+    @property
+    def user(self) -> str:
+        return "".join(self.user_parts)
+
     def estimated_input_tokens(self) -> int:
-        return tokens_in_text(len(self.system) + len(self.user))
+        return tokens_in_text(sum(map(len, self.system_parts)) + sum(map(len, self.user_parts)))
 
     def describe(self) -> str:
         if self.presentation is not None:
@@ -108,12 +114,12 @@ def prerequisite_calls(
         system = judge.config.system or ""
         user = tournament.prompt_texts[g.prompt]
         key = call_key(judge.identity(), system, user, kind="generation")
-        out.append(Call(key, "generation", jid, system, user, prompt=g.prompt, contestant=g.contestant))
+        out.append(Call(key, "generation", jid, (system,), (user,), prompt=g.prompt, contestant=g.contestant))
     for pid in plan.paraphrases:
         judge = judges[PARAPHRASER_ID]
         system, user = builder.paraphrase_request(pid, tournament.prompt_texts[pid])
         key = call_key(judge.identity(), system, user, kind="paraphrase")
-        out.append(Call(key, "paraphrase", PARAPHRASER_ID, system, user, prompt=pid))
+        out.append(Call(key, "paraphrase", PARAPHRASER_ID, (system,), (user,), prompt=pid))
     return out
 
 
@@ -128,6 +134,7 @@ class Texts:
     paraphrase_keys: dict[str, str] = field(default_factory=dict)
     placeholders: bool = False  # dry run: stand-in texts of the expected length for what is not produced yet
     labels: bool = False  # with placeholders: a readable label instead of a text of the expected length
+    _keys: dict[tuple[str, ...], str] = field(default_factory=dict, repr=False)  # text keys, computed once
 
     @classmethod
     def load(
@@ -168,9 +175,14 @@ class Texts:
 
     def base_key(self, prompt: str, contestant: str) -> str:
         """The texts-table key of a base response (a generation's call key for generated responses)."""
-        if (prompt, contestant) in self.tournament.responses:
-            return text_key("response", prompt, contestant, self.tournament.responses[(prompt, contestant)])
-        return self.generation_keys[(prompt, contestant)]
+        given = self.tournament.responses.get((prompt, contestant))
+        if given is None:
+            return self.generation_keys[(prompt, contestant)]
+        memo = ("response", prompt, contestant)
+        found = self._keys.get(memo)
+        if found is None:
+            found = self._keys[memo] = text_key("response", prompt, contestant, given)
+        return found
 
     def shown_response(self, prompt: str, contestant: str, condition: str) -> str | None:
         base = self.base_response(prompt, contestant)
@@ -194,14 +206,23 @@ class Texts:
         base_key = self.base_key(prompt, contestant)
         if condition != "lexical":
             return base_key
-        variant = self.shown_response(prompt, contestant, condition)
-        return text_key("perturbed", base_key, self.tournament.spec.comparison.perturbation_seed, variant)
+        memo = ("perturbed", prompt, contestant)
+        found = self._keys.get(memo)
+        if found is None:
+            variant = self.shown_response(prompt, contestant, condition)
+            seed = self.tournament.spec.comparison.perturbation_seed
+            found = self._keys[memo] = text_key("perturbed", base_key, seed, variant)
+        return found
 
     def shown_prompt_key(self, prompt: str, condition: str) -> str:
         """The texts-table key of the prompt as shown (the paraphrase's call key under paraphrase)."""
         if condition == "paraphrase":
             return self.paraphrase_keys[prompt]
-        return text_key("prompt", prompt, self.tournament.prompt_texts[prompt])
+        memo = ("prompt", prompt)
+        found = self._keys.get(memo)
+        if found is None:
+            found = self._keys[memo] = text_key("prompt", prompt, self.tournament.prompt_texts[prompt])
+        return found
 
     def missing_key(self, c: Comparison) -> str | None:
         """The key of a prerequisite call this comparison still waits for, if any."""
@@ -289,10 +310,19 @@ class VerdictCalls:
 def verdict_calls(
     plan: Plan, builder: PromptBuilder, texts: Texts, judges: Mapping[str, Judge]
 ) -> VerdictCalls:
+    """Every plan row with its call key (or its missing prerequisite), and the distinct calls."""
+    with gc_paused():
+        return _verdict_calls(plan, builder, texts, judges)
+
+
+def _verdict_calls(
+    plan: Plan, builder: PromptBuilder, texts: Texts, judges: Mapping[str, Judge]
+) -> VerdictCalls:
     rows: list[PlanRow] = []
     calls: dict[str, Call] = {}
     blocked: dict[str, int] = {}
-    identities = {jid: judges[jid].identity() for jid in {c.judge for c in plan.comparisons}}
+    identities = {jid: canonical_json(judges[jid].identity()) for jid in {c.judge for c in plan.comparisons}}
+    escaper = Escaper()  # each template piece, prompt and response is escaped once for all its calls
     render_cache: dict[tuple[str, str, str], tuple[RenderedPrompt | None, tuple[str, str, str]]] = {}
     unit: tuple[str, frozenset[str]] | None = None
     for seq, c in enumerate(plan.comparisons):
@@ -321,13 +351,17 @@ def verdict_calls(
         assert rendered is not None
         judge = judges[c.judge]
         presentation = c.presentation
-        key = call_key(
+        context = None
+        if judge.kind != "live":  # the key_context of replay and simulated judges, written out
+            context = presentation_json(c.prompt, c.first, c.second, c.condition, escaper)
+        key = key_of_parts(
             identities[c.judge],
-            rendered.system,
-            rendered.user,
+            rendered.system_parts,
+            rendered.user_parts,
             sample=c.sample,
             kind="verdict",
-            context=key_context(judge, presentation),
+            escaper=escaper,
+            context_json=context,
         )
         rows.append(
             PlanRow(seq, c.prompt, c.first, c.second, c.judge, c.condition, c.sample, key, *shown_keys)
@@ -339,80 +373,10 @@ def verdict_calls(
                 key,
                 "verdict",
                 c.judge,
-                rendered.system,
-                rendered.user,
+                rendered.system_parts,
+                rendered.user_parts,
                 presentation,
                 rendered.first_text,
                 rendered.second_text,
             )
     return VerdictCalls(rows, list(calls.values()), blocked)
-
-
-async def ask_verdict(judge: Judge, call: Call) -> JudgeReply:
-    """The judge's verdict on the call (a judge never raises; if one does, the call failed)."""
-    request = JudgeRequest(
-        call.key, call.system, call.user, call.presentation, call.first_text, call.second_text
-    )
-    try:
-        return await judge.judge(request)
-    except Exception as exc:  # noqa: BLE001 - a judge must not raise; if one does, the call failed
-        return JudgeReply(status="error", error=f"{type(exc).__name__}: {exc}")
-
-
-async def ask_completion(judge: Judge, call: Call) -> Completion:
-    """The judge's completion (generation, paraphrase); an empty text is a failure."""
-    try:
-        reply = await judge.complete(call.system, call.user)
-    except Exception as exc:  # noqa: BLE001
-        return Completion(status="error", error=f"{type(exc).__name__}: {exc}")
-    if reply.status == "ok" and not (reply.text or "").strip():
-        reply.status, reply.error = "error", "empty completion"
-    return reply
-
-
-def _base_record(
-    judge: Judge, call: Call, reply: JudgeReply | Completion, started_at: float, run_id: int | None
-) -> CallRecord:
-    return CallRecord(
-        key=call.key,
-        kind=call.kind,
-        status=reply.status,
-        judge=call.judge,
-        provider=judge.config.provider,
-        model=judge.config.model,
-        error=reply.error,
-        latency_ms=reply.latency_ms,
-        input_tokens=reply.input_tokens,
-        output_tokens=reply.output_tokens,
-        cost=reply.cost,
-        attempts=reply.attempts,
-        http_429s=reply.http_429s,
-        started_at=started_at,
-        finished_at=time.time(),
-        run_id=run_id,
-    )
-
-
-def verdict_record(
-    judge: Judge, call: Call, reply: JudgeReply, started_at: float, run_id: int | None
-) -> CallRecord:
-    """The store row of a verdict call's reply."""
-    p = call.presentation
-    assert p is not None
-    record = _base_record(judge, call, reply, started_at, run_id)
-    record.prompt, record.first, record.second = p.prompt, p.first, p.second
-    record.condition, record.sample = p.condition, p.sample
-    record.winner = reply.winner if reply.status == "ok" else None
-    record.reasoning, record.raw_reply = reply.reasoning, reply.raw_reply
-    return record
-
-
-def completion_record(
-    judge: Judge, call: Call, reply: Completion, started_at: float, run_id: int | None
-) -> CallRecord:
-    """The store row of a generation's or paraphrase's reply."""
-    record = _base_record(judge, call, reply, started_at, run_id)
-    record.prompt, record.first = call.prompt, call.contestant
-    text = (reply.text or "").strip() or None
-    record.output_text = text if reply.status == "ok" else None
-    return record

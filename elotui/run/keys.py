@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 KINDS = ("verdict", "generation", "paraphrase")
@@ -25,6 +25,32 @@ KINDS = ("verdict", "generation", "paraphrase")
 
 def canonical_json(value: Any) -> str:
     return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=str)
+
+
+_ESCAPE = json.encoder.encode_basestring  # the C escaper json.dumps(..., ensure_ascii=False) uses for str
+
+
+def escape(text: str) -> str:
+    """A string's body as canonical JSON writes it (no quotes). Escaping is per character, so the escape of a
+    concatenation is the concatenation of the escapes: a message can be keyed from its parts."""
+    return _ESCAPE(text)[1:-1]
+
+
+class Escaper:
+    """`escape` with memory, for keying many messages built from the same parts (template pieces, prompts,
+    responses): each distinct part is escaped once. Lives as long as one planning pass."""
+
+    def __init__(self, max_entries: int = 50_000) -> None:
+        self._seen: dict[str, str] = {}
+        self._max = max_entries  # bounded: past it the memory starts again (plans visit prompts in turns)
+
+    def __call__(self, text: str) -> str:
+        found = self._seen.get(text)
+        if found is None:
+            if len(self._seen) >= self._max:
+                self._seen.clear()
+            found = self._seen[text] = escape(text)
+        return found
 
 
 def call_key(
@@ -36,17 +62,55 @@ def call_key(
     kind: str = "verdict",
     context: Mapping[str, Any] | None = None,
 ) -> str:
+    return key_of_parts(
+        canonical_json(dict(identity)), (system,), (user,), sample=sample, kind=kind, context=context
+    )
+
+
+def key_of_parts(
+    identity_json: str,
+    system_parts: Iterable[str],
+    user_parts: Iterable[str],
+    *,
+    sample: int = 0,
+    kind: str = "verdict",
+    context: Mapping[str, Any] | None = None,
+    escaper: Any = escape,
+    context_json: str | None = None,
+) -> str:
+    """The call key, from `canonical_json(identity)` and the messages as parts (joined, they are the system
+    and user messages). The bytes hashed are exactly `canonical_json({"context", "identity", "kind", "sample",
+    "system", "user"})` (keys sorted), written out here so that a message is never assembled just to be keyed.
+    `context_json`: `canonical_json(context)` when the caller has it (see `presentation_json`)."""
     if kind not in KINDS:
         raise ValueError(f"kind must be one of {', '.join(KINDS)}, not {kind!r}")
-    payload = {
-        "identity": dict(identity),
-        "system": system,
-        "user": user,
-        "sample": int(sample),
-        "kind": kind,
-        "context": dict(context) if context else {},
-    }
-    return hashlib.sha256(canonical_json(payload).encode("utf-8")).hexdigest()
+    text = "".join(
+        (
+            '{"context":',
+            context_json if context_json is not None else canonical_json(dict(context)) if context else "{}",
+            ',"identity":',
+            identity_json,
+            ',"kind":"',
+            kind,
+            '","sample":',
+            str(int(sample)),
+            ',"system":"',
+            *map(escaper, system_parts),
+            '","user":"',
+            *map(escaper, user_parts),
+            '"}',
+        )
+    )
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def presentation_json(prompt: str, first: str, second: str, condition: str, escaper: Any = escape) -> str:
+    """`canonical_json({"prompt", "first", "second", "condition"})` (the key context of replay and simulated
+    judges), written out: keys in sorted order, each value escaped as json.dumps does."""
+    return (
+        f'{{"condition":"{escaper(condition)}","first":"{escaper(first)}",'
+        f'"prompt":"{escaper(prompt)}","second":"{escaper(second)}"}}'
+    )
 
 
 def text_key(kind: str, *parts: object) -> str:

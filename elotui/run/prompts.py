@@ -58,6 +58,46 @@ def fill(template: str, values: dict[str, str]) -> str:
     return _PLACEHOLDER.sub(sub, template)
 
 
+Compiled = tuple[tuple[bool, str], ...]  # (is a placeholder, literal text or placeholder name), in order
+
+
+def compile_template(template: str) -> Compiled:
+    """A template as literal pieces and placeholder names, parsed once (`fill_parts` then needs no regex)."""
+    out: list[tuple[bool, str]] = []
+    pos = 0
+    for m in _PLACEHOLDER.finditer(template):
+        if m.start() > pos:
+            out.append((False, template[pos : m.start()]))
+        out.append((True, m.group(1)))
+        pos = m.end()
+    if pos < len(template):
+        out.append((False, template[pos:]))
+    return tuple(out)
+
+
+def fill_parts(compiled: Compiled, values: dict[str, str]) -> tuple[str, ...]:
+    """The pieces of `fill(template, values)`: joined, they are exactly its result."""
+    return tuple([values[text] if is_name else text for is_name, text in compiled])
+
+
+def partial_fill(compiled: Compiled, values: dict[str, str]) -> Compiled:
+    """The template with the placeholders named in `values` filled in (adjacent literals merged); the others
+    stay placeholders. `fill_parts(partial_fill(c, v), w)` joins to the same text as `fill_parts(c, v | w)`."""
+    out: list[tuple[bool, str]] = []
+    for is_name, text in compiled:
+        if is_name and text in values:
+            is_name, text = False, values[text]
+        if not is_name and out and not out[-1][0]:
+            out[-1] = (False, out[-1][1] + text)
+        elif is_name or text:
+            out.append((is_name, text))
+    return tuple(out)
+
+
+PREFILL_CACHE = 4096  # prompts' prefilled templates kept (then the cache starts again)
+PER_CALL = ("response_a", "response_b", "example")  # what differs between the calls of one prompt
+
+
 def placeholders(template: str) -> set[str]:
     return {m.group(1) for m in _PLACEHOLDER.finditer(template)}
 
@@ -75,11 +115,27 @@ def neutralise(text: str, boundary: str) -> str:
 
 @dataclass(frozen=True)
 class RenderedPrompt:
-    system: str
-    user: str
+    """A judge prompt as the pieces it is made of (template text, prompt, responses...): `system` and `user`
+    join them on demand, so a plan of a million calls keys them without holding a million messages."""
+
+    system_parts: tuple[str, ...]
+    user_parts: tuple[str, ...]
     first_text: str  # the response shown as A, as inserted (after perturbation and neutralising)
     second_text: str
     example: Example | None = None
+
+    @property
+    def system(self) -> str:
+        return "".join(self.system_parts)
+
+    @property
+    def user(self) -> str:
+        return "".join(self.user_parts)
+
+    @property
+    def chars(self) -> int:
+        """len(system) + len(user), without joining them."""
+        return sum(map(len, self.system_parts)) + sum(map(len, self.user_parts))
 
 
 class PromptBuilder:
@@ -94,6 +150,15 @@ class PromptBuilder:
         self.paraphrase_system = package_template("paraphrase_system.txt").rstrip("\n")
         self.paraphrase_user = package_template("paraphrase_user.txt").rstrip("\n")
         self._check(tournament)
+        self._system = compile_template(self.system_template)
+        self._user = compile_template(self.user_template)
+        self._user_with = {  # the user template with {{example}} prepended / {{injection}} appended if it lacks them
+            (ex, inj): compile_template(self._user_variant(ex, inj))
+            for ex in (False, True)
+            for inj in (False, True)
+        }
+        self._boundaries: dict[tuple[str, str], str] = {}
+        self._prefilled: dict[tuple[str, str, bool, bool], tuple[tuple[str, ...], Compiled]] = {}
         if examples is None and tournament.spec.comparison.examples_file:
             examples = load_examples(tournament.resolve(tournament.spec.comparison.examples_file))
         self.index = ExampleIndex(examples) if examples else None
@@ -117,6 +182,23 @@ class PromptBuilder:
             )
         if problems:
             raise UserError(f"{t.path}: bad prompt template(s)", details=problems)
+
+    def _user_variant(self, example: bool, injection: bool) -> str:
+        template = self.user_template
+        used = placeholders(template)
+        if example and "example" not in used:
+            template = "{{example}}" + template
+        if injection and "injection" not in used:
+            template = template.rstrip("\n") + "{{injection}}\n"
+        return template
+
+    def boundary(self, prompt_id: str, prompt_text: str) -> str:
+        """The prompt's boundary token (computed once per prompt)."""
+        key = (prompt_id, prompt_text)
+        found = self._boundaries.get(key)
+        if found is None:
+            found = self._boundaries[key] = boundary_token(prompt_id, prompt_text)
+        return found
 
     def templates(self) -> dict[str, str]:
         """Every template in use (for the run manifest)."""
@@ -148,31 +230,42 @@ class PromptBuilder:
         """The judge prompt for one presentation. `prompt_text` is what the judge sees (the paraphrase under
         `paraphrase`); `boundary_text` (default: `prompt_text`) is the original prompt text the token derives
         from, so every condition of a prompt shares one token."""
-        boundary = boundary_token(prompt_id, boundary_text if boundary_text is not None else prompt_text)
+        boundary = self.boundary(prompt_id, boundary_text if boundary_text is not None else prompt_text)
         safe_a = neutralise(first_text, boundary)
         safe_b = neutralise(second_text, boundary)
         example_block = self._example_block(example, boundary) if example is not None else ""
-        injection = self.injection if condition == "injected" else ""
-        values = {
-            "criterion": self.criterion,
-            "prompt": neutralise(prompt_text, boundary),
-            "response_a": safe_a,
-            "response_b": safe_b,
-            "boundary": boundary,
-            "example": example_block,
-            "injection": injection,
-        }
-        user_template = self.user_template
-        used = placeholders(user_template)
-        if "example" not in used and example_block:
-            user_template = "{{example}}" + user_template
-        if "injection" not in used and injection:
-            user_template = user_template.rstrip("\n") + "{{injection}}\n"
-        system = fill(self.system_template, values)
-        user = fill(user_template, values)
-        return RenderedPrompt(
-            system=system, user=user, first_text=safe_a, second_text=safe_b, example=example
+        system_parts, user_template = self._prefill(
+            boundary, prompt_text, condition == "injected", bool(example_block)
         )
+        values = {"response_a": safe_a, "response_b": safe_b, "example": example_block}
+        return RenderedPrompt(
+            system_parts=system_parts,
+            user_parts=fill_parts(user_template, values),
+            first_text=safe_a,
+            second_text=safe_b,
+            example=example,
+        )
+
+    def _prefill(
+        self, boundary: str, prompt_text: str, injected: bool, with_example: bool
+    ) -> tuple[tuple[str, ...], Compiled]:
+        """The system message and the user template with everything but the per-call values filled in: the
+        same for every pair of a prompt, so computed once per prompt (and condition)."""
+        key = (boundary, prompt_text, injected, with_example)
+        found = self._prefilled.get(key)
+        if found is None:
+            if len(self._prefilled) >= PREFILL_CACHE:
+                self._prefilled.clear()
+            values = {
+                "criterion": self.criterion,
+                "prompt": neutralise(prompt_text, boundary),
+                "boundary": boundary,
+                "injection": self.injection if injected else "",
+            }
+            system = fill_parts(self._system, {**values, "example": "", "response_a": "", "response_b": ""})
+            user = partial_fill(self._user_with[(with_example, injected)], values)
+            found = self._prefilled[key] = (("".join(system),), user)
+        return found
 
     def _example_block(self, example: Example, boundary: str) -> str:
         answer = json.dumps({"reasoning": example.reasoning, "better": example.better}, ensure_ascii=False)

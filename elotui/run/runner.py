@@ -35,15 +35,11 @@ from elotui.run.calls import (
     Call,
     Texts,
     VerdictCalls,
-    ask_completion,
-    ask_verdict,
-    completion_record,
     endpoints,
     estimated_cost,
     estimated_output_tokens,
     prerequisite_calls,
     verdict_calls,
-    verdict_record,
 )
 from elotui.run.events import (
     CallFailed,
@@ -59,6 +55,7 @@ from elotui.run.events import (
 )
 from elotui.run.plan import build_plan
 from elotui.run.prompts import PromptBuilder
+from elotui.run.recording import ask_completion, ask_verdict, completion_record, verdict_record
 from elotui.run.setup import JudgeFactory, build_judges, default_judge_factory, manifest
 from elotui.store import Store
 from elotui.store.runs import HEARTBEAT_EVERY_S, claim, heartbeat

@@ -132,3 +132,28 @@ def test_json_export_carries_provenance_without_keys(
     assert prov["judges"]["j1"]["provider"] == "simulated"  # type: ignore[index]
     assert [r["state"] for r in prov["store"]["runs"]] == ["finished"]  # type: ignore[index]
     assert prov["exported_at"].endswith("+00:00")  # type: ignore[index, union-attr]
+
+
+def test_diagnose_ranks_each_category_and_compares_it_with_the_overall_ranking(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from scipy.stats import kendalltau
+
+    full = _write(tmp_path, prompts=list(range(10)), judges=["j1", "j2"])
+    assert main(["run", str(full), "--headless", "--no-delay"]) == 0
+    capsys.readouterr()
+    assert main(["diagnose", str(full), "--format", "json"]) == 0
+    pc = json.loads(capsys.readouterr().out)["per_category"]
+    overall = _ratings(_export(full, capsys=capsys))
+    assert pc["overall"] == sorted(overall, key=lambda c: -overall[c])
+    assert set(pc["by_category"]) == {"math", "prose"}
+    for category, got in pc["by_category"].items():
+        # the same ratings as the category's own leaderboard (point fit: bootstrap does not move it)
+        want = _ratings(_export(full, "--category", category, capsys=capsys))
+        assert got["ratings"] == pytest.approx(want, abs=1e-9)
+        assert got["prompts"] == 5
+        both = sorted(want)
+        tau = kendalltau([want[c] for c in both], [overall[c] for c in both]).statistic
+        assert got["kendall_tau"] == pytest.approx(tau)
+    assert main(["diagnose", str(full)]) == 0
+    assert "Rankings by category" in capsys.readouterr().out
