@@ -27,3 +27,12 @@ def read_regular_file(path: Path, limit: int = MAX_FILE_BYTES) -> bytes:
         return path.read_bytes()
     except OSError as exc:
         raise UserError(f"{path}: cannot read: {exc.strerror}") from None
+
+
+def unused_path(path: Path) -> Path:
+    """`path`, or `stem-2.ext`, `stem-3.ext`, ... : never an existing file."""
+    n, candidate = 1, path
+    while candidate.exists():
+        n += 1
+        candidate = path.with_name(f"{path.stem}-{n}{path.suffix}")
+    return candidate

@@ -309,3 +309,4 @@ class DiagnoseReport(TypedDict):
     human: dict[str, Any] | None
     reference: Reference
     per_category: PerCategory | None
+    pairs: NotRequired[list[dict[str, Any]]]  # `elotui diagnose` only: PairSummary.as_record() per pair

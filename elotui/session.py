@@ -17,6 +17,7 @@ from elotui.data_files import listing
 from elotui.errors import UserError
 from elotui.rating.games import games_from_tally
 from elotui.rating.leaderboard import Leaderboard, RatingOptions, rank, rank_games
+from elotui.rating.pair_summary import PairSummary, summarise_pairs
 from elotui.rating.table import VerdictTable
 from elotui.records import DiagnoseReport, JudgeStats, PairDetail, PlanVerdict, TallyRow
 from elotui.store import Store
@@ -235,6 +236,7 @@ class TournamentSession:
         method: str | None = None,
         max_permutations: int | None = None,
         inputs: DiagnoseInputs | None = None,
+        pairs: bool = False,
     ) -> DiagnoseReport:
         """The diagnose report (docs/diagnose.md) of `table` (default: the current plan's). `method` rates the
         reference comparison (default `[ranking] method`); `max_permutations` caps the Elo orders (the TUI)."""
@@ -256,6 +258,10 @@ class TournamentSession:
             threshold=self.tournament.spec.ranking.threshold,
         )
         report["tournament"] = self.tournament.name
+        if (
+            pairs
+        ):  # one row per (prompt, pair): its majority class and how the judges split (rating.pair_summary)
+            report["pairs"] = [s.as_record() for s in self.pair_summaries()]
         return cast(DiagnoseReport, report)
 
     # --- pairs, judges and texts ---------------------------------------------------------------------------------
@@ -270,6 +276,35 @@ class TournamentSession:
 
     def judge_stats(self) -> dict[str, JudgeStats]:
         return self.store.judge_stats()
+
+    def pair_summaries(self, *, judge: str | None = None, condition: str | None = None) -> list[PairSummary]:
+        """Every (prompt, pair) of the plan summarised (elotui.rating.pair_summary), from one judge's or one
+        condition's verdicts when given."""
+        rows = self.store.plan_verdicts()
+        if judge is not None or condition is not None:
+            rows = [
+                r
+                for r in rows
+                if (judge is None or r.judge == judge) and (condition is None or r.condition == condition)
+            ]
+        return summarise_pairs(rows, self.tournament.contestant_ids)
+
+    def pair_reasoning(self) -> dict[str, str]:
+        """Pair key (PairSummary.key) -> the reasoning of every verdict on the pair, one per line."""
+        order = {c: i for i, c in enumerate(self.tournament.contestant_ids)}
+        out: dict[str, list[str]] = {}
+        for prompt, first, second, reasoning in self.store.plan_reasoning():
+            a, b = (first, second) if order.get(first, 0) <= order.get(second, 0) else (second, first)
+            out.setdefault(f"{prompt}\x1f{a}\x1f{b}", []).append(reasoning)
+        return {k: "\n".join(v) for k, v in out.items()}
+
+    def response_texts(self) -> dict[tuple[str, str], str | None]:
+        """(prompt, contestant) -> its response (the file's, else the generated one; None: not produced yet)."""
+        out: dict[tuple[str, str], str | None] = dict(self.tournament.responses)
+        for row in self.store.texts("generation"):
+            if row.prompt is not None and row.contestant is not None:
+                out.setdefault((row.prompt, row.contestant), row.text)
+        return out
 
     def response_text(self, prompt: str, contestant: str) -> str | None:
         """The response as the file gives it, else the stored generation (None: not produced yet)."""

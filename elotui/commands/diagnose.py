@@ -46,7 +46,7 @@ def run(args: argparse.Namespace) -> int:
             inputs.problems
         ):  # a broken votes log is bad input for `elotui diagnose` (the TUI reports and goes on)
             raise inputs.problems[0]
-        report = session.diagnose_report(inputs=inputs)
+        report = session.diagnose_report(inputs=inputs, pairs=True)
     with output_stream(args.output) as out:
         if args.format == "json":
             json.dump(report, out, indent=2, ensure_ascii=False)

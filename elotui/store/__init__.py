@@ -318,6 +318,13 @@ class Store:
             (prompt, a, b, b, a),
         )
 
+    def plan_reasoning(self) -> list[tuple[str, str, str, str]]:
+        """(prompt, first, second, reasoning) of every planned presentation whose call gave a reasoning."""
+        return self._db.execute(
+            "SELECT p.prompt, p.first, p.second, c.reasoning FROM plan p JOIN calls c ON c.key = p.key "
+            "WHERE c.reasoning IS NOT NULL AND c.reasoning != ''"
+        ).fetchall()
+
     def recorded_details(self) -> list[PairDetail]:
         """Every planned presentation that has a recorded call (ok, invalid or error), in plan order."""
         return self._rows(PairDetail, f"{DETAIL_SQL} WHERE c.key IS NOT NULL ORDER BY p.seq")

@@ -17,6 +17,7 @@ from textual.widget import Widget
 from textual.widgets import Select, TabbedContent
 from textual.worker import WorkerState
 
+from elotui.files import unused_path
 from elotui.records import PairDetail
 from elotui.tui.run_monitor import Notice, RunMonitor
 from elotui.tui.screens.help import HelpScreen
@@ -49,15 +50,6 @@ def raw_title(d: PairDetail) -> str:
         f"raw reply of judge {d.judge} ({d.status}) — prompt {d.prompt}: {d.first} (first) vs {d.second} "
         "(second)"
     )
-
-
-def unused_path(path: Path) -> Path:
-    """`path`, or `stem-2.ext`, `stem-3.ext`, ... : never an existing file."""
-    n, candidate = 1, path
-    while candidate.exists():
-        n += 1
-        candidate = path.with_name(f"{path.stem}-{n}{path.suffix}")
-    return candidate
 
 
 class AppActions(_Base):
@@ -123,6 +115,11 @@ class AppActions(_Base):
             self.monitor.state = "paused"
             self._notice(Notice("judging paused: calls in flight finish, no new calls start (p resumes)"))
         self._update_status()
+
+    def current_ratings(self) -> dict[str, float]:
+        """The ratings of the leaderboard on screen (none yet: empty)."""
+        board = getattr(self, "board", None)
+        return board.ratings() if board is not None else {}
 
     def export_target(self) -> Path:
         """Where `e` writes: the path given at launch, else `<slug>-ranking-t<threshold>-<method>[-scope].csv` in

@@ -152,7 +152,8 @@ class ElotuiApp(AppActions, App[int]):
                     id="leaderboard-pane",
                 )
             with TabPane("Pairs · v", id="tab-pairs"):
-                yield PairsPane(self.session, self.judge_kinds, self.judge_kinds_label, id="pairs-pane")
+                kinds = (self.judge_kinds, self.judge_kinds_label)
+                yield PairsPane(self.session, *kinds, ratings=self.current_ratings, id="pairs-pane")
             with TabPane("Diagnostics · d", id="tab-diagnostics"):
                 yield DiagnosticsPane(id="diagnostics-pane")
         yield Footer()

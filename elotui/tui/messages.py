@@ -7,9 +7,10 @@ from typing import Any
 from textual.message import Message
 
 from elotui.rating.leaderboard import Leaderboard
+from elotui.rating.pair_summary import PairSummary
 from elotui.records import DiagnoseReport, JudgeStats, PairDetail
 from elotui.tui.live_ranking import ViewKey
-from elotui.tui.pair_summary import PairSummary
+from elotui.tui.pair_query import SearchIndex
 
 
 class VerdictsArrived(Message):
@@ -42,9 +43,13 @@ class DiagnosticsComputed(Message):
 
 
 class PairsLoaded(Message):
-    def __init__(self, summaries: list[PairSummary]) -> None:
+    def __init__(
+        self, summaries: list[PairSummary], index: SearchIndex, lengths: dict[tuple[str, str], int]
+    ) -> None:
         super().__init__()
         self.summaries = summaries
+        self.index = index  # the search index of these pairs' texts
+        self.lengths = lengths  # (prompt, contestant) -> response length (the length sort)
 
 
 class PairDetailLoaded(Message):

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from rich.console import Console
 from rich.text import Text
-from textual.widgets import DataTable, Static
+from textual.widgets import Checkbox, DataTable, Static
 
 from elotui.config import Tournament
 from elotui.export.ranking import write_csv
@@ -88,8 +88,9 @@ async def test_selecting_a_pair_shows_its_reasoning_literally(crafted_app: Elotu
         assert table.row_count == 6
         await pilot.press("down", "up")  # the first pair: p1, A vs B
         await settle(pilot)
-        text = app.query_one("#verdicts", Static).content
-        assert isinstance(text, Text)
+        parts = [w.content for w in app.query("#verdicts .verdict").results(Static)]
+        assert all(isinstance(p, Text) for p in parts)
+        text = Text("\n").join(parts)
         # the markup is shown as the characters it is made of; the ANSI colour code is removed
         expected = "Response A is [bold]x[/bold] better red and [link=http://evil]click[/link]."
         assert expected in text.plain
@@ -113,11 +114,11 @@ async def test_pair_filters(crafted_app: ElotuiApp) -> None:
         await settle(pilot)
         await press_and_settle(pilot, "v")
         table = app.query_one("#pairs-table", DataTable)
-        await pilot.click("#f-disagree")
+        app.query_one("#f-split", Checkbox).value = True
         await settle(pilot)
-        assert table.row_count == 4  # A vs B and A vs C on both prompts: j3 disagrees
-        await pilot.click("#f-disagree")
-        await pilot.click("#f-bias")
+        assert table.row_count == 4  # A vs B and A vs C on both prompts: j3 takes the other side
+        app.query_one("#f-split", Checkbox).value = False
+        app.query_one("#f-flip", Checkbox).value = True
         await settle(pilot)
         assert table.row_count == 0  # the crafted judges never flip with the order
 

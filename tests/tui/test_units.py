@@ -8,15 +8,14 @@ from pathlib import Path
 import pytest
 from rich.text import Text
 
-from elotui.themes import APP_VARIABLE_DEFAULTS, ThemeError, bundled_themes_dir, load_theme_file, load_themes
-from elotui.tui.pair_summary import (
+from elotui.rating.pair_summary import (
     CONSISTENT,
     INCONCLUSIVE,
     ONE_ORDER,
     PENDING,
-    POSITION_BIAS,
     summarise_pairs,
 )
+from elotui.themes import APP_VARIABLE_DEFAULTS, ThemeError, bundled_themes_dir, load_theme_file, load_themes
 from elotui.tui.sanitize import clean, literal, one_line
 from elotui.tui.widgets.charts import histogram_bins, sparkline
 from elotui.tui.widgets.status_bar import human_duration, progress_bar
@@ -149,7 +148,14 @@ def test_pair_classes_by_hand() -> None:
     ]
     by_key = {(s.prompt, s.a, s.b): s for s in summarise_pairs(rows, ["A", "B", "C"])}
     ab = by_key[("p1", "A", "B")]
-    assert (ab.klass, ab.flips, ab.units) == (POSITION_BIAS, 1, 2)
+    # j1 consistent, j2 flipped: 1·1·0, a tie between classes -> inconclusive by majority; any_flip still says so
+    assert (ab.klass, ab.counts, ab.units, ab.any_flip, ab.flipped) == (
+        INCONCLUSIVE,
+        "1·1·0",
+        2,
+        True,
+        {"j2"},
+    )
     # j1 prefers A (2-0); j2 is even (1-1, its flip) -> a tie preference: 1 of 2 judges agree
     assert ab.agreement == 0.5 and ab.disagreement and ab.preference is None
     ac = by_key[("p1", "A", "C")]
@@ -174,3 +180,26 @@ def test_progress_bar_and_durations() -> None:
     assert progress_bar(1, 16, 8) == "▌" + " " * 7
     assert human_duration(59) == "59s" and human_duration(61) == "1m01s" and human_duration(3720) == "1h02m"
     assert human_duration(None) == "—"
+
+
+# --- search ------------------------------------------------------------------------------------------------------
+def test_search_terms_and_typing_forward_gives_the_same_matches_as_a_fresh_search() -> None:
+    from elotui.rating.pair_summary import PairSummary
+    from elotui.tui.pair_query import SearchIndex, words_of
+
+    assert words_of('  Time "Management  Skills" tips ') == ("time", "management skills", "tips")
+    assert words_of('"unclosed phr') == ("unclosed phr",)
+    assert words_of('""  ') == ()
+    pairs = [PairSummary(prompt=f"p{i}", a="A", b="B") for i in range(6)]
+    prompts = {
+        f"p{i}": f"Question {i} about {'cats' if i % 2 else 'dogs'} and Time management" for i in range(6)
+    }
+    responses = {(f"p{i}", c): f"{c} says {'purr' if i % 3 else 'woof'}" for i in range(6) for c in "AB"}
+    reasoning = {s.key: f"judge j{int(s.prompt[1:]) % 4} prefers A" for s in pairs}
+    typed = SearchIndex(pairs, prompts, responses, reasoning)
+    query = '"time management" cats purr j1'
+    for n in range(1, len(query) + 1):
+        fresh = SearchIndex(pairs, prompts, responses, reasoning).search(query[:n])
+        assert typed.search(query[:n]) == fresh, query[:n]
+    assert typed.search(query) == {"p1\x1fA\x1fB", "p5\x1fA\x1fB"}
+    assert typed.search("") is None

@@ -1,75 +1,140 @@
-"""The pairs pane: every pair with its stability class and judge agreement, filterable; the selected pair's two
-responses side by side, its AB/BA grid, and every verdict with its full reasoning (shown literally)."""
+"""The pairs pane: every (prompt, pair) with its stability counts and how the judges split — searchable (`/`),
+sortable (`o`), filterable, exportable for a reviewer (`x` CSV, `X` JSON) — and the selected pair in full.
+
+Filters (elotui.tui.pair_query) combine; each option shows how many pairs it keeps. The judge and condition
+selectors re-summarise that judge's or condition's verdicts only (its own flips, its own preferences).
+"""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
+import re
+from collections import Counter
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import Any, ClassVar
 
 from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
-from textual.containers import Horizontal, Vertical, VerticalScroll
-from textual.widgets import Checkbox, DataTable, Label, Select, Static
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal, Vertical
+from textual.widgets import Checkbox, DataTable, Input, Label, Select
 
+from elotui.rating.pair_summary import CLASSES, POSITION_BIAS, PairSummary
 from elotui.records import PairDetail
 from elotui.session import TournamentSession
 from elotui.tui.colours import theme_colour
 from elotui.tui.messages import PairDetailLoaded, PairsLoaded
-from elotui.tui.pair_summary import POSITION_BIAS, PairSummary, filter_pairs, summarise_pairs
-from elotui.tui.sanitize import clean, one_line
-from elotui.tui.widgets.abba_grid import AbbaGrid
+from elotui.tui.pair_query import (
+    SORT_LABELS,
+    SORTS,
+    PairQuery,
+    SearchIndex,
+    SortContext,
+    select_pairs,
+    words_of,
+)
+from elotui.tui.sanitize import one_line
+from elotui.tui.widgets.pair_detail import PairDetailView
 
 PAIR_COLUMNS = (
-    ("prompt", 14),
-    ("pair", 34),
+    ("prompt", 10),
+    ("pair", 27),
     ("stability", 13),
-    ("flips", 5),
-    ("judges agree", 12),
-    ("preferred", 16),
+    ("c·p·i", 7),
+    ("a·b", 5),
+    ("preferred", 12),
     ("verdicts", 8),
 )
+MAX_ROWS = 2000  # rows drawn at once (more matches: narrow the search or a filter)
+
+
+def _options(values: list[str], counts: Mapping[str, int], noun: str) -> list[tuple[str, str]]:
+    return [(f"{noun}{one_line(v, 24)} ({counts.get(v, 0)})", v) for v in values]
 
 
 class PairsPane(Vertical):
     """Reads through its session in thread workers; the results come back as messages (PairsLoaded,
-    PairDetailLoaded). `kinds`: judge id -> live / replay / simulated (labels); `kinds_label`: the header note."""
+    PairDetailLoaded). `kinds`: judge id -> live / replay / simulated (labels); `kinds_label`: the header note;
+    `ratings`: the current leaderboard's ratings (the "rating gap" sort)."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("slash", "search", "search"),
+        Binding("n", "match(1)", "next match", show=False),
+        Binding("N", "match(-1)", "previous match", show=False),
+        Binding("o", "cycle_sort", "sort", show=False),
+        Binding("x", "export_pairs('csv')", "export pairs", show=False),
+        Binding("X", "export_pairs('json')", "export pairs (JSON)", show=False),
+    ]
 
     def __init__(
-        self, session: TournamentSession, kinds: Mapping[str, str], kinds_label: str, **kwargs: Any
+        self,
+        session: TournamentSession,
+        kinds: Mapping[str, str],
+        kinds_label: str,
+        ratings: Callable[[], Mapping[str, float]] | None = None,
+        **kwargs: Any,
     ) -> None:
         super().__init__(**kwargs)
         self.session = session
         t = session.tournament
-        self._prompts, self._judges = t.prompt_ids, t.judge_ids
+        self._prompts, self._judges, self._contestants = t.prompt_ids, t.judge_ids, t.contestant_ids
+        self._categories = t.categories
+        self._conditions = list(t.spec.comparison.conditions)
         self._kinds, self._kinds_label = kinds, kinds_label
+        self._ratings = ratings or dict
         self._summaries: list[PairSummary] = []
         self._shown: dict[str, PairSummary] = {}
         self._details: list[PairDetail] = []
         self._detail_key: str | None = None
+        self._index: SearchIndex | None = None
+        self._lengths: dict[tuple[str, str], int] = {}
+        self.sort = "prompt"
         self.loaded_version = -1
+        self.shown_pairs: list[PairSummary] = []
 
     def compose(self) -> ComposeResult:
-        with Horizontal(id="pairs-filters"):
-            yield Checkbox("position bias only", id="f-bias")
-            yield Checkbox("disagreements only", id="f-disagree")
+        with Horizontal(id="pairs-search", classes="pairs-bar"):
+            yield Input(placeholder="/ search prompts, responses, reasoning", id="f-search", compact=True)
             yield Select(
-                [(f"prompt {one_line(p, 30)}", p) for p in self._prompts], prompt="all prompts", id="f-prompt"
-            )
-            yield Select(
-                [(f"judge {one_line(j, 30)}", j) for j in self._judges], prompt="all judges", id="f-judge"
+                [(SORT_LABELS[s], s) for s in SORTS],
+                value="prompt",
+                allow_blank=False,
+                id="f-sort",
+                compact=True,
             )
             yield Label("", id="pairs-count")
+        with Horizontal(id="pairs-filters", classes="pairs-bar"):
+            yield Select([], prompt="stability", id="f-class", compact=True)
+            yield Select([], prompt="contestant", id="f-contestant", compact=True)
+            if self._categories:
+                yield Select([], prompt="category", id="f-category", compact=True)
+            yield Select([], prompt="flipped", id="f-flipped", compact=True)
+            yield Select(
+                [(f"judge {one_line(j, 24)}", j) for j in self._judges],
+                prompt="all judges",
+                id="f-judge",
+                compact=True,
+            )
+        with Horizontal(id="pairs-checks", classes="pairs-bar"):
+            yield Checkbox("any flip", id="f-flip", compact=True)
+            yield Checkbox("judges split", id="f-split", compact=True)
+            yield Checkbox("one vs rest", id="f-dissent", compact=True)
+            if len(self._conditions) > 1:
+                yield Select(
+                    [(f"condition {c}", c) for c in self._conditions],
+                    prompt="all conditions",
+                    id="f-condition",
+                    compact=True,
+                )
+            yield Select(
+                [(f"prompt {one_line(p, 24)}", p) for p in self._prompts],
+                prompt="all prompts",
+                id="f-prompt",
+                compact=True,
+            )
         yield DataTable(id="pairs-table", cursor_type="row", zebra_stripes=True)
-        with VerticalScroll(id="pair-detail"):
-            yield Static("Select a pair to see both responses and every verdict.", id="pair-title")
-            with Horizontal(id="responses"):
-                with VerticalScroll(classes="response"):
-                    yield Static(id="resp-a")
-                with VerticalScroll(classes="response"):
-                    yield Static(id="resp-b")
-            yield AbbaGrid(id="abba")
-            yield Static(id="verdicts")
+        yield PairDetailView(self._judges, self._kinds, self._kinds_label, id="pair-detail")
 
     def on_mount(self) -> None:
         table = self.query_one("#pairs-table", DataTable)
@@ -77,35 +142,97 @@ class PairsPane(Vertical):
             table.add_column(name, key=name, width=width)
 
     # -- loading -------------------------------------------------------------------------------------------------
+    def _value(self, selector: str) -> str | None:
+        found = self.query(selector)
+        value = found.first(Select).value if found else None
+        return value if isinstance(value, str) else None
+
     def reload(self, version: int = 0) -> None:
         """Read the pairs again (`version`: of the verdicts the caller has seen)."""
         self.loaded_version = version
-        self._load_pairs(self._judge_filter())
-
-    def _judge_filter(self) -> str | None:
-        value = self.query_one("#f-judge", Select).value
-        return value if isinstance(value, str) else None
+        self._load_pairs(self._value("#f-judge"), self._value("#f-condition"))
 
     @work(thread=True, exclusive=True, group="pairs-load", exit_on_error=False)
-    def _load_pairs(self, judge: str | None) -> None:
-        rows = self.session.store.plan_verdicts()
-        if judge is not None:
-            rows = [r for r in rows if r.judge == judge]
-        self.post_message(PairsLoaded(summarise_pairs(rows, self.session.tournament.contestant_ids)))
+    def _load_pairs(self, judge: str | None, condition: str | None) -> None:
+        summaries = self.session.pair_summaries(judge=judge, condition=condition)
+        texts = self.session.response_texts()
+        index = SearchIndex(
+            summaries, self.session.tournament.prompt_texts, texts, self.session.pair_reasoning()
+        )
+        lengths = {k: len(v or "") for k, v in texts.items()}
+        self.post_message(PairsLoaded(summaries, index, lengths))
 
     @on(PairsLoaded)
     def _pairs_loaded(self, message: PairsLoaded) -> None:
         self._summaries = message.summaries
+        self._index = message.index
+        self._lengths = message.lengths
+        self._update_counts()
         self._fill()
 
-    def _fill(self) -> None:
-        prompt = self.query_one("#f-prompt", Select).value
-        shown = filter_pairs(
-            self._summaries,
-            position_bias_only=self.query_one("#f-bias", Checkbox).value,
-            disagreements_only=self.query_one("#f-disagree", Checkbox).value,
-            prompt=prompt if isinstance(prompt, str) else None,
+    def _select_counts(self) -> dict[str, tuple[str, list[str], dict[str, int]]]:
+        """selector -> (label prefix, values, pairs kept by each value), over every pair of the current scope."""
+        pairs = self._summaries
+        categories = sorted(set(self._categories.values()))
+        classes = Counter(s.klass for s in pairs)
+        return {
+            "#f-class": ("", [k for k in CLASSES if classes[k]], dict(classes)),
+            "#f-contestant": ("with ", self._contestants, Counter(c for s in pairs for c in (s.a, s.b))),
+            "#f-category": (
+                "category ",
+                categories,
+                Counter(self._categories.get(s.prompt, "") for s in pairs),
+            ),
+            "#f-flipped": ("flipped: ", self._judges, Counter(j for s in pairs for j in s.flipped)),
+        }
+
+    def _update_counts(self) -> None:
+        """Each filter option with the number of pairs it keeps (over every pair of the current scope)."""
+        for selector, (noun, values, counts) in self._select_counts().items():
+            found = self.query(selector)
+            if not found:
+                continue
+            select = found.first(Select)
+            keep = select.value
+            select.set_options(_options(values, counts, noun))
+            if isinstance(keep, str) and keep in values:
+                select.value = keep
+        pairs = self._summaries
+        for selector, label, n in (
+            ("#f-flip", "any flip", sum(1 for s in pairs if s.any_flip)),
+            ("#f-split", "judges split", sum(1 for s in pairs if s.judges_split)),
+            ("#f-dissent", "one vs rest", sum(1 for s in pairs if s.dissenter is not None)),
+        ):
+            self.query_one(selector, Checkbox).label = f"{label} ({n})"
+
+    def query_now(self) -> PairQuery:
+        return PairQuery(
+            klass=self._value("#f-class"),
+            any_flip=self.query_one("#f-flip", Checkbox).value,
+            judges_split=self.query_one("#f-split", Checkbox).value,
+            dissent=self.query_one("#f-dissent", Checkbox).value,
+            flipped_judge=self._value("#f-flipped"),
+            contestant=self._value("#f-contestant"),
+            category=self._value("#f-category"),
+            prompt=self._value("#f-prompt"),
+            sort=self.sort,
         )
+
+    def search_words(self) -> tuple[str, ...]:
+        return words_of(self.query_one("#f-search", Input).value)
+
+    def _fill(self) -> None:
+        found = (
+            self._index.search(self.query_one("#f-search", Input).value) if self._index is not None else None
+        )
+        ctx = SortContext(
+            {p: i for i, p in enumerate(self._prompts)},
+            {c: i for i, c in enumerate(self._contestants)},
+            self._ratings(),
+            self._lengths,
+        )
+        shown = select_pairs(self._summaries, self.query_now(), self._categories, ctx, found)
+        self.shown_pairs = shown
         table = self.query_one("#pairs-table", DataTable)
         keep = None
         if table.row_count:
@@ -113,33 +240,123 @@ class PairsPane(Vertical):
         table.clear()
         self._shown = {}
         bias_style = f"bold {theme_colour(self.app, 'verdict-invalid')}"
-        for s in shown:
+        for s in shown[:MAX_ROWS]:
             self._shown[s.key] = s
-            agreement = (
-                "—" if s.agreement is None else f"{round(s.agreement * s.judges_voting)}/{s.judges_voting}"
-            )
             table.add_row(
-                Text(one_line(s.prompt, 14)),
-                Text(f"{one_line(s.a, 15)} vs {one_line(s.b, 15)}"),
+                Text(one_line(s.prompt, 10)),
+                Text(f"{one_line(s.a, 12)} vs {one_line(s.b, 12)}"),
                 Text(s.klass, style=bias_style if s.klass == POSITION_BIAS else ""),
-                Text(f"{s.flips}/{s.units}" if s.units else "—", justify="right"),
-                Text(agreement, justify="right", style="bold" if s.disagreement else ""),
-                Text(one_line(s.preference or ("split" if s.agreement is not None else "—"), 16)),
+                Text(s.counts if s.units else "—", justify="right"),
+                Text(
+                    f"{s.for_a}·{s.for_b}" if s.judges_voting else "—",
+                    justify="right",
+                    style="bold" if s.judges_split else "",
+                ),
+                Text(one_line(s.preference or ("split" if s.agreement is not None else "—"), 12)),
                 Text(str(s.verdicts), justify="right"),
                 key=s.key,
             )
-        self.query_one("#pairs-count", Label).update(f"{len(shown)} of {len(self._summaries)} pairs")
+        more = f" (first {MAX_ROWS:,} shown)" if len(shown) > MAX_ROWS else ""
+        self.query_one("#pairs-count", Label).update(
+            f"{len(shown):,} of {len(self._summaries):,} pairs{more} · {SORT_LABELS[self.sort]}"
+        )
         if keep is not None and keep in self._shown:
             table.move_cursor(row=table.get_row_index(keep), animate=False)
 
+    # -- filters, search, sort -----------------------------------------------------------------------------------
     @on(Checkbox.Changed)
-    @on(Select.Changed, "#f-prompt")
+    @on(Select.Changed, "#f-class, #f-contestant, #f-category, #f-flipped, #f-prompt")
     def _filters_changed(self) -> None:
         self._fill()
 
-    @on(Select.Changed, "#f-judge")
-    def _judge_changed(self) -> None:
-        self.reload()
+    @on(Select.Changed, "#f-judge, #f-condition")
+    def _scope_changed(self) -> None:
+        self.reload(self.loaded_version)
+
+    @on(Select.Changed, "#f-sort")
+    def _sort_changed(self, event: Select.Changed) -> None:
+        if isinstance(event.value, str) and event.value != self.sort:
+            self.sort = event.value
+            self._fill()
+
+    @on(Input.Changed, "#f-search")
+    def _search_changed(self) -> None:
+        self._fill()
+        if self._detail_key is not None and self._detail_key in self._shown:
+            self._load_detail(self._shown[self._detail_key])
+
+    @on(Input.Submitted, "#f-search")
+    def _search_done(self) -> None:
+        self.query_one("#pairs-table", DataTable).focus()
+
+    def action_search(self) -> None:
+        self.query_one("#f-search", Input).focus()
+
+    def action_cycle_sort(self) -> None:
+        self.query_one("#f-sort", Select).value = SORTS[(SORTS.index(self.sort) + 1) % len(SORTS)]
+
+    def action_match(self, step: int) -> None:
+        detail = self.query_one(PairDetailView)
+        at = detail.next_match(step)
+        if at < 0:
+            self.notify("no match in this pair", timeout=2)
+
+    def action_export_pairs(self, fmt: str) -> None:
+        """The listed pairs (every filter and the search applied) into the current directory, never over a file."""
+        from elotui.export.pairs import pair_records, write_pairs_csv, write_pairs_json
+        from elotui.files import unused_path
+
+        t = self.session.tournament
+        records = pair_records(self.shown_pairs, self._categories, t.prompt_texts)
+        query = self.query_one("#f-search", Input).value.strip()
+        stem = f"{t.slug}-pairs" + (f"-{re.sub(r'[^A-Za-z0-9]+', '_', query)[:30]}" if query else "")
+        target = unused_path(Path.cwd() / f"{stem}.{fmt}")
+        try:
+            with target.open("w", encoding="utf-8", newline="") as fh:
+                if fmt == "json":
+                    write_pairs_json(records, fh, description=self._describe())
+                else:
+                    write_pairs_csv(records, fh)
+        except OSError as exc:
+            self.notify(
+                f"{target}: cannot write: {exc.strerror}",
+                title="export failed",
+                severity="error",
+                markup=False,
+            )
+            return
+        self.notify(
+            f"{target}\n({len(records)} pairs: {self._describe()})", title="pairs exported", markup=False
+        )
+
+    def _describe(self) -> str:
+        q = self.query_now()
+        parts = [
+            f"{name} {value}"
+            for name, value in (
+                ("stability", q.klass),
+                ("contestant", q.contestant),
+                ("category", q.category),
+                ("judge flipped", q.flipped_judge),
+                ("prompt", q.prompt),
+                ("judge", self._value("#f-judge")),
+                ("condition", self._value("#f-condition")),
+            )
+            if value is not None
+        ]
+        parts += [
+            name
+            for name, on_ in (
+                ("any judge flipped", q.any_flip),
+                ("judges split", q.judges_split),
+                ("one judge against the rest", q.dissent),
+            )
+            if on_
+        ]
+        query = self.query_one("#f-search", Input).value.strip()
+        if query:
+            parts.append(f"search {query!r}")
+        return ", ".join(parts) or "every pair"
 
     # -- one pair --------------------------------------------------------------------------------------------------
     @on(DataTable.RowHighlighted, "#pairs-table")
@@ -160,82 +377,18 @@ class PairsPane(Vertical):
 
     @on(PairDetailLoaded)
     def _show_detail(self, message: PairDetailLoaded) -> None:
-        s, details = message.summary, message.details
+        s = message.summary
         self._detail_key = s.key
-        self._details = details
-        title = Text()
-        title.append("prompt ")
-        title.append(one_line(s.prompt, 40), style="bold")
-        title.append(": ")
-        title.append(clean(self.session.tournament.prompt_texts.get(s.prompt, "")))
-        title.append(f"\nstability: {s.klass}", style="bold")
-        title.append(f" · flips {s.flips}/{s.units}" if s.units else "")
-        if s.agreement is not None:
-            title.append(f" · judges agreeing {round(s.agreement * s.judges_voting)}/{s.judges_voting}")
-        if self._kinds_label:
-            title.append(f" · {self._kinds_label}", style="italic")
-        self.query_one("#pair-title", Static).update(title)
-        for widget_id, who in (("#resp-a", s.a), ("#resp-b", s.b)):
-            text = Text()
-            text.append(f"{one_line(who, 40)}\n", style="bold underline")
-            text.append(clean(message.texts.get(who) or "(no response recorded yet)"))
-            self.query_one(widget_id, Static).update(text)
-        self.query_one("#abba", AbbaGrid).show(s.a, s.b, details, self._judges)
-        self.query_one("#verdicts", Static).update(self._verdicts_text(s, details))
-
-    def _verdicts_text(self, s: PairSummary, details: list[PairDetail]) -> Text:
-        app = self.app
-        colours = {
-            "first": theme_colour(app, "verdict-first"),
-            "second": theme_colour(app, "verdict-second"),
-            "tie": theme_colour(app, "verdict-tie"),
-            "invalid": theme_colour(app, "verdict-invalid"),
-        }
-        judge_order = {j: i for i, j in enumerate(self._judges)}
-        ordered = sorted(
-            details, key=lambda d: (judge_order.get(d.judge, 99), d.condition, d.sample, d.first != s.a)
+        self._details = message.details
+        t = self.session.tournament
+        self.query_one(PairDetailView).show(
+            s,
+            message.details,
+            message.texts,
+            t.prompt_texts.get(s.prompt, ""),
+            self._categories.get(s.prompt),
+            self.search_words(),
         )
-        text = Text()
-        for d in ordered:
-            text.append("\n")
-            text.append(one_line(d.judge, 30), style="bold")
-            kind = self._kinds.get(d.judge, "live")
-            if kind != "live":
-                text.append(
-                    f" [{kind}]", style="italic"
-                )  # a literal label, not markup: Text.append never parses
-            text.append(
-                f" · {'AB' if d.first == s.a else 'BA'} ({one_line(d.first, 20)} first) · "
-                f"{one_line(d.condition, 16)}"
-            )
-            if d.sample:
-                text.append(f" · sample {d.sample}")
-            text.append(" → ")
-            _append_outcome(text, d, colours)
-            if d.latency_ms:
-                text.append(f"  {d.latency_ms:.0f} ms", style="dim")
-            text.append("\n")
-            if d.reasoning:
-                text.append(clean(d.reasoning))
-                text.append("\n")
-        return text
 
     def invalid_replies(self) -> list[PairDetail]:
         return [d for d in self._details if d.status in ("invalid", "error")]
-
-
-def _append_outcome(text: Text, d: PairDetail, colours: dict[str, str]) -> None:
-    """What one verdict decided: the winner (and its slot), invalid, failed (with the error) or not judged yet."""
-    if d.status == "ok":
-        winner = d.winner
-        who = d.first if winner == "first" else d.second if winner == "second" else "tie"
-        text.append(f"{one_line(who, 30)}", style=f"bold {colours.get(winner or '', '')}")
-        if winner in ("first", "second"):
-            text.append(f" ({winner} slot)")
-    elif d.status == "invalid":
-        text.append("invalid reply (press r to read it)", style=f"bold {colours['invalid']}")
-    elif d.status == "error":
-        text.append("failed: ", style=f"bold {colours['invalid']}")
-        text.append(one_line(d.error or "", 200))
-    else:
-        text.append("not judged yet", style="dim")

@@ -1,0 +1,175 @@
+"""One pair in full: the prompt, both responses side by side, the AB/BA grid and every verdict with its whole
+reasoning (untrusted text shown literally: rich `Text`, never markup). The words of the current search are
+highlighted; `next_match` / `previous_match` (n / N) scroll from one part holding a match to the next."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.widget import Widget
+from textual.widgets import Static
+
+from elotui.rating.pair_summary import PairSummary
+from elotui.records import PairDetail
+from elotui.tui.colours import theme_colour
+from elotui.tui.sanitize import clean, one_line
+from elotui.tui.widgets.abba_grid import AbbaGrid
+
+
+class PairDetailView(VerticalScroll):
+    DEFAULT_CSS = """
+    PairDetailView .verdict { height: auto; }
+    PairDetailView .current-match { background: $boost; }
+    """
+
+    def __init__(
+        self, judges: Sequence[str], kinds: Mapping[str, str], kinds_label: str, **kwargs: object
+    ) -> None:
+        super().__init__(**kwargs)  # type: ignore[arg-type]
+        self._judges = list(judges)
+        self._kinds, self._kinds_label = kinds, kinds_label
+        self._words: tuple[str, ...] = ()
+        self._match_widgets: list[Widget] = []
+        self._current = -1
+
+    def compose(self) -> ComposeResult:
+        yield Static("Select a pair to see both responses and every verdict.", id="pair-title")
+        with Horizontal(id="responses"):
+            with VerticalScroll(classes="response"):
+                yield Static(id="resp-a")
+            with VerticalScroll(classes="response"):
+                yield Static(id="resp-b")
+        yield AbbaGrid(id="abba")
+        yield Vertical(id="verdicts")
+
+    def _mark(self, text: Text) -> Text:
+        if self._words:
+            text.highlight_words(
+                self._words, style=f"reverse {theme_colour(self.app, 'verdict-tie')}", case_sensitive=False
+            )
+        return text
+
+    def show(
+        self,
+        s: PairSummary,
+        details: list[PairDetail],
+        texts: Mapping[str, str | None],
+        prompt_text: str,
+        category: str | None,
+        words: tuple[str, ...],
+    ) -> None:
+        self._words = words
+        title = self._title(s, prompt_text, category)
+        shown: list[tuple[Widget, Text]] = [(self.query_one("#pair-title", Static), title)]
+        for widget_id, who in (("#resp-a", s.a), ("#resp-b", s.b)):
+            text = Text()
+            text.append(f"{one_line(who, 40)}\n", style="bold underline")
+            text.append(clean(texts.get(who) or "(no response recorded yet)"))
+            shown.append((self.query_one(widget_id, Static), text))
+        for widget, text in shown:
+            widget.update(self._mark(text))  # type: ignore[attr-defined]
+        self.query_one("#abba", AbbaGrid).show(s.a, s.b, details, self._judges)
+        box = self.query_one("#verdicts", Vertical)
+        box.remove_children()
+        verdicts = [(Static(self._mark(t), classes="verdict"), t) for t in self._verdict_texts(s, details)]
+        box.mount_all([w for w, _ in verdicts])
+        self._match_widgets = [
+            w
+            for w, t in [*shown, *verdicts]
+            if self._words and any(x in t.plain.lower() for x in self._words)
+        ]
+        self._current = -1
+
+    @property
+    def match_count(self) -> int:
+        return len(self._match_widgets)
+
+    def next_match(self, step: int = 1) -> int:
+        """Scroll to the next (step 1) or previous (step -1) part holding a match; its index, or -1 if none."""
+        if not self._match_widgets:
+            return -1
+        if 0 <= self._current < len(self._match_widgets):
+            self._match_widgets[self._current].remove_class("current-match")
+        self._current = (self._current + step) % len(self._match_widgets)
+        widget = self._match_widgets[self._current]
+        widget.add_class("current-match")
+        widget.scroll_visible(animate=False)
+        return self._current
+
+    def _title(self, s: PairSummary, prompt_text: str, category: str | None) -> Text:
+        title = Text()
+        title.append("prompt ")
+        title.append(one_line(s.prompt, 40), style="bold")
+        if category is not None:
+            title.append(f" [{one_line(category, 30)}]", style="italic")
+        title.append(": ")
+        title.append(clean(prompt_text))
+        title.append(f"\nstability: {s.klass}", style="bold")
+        if s.units:
+            title.append(f" · units consistent·position bias·inconclusive {s.counts}")
+        if s.flipped:
+            title.append(f" · flipped: {', '.join(one_line(j, 20) for j in sorted(s.flipped))}")
+        if s.agreement is not None:
+            title.append(f" · judges agreeing {round(s.agreement * s.judges_voting)}/{s.judges_voting}")
+        if s.dissenter is not None:
+            title.append(f" · {one_line(s.dissenter, 20)} against the rest")
+        if self._kinds_label:
+            title.append(f" · {self._kinds_label}", style="italic")
+        return title
+
+    def _verdict_texts(self, s: PairSummary, details: list[PairDetail]) -> list[Text]:
+        app = self.app
+        colours = {
+            "first": theme_colour(app, "verdict-first"),
+            "second": theme_colour(app, "verdict-second"),
+            "tie": theme_colour(app, "verdict-tie"),
+            "invalid": theme_colour(app, "verdict-invalid"),
+        }
+        judge_order = {j: i for i, j in enumerate(self._judges)}
+        ordered = sorted(
+            details, key=lambda d: (judge_order.get(d.judge, 99), d.condition, d.sample, d.first != s.a)
+        )
+        out = []
+        for d in ordered:
+            text = Text()
+            text.append(one_line(d.judge, 30), style="bold")
+            kind = self._kinds.get(d.judge, "live")
+            if kind != "live":
+                text.append(
+                    f" [{kind}]", style="italic"
+                )  # a literal label, not markup: Text.append never parses
+            text.append(
+                f" · {'AB' if d.first == s.a else 'BA'} ({one_line(d.first, 20)} first) · "
+                f"{one_line(d.condition, 16)}"
+            )
+            if d.sample:
+                text.append(f" · sample {d.sample}")
+            text.append(" → ")
+            append_outcome(text, d, colours)
+            if d.latency_ms:
+                text.append(f"  {d.latency_ms:.0f} ms", style="dim")
+            if d.reasoning:
+                text.append("\n")
+                text.append(clean(d.reasoning))
+            out.append(text)
+        return out
+
+
+def append_outcome(text: Text, d: PairDetail, colours: dict[str, str]) -> None:
+    """What one verdict decided: the winner (and its slot), invalid, failed (with the error) or not judged yet."""
+    if d.status == "ok":
+        winner = d.winner
+        who = d.first if winner == "first" else d.second if winner == "second" else "tie"
+        text.append(f"{one_line(who, 30)}", style=f"bold {colours.get(winner or '', '')}")
+        if winner in ("first", "second"):
+            text.append(f" ({winner} slot)")
+    elif d.status == "invalid":
+        text.append("invalid reply (press r to read it)", style=f"bold {colours['invalid']}")
+    elif d.status == "error":
+        text.append("failed: ", style=f"bold {colours['invalid']}")
+        text.append(one_line(d.error or "", 200))
+    else:
+        text.append("not judged yet", style="dim")
