@@ -18,6 +18,7 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
+from textual.timer import Timer
 from textual.widgets import Checkbox, DataTable, Input, Label, Select
 
 from elotui.rating.pair_summary import CLASSES, POSITION_BIAS, PairSummary
@@ -46,7 +47,8 @@ PAIR_COLUMNS = (
     ("preferred", 12),
     ("verdicts", 8),
 )
-MAX_ROWS = 2000  # rows drawn at once (more matches: narrow the search or a filter)
+ROWS_AT_ONCE = 200  # rows put in the table at a time (more are added as the cursor nears the end)
+HIGHLIGHT_AFTER_S = 0.15  # the open pair's highlights follow the search once typing pauses
 
 
 def _options(values: list[str], counts: Mapping[str, int], noun: str) -> list[tuple[str, str]]:
@@ -90,6 +92,8 @@ class PairsPane(Vertical):
         self._index: SearchIndex | None = None
         self._lengths: dict[tuple[str, str], int] = {}
         self.sort = "prompt"
+        self._highlight_timer: Timer | None = None
+        self._last_detail: PairDetailLoaded | None = None
         self.loaded_version = -1
         self.shown_pairs: list[PairSummary] = []
 
@@ -239,8 +243,20 @@ class PairsPane(Vertical):
             keep = str(table.coordinate_to_cell_key(table.cursor_coordinate).row_key.value)
         table.clear()
         self._shown = {}
+        self._add_rows(ROWS_AT_ONCE)
+        self.query_one("#pairs-count", Label).update(
+            f"{len(shown):,} of {len(self._summaries):,} pairs · {SORT_LABELS[self.sort]}"
+        )
+        if keep is not None and keep in self._shown:
+            table.move_cursor(row=table.get_row_index(keep), animate=False)
+
+    def _add_rows(self, n: int) -> None:
+        """The next `n` listed pairs into the table (the table holds a window that grows as the cursor nears
+        its end: a DataTable row costs ~0.1 ms to add, so 10,000 at once would cost a second per keystroke)."""
+        table = self.query_one("#pairs-table", DataTable)
         bias_style = f"bold {theme_colour(self.app, 'verdict-invalid')}"
-        for s in shown[:MAX_ROWS]:
+        start = len(self._shown)
+        for s in self.shown_pairs[start : start + n]:
             self._shown[s.key] = s
             table.add_row(
                 Text(one_line(s.prompt, 10)),
@@ -256,12 +272,6 @@ class PairsPane(Vertical):
                 Text(str(s.verdicts), justify="right"),
                 key=s.key,
             )
-        more = f" (first {MAX_ROWS:,} shown)" if len(shown) > MAX_ROWS else ""
-        self.query_one("#pairs-count", Label).update(
-            f"{len(shown):,} of {len(self._summaries):,} pairs{more} · {SORT_LABELS[self.sort]}"
-        )
-        if keep is not None and keep in self._shown:
-            table.move_cursor(row=table.get_row_index(keep), animate=False)
 
     # -- filters, search, sort -----------------------------------------------------------------------------------
     @on(Checkbox.Changed)
@@ -282,8 +292,14 @@ class PairsPane(Vertical):
     @on(Input.Changed, "#f-search")
     def _search_changed(self) -> None:
         self._fill()
-        if self._detail_key is not None and self._detail_key in self._shown:
-            self._load_detail(self._shown[self._detail_key])
+        if self._highlight_timer is not None:
+            self._highlight_timer.stop()
+        self._highlight_timer = self.set_timer(HIGHLIGHT_AFTER_S, self._rehighlight)
+
+    def _rehighlight(self) -> None:
+        self._highlight_timer = None
+        if self._last_detail is not None:
+            self._show_detail(self._last_detail)
 
     @on(Input.Submitted, "#f-search")
     def _search_done(self) -> None:
@@ -361,6 +377,8 @@ class PairsPane(Vertical):
     # -- one pair --------------------------------------------------------------------------------------------------
     @on(DataTable.RowHighlighted, "#pairs-table")
     def _highlighted(self, event: DataTable.RowHighlighted) -> None:
+        if event.cursor_row >= len(self._shown) - 10 and len(self._shown) < len(self.shown_pairs):
+            self._add_rows(ROWS_AT_ONCE)
         key = str(event.row_key.value)
         summary = self._shown.get(key)
         if summary is not None and key != self._detail_key:
@@ -377,6 +395,7 @@ class PairsPane(Vertical):
 
     @on(PairDetailLoaded)
     def _show_detail(self, message: PairDetailLoaded) -> None:
+        self._last_detail = message
         s = message.summary
         self._detail_key = s.key
         self._details = message.details

@@ -72,10 +72,7 @@ class PairDetailView(VerticalScroll):
         for widget, text in shown:
             widget.update(self._mark(text))  # type: ignore[attr-defined]
         self.query_one("#abba", AbbaGrid).show(s.a, s.b, details, self._judges)
-        box = self.query_one("#verdicts", Vertical)
-        box.remove_children()
-        verdicts = [(Static(self._mark(t), classes="verdict"), t) for t in self._verdict_texts(s, details)]
-        box.mount_all([w for w, _ in verdicts])
+        verdicts = self._show_verdicts(self._verdict_texts(s, details))
         self._match_widgets = [
             w
             for w, t in [*shown, *verdicts]
@@ -98,6 +95,20 @@ class PairDetailView(VerticalScroll):
         widget.add_class("current-match")
         widget.scroll_visible(animate=False)
         return self._current
+
+    def _show_verdicts(self, texts: list[Text]) -> list[tuple[Widget, Text]]:
+        """One Static per verdict, reused from pair to pair (mounting widgets is what costs; updating is cheap)."""
+        box = self.query_one("#verdicts", Vertical)
+        pool = list(box.query(".verdict").results(Static))
+        if len(pool) < len(texts):
+            extra = [Static(classes="verdict") for _ in range(len(texts) - len(pool))]
+            box.mount_all(extra)
+            pool += extra
+        for n, widget in enumerate(pool):
+            widget.display = n < len(texts)
+            if n < len(texts):
+                widget.update(self._mark(texts[n]))
+        return list(zip(pool, texts, strict=False))
 
     def _title(self, s: PairSummary, prompt_text: str, category: str | None) -> Text:
         title = Text()
