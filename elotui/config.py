@@ -175,6 +175,7 @@ class DataConfig(_Strict):
     prompts: str | None = None
     responses: str | None = None
     missing: Literal["error", "skip-prompt"] = "error"
+    allow_empty: bool = False  # an empty response is judged as it is (a note), not a coverage problem
     turn: int = Field(default=1, ge=1, le=100)
     fields: DataFields = Field(default_factory=DataFields)
 
@@ -248,6 +249,7 @@ class RankingConfig(_Strict):
 class ReferenceConfig(_Strict):
     votes: str | None = None
     ranking: list[str] | None = None
+    gold: str | None = None  # gold labels: JSONL rows {prompt, a, b, better} (elotui.rating.gold)
 
 
 class TournamentFile(_Strict):

@@ -154,6 +154,7 @@ def _file_refs(data: dict[str, Any]) -> list[tuple[str, Any]]:
         if j.get("provider") == "replay"
     ]
     refs.append(("reference.votes", _table(data, "reference").get("votes")))
+    refs.append(("reference.gold", _table(data, "reference").get("gold")))
     return refs
 
 

@@ -120,6 +120,7 @@ class _Loader:
             mapping if isinstance(mapping, dict) else {}, _turn(self.cfg.get("turn")), self.report
         )
         self.skip = self.cfg.get("missing") == "skip-prompt"
+        self.allow_empty = self.cfg.get("allow_empty") is True
         raw = data.get("contestants")
         self.contestants = [c for c in raw if isinstance(c, dict)] if isinstance(raw, list) else []
         self.declared = [str(c["id"]) for c in self.contestants if isinstance(c.get("id"), str)]
@@ -305,11 +306,18 @@ class _Loader:
                     incomplete[p["id"]].append(f"no response from {cid}")
                 elif isinstance(value, str) and not value.strip():
                     empty[cid].append(p["id"])
-                    incomplete[p["id"]].append(f"an empty response from {cid}")
+                    if not self.allow_empty:
+                        incomplete[p["id"]].append(f"an empty response from {cid}")
         return missing, empty, incomplete
 
     def coverage(self) -> None:
         missing, empty, incomplete = self._gaps()
+        if self.allow_empty:
+            for cid, ids in empty.items():
+                self.report.notes.append(
+                    f"contestant '{cid}' has an empty response to {listing(ids)} (judged as is)"
+                )
+            empty = {}
         if not self.skip:
             n = len(self.prompts)
             for cid in self.declared:

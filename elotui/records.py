@@ -309,4 +309,5 @@ class DiagnoseReport(TypedDict):
     human: dict[str, Any] | None
     reference: Reference
     per_category: PerCategory | None
+    gold: dict[str, Any] | None  # elotui.rating.gold: the judges against [reference] gold
     pairs: NotRequired[list[dict[str, Any]]]  # `elotui diagnose` only: PairSummary.as_record() per pair

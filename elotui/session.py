@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, cast
 
 from elotui.config import Tournament
@@ -35,7 +36,21 @@ class DiagnoseInputs:
     lengths: dict[tuple[str, str], int]
     method: str
     options: RatingOptions
-    problems: list[UserError] = field(default_factory=list)  # inputs that could not be read (left out)
+    problems: list[UserError] = field(default_factory=list)
+    gold: list[dict[str, Any]] | None = (
+        None  # the rows of [reference] gold  # inputs that could not be read (left out)
+    )
+
+
+def _read_jsonl(path: Path) -> list[dict[str, Any]]:
+    """The rows of a JSONL file (gzipped or not); UserError naming the file and line for a broken one."""
+    from elotui.data_rows import read_rows
+
+    problems: list[str] = []
+    rows = [r.values for r in read_rows(path, problems)]
+    if problems:
+        raise UserError(f"{path}: {len(problems)} unreadable row(s)", details=problems)
+    return rows
 
 
 class TournamentSession:
@@ -217,7 +232,14 @@ class TournamentSession:
                 votes = list(read_log(self.tournament.resolve(spec.reference.votes)))
             except UserError as exc:
                 problems.append(exc)
+        gold = None
+        if spec.reference is not None and spec.reference.gold:
+            try:
+                gold = _read_jsonl(self.tournament.resolve(spec.reference.gold))
+            except UserError as exc:
+                problems.append(exc)
         return DiagnoseInputs(
+            gold=gold,
             human_votes=votes,
             reference_ranking=list(spec.reference.ranking)
             if spec.reference and spec.reference.ranking
@@ -256,6 +278,7 @@ class TournamentSession:
             options=options,
             categories=self.tournament.categories,
             threshold=self.tournament.spec.ranking.threshold,
+            gold=inputs.gold,
         )
         report["tournament"] = self.tournament.name
         if (

@@ -44,6 +44,7 @@ SOURCES = {
         "7f4e95a68dc076bea9b3a413d2b512eca6d004e5",
         "eval/ratings-gpt4/vicuna/pairwise/",
     ),
+    "llmbar": ("princeton-nlp/LLMBar", "900616bff90b6c6c8e1681f7d079250637c55992", "Dataset/**"),
 }
 
 LABELS = {
@@ -132,8 +133,12 @@ def read_jsonl_gz(path: Path) -> list[dict[str, Any]]:
         return [json.loads(line) for line in fh if line.strip()]
 
 
-def gzip_jsonl(rows: Iterable[dict[str, Any]]) -> bytes:
-    text = "".join(json.dumps({k: row.get(k) for k in LOG_FIELDS}, ensure_ascii=False) + "\n" for row in rows)
+def gzip_jsonl(rows: Iterable[dict[str, Any]], fields: tuple[str, ...] | None = LOG_FIELDS) -> bytes:
+    """Rows as gzipped JSONL, deterministic bytes (mtime 0); `fields`: the keys kept, in order (None: all)."""
+    text = "".join(
+        json.dumps({k: row.get(k) for k in fields} if fields else row, ensure_ascii=False) + "\n"
+        for row in rows
+    )
     buf = io.BytesIO()
     with gzip.GzipFile(filename="", mode="wb", fileobj=buf, compresslevel=9, mtime=0) as gz:
         gz.write(text.encode("utf-8"))
@@ -552,10 +557,101 @@ def build_simulated_arena() -> Output:
     return out
 
 
+LLMBAR_JUDGES = ["GPT-4", "ChatGPT", "PaLM2", "LLaMA2"]  # the evaluators that judged every instance ...
+LLMBAR_STRATEGY = "Metrics_Reference"  # ... under this prompting strategy (LLMBar's best on average)
+
+
+def build_llmbar(data: Path) -> Output:
+    """LLMBar's 1,200 instances as a replay tournament: the contestants are the two output slots, the prompts the
+    instances (category = LLMBar's set), the judges four evaluators (strategy Metrics_Reference), both orders;
+    the gold label is `[reference] gold`."""
+    out = Output("llmbar")
+    instances = read_jsonl_gz(data / "llmbar" / "instances.jsonl.gz")
+    pid = {(r["set"], r["idx"]): f"{r['set']}/{r['idx']}" for r in instances}
+    questions = [
+        {"id": pid[(r["set"], r["idx"])], "category": r["set"], "text": r["input"]} for r in instances
+    ]
+    answers = [
+        {"prompt_id": pid[(r["set"], r["idx"])], "contestant": slot, "response": r[slot]}
+        for r in instances
+        for slot in ("output_1", "output_2")
+    ]
+    gold = [
+        {
+            "prompt": pid[(r["set"], r["idx"])],
+            "a": "output_1",
+            "b": "output_2",
+            "better": f"output_{r['label']}",
+        }
+        for r in instances
+    ]
+    verdicts = []
+    for r in read_jsonl_gz(data / "llmbar" / "judgments.jsonl.gz"):
+        if r["judge"] not in LLMBAR_JUDGES or r["strategy"] != LLMBAR_STRATEGY:
+            continue
+        first, second = ("output_1", "output_2") if r["order"] == "AB" else ("output_2", "output_1")
+        won = f"output_{r['winner']}" if r["winner"] in ("1", "2") else None
+        verdicts.append(
+            {
+                "prompt": pid[(r["set"], r["idx"])],
+                "first": first,
+                "second": second,
+                "judge": r["judge"],
+                "condition": "clean",
+                "sample": 0,
+                "winner": None if won is None else ("first" if won == first else "second"),
+                "reasoning": r["completion"],
+                "status": "ok" if won is not None else "invalid",
+            }
+        )
+    verdicts.sort(key=lambda v: (LLMBAR_JUDGES.index(v["judge"]), v["prompt"], v["first"]))
+    invalid = sum(1 for v in verdicts if v["status"] == "invalid")
+    out.report.append(
+        f"{len(instances)} instances, {len(verdicts)} verdicts ({invalid} invalid), {len(gold)} gold labels"
+    )
+    meta = {
+        "name": "LLMBar: four LLM evaluators audited against gold labels (recorded verdicts)",
+        "criterion": "which output follows the instruction more precisely and faithfully",
+        "description": "LLMBar's 1,200 instruction-following instances (Zeng et al. 2024), each with a gold label; "
+        "GPT-4, ChatGPT, PaLM2 and LLaMA2 judged every instance in both orders (strategy Metrics_Reference), "
+        "replayed offline. The contestants are the two output slots: the audit, not the ranking, is the point.",
+    }
+    judges = [
+        {
+            "id": j.lower(),
+            "label": f"{j} ({LLMBAR_STRATEGY}, recorded)",
+            "provider": "replay",
+            "model": j,
+            "path": "verdicts.jsonl.gz",
+            "max_concurrency": 8,
+        }
+        for j in LLMBAR_JUDGES
+    ]
+    text = tournament_toml(
+        meta,
+        [("output_1", "Output 1"), ("output_2", "Output 2")],
+        [],
+        judges,
+        comparison={"both_orders": True, "samples": 1, "conditions": ["clean"]},
+        ranking={"method": "bt", "threshold": "none", "permutations": 100, "bootstrap": 100, "seed": 0},
+        reference={"gold": "gold.jsonl.gz"},
+        header=source_header("llmbar"),
+        data={"prompts": "questions.jsonl.gz", "responses": "answers.jsonl.gz", "allow_empty": True},
+    )
+    out.files["tournament.toml"] = text.encode("utf-8")
+    out.files["questions.jsonl.gz"] = gzip_jsonl(questions, fields=None)
+    out.files["answers.jsonl.gz"] = gzip_jsonl(answers, fields=None)
+    out.files["gold.jsonl.gz"] = gzip_jsonl(gold, fields=None)
+    out.files["verdicts.jsonl.gz"] = gzip_jsonl(verdicts)
+    out.files["LICENSE"] = (data / "llmbar" / "LICENSE").read_bytes()
+    return out
+
+
 def build_all(data: Path, only: list[str] | None = None) -> list[Output]:
     builders = {
         "vicuna80": lambda: build_vicuna80(data),
         "guanaco": lambda: build_guanaco(data),
+        "llmbar": lambda: build_llmbar(data),
         "simulated_arena": build_simulated_arena,
     }
     return [build() for name, build in builders.items() if not only or name in only]
@@ -569,7 +665,7 @@ def main(argv: list[str] | None = None) -> int:
         "--data", type=Path, default=DEFAULT_DATA, help="the shared data folder (default %(default)s)"
     )
     parser.add_argument("--out", type=Path, default=DEFAULT_OUT, help="where the sample folders go")
-    parser.add_argument("--only", nargs="*", choices=["vicuna80", "guanaco", "simulated_arena"])
+    parser.add_argument("--only", nargs="*", choices=["vicuna80", "guanaco", "llmbar", "simulated_arena"])
     parser.add_argument("--check", action="store_true", help="compare with the files in --out; write nothing")
     args = parser.parse_args(argv)
     differ = []

@@ -111,6 +111,7 @@ def write_text(report: Mapping[str, Any], out: IO[str]) -> None:
         _length_section,
         _reference_section,
         _category_section,
+        _gold_section,
     ):
         section(report, out)
 
@@ -256,6 +257,46 @@ def _reference_section(report: Mapping[str, Any], out: IO[str]) -> None:
         f"method {ref['method']})",
         table_lines(["threshold", "Spearman ρ", "p", "Kendall τ", "p"], rows),
     )
+
+
+def _gold_section(report: Mapping[str, Any], out: IO[str]) -> None:
+    gold = report.get("gold")
+    if gold is None:
+        return
+    rows = [
+        [
+            judge,
+            str(g["planned"]),
+            _pct(g["accuracy_all"]),
+            _pct(g["accuracy_valid"]),
+            _pct(g["accuracy_by_seat"]["first"]),
+            _pct(g["accuracy_by_seat"]["second"]),
+            _pct(g["both_correct"]),
+            _pct(g["agreement"]),
+            _pct(g["agreement_llmbar"]),
+            _num(g["cohen_kappa"]),
+        ]
+        for judge, g in gold["by_judge"].items()
+    ]
+    header = [
+        "judge",
+        "planned",
+        "accuracy",
+        "of valid",
+        "seat 1st",
+        "seat 2nd",
+        "both",
+        "agree",
+        "agree*",
+        "κ",
+    ]
+    lines = table_lines(header, rows)
+    lines.append(
+        "accuracy: invalid/failed counted wrong · of valid: over valid verdicts · both: both orders correct · "
+        "agree: same winner in both orders (both valid) · agree*: LLMBar's (two invalid agree) · κ: Cohen's vs gold"
+    )
+    lines += [f"(gold label not used: {p})" for p in gold.get("problems", [])]
+    _section(out, f"Judges against gold labels ({gold['labelled_pairs']} labelled pairs)", lines)
 
 
 def _category_section(report: Mapping[str, Any], out: IO[str]) -> None:

@@ -52,6 +52,7 @@ from elotui.jsonable import jsonable
 from elotui.rating.agreement import inter_judge
 from elotui.rating.categories import per_category
 from elotui.rating.games import THRESHOLDS, games
+from elotui.rating.gold import gold_report
 from elotui.rating.human import human_ranking, judge_vs_human, votes_table
 from elotui.rating.leaderboard import RatingOptions, ratings_for
 from elotui.rating.prompt_reference import per_prompt_reference
@@ -139,6 +140,7 @@ def diagnose(
     options: RatingOptions | None = None,
     categories: Mapping[str, str] | None = None,
     threshold: Threshold = 0.5,
+    gold: Iterable[Mapping[str, Any]] | None = None,
 ) -> dict[str, Any]:
     """All diagnostics (schema in the module docstring and docs/diagnose.md), JSON-ready (NaN -> None).
 
@@ -189,5 +191,6 @@ def diagnose(
         "per_category": per_category(
             table, categories or {}, threshold=threshold, method=method, options=options
         ),
+        "gold": gold_report(table, gold, categories or {}) if gold is not None else None,
     }
     return jsonable(result)  # type: ignore[no-any-return]

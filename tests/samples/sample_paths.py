@@ -10,7 +10,7 @@ from types import ModuleType
 REPO = Path(__file__).resolve().parents[2]
 SAMPLES = REPO / "sample_tournaments"
 DATA = REPO.parent / "shared" / "data"
-SAMPLE_NAMES = ("vicuna80", "guanaco", "competency_profiles", "simulated_arena")
+SAMPLE_NAMES = ("vicuna80", "guanaco", "llmbar", "competency_profiles", "simulated_arena")
 
 # The published win rates of the PRD data (GPT-4 as the only judge; a tie counts half for each side).
 PUBLISHED_GPT4_WIN_RATES = {

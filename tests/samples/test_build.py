@@ -20,7 +20,7 @@ def _assert_same(outputs: list, root: Path) -> None:
 
 
 def test_replay_samples_equal_the_build(build_script: ModuleType, shared_data: Path) -> None:
-    _assert_same(build_script.build_all(shared_data, ["vicuna80", "guanaco"]), SAMPLES)
+    _assert_same(build_script.build_all(shared_data, ["vicuna80", "guanaco", "llmbar"]), SAMPLES)
 
 
 def test_simulated_arena_equals_the_build(build_script: ModuleType) -> None:

@@ -264,7 +264,9 @@ async def test_search_narrows_to_one_prompt_and_finds_reasoning_words(session: T
         await settle(pilot)
         pane = app.query_one(PairsPane)
         table = app.query_one("#pairs-table", DataTable)
-        assert len(pane.shown_pairs) == 800 and table.row_count == 200  # a window of the list, grown on demand
+        assert (
+            len(pane.shown_pairs) == 800 and table.row_count == 200
+        )  # a window of the list, grown on demand
         table.focus()
         table.move_cursor(row=195)
         await settle(pilot)
