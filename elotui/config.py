@@ -14,7 +14,6 @@ from pathlib import Path
 from typing import Annotated, Any, Literal
 
 from pydantic import (
-    BaseModel,
     ConfigDict,
     Field,
     ValidationError,
@@ -25,6 +24,16 @@ from pydantic import (
 
 from elotui.config_checks import cross_checks, missing_files
 from elotui.config_errors import format_validation_errors, locate, toml_syntax_error
+from elotui.config_sections import (
+    BaselinePairs,
+    DataConfig,
+    FileRef,
+    ReferenceConfig,
+    SimulationConfig,
+    TextOrFile,
+    TournamentMeta,
+    _Strict,
+)
 from elotui.data_files import DataReport, merge_data_files
 from elotui.errors import UserError
 from elotui.files import read_regular_file
@@ -36,35 +45,6 @@ Provider = Literal["openai", "openai-compatible", "anthropic", "gemini", "ollama
 Condition = Literal["clean", "lexical", "injected", "paraphrase"]
 NETWORK_PROVIDERS = frozenset({"openai", "openai-compatible", "anthropic", "gemini", "ollama"})
 DEFAULT_KEY_ENV = {"openai": "OPENAI_API_KEY", "anthropic": "ANTHROPIC_API_KEY", "gemini": "GEMINI_API_KEY"}
-
-
-class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-
-class FileRef(_Strict):
-    """`{ file = "relative/path" }`: text read from a file, relative to the tournament file."""
-
-    file: str
-
-
-TextOrFile = str | FileRef
-
-
-class SimulationConfig(_Strict):
-    """A simulated judge: latent qualities on the Elo scale, plus noise and biases (deterministic per seed).
-
-    P(first wins) = 1 / (1 + 10^(-(q_first - q_second + position_bias + length_term) / 400)) after adding
-    Gaussian noise of sd `noise` to the difference; |difference| < `tie_margin` is a tie.
-    """
-
-    qualities: dict[str, float]
-    noise: float = Field(default=50.0, ge=0, le=10_000)
-    position_bias: float = Field(default=0.0, ge=-10_000, le=10_000)
-    length_bias: float = Field(default=0.0, ge=-10_000, le=10_000)
-    tie_margin: float = Field(default=0.0, ge=0, le=10_000)
-    invalid_rate: float = Field(default=0.0, ge=0, le=1)
-    seed: int = Field(default=0, ge=0, le=2**63 - 1)
 
 
 class EndpointConfig(_Strict):
@@ -142,8 +122,13 @@ class EndpointConfig(_Strict):
 
 
 class JudgeConfig(EndpointConfig):
+    model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True)
+
     id: str = Field(min_length=1)
     label: str | None = None
+    self_contestant: str | None = Field(
+        default=None, alias="self"
+    )  # the contestant this judge is (self-preference)
 
     @property
     def replay_name(self) -> str:
@@ -158,28 +143,6 @@ class ContestantConfig(_Strict):
     responses: str | None = None  # a data file of this contestant's responses (see elotui.data_files)
 
 
-class DataFields(_Strict):
-    """`[data.fields]`: which field of a data row holds what (a path such as `choices[0].turns[0]`)."""
-
-    prompt_id: str | None = None
-    text: str | None = None
-    category: str | None = None
-    reference_ranking: str | None = None
-    response: str | None = None
-    contestant: str | None = None
-
-
-class DataConfig(_Strict):
-    """`[data]`: prompts and responses from JSONL / JSON / CSV files (see elotui.data_files)."""
-
-    prompts: str | None = None
-    responses: str | None = None
-    missing: Literal["error", "skip-prompt"] = "error"
-    allow_empty: bool = False  # an empty response is judged as it is (a note), not a coverage problem
-    turn: int = Field(default=1, ge=1, le=100)
-    fields: DataFields = Field(default_factory=DataFields)
-
-
 class PromptConfig(_Strict):
     id: str = Field(min_length=1)
     text: TextOrFile
@@ -188,20 +151,8 @@ class PromptConfig(_Strict):
     category: str | None = None
 
 
-class TournamentMeta(_Strict):
-    name: str = Field(min_length=1)
-    criterion: str = "overall quality: helpfulness, correctness, relevance, depth and clarity of the response"
-    description: str | None = None
-
-
 def _clean_only() -> list[Condition]:
     return ["clean"]
-
-
-class BaselinePairs(_Strict):
-    """`pairs = { baseline = "id" }`: every contestant is judged against this one only (AlpacaEval, arena-hard)."""
-
-    baseline: str = Field(min_length=1)
 
 
 class ComparisonConfig(_Strict):
@@ -239,17 +190,15 @@ class RankingConfig(_Strict):
     bootstrap: int = Field(default=200, ge=0, le=10_000)
     bootstrap_unit: Literal["prompt", "game"] = "prompt"
     seed: int = Field(default=0, ge=0, le=2**63 - 1)
+    judge_weights: Literal["equal", "learned"] = (
+        "equal"  # learned: judge-aware Bradley–Terry (threshold none)
+    )
+    exclude_self: bool = False  # leave out each judge's verdicts on its own contestant's comparisons
 
     @field_validator("threshold", mode="before")
     @classmethod
     def _threshold(cls, value: Any) -> Threshold:
         return parse_threshold(value)
-
-
-class ReferenceConfig(_Strict):
-    votes: str | None = None
-    ranking: list[str] | None = None
-    gold: str | None = None  # gold labels: JSONL rows {prompt, a, b, better} (elotui.rating.gold)
 
 
 class TournamentFile(_Strict):
@@ -307,6 +256,26 @@ class Tournament:
     @property
     def judge_ids(self) -> list[str]:
         return [j.id for j in self.spec.judges]
+
+    def selves(self) -> dict[str, tuple[str, str]]:
+        """judge id -> (the contestant it is, how that was found): `[[judges]] self`, else a contestant whose id is
+        the judge's id or model, or whose generator uses the judge's provider and model."""
+        out: dict[str, tuple[str, str]] = {}
+        ids = set(self.contestant_ids)
+        for j in self.spec.judges:
+            if j.self_contestant is not None:
+                out[j.id] = (j.self_contestant, "self")
+            elif j.id in ids:
+                out[j.id] = (j.id, "same id")
+            elif j.model in ids:
+                out[j.id] = (str(j.model), "same model")
+            else:
+                for c in self.spec.contestants:
+                    g = c.generator
+                    if g is not None and (g.provider, g.model) == (j.provider, j.model):
+                        out[j.id] = (c.id, "generator model")
+                        break
+        return out
 
     @property
     def categories(self) -> dict[str, str]:

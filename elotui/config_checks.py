@@ -113,6 +113,8 @@ def cross_checks(data: dict[str, Any], *, coverage: bool = True) -> list[str]:
     for i, prompt in enumerate(prompts):
         _check_prompt(i, prompt, declared, {g for g in generated if isinstance(g, str)}, problems, coverage)
     for i, judge in enumerate(judges):
+        if isinstance(judge.get("self"), str) and judge["self"] not in declared:
+            problems.append(f"judges[{i}].self: contestant '{judge['self']}' is not declared")
         qualities = _table(_table(judge, "simulation"), "qualities")
         if "simulation" in judge and isinstance(judge.get("simulation"), dict):
             _check_qualities(f"judges[{i}].simulation.qualities", set(qualities), declared, problems)

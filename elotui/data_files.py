@@ -321,8 +321,9 @@ class _Loader:
         if not self.skip:
             n = len(self.prompts)
             for cid in self.declared:
-                for kind, ids in (("no response", missing.get(cid)), ("an empty response", empty.get(cid))):
-                    if ids:
+                for kind, found in (("no response", missing.get(cid)), ("an empty response", empty.get(cid))):
+                    if found:
+                        ids = found
                         self._coverage_problem(cid, f"{kind} to {len(ids)} of {n} prompt(s): {listing(ids)}")
             return
         if not incomplete:

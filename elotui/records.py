@@ -310,4 +310,9 @@ class DiagnoseReport(TypedDict):
     reference: Reference
     per_category: PerCategory | None
     gold: dict[str, Any] | None  # elotui.rating.gold: the judges against [reference] gold
+    self_preference: dict[str, Any] | None  # elotui.rating.judge_audit
+    judge_weights: (
+        dict[str, Any] | None
+    )  # elotui.rating.judge_weights: learned weights, ratings, human agreement
+    per_judge: dict[str, Any]  # each judge's own ranking and its τ against the panel's and the reference
     pairs: NotRequired[list[dict[str, Any]]]  # `elotui diagnose` only: PairSummary.as_record() per pair

@@ -58,6 +58,10 @@ class TournamentSession:
         self.tournament = tournament
         self.store = store
         self.options = RatingOptions.from_config(tournament.spec.ranking)
+        if tournament.spec.ranking.exclude_self:
+            self.options = self.options.replace(
+                excluded=tuple((j, c) for j, (c, _) in sorted(tournament.selves().items()))
+            )
 
     # --- the verdict table ---------------------------------------------------------------------------------------
 
@@ -128,24 +132,10 @@ class TournamentSession:
         if judge is not None and judge not in t.judge_ids:
             raise UserError(f"judge '{judge}' is not in {t.path.name} (judges: {', '.join(t.judge_ids)})")
         judges = [judge] if judge is not None else None
-        if chosen == "none" and chosen_method == "elo" and judges is None:
-            # Permutation-averaged Elo over the No-Threshold games needs only their multiset: counted in SQL
-            # (a few hundred rows), not one Python row per verdict. Same games, codes and ratings as the table path.
-            tally = self.store.verdict_tally(scope) if tally is None else tally
-            g = (
-                games_from_tally(tally, t.contestant_ids, t.prompt_ids) if tally else None
-            )  # else: the table path
-            if g is not None:
-                return self.note_design(
-                    rank_games(
-                        list(t.contestant_ids),
-                        g,
-                        threshold=chosen,
-                        method=chosen_method,
-                        options=self.options,
-                        prompts=scope,
-                    )
-                )
+        if chosen == "none" and chosen_method == "elo" and judges is None and not self.options.excluded:
+            board = self._from_tally(scope, tally)
+            if board is not None:
+                return board
         rows = self.store.plan_verdicts()
         if not rows:
             raise UserError(
@@ -159,6 +149,20 @@ class TournamentSession:
             options=self.options,
             prompts=scope,
             judges=judges,
+        )
+        return self.note_design(board)
+
+    def _from_tally(self, scope: list[str] | None, tally: list[TallyRow] | None) -> Leaderboard | None:
+        """Permutation-averaged Elo over the No-Threshold games needs only their multiset: counted in SQL (a few
+        hundred rows), not one Python row per verdict. Same games, codes and ratings as the table path (None: a
+        verdict names an undeclared contestant, the table path then)."""
+        t = self.tournament
+        tally = self.store.verdict_tally(scope) if tally is None else tally
+        g = games_from_tally(tally, t.contestant_ids, t.prompt_ids) if tally else None
+        if g is None:
+            return None
+        board = rank_games(
+            list(t.contestant_ids), g, threshold="none", method="elo", options=self.options, prompts=scope
         )
         return self.note_design(board)
 
@@ -279,6 +283,7 @@ class TournamentSession:
             categories=self.tournament.categories,
             threshold=self.tournament.spec.ranking.threshold,
             gold=inputs.gold,
+            selves={j: c for j, (c, _) in self.tournament.selves().items()},
         )
         report["tournament"] = self.tournament.name
         if (

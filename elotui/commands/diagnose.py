@@ -112,6 +112,9 @@ def write_text(report: Mapping[str, Any], out: IO[str]) -> None:
         _reference_section,
         _category_section,
         _gold_section,
+        _self_section,
+        _weights_section,
+        _per_judge_section,
     ):
         section(report, out)
 
@@ -256,6 +259,69 @@ def _reference_section(report: Mapping[str, Any], out: IO[str]) -> None:
         f"Agreement with the reference ranking ({ref['source']}: {' > '.join(ref['ranking'])}; "
         f"method {ref['method']})",
         table_lines(["threshold", "Spearman ρ", "p", "Kendall τ", "p"], rows),
+    )
+
+
+def _self_section(report: Mapping[str, Any], out: IO[str]) -> None:
+    sp = report.get("self_preference")
+    if not sp:
+        return
+    rows = [
+        [
+            judge,
+            s["contestant"],
+            str(s["presentations"]),
+            _pct(s["judge_win_rate"]),
+            _pct(s["others_win_rate"]),
+            f"{100 * s['difference']:+.1f} pts" if s["difference"] == s["difference"] else "—",
+            f"[{100 * s['ci_low']:+.1f}, {100 * s['ci_high']:+.1f}]" if s["rounds"] else "—",
+        ]
+        for judge, s in sp.items()
+    ]
+    header = ["judge", "is", "presentations", "its win rate", "others'", "difference", "95 % (prompts)"]
+    _section(
+        out,
+        "Self-preference (a judge's win rate for its own contestant vs the other judges')",
+        table_lines(header, rows),
+    )
+
+
+def _weights_section(report: Mapping[str, Any], out: IO[str]) -> None:
+    jw = report.get("judge_weights")
+    if not jw or not jw.get("weights"):
+        return
+    human = jw.get("human_agreement") or {}
+    rows = [
+        [
+            judge,
+            _num(w["weight"], 2),
+            f"[{_num(w['ci_low'], 2)}, {_num(w['ci_high'], 2)}]" if w.get("ci_low") is not None else "—",
+            _pct(human.get("single_judges", {}).get(judge)),
+        ]
+        for judge, w in jw["weights"].items()
+    ]
+    lines = table_lines(["judge", "weight", "95 % (prompts)", "alone vs humans"], rows)
+    lines.append(f"learned ranking: {' > '.join(jw['ranking'])}")
+    if human:
+        lines.append(
+            f"the judges' summed votes vs the human majority ({human['items']} items with a decisive majority): "
+            f"equal weights {_pct(human['equal_weights'])}, learned weights {_pct(human['learned_weights'])}"
+        )
+    _section(out, "Judge-aware Bradley–Terry (a weight per judge, fitted with the ratings; no labels)", lines)
+
+
+def _per_judge_section(report: Mapping[str, Any], out: IO[str]) -> None:
+    pj = report.get("per_judge")
+    if not pj:
+        return
+    rows = [
+        [judge, _num(j["tau_vs_panel"], 2), _num(j["tau_vs_reference"], 2), " > ".join(j["ranking"])]
+        for judge, j in pj["by_judge"].items()
+    ]
+    _section(
+        out,
+        f"Each judge's own ranking (panel: {' > '.join(pj['panel'])})",
+        table_lines(["judge", "τ vs panel", "τ vs reference", "ranking"], rows),
     )
 
 

@@ -54,6 +54,8 @@ from elotui.rating.categories import per_category
 from elotui.rating.games import THRESHOLDS, games
 from elotui.rating.gold import gold_report
 from elotui.rating.human import human_ranking, judge_vs_human, votes_table
+from elotui.rating.judge_audit import per_judge_rankings, self_preference
+from elotui.rating.judge_weights import human_items, judge_weighted, weighted_vote_accuracy
 from elotui.rating.leaderboard import RatingOptions, ratings_for
 from elotui.rating.prompt_reference import per_prompt_reference
 from elotui.rating.stability import position_report
@@ -129,6 +131,37 @@ def _reference(
     return reference
 
 
+def _judge_weights(
+    table: VerdictTable, votes: VerdictTable | None, options: RatingOptions | None
+) -> dict[str, Any] | None:
+    """The judge-weighted Bradley–Terry fit, and (with human votes) how the judges' summed votes agree with the
+    human majority with equal and with learned weights."""
+    if len(table.judges) < 2:
+        return None
+    o = options or RatingOptions()
+    report = judge_weighted(table, initial_rating=o.initial_rating, seed=o.seed)  # its own 50 prompt rounds
+    if votes is not None and len(votes):
+        n = len(table.contestants)
+        learned = {j: w["weight"] for j, w in report["weights"].items()}
+        report["human_agreement"] = weighted_vote_accuracy(table, human_items(votes, n), learned)
+    return report
+
+
+def _judge_reports(
+    table: VerdictTable, position: dict[str, Any], human_cmp: dict[str, Any], lb: dict[str, Any] | None
+) -> dict[str, Any]:
+    return {
+        name: {
+            "counts": table.counts(table.judge == j),
+            "position": position["by_judge"][name],
+            "position_by_condition": position["by_judge_condition"][name],
+            "human": human_cmp.get(name, dict(_EMPTY_HUMAN)),
+            "length_bias": lb["by_judge"][name] if lb else None,
+        }
+        for j, name in enumerate(table.judges)
+    }
+
+
 def diagnose(
     table: VerdictTable,
     *,
@@ -141,6 +174,7 @@ def diagnose(
     categories: Mapping[str, str] | None = None,
     threshold: Threshold = 0.5,
     gold: Iterable[Mapping[str, Any]] | None = None,
+    selves: Mapping[str, str] | None = None,
 ) -> dict[str, Any]:
     """All diagnostics (schema in the module docstring and docs/diagnose.md), JSON-ready (NaN -> None).
 
@@ -157,15 +191,7 @@ def diagnose(
     votes = votes_table(human_votes, table) if human_votes is not None else None
     human_cmp = judge_vs_human(table, votes) if votes is not None and len(votes) else {}
     lb = length_bias(table, lengths) if lengths else None
-    judges: dict[str, Any] = {}
-    for j, name in enumerate(table.judges):
-        judges[name] = {
-            "counts": table.counts(table.judge == j),
-            "position": position["by_judge"][name],
-            "position_by_condition": position["by_judge_condition"][name],
-            "human": human_cmp.get(name, dict(_EMPTY_HUMAN)),
-            "length_bias": lb["by_judge"][name] if lb else None,
-        }
+    judges = _judge_reports(table, position, human_cmp, lb)
     human = human_ranking(votes) if votes is not None and len(votes) else None
 
     reference = _reference(table, reference_ranking, human, method, options)
@@ -192,5 +218,12 @@ def diagnose(
             table, categories or {}, threshold=threshold, method=method, options=options
         ),
         "gold": gold_report(table, gold, categories or {}) if gold is not None else None,
+        "self_preference": self_preference(table, selves, seed=(options or RatingOptions()).seed)
+        if selves
+        else None,
+        "judge_weights": _judge_weights(table, votes, options),
+        "per_judge": per_judge_rankings(
+            table, threshold=threshold, method=method, options=options, reference=reference["ranking"]
+        ),
     }
     return jsonable(result)  # type: ignore[no-any-return]

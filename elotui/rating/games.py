@@ -48,6 +48,9 @@ class Games:
     n_contestants: int
     counts: dict[str, int]
     prompt: NDArray[np.int32] = field(default_factory=lambda: np.zeros(0, dtype=np.int32))
+    judge: NDArray[np.int32] = field(
+        default_factory=lambda: np.zeros(0, dtype=np.int32)
+    )  # threshold none only
 
     def __len__(self) -> int:
         return len(self.a)
@@ -55,8 +58,15 @@ class Games:
     def select(self, keep: NDArray[np.bool_] | NDArray[np.intp]) -> Games:
         """The games at `keep` (a mask or indices), prompt codes included."""
         prompt = self.prompt[keep] if len(self.prompt) == len(self.a) else self.prompt
+        judge = self.judge[keep] if len(self.judge) == len(self.a) else self.judge
         return Games(
-            self.a[keep], self.b[keep], self.score_a[keep], self.n_contestants, dict(self.counts), prompt
+            self.a[keep],
+            self.b[keep],
+            self.score_a[keep],
+            self.n_contestants,
+            dict(self.counts),
+            prompt,
+            judge,
         )
 
 
@@ -77,7 +87,13 @@ def games(table: VerdictTable, threshold: Threshold, mask: NDArray[np.bool_] | N
         score = np.where(out_v == OUTCOME_FIRST, 1.0, np.where(out_v == OUTCOME_TIE, 0.5, 0.0))
         counts["games"] = len(rows)
         return Games(
-            first[rows].copy(), second[rows].copy(), score, n, counts, table.prompt[rows].astype(np.int32)
+            first[rows].copy(),
+            second[rows].copy(),
+            score,
+            n,
+            counts,
+            table.prompt[rows].astype(np.int32),
+            table.judge[rows].astype(np.int32),
         )
 
     n_cond = max(len(table.conditions), 1)

@@ -73,6 +73,9 @@ class RatingOptions:
     bootstrap: int = 200
     seed: int = 0
     bootstrap_unit: BootstrapUnit = "prompt"
+    # (judge, contestant): that judge's verdicts on that contestant's games left out (`exclude_self`)
+    excluded: tuple[tuple[str, str], ...] = ()
+    judge_weights: str = "equal"  # "learned": Bradley–Terry at threshold none fits a weight per judge
 
     @classmethod
     def from_config(cls, ranking: Any) -> RatingOptions:
@@ -84,6 +87,7 @@ class RatingOptions:
             ranking.bootstrap,
             ranking.seed,
             ranking.bootstrap_unit,
+            judge_weights=getattr(ranking, "judge_weights", "equal"),
         )
 
     def replace(self, **changes: Any) -> RatingOptions:
@@ -97,6 +101,7 @@ class RatingOptions:
             "bootstrap": int(self.bootstrap),
             "seed": int(self.seed),
             "bootstrap_unit": self.bootstrap_unit,
+            "judge_weights": self.judge_weights,
         }
 
     def interval(self, method: str) -> IntervalSpec:
@@ -108,6 +113,17 @@ class RatingOptions:
             else self.bootstrap
         )
         return IntervalSpec("bootstrap" if rounds > 0 else "none", self.bootstrap_unit, LEVEL, rounds)
+
+
+def excluded_mask(table: VerdictTable, excluded: Iterable[tuple[str, str]]) -> NDArray[np.bool_]:
+    """The rows of each (judge, contestant): the judge's verdicts on comparisons that involve the contestant
+    (`[ranking] exclude_self`: a judge does not vote on its own games)."""
+    out = np.zeros(len(table), dtype=bool)
+    for judge, contestant in excluded:
+        if judge in table.judges and contestant in table.contestants:
+            j, c = table.judges.index(judge), table.contestant_index(contestant)
+            out |= (table.judge == j) & ((table.first == c) | (table.second == c))
+    return out
 
 
 def rank(
@@ -131,6 +147,9 @@ def rank(
     judges = list(judges) if judges is not None else None
     conditions = list(conditions) if conditions is not None else None
     mask = table.scope_mask(prompts=prompts, judges=judges, conditions=conditions)
+    if options is not None and options.excluded:
+        keep = ~excluded_mask(table, options.excluded)
+        mask = keep if mask is None else mask & keep
     return rank_games(
         table.contestants,
         games(table, threshold, mask),
@@ -178,7 +197,17 @@ def rank_games(
             "level": LEVEL,
             "orders": int(options.permutations),
         }
-    return build_leaderboard(list(contestants), g, rated, ident, settings)
+    board = build_leaderboard(list(contestants), g, rated, ident, settings)
+    if options.judge_weights == "learned" and not (method == "bt" and threshold == "none"):
+        board.warnings.append(
+            {
+                "kind": "judge_weights_unused",
+                "contestants": [],
+                "message": 'judge_weights = "learned" applies to Bradley–Terry at threshold none (every verdict a '
+                "game, each judge's weight fitted); this view weighs the judges equally",
+            }
+        )
+    return board
 
 
 SCALE_NONE = "every verdict is a game"
@@ -208,6 +237,14 @@ def ratings_for(g: Games, method: str, options: RatingOptions = RatingOptions())
         )
         low, high = _interval(pe.mean, rounds)
         return Rated(pe.mean, low, high, rounds, (pe.low, pe.high))
+    if method == "bt" and o.judge_weights == "learned" and len(g.judge) == len(g.a) and len(g.a):
+        from elotui.rating.judge_weights import judge_aware_ratings
+
+        point, rounds = judge_aware_ratings(g, bootstrap=o.bootstrap, seed=o.seed, unit=o.bootstrap_unit)
+        point = point + float(o.initial_rating)
+        rounds = rounds + float(o.initial_rating)
+        low, high = _interval(point, rounds)
+        return Rated(point, low, high, rounds)
     if method == "bt":
         bt = bradley_terry(
             g, bootstrap=o.bootstrap, seed=o.seed, mean=float(o.initial_rating), unit=o.bootstrap_unit

@@ -16,6 +16,7 @@ from textual.widgets import Label, Static
 
 from elotui.tui.sanitize import one_line
 from elotui.tui.widgets.charts import HeadToHeadGrid, Histogram, RatingChart
+from elotui.tui.widgets.judge_audit_tables import trust_tables
 
 
 def pct(value: float | None) -> str:
@@ -193,6 +194,8 @@ class DiagnosticsPane(VerticalScroll):
             id="diag-prompt-reference-title",
         )
         yield Static(id="diag-prompt-reference")
+        yield Label("Which judge to trust", classes="section-title")
+        yield Static(id="diag-trust")
         yield Label("Ratings over the course of the run", classes="section-title", id="diag-chart-title")
         yield RatingChart(id="diag-chart")
 
@@ -225,6 +228,7 @@ class DiagnosticsPane(VerticalScroll):
         self.query_one("#diag-prompt-reference-title", Label).display = prompt_reference is not None
         self.query_one("#diag-prompt-reference", Static).display = prompt_reference is not None
         self.query_one("#diag-prompt-reference", Static).update(prompt_reference or "")
+        self.query_one("#diag-trust", Static).update(trust_tables(report))
         self.query_one("#diag-chart-title", Label).update(
             f"Ratings over the course of the run ({chart_label})"
         )

@@ -1,0 +1,78 @@
+"""The tournament file's small tables (pydantic models): file references, the simulation, `[data]`,
+`[tournament]`, the baseline design and `[reference]`. The key names are a user-facing contract (see
+elotui.config, which assembles them into the whole file)."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class FileRef(_Strict):
+    """`{ file = "relative/path" }`: text read from a file, relative to the tournament file."""
+
+    file: str
+
+
+TextOrFile = str | FileRef
+
+
+class SimulationConfig(_Strict):
+    """A simulated judge: latent qualities on the Elo scale, plus noise and biases (deterministic per seed).
+
+    P(first wins) = 1 / (1 + 10^(-(q_first - q_second + position_bias + length_term) / 400)) after adding
+    Gaussian noise of sd `noise` to the difference; |difference| < `tie_margin` is a tie.
+    """
+
+    qualities: dict[str, float]
+    noise: float = Field(default=50.0, ge=0, le=10_000)
+    position_bias: float = Field(default=0.0, ge=-10_000, le=10_000)
+    length_bias: float = Field(default=0.0, ge=-10_000, le=10_000)
+    tie_margin: float = Field(default=0.0, ge=0, le=10_000)
+    invalid_rate: float = Field(default=0.0, ge=0, le=1)
+    seed: int = Field(default=0, ge=0, le=2**63 - 1)
+
+
+class DataFields(_Strict):
+    """`[data.fields]`: which field of a data row holds what (a path such as `choices[0].turns[0]`)."""
+
+    prompt_id: str | None = None
+    text: str | None = None
+    category: str | None = None
+    reference_ranking: str | None = None
+    response: str | None = None
+    contestant: str | None = None
+
+
+class DataConfig(_Strict):
+    """`[data]`: prompts and responses from JSONL / JSON / CSV files (see elotui.data_files)."""
+
+    prompts: str | None = None
+    responses: str | None = None
+    missing: Literal["error", "skip-prompt"] = "error"
+    allow_empty: bool = False  # an empty response is judged as it is (a note), not a coverage problem
+    turn: int = Field(default=1, ge=1, le=100)
+    fields: DataFields = Field(default_factory=DataFields)
+
+
+class TournamentMeta(_Strict):
+    name: str = Field(min_length=1)
+    criterion: str = "overall quality: helpfulness, correctness, relevance, depth and clarity of the response"
+    description: str | None = None
+
+
+class BaselinePairs(_Strict):
+    """`pairs = { baseline = "id" }`: every contestant is judged against this one only (AlpacaEval, arena-hard)."""
+
+    baseline: str = Field(min_length=1)
+
+
+class ReferenceConfig(_Strict):
+    votes: str | None = None
+    ranking: list[str] | None = None
+    gold: str | None = None  # gold labels: JSONL rows {prompt, a, b, better} (elotui.rating.gold)
