@@ -80,8 +80,8 @@ def negative_log_likelihood(x: NDArray[np.float64], c: Counted) -> tuple[float, 
     dz = c.wins - c.games * expit(z)  # d log L / dz
     ds = np.bincount(c.first, dz * g[c.judge], n) - np.bincount(c.second, dz * g[c.judge], n)
     dlog_g = np.bincount(c.judge, dz * z, k)
-    ds -= RIDGE_STRENGTH * s
-    dlog_g -= RIDGE_LOG_WEIGHT * log_g
+    ds = ds - RIDGE_STRENGTH * s
+    dlog_g = dlog_g - RIDGE_LOG_WEIGHT * log_g
     grad_s = ds[: n - 1] - ds[n - 1]
     grad_g = dlog_g[: k - 1] - dlog_g[k - 1]
     return nll, -np.concatenate([grad_s, grad_g])
