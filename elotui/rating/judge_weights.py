@@ -78,10 +78,11 @@ def negative_log_likelihood(x: NDArray[np.float64], c: Counted) -> tuple[float, 
     nll = -float((c.wins * log_p + (c.games - c.wins) * log_q).sum())
     nll += 0.5 * (RIDGE_LOG_WEIGHT * float(log_g @ log_g) + RIDGE_STRENGTH * float(s @ s))
     dz = c.wins - c.games * expit(z)  # d log L / dz
-    ds = np.bincount(c.first, dz * g[c.judge], n) - np.bincount(c.second, dz * g[c.judge], n)
-    dlog_g = np.bincount(c.judge, dz * z, k)
-    ds = ds - RIDGE_STRENGTH * s
-    dlog_g = dlog_g - RIDGE_LOG_WEIGHT * log_g
+    pull = dz * g[c.judge]
+    ds: NDArray[np.float64] = (
+        np.bincount(c.first, pull, n) - np.bincount(c.second, pull, n) - RIDGE_STRENGTH * s
+    )
+    dlog_g: NDArray[np.float64] = np.bincount(c.judge, dz * z, k) - RIDGE_LOG_WEIGHT * log_g
     grad_s = ds[: n - 1] - ds[n - 1]
     grad_g = dlog_g[: k - 1] - dlog_g[k - 1]
     return nll, -np.concatenate([grad_s, grad_g])
