@@ -157,6 +157,13 @@ def _clean_only() -> list[Condition]:
 
 class ComparisonConfig(_Strict):
     pairs: Literal["all"] | BaselinePairs = "all"
+    plan: Literal["all", "adaptive"] = (
+        "all"  # adaptive: buy the calls that settle the ranking (elotui.run.adaptive)
+    )
+    settle_confidence: float = Field(default=0.95, ge=0.5, le=0.999)
+    max_calls: int | None = Field(
+        default=None, ge=1, le=100_000_000
+    )  # adaptive: stop after this many verdict calls
     both_orders: bool = True
     samples: int = Field(default=1, ge=1, le=100)
     conditions: list[Condition] = Field(default_factory=_clean_only, min_length=1)

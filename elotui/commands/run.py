@@ -244,6 +244,7 @@ def progress_line(p: Progress) -> str:
     return (
         f"{p.done}/{p.total} ({pct:.0f}%) | {p.rate_per_s:.1f}/s | failed {p.failed} | invalid {p.invalid} | "
         f"ETA {_duration(p.eta_s)} | tokens {p.input_tokens:,} in / {p.output_tokens:,} out{cost}"
+        + (f" | {p.adaptive}" if p.adaptive else "")
     )
 
 
@@ -288,6 +289,8 @@ def _headless(
     runner = Runner(tournament, store, on_event=reporter, max_cost=max_cost, no_delay=no_delay, force=force)
     result = asyncio.run(runner.run())
     print_leaderboard(tournament, store, sys.stdout)
+    if result.adaptive:
+        print(f"adaptive plan: {result.adaptive}", file=sys.stderr)
     if result.state == "budget":
         print(
             f"budget reached: {result.done}/{result.total} calls answered, cost ${result.cost:.4f} "

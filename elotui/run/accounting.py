@@ -77,4 +77,5 @@ def progress_of(run: Any) -> Progress:
         estimated_total_cost=estimated,
         elapsed_s=run._meter.elapsed(),
         judges=run.judge_counts(),
+        adaptive=run.adaptive_status,
     )

@@ -80,6 +80,9 @@ class Progress:
     judges: Mapping[str, JudgeCounts] = field(
         default_factory=dict
     )  # a copy of the runner's per-endpoint counts
+    adaptive: str | None = (
+        None  # plan = "adaptive": how settled the ranking is and the share of the plan bought
+    )
 
 
 @dataclass(frozen=True)
@@ -95,6 +98,7 @@ class RunFinished:
     total: int
     failed: list[str] = field(default_factory=list)  # human-readable descriptions of calls failed for good
     cost: float = 0.0
+    adaptive: str | None = None  # plan = "adaptive": why it stopped (settled, open gaps, budget)
 
 
 Event = (

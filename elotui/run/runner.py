@@ -106,6 +106,7 @@ class Runner:
         self._meter = RateMeter()
         self._last_progress = 0.0
         self._progress_dirty = True
+        self.adaptive_status: str | None = None  # plan = "adaptive" (elotui.run.adaptive_run)
 
     # --- control ------------------------------------------------------------------------------------------
 
@@ -160,7 +161,13 @@ class Runner:
             if pending_prereqs:
                 verdicts, answered = await self._produce_texts(pending_prereqs, prereqs)
             pending = [c for c in verdicts.calls if c.key not in answered]
-            if not self._stopping and not self._budget_hit:
+            if self.stopping:
+                pass
+            elif self.tournament.spec.comparison.plan == "adaptive":
+                from elotui.run.adaptive_run import run_adaptive
+
+                await run_adaptive(self, verdicts, answered)
+            else:
                 await self._execute(pending)
             final_state = "stopped" if self._stopping else "budget" if self._budget_hit else "finished"
         except (asyncio.CancelledError, KeyboardInterrupt):
@@ -175,10 +182,21 @@ class Runner:
             total=self.total,
             failed=list(self._failures),
             cost=self._acct.cost,
+            adaptive=self.adaptive_status,
         )
         self._set_state(final_state, "run ended")
         self._emit(result)
         return result
+
+    @property
+    def stopping(self) -> bool:
+        """Stopped (Ctrl-C, quit) or at the budget: no new calls."""
+        return self._stopping or self._budget_hit
+
+    async def execute(self, calls: list[Call]) -> None:
+        """Send these calls (the adaptive loop's batches; see _execute)."""
+        await self._execute(calls)
+        self._emit_progress(force=True)
 
     def _prepare(self) -> tuple[list[Call], VerdictCalls, set[str]]:
         """The prerequisite and verdict calls, the plan stored, and which calls the store already answered."""

@@ -1,0 +1,128 @@
+"""`[comparison] plan = "adaptive"` through the real runner with simulated judges: it stops settled with a fraction
+of the full plan's calls, ranks like the full plan, and a stopped run resumes to exactly the calls one
+uninterrupted run buys (never repeating an answered one)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from elotui.cli import main
+from elotui.config import load_tournament
+from elotui.session import TournamentSession
+from elotui.store import Store
+
+NAMES = [f"m{i:02d}" for i in range(10)]
+PROMPTS = 20
+
+
+def _write(folder: Path, extra: str = "") -> Path:
+    folder.mkdir(parents=True, exist_ok=True)
+    qualities = ", ".join(f'"{c}" = {1400 - 150 * i}' for i, c in enumerate(NAMES))
+    prompts = "".join(
+        f'[[prompts]]\nid = "p{p}"\ntext = "question {p}"\n[prompts.responses]\n'
+        + "".join(f'"{c}" = "answer {c} {p}"\n' for c in NAMES)
+        for p in range(PROMPTS)
+    )
+    judges = "".join(
+        f'[[judges]]\nid = "j{k}"\nprovider = "simulated"\n[judges.simulation]\nnoise = {100 + 60 * k}\n'
+        f"position_bias = {40 - 40 * k}\nseed = {k}\nqualities = {{ {qualities} }}\n"
+        for k in range(2)
+    )
+    contestants = "".join(f'[[contestants]]\nid = "{c}"\n' for c in NAMES)
+    path = folder / "t.toml"
+    path.write_text(
+        f'[tournament]\nname = "adaptive"\n[comparison]\nplan = "adaptive"\n{extra}\n[ranking]\nmethod = "bt"\n'
+        f'threshold = "none"\nbootstrap = 50\n{contestants}{prompts}{judges}',
+        encoding="utf-8",
+    )
+    return path
+
+
+def _answered(path: Path, store: Path) -> set[tuple[str, ...]]:
+    t = load_tournament(path)
+    with Store.open_for(t, store) as s:
+        return {(r.prompt, r.first, r.second, r.judge) for r in s.plan_verdicts() if r.status != "missing"}
+
+
+def test_adaptive_stops_settled_with_a_fraction_of_the_calls(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("ELOTUI_NO_SHARED_CACHE", "1")
+    path = _write(tmp_path)
+    store = tmp_path / "s.sqlite"
+    assert main(["run", str(path), "--headless", "--no-delay", "--store", str(store)]) == 0
+    err = capsys.readouterr().err
+    assert "adaptive plan: settled:" in err and "· settled" in err
+    bought = _answered(path, store)
+    full = PROMPTS * 45 * 2 * 2
+    assert 0 < len(bought) < 0.6 * full
+    t = load_tournament(path)
+    with Store.open_for(t, store) as s:
+        board = TournamentSession(t, s).leaderboard()
+    assert [r.contestant for r in board.rows] == NAMES  # 150 points apart: the true order
+
+
+def test_a_stopped_adaptive_run_resumes_to_the_same_calls(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("ELOTUI_NO_SHARED_CACHE", "1")
+    whole = tmp_path / "whole"
+    path = _write(whole)
+    assert main(["run", str(path), "--headless", "--no-delay", "--store", str(whole / "s.sqlite")]) == 0
+    want = _answered(path, whole / "s.sqlite")
+    part = tmp_path / "part"
+    limited = _write(part, "max_calls = 200")
+    assert main(["run", str(limited), "--headless", "--no-delay", "--store", str(part / "s.sqlite")]) == 0
+    assert "max_calls 200 reached" in capsys.readouterr().err
+    first = _answered(limited, part / "s.sqlite")
+    assert 0 < len(first) <= 200 and first < want
+    _write(part)  # the same file without the limit: the run resumes from what the store answered
+    assert (
+        main(
+            [
+                "run",
+                str(path.parent.parent / "part" / "t.toml"),
+                "--headless",
+                "--no-delay",
+                "--store",
+                str(part / "s.sqlite"),
+            ]
+        )
+        == 0
+    )
+    assert _answered(path, part / "s.sqlite") == want
+
+
+def test_adaptive_replay_of_vicuna80_ranks_like_the_full_tournament_with_under_half_the_calls(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Adaptive "buys" recorded verdicts (the rest are never read) and stops settled with the full ranking."""
+    from tests.samples.sample_paths import SAMPLES
+
+    monkeypatch.setenv("ELOTUI_NO_SHARED_CACHE", "1")
+    sample = SAMPLES / "vicuna80"
+    for name in ("questions.jsonl", "answers.jsonl", "verdicts.jsonl.gz", "human_votes.jsonl.gz"):
+        (tmp_path / name).symlink_to(sample / name)
+    text = (
+        (sample / "tournament.toml")
+        .read_text(encoding="utf-8")
+        .replace("both_orders = true\n", 'both_orders = true\nplan = "adaptive"\n', 1)
+    )
+    path = tmp_path / "t.toml"
+    path.write_text(text, encoding="utf-8")
+    adaptive_store, full_store = tmp_path / "a.sqlite", tmp_path / "f.sqlite"
+    assert main(["run", str(path), "--headless", "--no-delay", "--store", str(adaptive_store)]) == 0
+    assert (
+        main(["run", str(sample / "tournament.toml"), "--headless", "--no-delay", "--store", str(full_store)])
+        == 0
+    )
+    answered = _answered(path, adaptive_store)
+    assert len(answered) <= 0.5 * 8000
+    boards = []
+    for tournament, store in ((path, adaptive_store), (sample / "tournament.toml", full_store)):
+        t = load_tournament(tournament)
+        with Store.open_for(t, store) as s:
+            boards.append([r.contestant for r in TournamentSession(t, s).leaderboard().rows])
+    assert boards[0] == boards[1]
