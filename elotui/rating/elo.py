@@ -166,7 +166,8 @@ def elo_rounds(
     A round's mean of a few orders still carries order noise (variance = the single-order variance / `orders`),
     which does not shrink as games are added. It is removed: the single-order variance is estimated from the
     spread of the orders within each round, and every round's deviation from the rounds' mean is scaled by
-    sqrt(1 - order variance / total variance) per contestant, so the replicates vary by the resampling alone."""
+    sqrt(1 - order variance / total variance) per contestant, so the replicates vary by the resampling alone
+    (left unscaled for a contestant whose estimated order variance reaches the total: no zero-width interval)."""
     n = g.n_contestants
     if rounds <= 0 or len(g) == 0:
         return np.zeros((0, n))
@@ -200,7 +201,10 @@ def elo_rounds(
     total = out.var(axis=0, ddof=1) if rounds > 1 else np.zeros(n)
     order_noise = within.mean(axis=0) / max(orders, 1)
     with np.errstate(invalid="ignore", divide="ignore"):
-        scale = np.sqrt(np.clip(1.0 - np.where(total > 0, order_noise / total, 0.0), 0.0, 1.0))
+        share = np.where(total > 0, order_noise / total, 0.0)
+    # Where the order noise estimate reaches the whole spread, the resampling's own share cannot be told from
+    # these rounds: the replicates are left as they are (conservative) instead of collapsing to a point.
+    scale = np.where(share < 1.0, np.sqrt(np.clip(1.0 - share, 0.0, 1.0)), 1.0)
     centre = out.mean(axis=0)
     return small_sample_corrected(centre + (out - centre) * scale, clusters_of(g, unit))
 

@@ -139,3 +139,17 @@ def test_diagnose_reads_the_run_store(run_store: Path, tmp_path: Path) -> None:
     text_out = tmp_path / "diagnose.txt"
     assert main(["diagnose", str(TOURNAMENT), "--store", str(run_store), "-o", str(text_out)]) == 0
     assert "human" in text_out.read_text(encoding="utf-8").lower()
+
+
+def test_no_elo_interval_collapses_to_a_point_on_guanaco(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Regression: where the order-noise estimate reached a contestant's whole bootstrap spread, its 95 % interval
+    collapsed to one value beside the point (guanaco-33b: 987.3 with [994.2, 994.2])."""
+    guanaco = SAMPLES / "guanaco" / "tournament.toml"
+    store = tmp_path / "s.sqlite"
+    assert main(["run", str(guanaco), "--headless", "--no-delay", "--store", str(store)]) == 0
+    capsys.readouterr()
+    assert main(["export", str(guanaco), "--store", str(store), "--format", "json"]) == 0
+    rows = json.loads(capsys.readouterr().out)["rows"]
+    for r in rows:
+        assert r["ci_high"] - r["ci_low"] > 5, r["contestant"]
+        assert r["ci_low"] <= r["rating"] <= r["ci_high"], r["contestant"]
