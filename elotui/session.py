@@ -132,8 +132,8 @@ class TournamentSession:
         if judge is not None and judge not in t.judge_ids:
             raise UserError(f"judge '{judge}' is not in {t.path.name} (judges: {', '.join(t.judge_ids)})")
         judges = [judge] if judge is not None else None
-        if chosen == "none" and chosen_method == "elo" and judges is None and not self.options.excluded:
-            board = self._from_tally(scope, tally)
+        if chosen == "none" and chosen_method in ("elo", "bt") and self._tally_will_do(judges):
+            board = self._from_tally(scope, tally, chosen_method)
             if board is not None:
                 return board
         rows = self.store.plan_verdicts()
@@ -152,17 +152,25 @@ class TournamentSession:
         )
         return self.note_design(board)
 
-    def _from_tally(self, scope: list[str] | None, tally: list[TallyRow] | None) -> Leaderboard | None:
-        """Permutation-averaged Elo over the No-Threshold games needs only their multiset: counted in SQL (a few
-        hundred rows), not one Python row per verdict. Same games, codes and ratings as the table path (None: a
-        verdict names an undeclared contestant, the table path then)."""
+    def _tally_will_do(self, judges: list[str] | None) -> bool:
+        """Whether the verdict counts carry all a No-Threshold view needs: no judge scope or exclusion, no learned
+        judge weights (those need each verdict's judge)."""
+        return judges is None and not self.options.excluded and self.options.judge_weights == "equal"
+
+    def _from_tally(
+        self, scope: list[str] | None, tally: list[TallyRow] | None, method: str = "elo"
+    ) -> Leaderboard | None:
+        """Permutation-averaged Elo and Bradley–Terry over the No-Threshold games need only their multiset (with
+        prompt codes, for the prompt bootstrap): counted in SQL (a few hundred rows), not one Python row per
+        verdict. Same games, codes and ratings as the table path (None: a verdict names an undeclared contestant,
+        the table path then)."""
         t = self.tournament
         tally = self.store.verdict_tally(scope) if tally is None else tally
         g = games_from_tally(tally, t.contestant_ids, t.prompt_ids) if tally else None
         if g is None:
             return None
         board = rank_games(
-            list(t.contestant_ids), g, threshold="none", method="elo", options=self.options, prompts=scope
+            list(t.contestant_ids), g, threshold="none", method=method, options=self.options, prompts=scope
         )
         return self.note_design(board)
 

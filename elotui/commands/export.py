@@ -68,13 +68,7 @@ def run(args: argparse.Namespace) -> int:
     store: Store | None = None
     early: EarlyTally | None = None
     plain = args.category is None and args.judge is None
-    if (
-        args.store
-        and args.threshold == "none"
-        and args.method != "bt"
-        and plain
-        and Path(args.store).is_file()
-    ):
+    if args.store and args.threshold == "none" and plain and Path(args.store).is_file():
         store = Store(args.store)
         early = EarlyTally(store, [args.prompt] if args.prompt is not None else None)
     try:

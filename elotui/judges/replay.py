@@ -7,6 +7,7 @@ starts with "missing:" (the comparison is reported, not invented).
 
 from __future__ import annotations
 
+import functools
 from collections import defaultdict
 from pathlib import Path
 
@@ -16,6 +17,16 @@ from elotui.judges.offline import answer_offline
 from elotui.verdict_log import VerdictRow, content_hash, read_log
 
 IndexKey = tuple[str, str, str, str]
+
+
+@functools.lru_cache(maxsize=4)
+def log_index(path: Path, content_hash: str) -> dict[str, dict[IndexKey, list[VerdictRow]]]:
+    """A verdict log's rows by judge, then by presentation, in log order: parsed once per (file, content) and
+    shared by every replay judge that reads it (five judges on one log: one parse, not five). Read-only."""
+    index: dict[str, dict[IndexKey, list[VerdictRow]]] = defaultdict(lambda: defaultdict(list))
+    for row in read_log(path):
+        index[row["judge"]][(row["prompt"], row["first"], row["second"], row["condition"])].append(row)
+    return {judge: dict(rows) for judge, rows in index.items()}
 
 
 class ReplayJudge:
@@ -41,13 +52,9 @@ class ReplayJudge:
         }
 
     def index(self) -> dict[IndexKey, list[VerdictRow]]:
-        """The log's rows for this judge, by presentation, read once."""
+        """The log's rows for this judge, by presentation (the log is parsed once for every judge reading it)."""
         if self._index is None:
-            index: dict[IndexKey, list[VerdictRow]] = defaultdict(list)
-            for row in read_log(self.path):
-                if row["judge"] == self.replay_name:
-                    index[(row["prompt"], row["first"], row["second"], row["condition"])].append(row)
-            self._index = dict(index)
+            self._index = log_index(self.path, self.content_hash).get(self.replay_name, {})
         return self._index
 
     def lookup(self, prompt: str, first: str, second: str, condition: str, sample: int) -> VerdictRow | None:

@@ -12,7 +12,7 @@ from elotui.session import TournamentSession
 from elotui.store import CallRecord, PlanRow
 
 
-def _table_board(filled, prompts=None):  # type: ignore[no-untyped-def]
+def _table_board(filled, prompts=None, method="elo"):  # type: ignore[no-untyped-def]
     s = filled.tournament.spec.ranking
     table = VerdictTable.from_rows(
         filled.store.plan_verdicts(),
@@ -23,7 +23,7 @@ def _table_board(filled, prompts=None):  # type: ignore[no-untyped-def]
     return rank(
         table,
         threshold="none",
-        method="elo",
+        method=method,
         options=RatingOptions.from_config(s),
         prompts=prompts,
     )
@@ -65,6 +65,20 @@ def test_export_none_elo_equals_the_table_path(filled) -> None:
             **expected.settings,
             "design": {"pairs": "all"},
         }  # the session adds the design
+
+
+def test_export_none_bt_from_the_counts_equals_the_table_path(filled) -> None:
+    import pytest
+
+    for prompt, scope in ((None, None), ("p2", ["p2"])):
+        session = TournamentSession(filled.tournament, filled.store)
+        board = session.leaderboard(threshold="none", method="bt", prompt=prompt)
+        expected = _table_board(filled, scope, method="bt")
+        assert board.counts == expected.counts
+        for got, want in zip(board.rows, expected.rows, strict=True):
+            assert got.contestant == want.contestant and got.games == want.games
+            for name in ("rating", "ci_low", "ci_high", "gap_to_next", "order_confidence"):
+                assert getattr(got, name) == pytest.approx(getattr(want, name), abs=1e-9), name
 
 
 def test_an_undeclared_contestant_falls_back_to_the_table(filled) -> None:

@@ -89,3 +89,23 @@ def test_wheel_contains_the_bundled_themes(tmp_path: Path) -> None:
         "elotui/tui/elotui.tcss",
     ):
         assert data in names, f"{data} missing from the wheel"
+
+
+def test_importing_elotui_pins_blas_to_one_thread_unless_the_user_chose() -> None:
+    import os
+    import subprocess
+    import sys
+
+    code = (
+        "import elotui, numpy, os; print(os.environ['OPENBLAS_NUM_THREADS'], os.environ['OMP_NUM_THREADS'])"
+    )
+    env = {k: v for k, v in os.environ.items() if not k.endswith("_NUM_THREADS")}
+    out = subprocess.run(
+        [sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True
+    ).stdout
+    assert out.split() == ["1", "1"]
+    env["OPENBLAS_NUM_THREADS"] = "3"
+    out = subprocess.run(
+        [sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True
+    ).stdout
+    assert out.split()[0] == "3"

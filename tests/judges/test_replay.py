@@ -162,3 +162,24 @@ async def test_delay_ms_is_applied(tmp_path: Path) -> None:
     )
     r = await judge.judge(ask("q1", "a", "b"))
     assert r.status == "ok" and r.latency_ms is not None and r.latency_ms >= 30
+
+
+def test_judges_reading_one_log_share_one_parse(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    from elotui.config import load_tournament
+    from elotui.judges import replay
+    from tests.samples.sample_paths import SAMPLES
+
+    t = load_tournament(SAMPLES / "vicuna80" / "tournament.toml")
+    replay.log_index.cache_clear()
+    calls = []
+    real = replay.read_log
+
+    def counting(path):  # type: ignore[no-untyped-def]
+        calls.append(path)
+        return real(path)
+
+    monkeypatch.setattr(replay, "read_log", counting)
+    judges = [replay.ReplayJudge(j, judge_id=j.id, base_dir=t.base_dir) for j in t.spec.judges]
+    sizes = [len(j.index()) for j in judges]
+    assert len(judges) == 5 and len(calls) == 1
+    assert sizes == [80 * 20] * 5  # each judge sees its own rows only

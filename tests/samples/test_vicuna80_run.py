@@ -141,7 +141,9 @@ def test_diagnose_reads_the_run_store(run_store: Path, tmp_path: Path) -> None:
     assert "human" in text_out.read_text(encoding="utf-8").lower()
 
 
-def test_no_elo_interval_collapses_to_a_point_on_guanaco(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_no_elo_interval_collapses_to_a_point_on_guanaco(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     """Regression: where the order-noise estimate reached a contestant's whole bootstrap spread, its 95 % interval
     collapsed to one value beside the point (guanaco-33b: 987.3 with [994.2, 994.2])."""
     guanaco = SAMPLES / "guanaco" / "tournament.toml"
