@@ -426,7 +426,7 @@ class ElotuiApp(AppActions, App[int]):
             failed=plan.failed,
             invalid=plan.invalid,
             ranking_note="" if self.board_version == self.ranking.version else "ranking…",
-            detail=self.watch_detail,
+            detail=self.watch_detail or (m.progress.adaptive if m.progress and m.progress.adaptive else ""),
         )
         bar = self._view(StatusBar)
         if bar is not None:

@@ -151,16 +151,19 @@ class RunMonitor:
         if self.result is not None:
             return []
         self.result, self.state, self.reload_wanted = result, result.state, True
+        notices = []
+        if result.adaptive:
+            notices.append(Notice(result.adaptive, "adaptive plan", "information", 15))
         if result.failed:
-            return [
+            notices.append(
                 Notice(
                     f"{len(result.failed)} call(s) failed for good; they are retried on the next run",
                     "run finished",
                     "warning",
                     15,
                 )
-            ]
-        return []
+            )
+        return notices
 
     def take_pending(self) -> list[PlanVerdict]:
         rows, self.pending = self.pending, []
