@@ -157,6 +157,8 @@ def _clean_only() -> list[Condition]:
 
 class ComparisonConfig(_Strict):
     pairs: Literal["all"] | BaselinePairs = "all"
+    # both_orders = false: each presentation's seat order, seeded by perturbation_seed ("random"), or as declared
+    single_order: Literal["random", "declared"] = "random"
     plan: Literal["all", "adaptive"] = (
         "all"  # adaptive: buy the calls that settle the ranking (elotui.run.adaptive)
     )
@@ -197,15 +199,23 @@ class RankingConfig(_Strict):
     bootstrap: int = Field(default=200, ge=0, le=10_000)
     bootstrap_unit: Literal["prompt", "game"] = "prompt"
     seed: int = Field(default=0, ge=0, le=2**63 - 1)
-    judge_weights: Literal["equal", "learned"] = (
-        "equal"  # learned: judge-aware Bradley–Terry (threshold none)
-    )
+    # "learned": judge-aware Bradley–Terry; position_effect: a first-slot advantage per judge (both: threshold none)
+    judge_weights: Literal["equal", "learned"] = "equal"
+    position_effect: bool = False
     exclude_self: bool = False  # leave out each judge's verdicts on its own contestant's comparisons
 
     @field_validator("threshold", mode="before")
     @classmethod
     def _threshold(cls, value: Any) -> Threshold:
         return parse_threshold(value)
+
+    @model_validator(mode="after")
+    def _one_model(self) -> RankingConfig:
+        if self.position_effect and self.judge_weights == "learned":
+            raise ValueError(
+                'position_effect and judge_weights = "learned" are two different models: choose one'
+            )
+        return self
 
 
 class TournamentFile(_Strict):

@@ -311,6 +311,7 @@ class DiagnoseReport(TypedDict):
     per_category: PerCategory | None
     gold: dict[str, Any] | None  # elotui.rating.gold: the judges against [reference] gold
     self_preference: dict[str, Any] | None  # elotui.rating.judge_audit
+    position_effect: dict[str, Any]  # rating.position_bt: each judge's first-slot advantage (Elo points)
     judge_weights: (
         dict[str, Any] | None
     )  # elotui.rating.judge_weights: learned weights, ratings, human agreement

@@ -155,7 +155,8 @@ class TournamentSession:
     def _tally_will_do(self, judges: list[str] | None) -> bool:
         """Whether the verdict counts carry all a No-Threshold view needs: no judge scope or exclusion, no learned
         judge weights (those need each verdict's judge)."""
-        return judges is None and not self.options.excluded and self.options.judge_weights == "equal"
+        o = self.options
+        return judges is None and not o.excluded and o.judge_weights == "equal" and not o.position_effect
 
     def _from_tally(
         self, scope: list[str] | None, tally: list[TallyRow] | None, method: str = "elo"

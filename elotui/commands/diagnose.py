@@ -113,6 +113,7 @@ def write_text(report: Mapping[str, Any], out: IO[str]) -> None:
         _category_section,
         _gold_section,
         _self_section,
+        _position_effect_section,
         _weights_section,
         _per_judge_section,
     ):
@@ -283,6 +284,26 @@ def _self_section(report: Mapping[str, Any], out: IO[str]) -> None:
         out,
         "Self-preference (a judge's win rate for its own contestant vs the other judges')",
         table_lines(header, rows),
+    )
+
+
+def _position_effect_section(report: Mapping[str, Any], out: IO[str]) -> None:
+    pe = report.get("position_effect")
+    if not pe:
+        return
+    rows = [
+        [
+            judge,
+            f"{v['elo_points']:+.0f}",
+            f"[{v['ci_low']:+.0f}, {v['ci_high']:+.0f}]" if v.get("ci_low") is not None else "—",
+            _pct(report["judges"].get(judge, {}).get("position", {}).get("first_slot_share")),
+        ]
+        for judge, v in pe.items()
+    ]
+    _section(
+        out,
+        "First-slot advantage in Elo points (Bradley–Terry with a position term per judge; + favours Response A)",
+        table_lines(["judge", "advantage", "95 % (prompts)", "first-slot share"], rows),
     )
 
 

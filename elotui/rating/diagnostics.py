@@ -57,6 +57,7 @@ from elotui.rating.human import human_ranking, judge_vs_human, votes_table
 from elotui.rating.judge_audit import per_judge_rankings, self_preference
 from elotui.rating.judge_weights import human_items, judge_weighted, weighted_vote_accuracy
 from elotui.rating.leaderboard import RatingOptions, ratings_for
+from elotui.rating.position_bt import first_slot_advantage
 from elotui.rating.prompt_reference import per_prompt_reference
 from elotui.rating.stability import position_report
 from elotui.rating.table import VerdictTable
@@ -222,6 +223,7 @@ def diagnose(
         if selves
         else None,
         "judge_weights": _judge_weights(table, votes, options),
+        "position_effect": first_slot_advantage(table, seed=(options or RatingOptions()).seed),
         "per_judge": per_judge_rankings(
             table, threshold=threshold, method=method, options=options, reference=reference["ranking"]
         ),

@@ -76,6 +76,7 @@ class RatingOptions:
     # (judge, contestant): that judge's verdicts on that contestant's games left out (`exclude_self`)
     excluded: tuple[tuple[str, str], ...] = ()
     judge_weights: str = "equal"  # "learned": Bradley–Terry at threshold none fits a weight per judge
+    position_effect: bool = False  # Bradley–Terry at threshold none fits a first-slot advantage per judge
 
     @classmethod
     def from_config(cls, ranking: Any) -> RatingOptions:
@@ -88,6 +89,7 @@ class RatingOptions:
             ranking.seed,
             ranking.bootstrap_unit,
             judge_weights=getattr(ranking, "judge_weights", "equal"),
+            position_effect=bool(getattr(ranking, "position_effect", False)),
         )
 
     def replace(self, **changes: Any) -> RatingOptions:
@@ -102,6 +104,7 @@ class RatingOptions:
             "seed": int(self.seed),
             "bootstrap_unit": self.bootstrap_unit,
             "judge_weights": self.judge_weights,
+            "position_effect": self.position_effect,
         }
 
     def interval(self, method: str) -> IntervalSpec:
@@ -207,6 +210,15 @@ def rank_games(
                 "game, each judge's weight fitted); this view weighs the judges equally",
             }
         )
+    if options.position_effect and not (method == "bt" and threshold == "none"):
+        board.warnings.append(
+            {
+                "kind": "position_effect_unused",
+                "contestants": [],
+                "message": "position_effect applies to Bradley–Terry at threshold none (a first-slot advantage "
+                "fitted per judge); this view has no position term",
+            }
+        )
     return board
 
 
@@ -237,6 +249,15 @@ def ratings_for(g: Games, method: str, options: RatingOptions = RatingOptions())
         )
         low, high = _interval(pe.mean, rounds)
         return Rated(pe.mean, low, high, rounds, (pe.low, pe.high))
+    if method == "bt" and o.position_effect and len(g.judge) == len(g.a) and len(g.a):
+        from elotui.rating.position_bt import position_aware_ratings
+
+        point, rounds, _ = position_aware_ratings(
+            g, bootstrap=o.bootstrap, seed=o.seed, unit=o.bootstrap_unit
+        )
+        point, rounds = point + float(o.initial_rating), rounds + float(o.initial_rating)
+        low, high = _interval(point, rounds)
+        return Rated(point, low, high, rounds)
     if method == "bt" and o.judge_weights == "learned" and len(g.judge) == len(g.a) and len(g.a):
         from elotui.rating.judge_weights import judge_aware_ratings
 

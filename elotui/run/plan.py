@@ -23,6 +23,7 @@ instead of "all of one pair (or one prompt) first".
 from __future__ import annotations
 
 import gc
+import hashlib
 from collections import Counter
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -150,6 +151,16 @@ def unit_order(prompts: list[str], rounds: list[list[tuple[str, str]]]) -> list[
     ]
 
 
+def seat_flipped(seed: int, prompt: str, a: str, b: str, condition: str, sample: int) -> bool:
+    """With one order per presentation (`both_orders = false`, `single_order = "random"`): whether the
+    later-declared contestant is shown first — a fair coin, seeded, the same for every judge of the presentation.
+    Position bias then averages out instead of always favouring the earlier-declared contestant."""
+    digest = hashlib.sha256(
+        f"elotui-seat\x00{seed}\x00{prompt}\x00{a}\x00{b}\x00{condition}\x00{sample}".encode()
+    )
+    return digest.digest()[0] & 1 == 1
+
+
 def build_plan(tournament: Tournament) -> Plan:
     with gc_paused():
         return _build_plan(tournament)
@@ -161,13 +172,19 @@ def _build_plan(tournament: Tournament) -> Plan:
     judges = tournament.judge_ids
     orders = 2 if comparison.both_orders else 1
     out: list[Comparison] = []
+    random_seat = orders == 1 and comparison.single_order == "random"
     for prompt, (a, b) in unit_order(tournament.prompt_ids, comparison_rounds(tournament)):
         for condition in comparison.conditions:
             for sample in range(comparison.samples):
+                first, second = a, b
+                if random_seat and seat_flipped(
+                    comparison.perturbation_seed, prompt, a, b, condition, sample
+                ):
+                    first, second = b, a
                 for judge in judges:
-                    out.append(Comparison(prompt, a, b, judge, condition, sample))
+                    out.append(Comparison(prompt, first, second, judge, condition, sample))
                     if orders == 2:
-                        out.append(Comparison(prompt, b, a, judge, condition, sample))
+                        out.append(Comparison(prompt, second, first, judge, condition, sample))
     generations = tuple(
         Generation(p.id, c.id)
         for p in spec.prompts
