@@ -350,33 +350,10 @@ def _gold_section(report: Mapping[str, Any], out: IO[str]) -> None:
     gold = report.get("gold")
     if gold is None:
         return
-    rows = [
-        [
-            judge,
-            str(g["planned"]),
-            _pct(g["accuracy_all"]),
-            _pct(g["accuracy_valid"]),
-            _pct(g["accuracy_by_seat"]["first"]),
-            _pct(g["accuracy_by_seat"]["second"]),
-            _pct(g["both_correct"]),
-            _pct(g["agreement"]),
-            _pct(g["agreement_llmbar"]),
-            _num(g["cohen_kappa"]),
-        ]
-        for judge, g in gold["by_judge"].items()
-    ]
-    header = [
-        "judge",
-        "planned",
-        "accuracy",
-        "of valid",
-        "seat 1st",
-        "seat 2nd",
-        "both",
-        "agree",
-        "agree*",
-        "κ",
-    ]
+    from elotui.rating.gold import GOLD_HEADER, gold_cells
+
+    rows = [gold_cells(judge, g) for judge, g in gold["by_judge"].items()]
+    header = list(GOLD_HEADER)
     lines = table_lines(header, rows)
     lines.append(
         "accuracy: invalid/failed counted wrong · of valid: over valid verdicts · both: both orders correct · "

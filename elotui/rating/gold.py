@@ -156,3 +156,29 @@ def gold_report(
             for c in sorted(set(categories.values()))
         }
     return report
+
+
+GOLD_HEADER = ("judge", "accuracy", "of valid", "seat 1st", "seat 2nd", "both", "agree", "agree*", "κ")
+
+
+def gold_cells(judge: str, g: Mapping[str, Any]) -> list[str]:
+    """One judge's audit as the cells of GOLD_HEADER (percentages, κ to 3 places; "—" where undefined)."""
+
+    def missing(value: Any) -> bool:
+        return value is None or bool(np.isnan(value))
+
+    def pct(value: Any) -> str:
+        return "—" if missing(value) else f"{100 * value:.1f}%"
+
+    kappa = g["cohen_kappa"]
+    return [
+        judge,
+        pct(g["accuracy_all"]),
+        pct(g["accuracy_valid"]),
+        pct(g["accuracy_by_seat"]["first"]),
+        pct(g["accuracy_by_seat"]["second"]),
+        pct(g["both_correct"]),
+        pct(g["agreement"]),
+        pct(g["agreement_llmbar"]),
+        "—" if missing(kappa) else f"{kappa:.3f}",
+    ]

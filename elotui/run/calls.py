@@ -22,7 +22,7 @@ from elotui.judges.base import Judge, Presentation
 from elotui.run.keys import Escaper, call_key, canonical_json, key_of_parts, presentation_json, text_key
 from elotui.run.perturb import perturb
 from elotui.run.plan import Comparison, Plan, gc_paused
-from elotui.run.prompts import PromptBuilder, RenderedPrompt
+from elotui.run.prompts import MessageParts, PromptBuilder, RenderedPrompt
 from elotui.store import PlanRow, Store
 from elotui.vocab import CallKind, cost_of, tokens_in_text
 
@@ -35,7 +35,7 @@ def generator_id(contestant: str) -> str:
 
 
 @dataclass
-class Call:
+class Call(MessageParts):
     """One distinct model call."""
 
     key: str
@@ -50,16 +50,8 @@ class Call:
     contestant: str | None = None  # generation: the contestant
     rows: int = 1  # plan rows answered by this call
 
-    @property
-    def system(self) -> str:
-        return "".join(self.system_parts)
-
-    @property
-    def user(self) -> str:
-        return "".join(self.user_parts)
-
     def estimated_input_tokens(self) -> int:
-        return tokens_in_text(sum(map(len, self.system_parts)) + sum(map(len, self.user_parts)))
+        return tokens_in_text(self.chars)
 
     def describe(self) -> str:
         if self.presentation is not None:

@@ -113,16 +113,11 @@ def neutralise(text: str, boundary: str) -> str:
     return text
 
 
-@dataclass(frozen=True)
-class RenderedPrompt:
-    """A judge prompt as the pieces it is made of (template text, prompt, responses...): `system` and `user`
-    join them on demand, so a plan of a million calls keys them without holding a million messages."""
+class MessageParts:
+    """The system and user messages of a call as the pieces they are made of, joined on demand."""
 
     system_parts: tuple[str, ...]
     user_parts: tuple[str, ...]
-    first_text: str  # the response shown as A, as inserted (after perturbation and neutralising)
-    second_text: str
-    example: Example | None = None
 
     @property
     def system(self) -> str:
@@ -136,6 +131,18 @@ class RenderedPrompt:
     def chars(self) -> int:
         """len(system) + len(user), without joining them."""
         return sum(map(len, self.system_parts)) + sum(map(len, self.user_parts))
+
+
+@dataclass(frozen=True)
+class RenderedPrompt(MessageParts):
+    """A judge prompt as the pieces it is made of (template text, prompt, responses...): `system` and `user`
+    join them on demand, so a plan of a million calls keys them without holding a million messages."""
+
+    system_parts: tuple[str, ...]
+    user_parts: tuple[str, ...]
+    first_text: str  # the response shown as A, as inserted (after perturbation and neutralising)
+    second_text: str
+    example: Example | None = None
 
 
 class PromptBuilder:

@@ -28,13 +28,13 @@ sys.path.insert(0, str(ROOT))
 
 from elotui.config import load_tournament
 from elotui.session import TournamentSession
-from elotui.store import CallRecord, PlanRow, Store
+from elotui.store import Store
 from elotui.tui.launch import make_app
 from elotui.tui.screens.pairs import PairsPane
 from elotui.tui.widgets.pair_detail import PairDetailView
+from tests.benchmarks.bench_tui import CONTESTANTS, JUDGES
+from tests.benchmarks.bench_tui import fill as fill_store
 
-CONTESTANTS = [f"model-{i}" for i in range(10)]
-JUDGES = [f"judge-{i}" for i in range(5)]
 N_PROMPTS = 223
 VOCAB = [
     "accuracy", "helpful", "detailed", "concise", "relevant", "examples", "structure", "clarity", "depth", "tone",
@@ -75,29 +75,8 @@ def write_files(folder: Path) -> Path:
 
 
 def fill(store: Store, prompts: list[str]) -> int:
-    rng = random.Random(0)
-    plan, seq = [], 0
-    quality = {c: i * 20 for i, c in enumerate(CONTESTANTS)}
-    for p in prompts:
-        for a in CONTESTANTS:
-            for b in CONTESTANTS:
-                if a == b:
-                    continue
-                for j in JUDGES:
-                    key = f"k{seq}"
-                    pa = 1 / (1 + 10 ** (-(quality[a] - quality[b] + 30) / 400))
-                    u = rng.random()
-                    winner = "first" if u < pa - 0.05 else "tie" if u < pa + 0.05 else "second"
-                    plan.append(PlanRow(seq, p, a, b, j, "clean", 0, key))
-                    store.record_call(
-                        CallRecord(
-                            key=key, kind="verdict", status="ok", judge=j, prompt=p, first=a, second=b,
-                            condition="clean", sample=0, winner=winner, reasoning=words(rng, 70),
-                        )
-                    )  # fmt: skip
-                    seq += 1
-    store.set_plan(plan)
-    return seq
+    """bench_tui's store (every ordered pair, 5 judges), each verdict with a ~500-character reasoning."""
+    return fill_store(store, prompts, reasoning=lambda rng: words(rng, 70))
 
 
 def plain_search(texts: dict[str, list[str]], query: str) -> set[str]:

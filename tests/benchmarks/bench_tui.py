@@ -15,6 +15,7 @@ import statistics
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 from elotui.rating.leaderboard import RatingOptions
@@ -55,11 +56,15 @@ def write_tournament(folder: Path) -> Path:
     return path
 
 
-def fill(store: Store) -> int:
+def fill(
+    store: Store, prompts: list[str] = PROMPTS, reasoning: Callable[[random.Random], str] | None = None
+) -> int:
+    """Every ordered pair on every prompt judged by every judge (simulated outcomes, quality 20 points apart),
+    stored as answered calls under the plan; `reasoning` writes each verdict's reasoning (default none)."""
     rng = random.Random(0)
     plan, seq = [], 0
     quality = {c: i * 20 for i, c in enumerate(CONTESTANTS)}
-    for p in PROMPTS:
+    for p in prompts:
         for a in CONTESTANTS:
             for b in CONTESTANTS:
                 if a == b:
@@ -82,6 +87,7 @@ def fill(store: Store) -> int:
                             condition="clean",
                             sample=0,
                             winner=winner,
+                            reasoning=reasoning(rng) if reasoning is not None else None,
                         )
                     )
                     seq += 1

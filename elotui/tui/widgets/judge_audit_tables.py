@@ -56,19 +56,11 @@ def gold_table(report: Mapping[str, Any]) -> Table | None:
     gold = report.get("gold")
     if not gold:
         return None
-    t = _table("judge", "accuracy", "of valid", "seat 1st", "seat 2nd", "both", "agree", "agree*", "κ")
+    from elotui.rating.gold import GOLD_HEADER, gold_cells
+
+    t = _table(*GOLD_HEADER)
     for judge, g in gold["by_judge"].items():
-        t.add_row(
-            one_line(judge, 24),
-            _pct(g["accuracy_all"]),
-            _pct(g["accuracy_valid"]),
-            _pct(g["accuracy_by_seat"]["first"]),
-            _pct(g["accuracy_by_seat"]["second"]),
-            _pct(g["both_correct"]),
-            _pct(g["agreement"]),
-            _pct(g["agreement_llmbar"]),
-            _num(g["cohen_kappa"], 3),
-        )
+        t.add_row(*gold_cells(one_line(judge, 24), g))
     return t
 
 
