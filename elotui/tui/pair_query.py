@@ -148,7 +148,9 @@ class SearchIndex:
             for s in pairs
         }
         self._last: tuple[str, set[str]] | None = None
-        self.search("e")  # once, in the loading thread: the first pass over fresh strings is several times slower
+        self.search(
+            "e"
+        )  # once, in the loading thread: the first pass over fresh strings is several times slower
         self._last = None
 
     def __len__(self) -> int:
