@@ -10,12 +10,14 @@ orders, so every bought unit is a complete game at any agreement threshold, exac
 2. **Then, in batches**: rank what is bought so far (the tournament's own leaderboard: its threshold, method and
    bootstrap, at most 100 rounds). An adjacent pair of the ranking is *settled* when its order confidence is at least
    `settle_confidence`, or its gap interval lies inside the practically-tied band (|gap| < 50 both ends). Every
-   open gap puts weight on its two contestants' pair (1) and on the pairs reaching one rank further (½); each
+   open gap whose pair still has prompts to buy puts weight on that pair (1) and on the pairs reaching one rank
+   further (½); each
    candidate pair's weight is divided by (1 + units it already has), and a pair's next unit goes to the prompt
    (and condition, sample) with the fewest bought units so far, so no prompt is over-represented. The batch is
    the heaviest units (ties broken by a seeded shuffle: the same file, seed and answers give the same calls).
-3. **Stop** when every adjacent gap is settled, or when nothing that bears on the open gaps is left to buy (they
-   are reported as open: more data of this kind cannot settle them), or a budget is reached.
+3. **Stop** when every adjacent gap is settled, or when each open gap's own pair is bought on every prompt (a
+   gap whose pair is exhausted gets no more weight: buying its neighbours' pairs for indirect evidence costs much
+   and settles little; such gaps are reported as open), or a budget is reached.
 
 Resuming needs no state of its own: what is bought is what the store answered; the planner starts again from it.
 """
@@ -126,33 +128,34 @@ class AdaptivePlanner:
         if state.done:
             return [], state
         ranking = [r.contestant for r in board.rows if r.rank is not None]
-        weights = self._pair_weights(state, ranking)
-        per_pair: Counter[tuple[str, str]] = Counter((u[1], u[2]) for u in bought)
-        per_slot: Counter[tuple[str, str, int]] = Counter((u[0], u[3], u[4]) for u in bought)
-        rng = random.Random(self.seed * 1_000_003 + len(bought))
         candidates = [u for u in self.units if u not in bought]
+        weights = self._pair_weights(state, ranking, {(u[1], u[2]) for u in candidates})
+        per_pair: Counter[tuple[str, str]] = Counter((u[1], u[2]) for u in bought)
+        rng = random.Random(self.seed * 1_000_003 + len(bought))
         rng.shuffle(candidates)
-        best: dict[tuple[str, str], UnitKey] = {}
-        for u in candidates:  # per pair: its least-used prompt (and condition, sample)
-            pair = (u[1], u[2])
-            if weights.get(pair, 0.0) <= 0:
-                continue
-            held = best.get(pair)
-            if held is None or per_slot[(u[0], u[3], u[4])] < per_slot[(held[0], held[3], held[4])]:
-                best[pair] = u
+        best = _least_used_slot(candidates, bought, weights)
         scored = sorted(best.items(), key=lambda kv: -weights[kv[0]] / (1 + per_pair[kv[0]]))
-        # empty: every comparison that bears on the open gaps is bought; they stay open (reported, not forced)
+        # empty: the open gaps' own pairs are bought on every prompt; they stay open (reported, not forced)
         return [u for _, u in scored[:size]], state
 
-    def _pair_weights(self, state: Settlement, ranking: list[str]) -> dict[tuple[str, str], float]:
+    def _key(self, x: str, y: str) -> tuple[str, str]:
+        return (x, y) if self._order[x] < self._order[y] else (y, x)
+
+    def _pair_weights(
+        self, state: Settlement, ranking: list[str], available: set[tuple[str, str]]
+    ) -> dict[tuple[str, str], float]:
+        """Pair -> weight. A gap whose own pair is bought on every prompt gets none: the data of this plan have
+        said what they can about it (its neighbours' pairs would buy indirect evidence at a high price)."""
         position = {c: i for i, c in enumerate(ranking)}
         out: dict[tuple[str, str], float] = {}
 
         def add(x: str, y: str, w: float) -> None:
-            pair = (x, y) if self._order[x] < self._order[y] else (y, x)
+            pair = self._key(x, y)
             out[pair] = max(out.get(pair, 0.0), w)
 
         for upper, lower in state.open_pairs:
+            if self._key(upper, lower) not in available:
+                continue
             add(upper, lower, 1.0)
             i, j = position.get(upper), position.get(lower)
             if i is not None and i > 0:
@@ -165,6 +168,22 @@ class AdaptivePlanner:
                 if other != c:
                     add(c, other, 1.0)
         return out
+
+
+def _least_used_slot(
+    candidates: list[UnitKey], bought: set[UnitKey], weights: dict[tuple[str, str], float]
+) -> dict[tuple[str, str], UnitKey]:
+    """Per weighted pair, its candidate unit on the (prompt, condition, sample) with the fewest bought units."""
+    per_slot: Counter[tuple[str, str, int]] = Counter((u[0], u[3], u[4]) for u in bought)
+    best: dict[tuple[str, str], UnitKey] = {}
+    for u in candidates:
+        pair = (u[1], u[2])
+        if weights.get(pair, 0.0) <= 0:
+            continue
+        held = best.get(pair)
+        if held is None or per_slot[(u[0], u[3], u[4])] < per_slot[(held[0], held[3], held[4])]:
+            best[pair] = u
+    return best
 
 
 def unit_of(

@@ -1,6 +1,6 @@
 """The runner's loop for `[comparison] plan = "adaptive"` (elotui.run.adaptive chooses; this buys): the full plan
-is stored as usual, and its units are sent batch by batch until the ranking is settled, nothing that bears on
-the open gaps is left, `max_calls` or the budget is reached, or the run is stopped. A killed run resumes from
+is stored as usual, and its units are sent batch by batch until the ranking is settled, the open gaps' own pairs
+are bought on every prompt, `max_calls` or the budget is reached, or the run is stopped. A killed run resumes from
 what the store answered: bought units are the answered ones (a unit it had begun is finished first)."""
 
 from __future__ import annotations
@@ -87,7 +87,7 @@ class AdaptiveRun:
         self.host.adaptive_status = status_text(self.state, len(self.bought), len(self.units))
         if batch:
             return batch, ""
-        return [], "settled" if self.state.done else "nothing left that bears on the open gaps"
+        return [], "settled" if self.state.done else "the open gaps' own pairs are bought on every prompt"
 
     async def run(self) -> str:
         unfinished = [u for u in self.bought if self._pending([u])]  # units a stopped run had begun

@@ -95,14 +95,15 @@ def test_a_stopped_adaptive_run_resumes_to_the_same_calls(
     assert _answered(path, part / "s.sqlite") == want
 
 
-def test_adaptive_replay_of_vicuna80_ranks_like_the_full_tournament_with_under_half_the_calls(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+@pytest.mark.parametrize(("name", "recorded"), [("vicuna80", 8000), ("guanaco", 4480)])
+def test_adaptive_replay_ranks_like_the_full_tournament_with_under_half_the_calls(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, name: str, recorded: int
 ) -> None:
     """Adaptive "buys" recorded verdicts (the rest are never read) and stops settled with the full ranking."""
     from tests.samples.sample_paths import SAMPLES
 
     monkeypatch.setenv("ELOTUI_NO_SHARED_CACHE", "1")
-    sample = SAMPLES / "vicuna80"
+    sample = SAMPLES / name
     for name in ("questions.jsonl", "answers.jsonl", "verdicts.jsonl.gz", "human_votes.jsonl.gz"):
         (tmp_path / name).symlink_to(sample / name)
     text = (
@@ -119,7 +120,7 @@ def test_adaptive_replay_of_vicuna80_ranks_like_the_full_tournament_with_under_h
         == 0
     )
     answered = _answered(path, adaptive_store)
-    assert len(answered) <= 0.5 * 8000
+    assert len(answered) <= 0.5 * recorded
     boards = []
     for tournament, store in ((path, adaptive_store), (sample / "tournament.toml", full_store)):
         t = load_tournament(tournament)
