@@ -159,13 +159,13 @@ class ComparisonConfig(_Strict):
     pairs: Literal["all"] | BaselinePairs = "all"
     # both_orders = false: each presentation's seat order, seeded by perturbation_seed ("random"), or as declared
     single_order: Literal["random", "declared"] = "random"
-    plan: Literal["all", "adaptive"] = (
-        "all"  # adaptive: buy the calls that settle the ranking (elotui.run.adaptive)
-    )
+    # adaptive: buy the calls that settle the ranking (elotui.run.adaptive), up to max_calls verdict calls
+    plan: Literal["all", "adaptive"] = "all"
     settle_confidence: float = Field(default=0.95, ge=0.5, le=0.999)
-    max_calls: int | None = Field(
-        default=None, ge=1, le=100_000_000
-    )  # adaptive: stop after this many verdict calls
+    max_calls: int | None = Field(default=None, ge=1, le=100_000_000)
+    screen: str | None = (
+        None  # plan "all": this judge answers first, the panel only where needed (run.screening)
+    )
     both_orders: bool = True
     samples: int = Field(default=1, ge=1, le=100)
     conditions: list[Condition] = Field(default_factory=_clean_only, min_length=1)

@@ -119,8 +119,24 @@ def cross_checks(data: dict[str, Any], *, coverage: bool = True) -> list[str]:
         if "simulation" in judge and isinstance(judge.get("simulation"), dict):
             _check_qualities(f"judges[{i}].simulation.qualities", set(qualities), declared, problems)
     problems += _references(data, declared)
+    problems += _screen(data)
     problems += plan_too_large(len(contestants), len(prompts), len(judges), _table(data, "comparison"))
     return problems
+
+
+def _screen(data: dict[str, Any]) -> list[str]:
+    comparison = _table(data, "comparison")
+    screen = comparison.get("screen")
+    if not isinstance(screen, str):
+        return []
+    judges = {j.get("id") for j in _list(data, "judges")}
+    if screen not in judges:
+        return [f"comparison.screen: judge '{screen}' is not declared in [[judges]]"]
+    if comparison.get("plan") == "adaptive":
+        return ['comparison.screen: screening works with plan = "all" (adaptive already buys only open gaps)']
+    if len(judges) < 2:
+        return ["comparison.screen: screening needs a panel besides the screening judge"]
+    return []
 
 
 def _references(data: dict[str, Any], declared: set[str]) -> list[str]:

@@ -290,7 +290,8 @@ def _headless(
     result = asyncio.run(runner.run())
     print_leaderboard(tournament, store, sys.stdout)
     if result.adaptive:
-        print(f"adaptive plan: {result.adaptive}", file=sys.stderr)
+        kind = "adaptive plan" if tournament.spec.comparison.plan == "adaptive" else "plan"
+        print(f"{kind}: {result.adaptive}", file=sys.stderr)
     if result.state == "budget":
         print(
             f"budget reached: {result.done}/{result.total} calls answered, cost ${result.cost:.4f} "

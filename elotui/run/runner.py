@@ -163,10 +163,10 @@ class Runner:
             pending = [c for c in verdicts.calls if c.key not in answered]
             if self.stopping:
                 pass
-            elif self.tournament.spec.comparison.plan == "adaptive":
-                from elotui.run.adaptive_run import run_adaptive
+            elif self.tournament.spec.comparison.plan == "adaptive" or self.tournament.spec.comparison.screen:
+                from elotui.run.screening import run_partial  # adaptive planning or screening
 
-                await run_adaptive(self, verdicts, answered)
+                self.adaptive_status = await run_partial(self, verdicts, answered)
             else:
                 await self._execute(pending)
             final_state = "stopped" if self._stopping else "budget" if self._budget_hit else "finished"

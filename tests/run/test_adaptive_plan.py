@@ -104,8 +104,8 @@ def test_adaptive_replay_ranks_like_the_full_tournament_with_under_half_the_call
 
     monkeypatch.setenv("ELOTUI_NO_SHARED_CACHE", "1")
     sample = SAMPLES / name
-    for name in ("questions.jsonl", "answers.jsonl", "verdicts.jsonl.gz", "human_votes.jsonl.gz"):
-        (tmp_path / name).symlink_to(sample / name)
+    for file in ("questions.jsonl", "answers.jsonl", "verdicts.jsonl.gz", "human_votes.jsonl.gz"):
+        (tmp_path / file).symlink_to(sample / file)
     text = (
         (sample / "tournament.toml")
         .read_text(encoding="utf-8")
@@ -127,3 +127,69 @@ def test_adaptive_replay_ranks_like_the_full_tournament_with_under_half_the_call
         with Store.open_for(t, store) as s:
             boards.append([r.contestant for r in TournamentSession(t, s).leaderboard().rows])
     assert boards[0] == boards[1]
+
+
+def _screened(folder: Path) -> Path:
+    folder.mkdir(parents=True, exist_ok=True)
+    names = NAMES[:6]
+    qualities = ", ".join(f'"{c}" = {1400 - 150 * i}' for i, c in enumerate(names))
+    prompts = "".join(
+        f'[[prompts]]\nid = "p{p}"\ntext = "q {p}"\n[prompts.responses]\n'
+        + "".join(f'"{c}" = "a {c} {p}"\n' for c in names)
+        for p in range(8)
+    )
+    judges = "".join(
+        f'[[judges]]\nid = "{jid}"\nprovider = "simulated"\n[judges.simulation]\nnoise = {noise}\nposition_bias = {bias}\n'
+        f"seed = {k}\nqualities = {{ {qualities} }}\n"
+        for k, (jid, noise, bias) in enumerate([("cheap", 60, 0), ("p1", 120, 60), ("p2", 120, -60)])
+    )
+    path = folder / "t.toml"
+    path.write_text(
+        '[tournament]\nname = "screen"\n[comparison]\nscreen = "cheap"\n[ranking]\nthreshold = "none"\nbootstrap = 50\n'
+        + "".join(f'[[contestants]]\nid = "{c}"\n' for c in names)
+        + prompts
+        + judges,
+        encoding="utf-8",
+    )
+    return path
+
+
+def test_screening_asks_the_panel_only_where_the_cheap_judge_needs_checking(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("ELOTUI_NO_SHARED_CACHE", "1")
+    path = _screened(tmp_path)
+    store = tmp_path / "s.sqlite"
+    assert main(["run", str(path), "--headless", "--no-delay", "--store", str(store)]) == 0
+    err = capsys.readouterr().err
+    assert "plan: screening by cheap:" in err and "panel calls saved" in err
+    t = load_tournament(path)
+    with Store.open_for(t, store) as s:
+        rows = [r for r in s.plan_verdicts() if r.status != "missing"]
+    cheap = {}
+    for r in rows:
+        if r.judge == "cheap":
+            a, b = sorted((r.first, r.second))
+            won = r.first if r.winner == "first" else r.second if r.winner == "second" else "tie"
+            cheap.setdefault((r.prompt, a, b), []).append(won)
+    assert len(cheap) == 8 * 15 and all(
+        len(v) == 2 for v in cheap.values()
+    )  # the screening judge answered all
+    panel = {(r.prompt, *sorted((r.first, r.second))) for r in rows if r.judge != "cheap"}
+    for unit, winners in cheap.items():
+        if winners[0] != winners[1] or winners[0] == "tie":
+            assert unit in panel  # every unit the cheap judge did not answer consistently was checked
+    assert 0 < len(panel) < 8 * 15  # and some consistent ones were not
+    assert main(["validate", str(path)]) == 0
+
+
+def test_screening_needs_a_declared_judge_and_plan_all(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = _screened(tmp_path)
+    path.write_text(
+        path.read_text(encoding="utf-8").replace('screen = "cheap"', 'screen = "nobody"\nplan = "adaptive"'),
+        encoding="utf-8",
+    )
+    assert main(["validate", str(path)]) == 2
+    assert "comparison.screen: judge 'nobody' is not declared" in capsys.readouterr().err
