@@ -37,7 +37,7 @@ class LeaderboardPane(Vertical):
             if self._categories:
                 yield Select(
                     [(f"category {one_line(c, 30)}", c) for c in self._categories],
-                    prompt="all categories",
+                    prompt="categories",
                     id="scope-category",
                     allow_blank=True,
                 )
