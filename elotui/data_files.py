@@ -13,6 +13,7 @@ as problems; `missing = "skip-prompt"` leaves such prompts out and reports them 
 
 from __future__ import annotations
 
+import difflib
 import hashlib
 from collections import defaultdict
 from collections.abc import Iterable
@@ -131,6 +132,9 @@ class _Loader:
         self.by_text: dict[str, str] = {}
         self.where: dict[tuple[str, str], str] = {}  # (prompt, contestant) → "FILE:LINE" of its response
         self._index_inline()
+        self.undeclared: set[str] = (
+            set()
+        )  # contestant names in the rows that [[contestants]] does not declare
         self.derive = False  # prompts known only from response rows (no prompts declared anywhere)
 
     def _index_inline(self) -> None:
@@ -274,6 +278,7 @@ class _Loader:
         self.where[key] = where
 
     def _unmatched(self, path: Path, key: str, unknown: list[int], undeclared: dict[str, int]) -> None:
+        self.undeclared.update(undeclared)
         if unknown:
             message = f"{len(unknown)} row(s) for a prompt that is not in the tournament, at line(s) {listing(unknown)}"
             if self.skip:
@@ -348,7 +353,9 @@ class _Loader:
             if own
             else ("data.responses" if self.cfg.get("responses") else f"contestants[{index}].id")
         )
-        self.report.toml_problems.append(f"{key}: contestant '{cid}' has {message}")
+        close = difflib.get_close_matches(cid, list(self.undeclared), n=1, cutoff=0.6)
+        hint = f"; the data have rows for '{close[0]}', which is not declared: a typo?" if close else ""
+        self.report.toml_problems.append(f"{key}: contestant '{cid}' has {message}{hint}")
 
 
 def uses_data_files(data: dict[str, Any]) -> bool:

@@ -161,6 +161,25 @@ def test_one_long_csv_for_every_contestant_and_inline_prompts_combined(tmp_path:
     assert t.data is not None and any("zzz (1)" in n for n in t.data.notes)
 
 
+def test_a_misspelt_contestant_is_pointed_at_the_name_in_the_data(tmp_path: Path) -> None:
+    _jsonl(tmp_path / "q.jsonl", [{"id": "q1", "text": "hi?"}])
+    _jsonl(
+        tmp_path / "a.jsonl", [{"prompt_id": "q1", "model": m, "output": "x"} for m in ("gpt-3.5", "claude")]
+    )
+    path = tmp_path / "t.toml"
+    path.write_text(
+        '[tournament]\nname = "x"\n[data]\nprompts = "q.jsonl"\nresponses = "a.jsonl"\n'
+        '[[contestants]]\nid = "gtp-3.5"\n[[contestants]]\nid = "claude"\n' + _judge(["gtp-3.5", "claude"]),
+        encoding="utf-8",
+    )
+    with pytest.raises(UserError) as err:
+        load_tournament(path)
+    (line,) = err.value.details
+    assert (
+        "contestant 'gtp-3.5' has no response" in line and "rows for 'gpt-3.5', which is not declared" in line
+    )
+
+
 def test_missing_responses_are_listed_with_files_and_lines(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

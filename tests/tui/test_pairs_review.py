@@ -286,6 +286,9 @@ async def test_search_narrows_to_one_prompt_and_finds_reasoning_words(session: T
         await settle(pilot)
         assert {s.key for s in pane.shown_pairs} == pairs_with_word
         assert f"{len(pairs_with_word)} of 800 pairs" in str(app.query_one("#pairs-count").render())
+        await pilot.press("escape")  # (focus is in the box) Escape leaves it and keeps the search
+        assert app.focused is table and app.query_one("#f-search", Input).value == word
+        await pilot.press("slash")
         await pilot.press("enter")  # back to the list; the first match opens
         await pilot.press("down", "up")
         await settle(pilot)

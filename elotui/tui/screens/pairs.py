@@ -62,6 +62,7 @@ class PairsPane(Vertical):
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("slash", "search", "search"),
+        Binding("escape", "leave_search", "back to the list", show=False),
         Binding("n", "match(1)", "next match", show=False),
         Binding("N", "match(-1)", "previous match", show=False),
         Binding("o", "cycle_sort", "sort", show=False),
@@ -307,6 +308,10 @@ class PairsPane(Vertical):
 
     def action_search(self) -> None:
         self.query_one("#f-search", Input).focus()
+
+    def action_leave_search(self) -> None:
+        """Escape in the search box: back to the list, the search kept (so `q`, `n`, `o`... are keys again)."""
+        self.query_one("#pairs-table", DataTable).focus()
 
     def action_cycle_sort(self) -> None:
         self.query_one("#f-sort", Select).value = SORTS[(SORTS.index(self.sort) + 1) % len(SORTS)]
