@@ -5,11 +5,11 @@ from __future__ import annotations
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
-from textual.widgets import Label, Select, Static
+from textual.widgets import Label, Static
 
 from elotui.rating.labels import interval_label, scale_note, warning_lines
 from elotui.rating.leaderboard import Leaderboard
-from elotui.tui.sanitize import one_line
+from elotui.tui.widgets.choice import choice_select
 from elotui.tui.widgets.judges_table import JudgesTable
 from elotui.tui.widgets.leaderboard_table import LeaderboardTable
 
@@ -35,24 +35,11 @@ class LeaderboardPane(Vertical):
         with Horizontal(id="scope-bar"):
             yield Label("scope", classes="bar-label")
             if self._categories:
-                yield Select(
-                    [(f"category {one_line(c, 30)}", c) for c in self._categories],
-                    prompt="categories",
-                    id="scope-category",
-                    allow_blank=True,
+                yield choice_select(
+                    "category", self._categories, blank="categories", id="scope-category", width=30
                 )
-            yield Select(
-                [(f"prompt {one_line(p, 40)}", p) for p in self._prompts],
-                prompt="all prompts",
-                id="scope-prompt",
-                allow_blank=True,
-            )
-            yield Select(
-                [(f"judge {one_line(j, 40)}", j) for j in self._judges],
-                prompt="all judges",
-                id="scope-judge",
-                allow_blank=True,
-            )
+            yield choice_select("prompt", self._prompts, blank="all prompts", id="scope-prompt")
+            yield choice_select("judge", self._judges, blank="all judges", id="scope-judge")
             yield Label("keys 1–5 threshold (1.0 · 0.9 · 0.75 · 0.5 · none) · m Elo/BT", classes="bar-hint")
         yield LeaderboardTable(contestant_width=self._contestant_width, id="leaderboard")
         yield Static(id="counts")

@@ -36,6 +36,7 @@ from elotui.tui.pair_query import (
     words_of,
 )
 from elotui.tui.sanitize import one_line
+from elotui.tui.widgets.choice import choice_options, choice_select
 from elotui.tui.widgets.pair_detail import PairDetailView
 
 PAIR_COLUMNS = (
@@ -52,7 +53,8 @@ HIGHLIGHT_AFTER_S = 0.15  # the open pair's highlights follow the search once ty
 
 
 def _options(values: list[str], counts: Mapping[str, int], noun: str) -> list[tuple[str, str]]:
-    return [(f"{noun}{one_line(v, 24)} ({counts.get(v, 0)})", v) for v in values]
+    """A filter's options, each with the number of pairs it keeps."""
+    return [(f"{label} ({counts.get(v, 0)})", v) for label, v in choice_options(noun, values, 24)]
 
 
 class PairsPane(Vertical):
@@ -115,28 +117,19 @@ class PairsPane(Vertical):
             if self._categories:
                 yield Select([], prompt="category", id="f-category", compact=True)
             yield Select([], prompt="flipped", id="f-flipped", compact=True)
-            yield Select(
-                [(f"judge {one_line(j, 24)}", j) for j in self._judges],
-                prompt="all judges",
-                id="f-judge",
-                compact=True,
+            yield choice_select(
+                "judge", self._judges, blank="all judges", id="f-judge", width=24, compact=True
             )
         with Horizontal(id="pairs-checks", classes="pairs-bar"):
             yield Checkbox("any flip", id="f-flip", compact=True)
             yield Checkbox("judges split", id="f-split", compact=True)
             yield Checkbox("one vs rest", id="f-dissent", compact=True)
             if len(self._conditions) > 1:
-                yield Select(
-                    [(f"condition {c}", c) for c in self._conditions],
-                    prompt="all conditions",
-                    id="f-condition",
-                    compact=True,
+                yield choice_select(
+                    "condition", self._conditions, blank="all conditions", id="f-condition", compact=True
                 )
-            yield Select(
-                [(f"prompt {one_line(p, 24)}", p) for p in self._prompts],
-                prompt="all prompts",
-                id="f-prompt",
-                compact=True,
+            yield choice_select(
+                "prompt", self._prompts, blank="all prompts", id="f-prompt", width=24, compact=True
             )
         yield DataTable(id="pairs-table", cursor_type="row", zebra_stripes=True)
         yield PairDetailView(self._judges, self._kinds, self._kinds_label, id="pair-detail")
@@ -182,13 +175,13 @@ class PairsPane(Vertical):
         classes = Counter(s.klass for s in pairs)
         return {
             "#f-class": ("", [k for k in CLASSES if classes[k]], dict(classes)),
-            "#f-contestant": ("with ", self._contestants, Counter(c for s in pairs for c in (s.a, s.b))),
+            "#f-contestant": ("with", self._contestants, Counter(c for s in pairs for c in (s.a, s.b))),
             "#f-category": (
-                "category ",
+                "category",
                 categories,
                 Counter(self._categories.get(s.prompt, "") for s in pairs),
             ),
-            "#f-flipped": ("flipped: ", self._judges, Counter(j for s in pairs for j in s.flipped)),
+            "#f-flipped": ("flipped:", self._judges, Counter(j for s in pairs for j in s.flipped)),
         }
 
     def _update_counts(self) -> None:
