@@ -281,8 +281,9 @@ class TournamentSession:
         options = inputs.options
         if max_permutations is not None:
             options = options.replace(permutations=min(options.permutations, max_permutations))
+        rows = self.store.plan_verdicts() if table is None or pairs else None  # read once for both
         report = diagnose(
-            self.plan_table() if table is None else table,
+            self.plan_table(rows) if table is None else table,
             human_votes=cast("list[Mapping[str, Any]] | None", inputs.human_votes),
             reference_ranking=inputs.reference_ranking,
             prompt_references=inputs.prompt_references,
@@ -298,7 +299,7 @@ class TournamentSession:
         if (
             pairs
         ):  # one row per (prompt, pair): its majority class and how the judges split (rating.pair_summary)
-            report["pairs"] = [s.as_record() for s in self.pair_summaries()]
+            report["pairs"] = [s.as_record() for s in self.pair_summaries(rows=rows)]
         return cast(DiagnoseReport, report)
 
     # --- pairs, judges and texts ---------------------------------------------------------------------------------
@@ -314,10 +315,16 @@ class TournamentSession:
     def judge_stats(self) -> dict[str, JudgeStats]:
         return self.store.judge_stats()
 
-    def pair_summaries(self, *, judge: str | None = None, condition: str | None = None) -> list[PairSummary]:
+    def pair_summaries(
+        self,
+        *,
+        judge: str | None = None,
+        condition: str | None = None,
+        rows: Sequence[PlanVerdict] | None = None,
+    ) -> list[PairSummary]:
         """Every (prompt, pair) of the plan summarised (elotui.rating.pair_summary), from one judge's or one
-        condition's verdicts when given."""
-        rows = self.store.plan_verdicts()
+        condition's verdicts when given; `rows`: `store.plan_verdicts()` when the caller has read them."""
+        rows = self.store.plan_verdicts() if rows is None else rows
         if judge is not None or condition is not None:
             rows = [
                 r

@@ -43,13 +43,17 @@ class DiagnosticsComputed(Message):
 
 
 class PairsLoaded(Message):
-    def __init__(
-        self, summaries: list[PairSummary], index: SearchIndex, lengths: dict[tuple[str, str], int]
-    ) -> None:
+    def __init__(self, summaries: list[PairSummary], lengths: dict[tuple[str, str], int]) -> None:
         super().__init__()
         self.summaries = summaries
-        self.index = index  # the search index of these pairs' texts
         self.lengths = lengths  # (prompt, contestant) -> response length (the length sort)
+
+
+class SearchIndexBuilt(Message):
+    def __init__(self, index: SearchIndex, version: int) -> None:
+        super().__init__()
+        self.index = index  # the search index of the pairs' texts
+        self.version = version  # of the pairs it was built from
 
 
 class PairDetailLoaded(Message):

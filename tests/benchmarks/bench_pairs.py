@@ -94,9 +94,15 @@ async def measure(tournament, store) -> None:  # type: ignore[no-untyped-def]
         while not pane.shown_pairs:
             await app.workers.wait_for_complete()
             await pilot.pause()
-        print(
-            f"pairs pane first filled ({len(pane.shown_pairs):,} pairs, search index built): {time.perf_counter() - t0:.2f} s"
-        )
+        print(f"pairs pane first filled ({len(pane.shown_pairs):,} pairs): {time.perf_counter() - t0:.2f} s")
+        t0 = time.perf_counter()
+        app.query_one("#f-search").value = "x"  # type: ignore[attr-defined]  # the index is built on the first search
+        await pilot.pause()
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        print(f"search index built (in a worker, on the first search): {time.perf_counter() - t0:.2f} s")
+        app.query_one("#f-search").value = ""  # type: ignore[attr-defined]
+        await pilot.pause()
         idle = []
         for _ in range(10):  # the harness itself: a key nothing is bound to, on the same screen
             start = time.perf_counter()
@@ -126,7 +132,8 @@ async def measure(tournament, store) -> None:  # type: ignore[no-untyped-def]
         pane._fill = original  # type: ignore[method-assign]
         print(
             f"keystroke -> list updated (the pane's handler: search + filters + sort + table): median "
-            f"{1000 * statistics.median(handled):.1f} ms, max {1000 * max(handled):.1f} ms (target <= 100 ms)"
+            f"{1000 * statistics.median(handled):.1f} ms, max {1000 * max(handled):.1f} ms (target <= 100 ms); per key: "
+            + " ".join(f"{1000 * h:.0f}" for h in handled)
         )
         print(
             f"keystroke -> list updated and the screen redrawn (Pilot press + pause, incl. its frame waits): median "

@@ -25,7 +25,7 @@ from elotui.rating.pair_summary import CLASSES, POSITION_BIAS, PairSummary
 from elotui.records import PairDetail
 from elotui.session import TournamentSession
 from elotui.tui.colours import theme_colour
-from elotui.tui.messages import PairDetailLoaded, PairsLoaded
+from elotui.tui.messages import PairDetailLoaded, PairsLoaded, SearchIndexBuilt
 from elotui.tui.pair_query import (
     SORT_LABELS,
     SORTS,
@@ -93,6 +93,9 @@ class PairsPane(Vertical):
         self._details: list[PairDetail] = []
         self._detail_key: str | None = None
         self._index: SearchIndex | None = None
+        self._index_version = -1  # the pairs load the index was built from (see _index_for_search)
+        self._pairs_version = 0
+        self._indexing = False
         self._lengths: dict[tuple[str, str], int] = {}
         self.sort = "prompt"
         self._highlight_timer: Timer | None = None
@@ -153,20 +156,37 @@ class PairsPane(Vertical):
     @work(thread=True, exclusive=True, group="pairs-load", exit_on_error=False)
     def _load_pairs(self, judge: str | None, condition: str | None) -> None:
         summaries = self.session.pair_summaries(judge=judge, condition=condition)
-        texts = self.session.response_texts()
-        index = SearchIndex(
-            summaries, self.session.tournament.prompt_texts, texts, self.session.pair_reasoning()
-        )
-        lengths = {k: len(v or "") for k, v in texts.items()}
-        self.post_message(PairsLoaded(summaries, index, lengths))
+        lengths = {k: len(v or "") for k, v in self.session.response_texts().items()}
+        self.post_message(PairsLoaded(summaries, lengths))
 
     @on(PairsLoaded)
     def _pairs_loaded(self, message: PairsLoaded) -> None:
         self._summaries = message.summaries
-        self._index = message.index
+        self._pairs_version += 1
         self._lengths = message.lengths
         self._update_counts()
         self._fill()
+
+    # The search index (every text of every pair, lowercased) is built only when a search is typed, and again
+    # only when the pairs were reloaded since: a live run reloads the pairs often, most of them without a search.
+    def _index_for_search(self) -> SearchIndex | None:
+        """The index to search with now (perhaps one pairs-load old); starts a build when it is missing or stale."""
+        if self._index_version != self._pairs_version and not self._indexing:
+            self._indexing = True
+            self._build_index(list(self._summaries), self._pairs_version)
+        return self._index
+
+    @work(thread=True, exclusive=True, group="pairs-index", exit_on_error=False)
+    def _build_index(self, summaries: list[PairSummary], version: int) -> None:
+        s = self.session
+        index = SearchIndex(summaries, s.tournament.prompt_texts, s.response_texts(), s.pair_reasoning())
+        self.post_message(SearchIndexBuilt(index, version))
+
+    @on(SearchIndexBuilt)
+    def _index_built(self, message: SearchIndexBuilt) -> None:
+        self._index, self._index_version, self._indexing = message.index, message.version, False
+        if self.query_one("#f-search", Input).value.strip():
+            self._fill()
 
     def _select_counts(self) -> dict[str, tuple[str, list[str], dict[str, int]]]:
         """selector -> (label prefix, values, pairs kept by each value), over every pair of the current scope."""
@@ -220,9 +240,9 @@ class PairsPane(Vertical):
         return words_of(self.query_one("#f-search", Input).value)
 
     def _fill(self) -> None:
-        found = (
-            self._index.search(self.query_one("#f-search", Input).value) if self._index is not None else None
-        )
+        query = self.query_one("#f-search", Input).value
+        index = self._index_for_search() if query.strip() else None
+        found = index.search(query) if index is not None else (set() if query.strip() else None)
         ctx = SortContext(
             {p: i for i, p in enumerate(self._prompts)},
             {c: i for i, c in enumerate(self._contestants)},
@@ -238,8 +258,9 @@ class PairsPane(Vertical):
         table.clear()
         self._shown = {}
         self._add_rows(ROWS_AT_ONCE)
+        indexing = " · indexing the texts…" if query.strip() and self._indexing else ""
         self.query_one("#pairs-count", Label).update(
-            f"{len(shown):,} of {len(self._summaries):,} pairs · {SORT_LABELS[self.sort]}"
+            f"{len(shown):,} of {len(self._summaries):,} pairs · {SORT_LABELS[self.sort]}{indexing}"
         )
         if keep is not None and keep in self._shown:
             table.move_cursor(row=table.get_row_index(keep), animate=False)
