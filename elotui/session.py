@@ -155,8 +155,7 @@ class TournamentSession:
     def _tally_will_do(self, judges: list[str] | None) -> bool:
         """Whether the verdict counts carry all a No-Threshold view needs: no judge scope or exclusion, no learned
         judge weights (those need each verdict's judge)."""
-        o = self.options
-        return judges is None and not o.excluded and o.judge_weights == "equal" and not o.position_effect
+        return judges is None and not self.options.excluded and not self.options.per_verdict_model
 
     def _from_tally(
         self, scope: list[str] | None, tally: list[TallyRow] | None, method: str = "elo"

@@ -92,6 +92,12 @@ class RatingOptions:
             position_effect=bool(getattr(ranking, "position_effect", False)),
         )
 
+    @property
+    def per_verdict_model(self) -> bool:
+        """Bradley–Terry at threshold none fits a term per judge (learned weights or a position effect): the
+        games must then carry each verdict's judge (no view from verdict counts alone)."""
+        return self.judge_weights == "learned" or self.position_effect
+
     def replace(self, **changes: Any) -> RatingOptions:
         return dataclasses.replace(self, **changes)
 
@@ -201,22 +207,16 @@ def rank_games(
             "orders": int(options.permutations),
         }
     board = build_leaderboard(list(contestants), g, rated, ident, settings)
-    if options.judge_weights == "learned" and not (method == "bt" and threshold == "none"):
+    if options.per_verdict_model and not (method == "bt" and threshold == "none"):
+        model = 'judge_weights = "learned"' if options.judge_weights == "learned" else "position_effect"
         board.warnings.append(
             {
-                "kind": "judge_weights_unused",
+                "kind": "judge_weights_unused"
+                if options.judge_weights == "learned"
+                else "position_effect_unused",
                 "contestants": [],
-                "message": 'judge_weights = "learned" applies to Bradley–Terry at threshold none (every verdict a '
-                "game, each judge's weight fitted); this view weighs the judges equally",
-            }
-        )
-    if options.position_effect and not (method == "bt" and threshold == "none"):
-        board.warnings.append(
-            {
-                "kind": "position_effect_unused",
-                "contestants": [],
-                "message": "position_effect applies to Bradley–Terry at threshold none (a first-slot advantage "
-                "fitted per judge); this view has no position term",
+                "message": f"{model} applies to Bradley–Terry at threshold none (every verdict a game, a term fitted "
+                "per judge); this view weighs the judges equally, with no position term",
             }
         )
     return board
@@ -249,23 +249,8 @@ def ratings_for(g: Games, method: str, options: RatingOptions = RatingOptions())
         )
         low, high = _interval(pe.mean, rounds)
         return Rated(pe.mean, low, high, rounds, (pe.low, pe.high))
-    if method == "bt" and o.position_effect and len(g.judge) == len(g.a) and len(g.a):
-        from elotui.rating.position_bt import position_aware_ratings
-
-        point, rounds, _ = position_aware_ratings(
-            g, bootstrap=o.bootstrap, seed=o.seed, unit=o.bootstrap_unit
-        )
-        point, rounds = point + float(o.initial_rating), rounds + float(o.initial_rating)
-        low, high = _interval(point, rounds)
-        return Rated(point, low, high, rounds)
-    if method == "bt" and o.judge_weights == "learned" and len(g.judge) == len(g.a) and len(g.a):
-        from elotui.rating.judge_weights import judge_aware_ratings
-
-        point, rounds = judge_aware_ratings(g, bootstrap=o.bootstrap, seed=o.seed, unit=o.bootstrap_unit)
-        point = point + float(o.initial_rating)
-        rounds = rounds + float(o.initial_rating)
-        low, high = _interval(point, rounds)
-        return Rated(point, low, high, rounds)
+    if method == "bt" and o.per_verdict_model and len(g.judge) == len(g.a) and len(g.a):
+        return _per_verdict_bt(g, o)
     if method == "bt":
         bt = bradley_terry(
             g, bootstrap=o.bootstrap, seed=o.seed, mean=float(o.initial_rating), unit=o.bootstrap_unit
@@ -273,6 +258,24 @@ def ratings_for(g: Games, method: str, options: RatingOptions = RatingOptions())
         return Rated(bt.rating, bt.low, bt.high, bt.bootstrap)
     r = online_elo(g.a, g.b, g.score_a, n, k_factor=o.k_factor, initial_rating=o.initial_rating)
     return Rated(r, r.copy(), r.copy(), np.zeros((0, n)))
+
+
+def _per_verdict_bt(g: Games, o: RatingOptions) -> Rated:
+    """Bradley–Terry with a term per judge (a first-slot advantage, or a learned weight), on games that carry
+    their judges (threshold none): Elo-scale points and prompt-bootstrap rounds around `initial_rating`."""
+    if o.position_effect:
+        from elotui.rating.position_bt import position_aware_ratings
+
+        point, rounds, _ = position_aware_ratings(
+            g, bootstrap=o.bootstrap, seed=o.seed, unit=o.bootstrap_unit
+        )
+    else:
+        from elotui.rating.judge_weights import judge_aware_ratings
+
+        point, rounds = judge_aware_ratings(g, bootstrap=o.bootstrap, seed=o.seed, unit=o.bootstrap_unit)
+    point, rounds = point + float(o.initial_rating), rounds + float(o.initial_rating)
+    low, high = _interval(point, rounds)
+    return Rated(point, low, high, rounds)
 
 
 def _interval(point: NDArray[np.float64], rounds: NDArray[np.float64]) -> tuple[NDArray[np.float64], ...]:

@@ -28,6 +28,25 @@ class Host(Protocol):
     async def execute(self, calls: list[Call]) -> None: ...
 
 
+def answered_table(host: Host, judge: str | None = None) -> VerdictTable:
+    """The verdict table of the plan's answered calls (of one judge's when given), coded in the file's order."""
+    t = host.tournament
+    table = VerdictTable(
+        contestants=t.contestant_ids,
+        prompts=t.prompt_ids,
+        judges=t.judge_ids,
+        conditions=list(t.spec.comparison.conditions),
+    )
+    table.append(
+        [
+            r
+            for r in host.store.plan_verdicts()
+            if r.status != "missing" and (judge is None or r.judge == judge)
+        ]
+    )
+    return table
+
+
 def status_text(state: Settlement, bought: int, total: int, reason: str = "") -> str:
     share = 100.0 * bought / total if total else 0.0
     text = f"{state.describe()} · {share:.0f} % of the full plan's units"
@@ -68,22 +87,11 @@ class AdaptiveRun:
     def _pending(self, units: list[UnitKey]) -> list[Call]:
         return [c for u in units for c in self.calls_of.get(u, []) if c.key not in self.answered]
 
-    def _table(self) -> VerdictTable:
-        t = self.host.tournament
-        table = VerdictTable(
-            contestants=t.contestant_ids,
-            prompts=t.prompt_ids,
-            judges=t.judge_ids,
-            conditions=list(t.spec.comparison.conditions),
-        )
-        table.append([r for r in self.host.store.plan_verdicts() if r.status != "missing"])
-        return table
-
     def _next(self, unfinished: list[UnitKey]) -> tuple[list[UnitKey], str]:
         """The next batch, or an empty one and why the run stops."""
         if unfinished:
             return unfinished, ""
-        batch, self.state = self.planner.choose(self._table(), self.bought, self.size)
+        batch, self.state = self.planner.choose(answered_table(self.host), self.bought, self.size)
         self.host.adaptive_status = status_text(self.state, len(self.bought), len(self.units))
         if batch:
             return batch, ""

@@ -17,28 +17,9 @@ from __future__ import annotations
 from collections import defaultdict
 
 from elotui.rating.leaderboard import RatingOptions, rank
-from elotui.rating.table import VerdictTable
 from elotui.run.adaptive import UnitKey, settlement, unit_of
-from elotui.run.adaptive_run import Host, run_adaptive
+from elotui.run.adaptive_run import Host, answered_table, run_adaptive
 from elotui.run.calls import Call, VerdictCalls
-
-
-def _table(host: Host, judge: str | None = None) -> VerdictTable:
-    t = host.tournament
-    table = VerdictTable(
-        contestants=t.contestant_ids,
-        prompts=t.prompt_ids,
-        judges=t.judge_ids,
-        conditions=list(t.spec.comparison.conditions),
-    )
-    table.append(
-        [
-            r
-            for r in host.store.plan_verdicts()
-            if r.status != "missing" and (judge is None or r.judge == judge)
-        ]
-    )
-    return table
 
 
 def _unit_winners(
@@ -84,7 +65,7 @@ def _open_pairs(host: Host, screen: str, order: dict[str, int]) -> set[tuple[str
     """The open gaps' pairs of the leaderboard ranked on the screening judge's verdicts."""
     ranking = host.tournament.spec.ranking
     options = RatingOptions.from_config(ranking).replace(bootstrap=min(max(ranking.bootstrap, 50), 100))
-    board = rank(_table(host, screen), threshold="none", method=ranking.method, options=options)
+    board = rank(answered_table(host, screen), threshold="none", method=ranking.method, options=options)
     state = settlement(board, host.tournament.spec.comparison.settle_confidence)
     return {tuple(sorted(p, key=order.__getitem__)) for p in state.open_pairs}
 
