@@ -264,7 +264,11 @@ def format_validation_errors(
             text = f"{k}: {m}" if k else m
             if text not in seen:
                 seen.add(text)
-                out.append(((locate(source, k) if k else None) or 0, text))
+                # an array of tables (`contestants: needs at least 2`) is found at its first [[table]]
+                line = (locate(source, k) or locate(source, f"{k}[0]")) if k else None
+                out.append((line or 0, text))
     out.sort(key=lambda x: x[0])
     prefix = f"{path}:" if path else "line "
-    return [f"{prefix}{line}: {text}" if line else text for line, text in out]
+    return [
+        f"{prefix}{line}: {text}" if line else (f"{path}: {text}" if path else text) for line, text in out
+    ]

@@ -184,3 +184,16 @@ def test_validate_lists_five_independent_mistakes_in_one_run(tmp_path: Path) -> 
         ["28", "judges[0].max_concurrency"],
         ["31", "reference.ranking"],
     ]
+
+
+def test_a_too_short_array_of_tables_names_its_first_line(tmp_path: Path) -> None:
+    path = tmp_path / "t.toml"
+    path.write_text(
+        '[tournament]\nname = "x"\n[[contestants]]\nid = "a"\n[[prompts]]\nid = "p"\ntext = "t"\n'
+        '[prompts.responses]\na = "r"\n[[judges]]\nid = "j"\nprovider = "simulated"\n'
+        "[judges.simulation]\nqualities = { a = 1 }\n",
+        encoding="utf-8",
+    )
+    with pytest.raises(UserError) as err:
+        load_tournament(path)
+    assert f"{path}:3: contestants: needs at least 2 item(s)" in err.value.details
