@@ -46,17 +46,6 @@ class PlanVerdict(NamedTuple):
     winner: str | None  # "first" | "second" | "tie", only for status "ok"
 
 
-class TallyRow(NamedTuple):
-    """Verdicts of the current plan counted by ordered pair, prompt and outcome (`Store.verdict_tally`)."""
-
-    first: str
-    second: str
-    prompt: str
-    status: PlanStatus
-    winner: str | None
-    n: int  # how many verdicts
-
-
 class TextRow(NamedTuple):
     """A derived text (prompt, response, perturbed variant, paraphrase, generation) by its key."""
 

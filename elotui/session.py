@@ -16,12 +16,11 @@ from typing import Any, cast
 from elotui.config import Tournament
 from elotui.data_files import listing
 from elotui.errors import UserError
-from elotui.rating.games import games_from_tally
-from elotui.rating.leaderboard import Leaderboard, RatingOptions, rank, rank_games
+from elotui.rating.leaderboard import Leaderboard, RatingOptions, rank
 from elotui.rating.pair_summary import PairSummary, summarise_pairs
 from elotui.rating.table import VerdictTable
-from elotui.records import DiagnoseReport, JudgeStats, PairDetail, PlanVerdict, TallyRow
-from elotui.store import Store
+from elotui.records import DiagnoseReport, JudgeStats, PairDetail, PlanVerdict
+from elotui.store import Store, VerdictColumns
 from elotui.verdict_log import VerdictRow, read_log
 from elotui.vocab import SCREEN_METHODS, Threshold, parse_threshold
 
@@ -75,13 +74,13 @@ class TournamentSession:
         )
 
     def plan_table(
-        self, rows: Sequence[PlanVerdict] | None = None, *, include_missing: bool = True
+        self, columns: VerdictColumns | None = None, *, include_missing: bool = True
     ) -> VerdictTable:
         """The verdict table of the current plan, coded in the file's declared order. `include_missing=False`
-        leaves out the presentations with no recorded call (the TUI appends them as they are answered)."""
+        leaves out the presentations with no recorded call (the TUI appends them as they are answered).
+        `columns`: `store.verdict_columns()` when the caller has read them."""
         table = self.empty_table()
-        rows = self.store.plan_verdicts() if rows is None else rows
-        table.append(rows if include_missing else [r for r in rows if r[6] != "missing"])
+        table.extend_columns(self.store.verdict_columns() if columns is None else columns, include_missing)
         return table
 
     # --- leaderboards --------------------------------------------------------------------------------------------
@@ -112,12 +111,10 @@ class TournamentSession:
         prompt: str | None = None,
         category: str | None = None,
         judge: str | None = None,
-        tally: list[TallyRow] | None = None,
     ) -> Leaderboard:
         """The leaderboard of the current plan (no judge calls). `threshold` / `method` override `[ranking]`;
         `prompt`, `category` and `judge` restrict the scope (to one prompt, one category's prompts, one judge's
-        verdicts); `tally`: `store.verdict_tally(...)` when the caller has read it already (used for threshold
-        none with Elo only). Raises UserError for an unknown prompt, category or judge, a bad threshold or
+        verdicts). Raises UserError for an unknown prompt, category or judge, a bad threshold or
         method, or a store without a plan."""
         t = self.tournament
         settings = t.spec.ranking
@@ -132,45 +129,19 @@ class TournamentSession:
         if judge is not None and judge not in t.judge_ids:
             raise UserError(f"judge '{judge}' is not in {t.path.name} (judges: {', '.join(t.judge_ids)})")
         judges = [judge] if judge is not None else None
-        if chosen == "none" and chosen_method in ("elo", "bt") and self._tally_will_do(judges):
-            board = self._from_tally(scope, tally, chosen_method)
-            if board is not None:
-                return board
-        rows = self.store.plan_verdicts()
-        if not rows:
+        columns = self.store.verdict_columns()
+        if not len(columns):
             raise UserError(
                 f"{self.store.path}: no comparison plan recorded for this tournament yet "
                 "(run `elotui run` first)"
             )
         board = rank(
-            self.plan_table(rows),
+            self.plan_table(columns),
             threshold=chosen,
             method=chosen_method,
             options=self.options,
             prompts=scope,
             judges=judges,
-        )
-        return self.note_design(board)
-
-    def _tally_will_do(self, judges: list[str] | None) -> bool:
-        """Whether the verdict counts carry all a No-Threshold view needs: no judge scope or exclusion, no learned
-        judge weights (those need each verdict's judge)."""
-        return judges is None and not self.options.excluded and not self.options.per_verdict_model
-
-    def _from_tally(
-        self, scope: list[str] | None, tally: list[TallyRow] | None, method: str = "elo"
-    ) -> Leaderboard | None:
-        """Permutation-averaged Elo and Bradley–Terry over the No-Threshold games need only their multiset (with
-        prompt codes, for the prompt bootstrap): counted in SQL (a few hundred rows), not one Python row per
-        verdict. Same games, codes and ratings as the table path (None: a verdict names an undeclared contestant,
-        the table path then)."""
-        t = self.tournament
-        tally = self.store.verdict_tally(scope) if tally is None else tally
-        g = games_from_tally(tally, t.contestant_ids, t.prompt_ids) if tally else None
-        if g is None:
-            return None
-        board = rank_games(
-            list(t.contestant_ids), g, threshold="none", method=method, options=self.options, prompts=scope
         )
         return self.note_design(board)
 
@@ -280,9 +251,9 @@ class TournamentSession:
         options = inputs.options
         if max_permutations is not None:
             options = options.replace(permutations=min(options.permutations, max_permutations))
-        rows = self.store.plan_verdicts() if table is None or pairs else None  # read once for both
+        columns = self.store.verdict_columns() if table is None or pairs else None  # read once for both
         report = diagnose(
-            self.plan_table(rows) if table is None else table,
+            self.plan_table(columns) if table is None else table,
             human_votes=cast("list[Mapping[str, Any]] | None", inputs.human_votes),
             reference_ranking=inputs.reference_ranking,
             prompt_references=inputs.prompt_references,
@@ -298,7 +269,8 @@ class TournamentSession:
         if (
             pairs
         ):  # one row per (prompt, pair): its majority class and how the judges split (rating.pair_summary)
-            report["pairs"] = [s.as_record() for s in self.pair_summaries(rows=rows)]
+            assert columns is not None
+            report["pairs"] = [s.as_record() for s in self.pair_summaries(rows=columns.rows())]
         return cast(DiagnoseReport, report)
 
     # --- pairs, judges and texts ---------------------------------------------------------------------------------

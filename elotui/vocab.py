@@ -67,6 +67,30 @@ PlanStatus = Literal[
 Winner = Literal["first", "second", "tie"]
 CACHED_STATUSES: Final[tuple[Status, ...]] = ("ok", "invalid")  # answered: never paid for twice
 
+# The outcome of a planned presentation as one small integer: how the store's columnar snapshot and every rating
+# code it (elotui.store.columns, elotui.rating.table).
+OUTCOME_FIRST: Final = 0  # the contestant shown first won
+OUTCOME_SECOND: Final = 1  # the contestant shown second won
+OUTCOME_TIE: Final = 2
+OUTCOME_INVALID: Final = 3  # the judge answered but the verdict could not be parsed
+OUTCOME_FAILED: Final = 4  # the call failed for good ("error")
+OUTCOME_MISSING: Final = 5  # planned, not judged (yet)
+_STATUS_CODES: Final = {"invalid": OUTCOME_INVALID, "error": OUTCOME_FAILED, "failed": OUTCOME_FAILED}
+_WINNER_CODES: Final = {"first": OUTCOME_FIRST, "second": OUTCOME_SECOND, "tie": OUTCOME_TIE}
+
+
+def outcome_code(status: str | None, winner: str | None) -> int:
+    """The outcome code of one verdict (status None or "missing": no call recorded). An "ok" verdict without a
+    known winner counts as invalid."""
+    if status == "ok":
+        return _WINNER_CODES.get(winner or "", OUTCOME_INVALID)
+    if status is None or status == "missing":
+        return OUTCOME_MISSING
+    code = _STATUS_CODES.get(status)
+    if code is None:
+        raise ValueError(f"unknown verdict status {status!r}")
+    return code
+
 
 def tokens_in_text(characters: int) -> int:
     """elotui's token estimate for a text of this many characters (about four characters a token, rounded up)."""

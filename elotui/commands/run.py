@@ -298,7 +298,7 @@ def _headless(
             f"(max_cost {max_cost:g}); run again with a higher --max-cost to continue",
             file=sys.stderr,
         )
-    failed = [row for row in store.plan_verdicts() if row[6] == "error"]
+    failed = [row for row in store.plan_verdicts() if row.status == "error"]
     if result.failed or failed:
         print(
             f"{len(failed)} planned comparison(s) failed for good (the next run retries them):",

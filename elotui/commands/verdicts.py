@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+from typing import Any
 
 from elotui.commands.common import (
     add_output_arg,
@@ -11,6 +12,7 @@ from elotui.commands.common import (
     open_tournament,
     output_stream,
 )
+from elotui.store import Store
 from elotui.verdict_log import write_log
 
 
@@ -25,5 +27,23 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
 def run(args: argparse.Namespace) -> int:
     _, store = open_tournament(args)
     with store, output_stream(args.output) as out:
-        write_log(store.verdict_log_rows(), out)
+        write_log(log_rows(store), out)
     return 0
+
+
+def log_rows(store: Store) -> list[dict[str, Any]]:
+    """Every answered or failed presentation of the current plan, as canonical verdict-log rows."""
+    return [
+        {
+            "prompt": d.prompt,
+            "first": d.first,
+            "second": d.second,
+            "judge": d.judge,
+            "condition": d.condition,
+            "sample": d.sample,
+            "winner": d.winner if d.status == "ok" else None,
+            "reasoning": d.reasoning,
+            "status": d.status,
+        }
+        for d in store.recorded_details()
+    ]

@@ -13,26 +13,19 @@ game sits where its presentation's first row was stored), which the online Elo u
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
 
 from elotui.rating.table import (
-    OUTCOME_FAILED,
     OUTCOME_FIRST,
-    OUTCOME_INVALID,
-    OUTCOME_MISSING,
-    OUTCOME_SECOND,
     OUTCOME_TIE,
     VerdictTable,
-    outcome_code,
 )
 from elotui.vocab import THRESHOLDS, Threshold, parse_threshold
 
-__all__ = ["THRESHOLDS", "Games", "Threshold", "games", "games_from_tally", "record"]
+__all__ = ["THRESHOLDS", "Games", "Threshold", "games", "record"]
 
 _EPS = 1e-9  # 9 votes of 10 must meet 0.9 whatever the float rounding
 
@@ -126,58 +119,6 @@ def games(table: VerdictTable, threshold: Threshold, mask: NDArray[np.bool_] | N
         n,
         counts,
         table.prompt[pres_rows].astype(np.int32),
-    )
-
-
-def games_from_tally(
-    tally: Iterable[Sequence[Any]], contestants: Sequence[str], prompts: Sequence[str] = ()
-) -> Games | None:
-    """The No-Threshold games from verdict counts `(first, second, prompt, status, winner, count)` (see
-    `Store.verdict_tally`), without one Python row per verdict; prompts are coded by `prompts` (the table's
-    order), or by first appearance for prompts not listed.
-
-    Gives the same multiset of games, contestant codes and counts as `games(VerdictTable.from_rows(rows,
-    contestants=contestants), "none")` on the same verdicts, listed in another order (which the permutation Elo
-    and the win/loss record do not depend on; the online Elo does, so it needs the rows). Returns None when a
-    verdict names a contestant outside `contestants` (the table would code it by first appearance in the rows,
-    which the counts do not know): the caller then builds the table.
-    """
-    index = {name: i for i, name in enumerate(contestants)}
-    prompt_index = {name: i for i, name in enumerate(prompts)}
-    prompt_code: list[int] = []
-    a: list[int] = []
-    b: list[int] = []
-    score: list[float] = []
-    repeat: list[int] = []
-    tally_by_outcome = [0] * 6
-    for first, second, prompt, status, winner, count in tally:
-        code = outcome_code(status, winner)
-        tally_by_outcome[code] += int(count)
-        if code > OUTCOME_TIE or not count:
-            continue
-        x, y = index.get(first), index.get(second)
-        if x is None or y is None:
-            return None
-        a.append(x)
-        b.append(y)
-        prompt_code.append(prompt_index.setdefault(prompt, len(prompt_index)))
-        score.append(1.0 if code == OUTCOME_FIRST else 0.0 if code == OUTCOME_SECOND else 0.5)
-        repeat.append(int(count))
-    reps = np.array(repeat, dtype=np.int64)
-    counts = {
-        "verdicts_used": sum(tally_by_outcome[: OUTCOME_TIE + 1]),
-        "invalid": tally_by_outcome[OUTCOME_INVALID],
-        "failed": tally_by_outcome[OUTCOME_FAILED],
-        "missing": tally_by_outcome[OUTCOME_MISSING],
-        "games": int(reps.sum()),
-    }
-    return Games(
-        np.repeat(np.array(a, dtype=np.int32), reps),
-        np.repeat(np.array(b, dtype=np.int32), reps),
-        np.repeat(np.array(score, dtype=np.float64), reps),
-        len(contestants),
-        counts,
-        np.repeat(np.array(prompt_code, dtype=np.int32), reps),
     )
 
 

@@ -183,7 +183,7 @@ def rank_games(
     conditions: list[str] | None = None,
 ) -> Leaderboard:
     """`rank` on games already made for `threshold` within the scope given (which is only recorded in the
-    settings), e.g. from `games.games_from_tally`."""
+    settings)."""
     threshold = parse_threshold(threshold)
     check_method(method)
     options = options or RatingOptions()

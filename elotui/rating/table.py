@@ -9,38 +9,38 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from numpy.typing import NDArray
 
-OUTCOME_FIRST = 0  # the contestant shown first won
-OUTCOME_SECOND = 1  # the contestant shown second won
-OUTCOME_TIE = 2
-OUTCOME_INVALID = 3  # the judge answered but the verdict could not be parsed
-OUTCOME_FAILED = 4  # the call failed for good ("error")
-OUTCOME_MISSING = 5  # planned, not judged (yet)
+from elotui.vocab import (
+    OUTCOME_FAILED,
+    OUTCOME_FIRST,
+    OUTCOME_INVALID,
+    OUTCOME_MISSING,
+    OUTCOME_SECOND,
+    OUTCOME_TIE,
+    outcome_code,
+)
 
-_STATUS_CODES = {
-    "invalid": OUTCOME_INVALID,
-    "error": OUTCOME_FAILED,
-    "failed": OUTCOME_FAILED,
-    "missing": OUTCOME_MISSING,
-}
-_WINNER_CODES = {"first": OUTCOME_FIRST, "second": OUTCOME_SECOND, "tie": OUTCOME_TIE}
+if TYPE_CHECKING:
+    from elotui.store.columns import VerdictColumns
+
+__all__ = [
+    "OUTCOME_FAILED",
+    "OUTCOME_FIRST",
+    "OUTCOME_INVALID",
+    "OUTCOME_MISSING",
+    "OUTCOME_SECOND",
+    "OUTCOME_TIE",
+    "Codebook",
+    "VerdictTable",
+    "outcome_code",
+]
 
 IntArray = NDArray[np.int32]
 _COLUMNS = ("prompt", "first", "second", "judge", "condition", "sample", "outcome")
-
-
-def outcome_code(status: str, winner: str | None) -> int:
-    """The outcome code of one verdict. An "ok" verdict without a known winner counts as invalid."""
-    if status == "ok":
-        return _WINNER_CODES.get(winner or "", OUTCOME_INVALID)
-    code = _STATUS_CODES.get(status)
-    if code is None:
-        raise ValueError(f"unknown verdict status {status!r}")
-    return code
 
 
 @dataclass
@@ -163,6 +163,35 @@ class VerdictTable:
         self._reserve(self._n + m)
         for name, values in new.items():
             self._data[name][self._n : self._n + m] = np.asarray(values, dtype=np.int32)
+        self._n += m
+        self.version += 1
+        return m
+
+    def extend_columns(self, columns: VerdictColumns, include_missing: bool = True) -> int:
+        """Add the store's int-coded columns at the end (elotui.store.columns), recoding their names into this
+        table's codebooks with one small array per column: no Python object per verdict. `include_missing=False`
+        leaves out the presentations not answered yet. Returns how many were added."""
+        keep = None if include_missing else np.flatnonzero(columns.outcome != OUTCOME_MISSING)
+        books = {
+            "prompt": self._prompts,
+            "first": self._contestants,
+            "second": self._contestants,
+            "judge": self._judges,
+            "condition": self._conditions,
+        }
+        new: dict[str, NDArray[Any]] = {}
+        for name, book in books.items():
+            recode = np.asarray(book.codes(columns.book(name)), dtype=np.int32)
+            values = getattr(columns, name)
+            new[name] = recode[values if keep is None else values[keep]]
+        new["sample"] = columns.sample if keep is None else columns.sample[keep]
+        new["outcome"] = columns.outcome if keep is None else columns.outcome[keep]
+        m = len(new["outcome"])
+        if m == 0:
+            return 0
+        self._reserve(self._n + m)
+        for name, values in new.items():
+            self._data[name][self._n : self._n + m] = values
         self._n += m
         self.version += 1
         return m

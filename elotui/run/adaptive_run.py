@@ -37,14 +37,10 @@ def answered_table(host: Host, judge: str | None = None) -> VerdictTable:
         judges=t.judge_ids,
         conditions=list(t.spec.comparison.conditions),
     )
-    table.append(
-        [
-            r
-            for r in host.store.plan_verdicts()
-            if r.status != "missing" and (judge is None or r.judge == judge)
-        ]
-    )
-    return table
+    table.extend_columns(host.store.verdict_columns(), include_missing=False)
+    if judge is None:
+        return table
+    return table.subset(table.scope_mask(judges=[judge]))
 
 
 def status_text(state: Settlement, bought: int, total: int, reason: str = "") -> str:

@@ -5,8 +5,10 @@ Tables
   `elotui.run.keys`). Verdicts, contestant generations and paraphrases all live here (`kind`).
   Each call is committed the moment it is recorded, so `kill -9` loses at most the calls in flight.
 - `plan`: the current comparison plan, one row per presentation (prompt, first, second, judge, condition,
-  sample) with the key of the call that answers it. A run replaces it; rankings read `plan JOIN calls`,
-  so an edited tournament ranks exactly what it now asks, while every still-valid verdict is reused.
+  sample) with the key of the call that answers it. A run replaces it, so an edited tournament ranks exactly
+  what it now asks, while every still-valid verdict is reused.
+- `snapshot`, `answers`: the plan as int-coded columns with each presentation's outcome, kept current by an
+  answers row written with every call (elotui.store.columns). Rankings read these, never `plan JOIN calls`.
 - `texts`: derived texts (perturbed responses, paraphrased prompts, generated responses) by key.
 - `runs`: one manifest per run (elotui version, file hash, judge settings, templates; never a key).
 
@@ -34,13 +36,14 @@ from elotui.records import (
     PlanRow,
     PlanVerdict,
     RunRow,
-    TallyRow,
     TextRow,
 )
+from elotui.store import columns
 from elotui.store.call_cache import CallCache
+from elotui.store.columns import ANSWER_SQL, VerdictColumns
 from elotui.store.connect import connect
-from elotui.store.schema import DETAIL_SQL, MIGRATIONS, PLAN_VERDICTS_SQL, SCHEMA_VERSION
-from elotui.vocab import CACHED_STATUSES
+from elotui.store.schema import DETAIL_SQL, MIGRATIONS, PLAN_COLUMNS, SCHEMA_VERSION
+from elotui.vocab import CACHED_STATUSES, outcome_code
 
 if TYPE_CHECKING:
     from elotui.config import Tournament
@@ -48,27 +51,14 @@ if TYPE_CHECKING:
 __all__ = [
     "CACHED_STATUSES",
     "MIGRATIONS",
-    "PLAN_VERDICTS_SQL",
     "SCHEMA_VERSION",
     "CallRecord",
     "PlanRow",
     "Store",
+    "VerdictColumns",
     "default_store_path",
 ]
 _SQL_CHUNK = 900  # host parameters per statement (SQLite's default limit is 999 on old builds)
-_PLAN_COLUMNS = (
-    "seq",
-    "prompt",
-    "first",
-    "second",
-    "judge",
-    "condition",
-    "sample",
-    "key",
-    "prompt_text_key",
-    "first_text_key",
-    "second_text_key",
-)
 
 
 def _factory(kind: Callable[..., Any]) -> Callable[[sqlite3.Cursor, tuple[Any, ...]], Any]:
@@ -93,6 +83,9 @@ class Store:
         self.cache = cache
         self._db, self.read_only = connect(self.path)
         self._lock = threading.RLock()
+        self._answers_written = (
+            0  # answers rows this process wrote since it last compacted (elotui.store.columns)
+        )
         self._migrate()
 
     @classmethod
@@ -184,16 +177,48 @@ class Store:
 
     def record_call(self, rec: CallRecord) -> None:
         """Insert or replace one call and commit at once."""
-        if rec.finished_at is None:
-            rec.finished_at = time.time()
+        self.record_calls([rec])
+
+    def record_calls(self, records: Sequence[CallRecord]) -> None:
+        """Insert or replace calls in one transaction (with their answers rows and the end of their claims), then
+        copy the answered ones into the shared call cache."""
+        if not records:
+            return
+        now = time.time()
+        for rec in records:
+            if rec.finished_at is None:
+                rec.finished_at = now
+
+        def body() -> None:
+            self._write_calls(records)
+            self._db.executemany("DELETE FROM claims WHERE key = ?", [(r.key,) for r in records])
+
+        self._transaction(body)
+        self._after_answers(len(records))
+        if self.cache is not None:
+            self.cache.put_many([r for r in records if r.status in CACHED_STATUSES])
+
+    def _write_calls(self, records: Sequence[CallRecord]) -> None:
+        """The calls and, for the columnar snapshot, the presentations they answer (inside a transaction)."""
         cols = ", ".join(CALL_COLUMNS)
         marks = ", ".join("?" for _ in CALL_COLUMNS)
-        values = [getattr(rec, c) for c in CALL_COLUMNS]
-        with self._lock, self._guarded():
-            self._db.execute(f"INSERT OR REPLACE INTO calls ({cols}) VALUES ({marks})", values)
-            self._db.execute("DELETE FROM claims WHERE key = ?", (rec.key,))
-        if self.cache is not None and rec.status in CACHED_STATUSES:
-            self.cache.put(rec)
+        self._db.executemany(
+            f"INSERT OR REPLACE INTO calls ({cols}) VALUES ({marks})",
+            [[getattr(r, c) for c in CALL_COLUMNS] for r in records],
+        )
+        self._db.executemany(ANSWER_SQL, [(outcome_code(r.status, r.winner), r.key) for r in records])
+
+    def _after_answers(self, count: int) -> None:
+        """Fold the answers log into the snapshot once COMPACT_EVERY rows have gathered (a writer's job)."""
+        self._answers_written += count
+        if self._answers_written >= columns.COMPACT_EVERY:
+            self.compact()
+
+    def compact(self) -> None:
+        """Fold the answers log into the snapshot's outcomes (a read then replays nothing)."""
+        self._answers_written = 0
+        if not self.read_only:
+            self._transaction(lambda: columns.compact(self._db))
 
     def get_call(self, key: str) -> CallRecord | None:
         rows = self._rows(CallRecord, f"SELECT {', '.join(CALL_COLUMNS)} FROM calls WHERE key = ?", (key,))
@@ -223,19 +248,11 @@ class Store:
         return found
 
     def _copy_in(self, records: list[CallRecord]) -> None:
-        cols = ", ".join(CALL_COLUMNS)
-        marks = ", ".join("?" for _ in CALL_COLUMNS)
-
         for r in records:
             r.run_id = None  # answered by a run of another store
 
-        def body() -> None:
-            self._db.executemany(
-                f"INSERT OR REPLACE INTO calls ({cols}) VALUES ({marks})",
-                [[getattr(r, c) for c in CALL_COLUMNS] for r in records],
-            )
-
-        self._transaction(body)
+        self._transaction(lambda: self._write_calls(records))
+        self._after_answers(len(records))
 
     def recorded_cost(self, keys: Iterable[str]) -> float:
         """The total recorded cost of the calls with these keys."""
@@ -259,16 +276,22 @@ class Store:
 
     # --- plan -----------------------------------------------------------------------------------------------------
 
-    def set_plan(self, rows: Iterable[PlanRow]) -> None:
+    def set_plan(self, rows: Iterable[PlanRow], fingerprint: str | None = None) -> None:
         """Make `rows` the current plan in one transaction, writing only the rows that changed (an unchanged plan
-        writes nothing, so a re-run needs no free disk for it)."""
-        new = {(r.prompt, r.first, r.second, r.judge, r.condition, r.sample): tuple(r) for r in rows}
+        writes nothing, so a re-run needs no free disk for it), and its columnar snapshot. `fingerprint`: what the
+        plan was computed from (`plan_fingerprint` finds it again, so that an unchanged tournament is not planned
+        twice)."""
+        unique = {(r.prompt, r.first, r.second, r.judge, r.condition, r.sample): r for r in rows}
+        rows = list(unique.values())  # one row per presentation, as the table keeps them
+        new = {k: tuple(r) for k, r in unique.items()}
         old = {(r.prompt, r.first, r.second, r.judge, r.condition, r.sample): tuple(r) for r in self.plan()}
         gone = [k for k in old if k not in new]
         changed = [v for k, v in new.items() if old.get(k) != v]
         if not gone and not changed:
+            if fingerprint is not None and fingerprint != self.plan_fingerprint():
+                self._transaction(lambda: columns.write_plan(self._db, rows, fingerprint))
             return
-        marks = ", ".join("?" for _ in _PLAN_COLUMNS)
+        marks = ", ".join("?" for _ in PLAN_COLUMNS)
 
         def write() -> None:
             self._db.executemany(
@@ -277,37 +300,39 @@ class Store:
                 gone,
             )
             self._db.executemany(
-                f"INSERT OR REPLACE INTO plan ({', '.join(_PLAN_COLUMNS)}) VALUES ({marks})", changed
+                f"INSERT OR REPLACE INTO plan ({', '.join(PLAN_COLUMNS)}) VALUES ({marks})", changed
             )
+            columns.write_plan(self._db, rows, fingerprint)
 
         self._transaction(write)
 
     def plan(self) -> list[PlanRow]:
-        return self._rows(PlanRow, f"SELECT {', '.join(_PLAN_COLUMNS)} FROM plan ORDER BY seq")
+        return self._rows(PlanRow, f"SELECT {', '.join(PLAN_COLUMNS)} FROM plan ORDER BY seq")
+
+    def plan_fingerprint(self) -> str | None:
+        """The fingerprint the current plan was stored with (None: none given, or no plan)."""
+        with self._lock, self._guarded():
+            row = self._db.execute("SELECT data FROM snapshot WHERE name = 'meta'").fetchone()
+        return json.loads(row[0]).get("fingerprint") if row else None
+
+    def verdict_columns(self) -> VerdictColumns:
+        """The current plan, int-coded, with every presentation's outcome (elotui.store.columns): numpy arrays
+        read from the snapshot plus the answers recorded since, without a Python object per verdict."""
+        return self.verdict_columns_since()[0]
+
+    def verdict_columns_since(self) -> tuple[VerdictColumns, int]:
+        """`verdict_columns()` and the last answers id it includes (a reader follows the answers after it)."""
+        with self._lock, self._guarded():
+            self._db.execute("BEGIN")
+            try:
+                return columns.read(self._db)
+            finally:
+                self._db.execute("COMMIT")
 
     def plan_verdicts(self) -> list[PlanVerdict]:
-        """The outcome of every planned presentation, in plan order (status "missing": no call recorded yet;
-        winner set only for "ok")."""
-        return self._rows(PlanVerdict, PLAN_VERDICTS_SQL)
-
-    def verdict_tally(self, prompts: Sequence[str] | None = None) -> list[TallyRow]:
-        """The current plan's verdicts counted by (first, second, prompt, status, winner); `prompts` restricts to
-        those prompts. A few hundred rows instead of one per verdict, for the rankings that only need the multiset of games
-        (the No-Threshold games: every valid verdict is one game), e.g. `elotui export --threshold none`.
-        """
-        where, params = "", tuple(prompts or ())
-        if prompts is not None:
-            where = "WHERE p.prompt IN (" + ", ".join("?" for _ in params) + ")" if params else "WHERE 0"
-        return self._rows(
-            TallyRow,
-            f"""
-            SELECT p.first, p.second, p.prompt, COALESCE(c.status, 'missing'),
-                   CASE WHEN c.status = 'ok' THEN c.winner END, COUNT(*)
-            FROM plan p LEFT JOIN calls c INDEXED BY calls_outcome ON c.key = p.key {where}
-            GROUP BY 1, 2, 3, 4, 5
-            """,
-            params,
-        )
+        """The outcome of every planned presentation, in plan order, as named rows (status "missing": no call
+        recorded yet; winner set only for "ok"): `verdict_columns()` decoded."""
+        return self.verdict_columns().rows()
 
     def pair_details(self, prompt: str, a: str, b: str) -> list[PairDetail]:
         """Every planned presentation of one pair on one prompt (both orders), joined with its call."""
@@ -341,23 +366,6 @@ class Store:
         """The (first) planned presentation that call `key` answers."""
         rows = self._rows(PairDetail, f"{DETAIL_SQL} WHERE p.key = ? ORDER BY p.seq LIMIT 1", (key,))
         return rows[0] if rows else None
-
-    def verdict_log_rows(self) -> list[dict[str, Any]]:
-        """Every answered or failed presentation of the current plan, as canonical verdict-log rows."""
-        return [
-            {
-                "prompt": d.prompt,
-                "first": d.first,
-                "second": d.second,
-                "judge": d.judge,
-                "condition": d.condition,
-                "sample": d.sample,
-                "winner": d.winner if d.status == "ok" else None,
-                "reasoning": d.reasoning,
-                "status": d.status,
-            }
-            for d in self.recorded_details()
-        ]
 
     # --- derived texts --------------------------------------------------------------------------------------------
 

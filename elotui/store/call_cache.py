@@ -11,6 +11,7 @@ A cache that cannot be opened or written (a read-only home, a full disk) is skip
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sqlite3
 import threading
@@ -54,17 +55,25 @@ class CallCache:
             return None
 
     def put(self, rec: CallRecord) -> None:
-        if self._db is None:
+        self.put_many([rec])
+
+    def put_many(self, records: list[CallRecord]) -> None:
+        """Keep these answered calls (one transaction)."""
+        if self._db is None or not records:
             return
         marks = ", ".join("?" for _ in CALL_COLUMNS)
         try:
             with self._lock:
-                self._db.execute(
+                self._db.execute("BEGIN")
+                self._db.executemany(
                     f"INSERT OR REPLACE INTO calls ({', '.join(CALL_COLUMNS)}) VALUES ({marks})",
-                    [getattr(rec, c) for c in CALL_COLUMNS],
+                    [[getattr(rec, c) for c in CALL_COLUMNS] for rec in records],
                 )
+                self._db.execute("COMMIT")
         except sqlite3.Error:  # a full disk or a read-only cache must never stop a run
-            pass
+            with contextlib.suppress(sqlite3.Error):
+                if self._db.in_transaction:
+                    self._db.execute("ROLLBACK")
 
     def get_many(self, keys: Iterable[str]) -> list[CallRecord]:
         if self._db is None:

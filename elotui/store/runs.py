@@ -149,6 +149,7 @@ def heartbeat(store: Store, run_id: int, state: str, progress: dict[str, Any] | 
 
 def finish_run(store: Store, run_id: int, state: str, progress: dict[str, Any] | None = None) -> None:
     """Close the run (its lease ends) with its final state and, for readers, its final progress."""
+    store.compact()  # a reader of the finished run replays no answers
     with store._lock, store._guarded():
         store._db.execute(
             "UPDATE runs SET finished_at = ?, state = ?, lease_until = NULL, progress = COALESCE(?, progress) "

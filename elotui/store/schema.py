@@ -95,16 +95,29 @@ def _v5(db: sqlite3.Connection) -> None:
     )
 
 
-MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [_v1, _v2, _v3, _v4, _v5]
+def _v6(db: sqlite3.Connection) -> None:
+    """Version 6: the columnar snapshot of the plan and its outcomes, and the answers log that keeps it current
+    (elotui.store.columns), built here from the stored plan."""
+    from elotui.records import PlanRow
+    from elotui.store.columns import write_plan
+
+    _script(
+        db,
+        """
+        CREATE TABLE snapshot (name TEXT PRIMARY KEY, data BLOB NOT NULL);
+        CREATE TABLE answers (id INTEGER PRIMARY KEY AUTOINCREMENT, seq INTEGER NOT NULL, outcome INTEGER NOT NULL)
+        """,
+    )
+    rows = db.execute("SELECT seq, prompt, first, second, judge, condition, sample, key FROM plan").fetchall()
+    if rows:
+        write_plan(db, [PlanRow(*r) for r in rows], None)
+
+
+MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [_v1, _v2, _v3, _v4, _v5, _v6]
 SCHEMA_VERSION = len(MIGRATIONS)
 
-# Rankings read only the outcome columns: the covering index keeps the wide rows (reasoning, raw replies) unread.
-PLAN_VERDICTS_SQL = """
-    SELECT p.prompt, p.first, p.second, p.judge, p.condition, p.sample,
-           COALESCE(c.status, 'missing'), CASE WHEN c.status = 'ok' THEN c.winner END
-    FROM plan p LEFT JOIN calls c INDEXED BY calls_outcome ON c.key = p.key
-    ORDER BY p.seq
-"""
+PLAN_COLUMNS: tuple[str, ...] = ("seq", "prompt", "first", "second", "judge", "condition", "sample", "key")
+PLAN_COLUMNS += ("prompt_text_key", "first_text_key", "second_text_key")
 _PLAN_KEYS = "p.seq, p.prompt, p.first, p.second, p.judge, p.condition, p.sample, p.key"
 DETAIL_SQL = (
     f"SELECT {_PLAN_KEYS}, p.prompt_text_key, p.first_text_key, p.second_text_key, c.key, c.kind, "

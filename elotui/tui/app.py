@@ -182,12 +182,14 @@ class ElotuiApp(AppActions, App[int]):
     # -- the store -----------------------------------------------------------------------------------------------
     def reload_from_store(self) -> None:
         """Rebuild the verdict table from the store's current plan (at start, and when a run stores its plan)."""
-        rows = self.store.plan_verdicts()
+        columns = self.store.verdict_columns()
         self.ranking = LiveRanking(
-            self.session.plan_table(rows, include_missing=False), self.session.options, self.ranking_context
+            self.session.plan_table(columns, include_missing=False),
+            self.session.options,
+            self.ranking_context,
         )
         self.monitor.pending.clear()
-        self.monitor.plan = PlanCounts.of(rows)
+        self.monitor.plan = PlanCounts.of(columns.outcome)
         self.monitor.reload_wanted = False
         self.board_version = self._diag_version = self._stats_version = -1
         if self.watcher is not None:

@@ -7,9 +7,11 @@ No Textual here: the App feeds it every event and shows what it returns.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
+
+import numpy as np
+from numpy.typing import NDArray
 
 from elotui.config import Tournament
 from elotui.records import JudgeCounts, PlanVerdict
@@ -24,6 +26,14 @@ from elotui.run.events import (
 )
 from elotui.store import Store
 from elotui.tui.sanitize import one_line
+from elotui.vocab import (
+    OUTCOME_FAILED,
+    OUTCOME_FIRST,
+    OUTCOME_INVALID,
+    OUTCOME_MISSING,
+    OUTCOME_SECOND,
+    OUTCOME_TIE,
+)
 
 FAILURE_NOTICES = (1, 3, 10, 30, 100, 300, 1000)  # repeated failures: notify at these counts, count always
 
@@ -63,13 +73,12 @@ class PlanCounts:
     invalid: int = 0
 
     @classmethod
-    def of(cls, rows: Sequence[PlanVerdict]) -> PlanCounts:
-        c = cls(total=len(rows))
-        for r in rows:
-            c.done += r.status in ("ok", "invalid")
-            c.failed += r.status == "error"
-            c.invalid += r.status == "invalid"
-        return c
+    def of(cls, outcome: NDArray[np.int8]) -> PlanCounts:
+        """The counts of a plan's outcome column (elotui.store.columns)."""
+        tally = np.bincount(outcome, minlength=OUTCOME_MISSING + 1)
+        invalid = int(tally[OUTCOME_INVALID])
+        done = int(tally[OUTCOME_FIRST] + tally[OUTCOME_SECOND] + tally[OUTCOME_TIE]) + invalid
+        return cls(total=len(outcome), done=done, failed=int(tally[OUTCOME_FAILED]), invalid=invalid)
 
 
 @dataclass

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from elotui.commands.verdicts import log_rows
 from elotui.config import load_tournament
 from elotui.export.graph import export_graph
 from elotui.export.ranking import write_json
@@ -57,7 +58,7 @@ async def test_key_is_in_no_stored_byte(
     board = io.StringIO()
     write_json(TournamentSession(tournament, store).leaderboard(threshold="none"), board)
     log = io.StringIO()
-    write_log(store.verdict_log_rows(), log)
+    write_log(log_rows(store), log)
     store.close()
     stored = b"".join(p.read_bytes() for p in [*store_dir.rglob("*"), *exports.rglob("*")] if p.is_file())
     stored += (board.getvalue() + log.getvalue() + str(result)).encode()

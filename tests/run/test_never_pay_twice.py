@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from elotui.config import load_tournament
-from elotui.store import Store
+from elotui.store import SCHEMA_VERSION, Store
 from tests.run.fakes import write_tournament
 from tests.servers.fake_llm import FakeLLMServer
 
@@ -175,7 +175,7 @@ def test_concurrent_fresh_store_opens_all_succeed(tmp_path: Path) -> None:
         errors = [p.communicate(timeout=60)[1] for p in procs]
         assert [p.returncode for p in procs] == [0, 0], errors
         with sqlite3.connect(target) as db:
-            assert db.execute("PRAGMA user_version").fetchone()[0] == 5
+            assert db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
 
 
 @pytest.mark.parametrize("runs", [2])
