@@ -78,7 +78,6 @@ def run(args: argparse.Namespace) -> int:
         tournament.require_api_keys()
     for warning in tournament.plain_http_keys():
         print(f"warning: {warning}", file=sys.stderr)
-    _check_replay_logs(tournament)
     builder = PromptBuilder(tournament)  # template errors surface here, before any call
     store = Store.open_for(tournament, args.store)
     try:
@@ -107,16 +106,6 @@ def run(args: argparse.Namespace) -> int:
         )
     finally:
         store.close()
-
-
-def _check_replay_logs(tournament: Tournament) -> None:
-    """A malformed verdict log is bad input (exit 2, file and line), not a judge failure per call."""
-    from elotui.verdict_log import read_log
-
-    paths = {tournament.resolve(j.path) for j in tournament.spec.judges if j.provider == "replay" and j.path}
-    for path in sorted(paths):
-        for _ in read_log(path):
-            pass
 
 
 # --- dry run and prompt -----------------------------------------------------------------------------------

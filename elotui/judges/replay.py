@@ -57,6 +57,10 @@ class ReplayJudge:
             self._index = log_index(self.path, self.content_hash).get(self.replay_name, {})
         return self._index
 
+    def prepare(self) -> None:
+        """Read the log before the first call (UserError naming the file and line if it is malformed)."""
+        self.index()
+
     def lookup(self, prompt: str, first: str, second: str, condition: str, sample: int) -> VerdictRow | None:
         rows = self.index().get((prompt, first, second, condition))
         if not rows or sample >= len(rows):

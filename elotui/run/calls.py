@@ -300,15 +300,25 @@ class VerdictCalls:
 
 
 def verdict_calls(
-    plan: Plan, builder: PromptBuilder, texts: Texts, judges: Mapping[str, Judge]
+    plan: Plan,
+    builder: PromptBuilder,
+    texts: Texts,
+    judges: Mapping[str, Judge],
+    *,
+    only: set[int] | None = None,
 ) -> VerdictCalls:
-    """Every plan row with its call key (or its missing prerequisite), and the distinct calls."""
+    """Every plan row with its call key (or its missing prerequisite), and the distinct calls; `only`: just the
+    rows with these seqs (a reused plan's unanswered presentations)."""
     with gc_paused():
-        return _verdict_calls(plan, builder, texts, judges)
+        return _verdict_calls(plan, builder, texts, judges, only)
 
 
 def _verdict_calls(
-    plan: Plan, builder: PromptBuilder, texts: Texts, judges: Mapping[str, Judge]
+    plan: Plan,
+    builder: PromptBuilder,
+    texts: Texts,
+    judges: Mapping[str, Judge],
+    only: set[int] | None = None,
 ) -> VerdictCalls:
     rows: list[PlanRow] = []
     calls: dict[str, Call] = {}
@@ -318,6 +328,8 @@ def _verdict_calls(
     render_cache: dict[tuple[str, str, str], tuple[RenderedPrompt | None, tuple[str, str, str]]] = {}
     unit: tuple[str, frozenset[str]] | None = None
     for seq, c in enumerate(plan.comparisons):
+        if only is not None and seq not in only:
+            continue
         if (
             c.prompt,
             frozenset((c.first, c.second)),

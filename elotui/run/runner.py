@@ -4,7 +4,8 @@
 time), builds the judges and records a manifest; stores the plan; sends the missing generation and paraphrase
 calls, stores the plan again with every key resolved; then sends every verdict call with no answer in the store,
 in plan order, each claimed in the store first. Every reply is committed the moment it arrives, so Ctrl-C or
-`kill -9` loses at most the calls in flight. One queue per endpoint, drained by `max_concurrency` workers; the
+`kill -9` loses at most the calls in flight (replay and simulated judges without a delay, whose answers cost
+nothing, claim and commit OFFLINE_BATCH calls at a time). One queue per endpoint, drained by `max_concurrency` workers; the
 judge layer adds rate limits and retries. `pause()`, `resume()`, `stop(cancel=...)`. With `max_cost`, a call
 starts only if the cost so far, the calls in flight and its own estimate stay within it. The runner alone counts
 per endpoint (JudgeCounts) and publishes copies in its Progress events and, once a second, in the store's
@@ -19,6 +20,7 @@ import dataclasses
 import time
 from collections import deque
 from collections.abc import Callable
+from typing import cast
 
 from elotui.config import Tournament
 from elotui.errors import StoreError
@@ -33,13 +35,10 @@ from elotui.records import JudgeCounts
 from elotui.run.accounting import Accounting, RateMeter, progress_of
 from elotui.run.calls import (
     Call,
-    Texts,
     VerdictCalls,
     endpoints,
     estimated_cost,
     estimated_output_tokens,
-    prerequisite_calls,
-    verdict_calls,
 )
 from elotui.run.events import (
     CallFailed,
@@ -54,14 +53,17 @@ from elotui.run.events import (
     VerdictRecorded,
 )
 from elotui.run.plan import build_plan
+from elotui.run.prepare import prepare, replan
 from elotui.run.prompts import PromptBuilder
 from elotui.run.recording import ask_completion, ask_verdict, completion_record, verdict_record
 from elotui.run.setup import JudgeFactory, build_judges, default_judge_factory, manifest
 from elotui.store import Store
-from elotui.store.runs import HEARTBEAT_EVERY_S, claim, heartbeat
+from elotui.store.runs import HEARTBEAT_EVERY_S, claim_many, heartbeat
 from elotui.vocab import CACHED_STATUSES
 
 PROGRESS_INTERVAL_S = 0.5
+OFFLINE_BATCH = 256  # calls a replay or simulated judge without delay answers per transaction
+Answered = tuple[Call, JudgeReply, float]  # a verdict call, its reply, when it was sent
 
 
 class Runner:
@@ -160,15 +162,15 @@ class Runner:
             pending_prereqs = [c for c in prereqs if c.key not in answered]
             if pending_prereqs:
                 verdicts, answered = await self._produce_texts(pending_prereqs, prereqs)
-            pending = [c for c in verdicts.calls if c.key not in answered]
-            if self.stopping:
-                pass
-            elif self.tournament.spec.comparison.plan == "adaptive" or self.tournament.spec.comparison.screen:
+            partial = (
+                self.tournament.spec.comparison.plan == "adaptive" or self.tournament.spec.comparison.screen
+            )
+            if partial and not self.stopping:
                 from elotui.run.screening import run_partial  # adaptive planning or screening
 
                 self.adaptive_status = await run_partial(self, verdicts, answered)
-            else:
-                await self._execute(pending)
+            elif not self.stopping:
+                await self._execute([c for c in verdicts.calls if c.key not in answered])
             final_state = "stopped" if self._stopping else "budget" if self._budget_hit else "finished"
         except (asyncio.CancelledError, KeyboardInterrupt):
             final_state = "stopped"
@@ -189,8 +191,7 @@ class Runner:
         return result
 
     @property
-    def stopping(self) -> bool:
-        """Stopped (Ctrl-C, quit) or at the budget: no new calls."""
+    def stopping(self) -> bool:  # stopped (Ctrl-C, quit) or at the budget: no new calls
         return self._stopping or self._budget_hit
 
     async def execute(self, calls: list[Call]) -> None:
@@ -199,39 +200,24 @@ class Runner:
         self._emit_progress(force=True)
 
     def _prepare(self) -> tuple[list[Call], VerdictCalls, set[str]]:
-        """The prerequisite and verdict calls, the plan stored, and which calls the store already answered."""
-        prereqs = prerequisite_calls(self.tournament, self.plan, self.builder, self.judges)
-        texts = Texts.load(self.tournament, self.store, prereqs)
-        verdicts = self._store_plan(texts)
-        answered = self.store.cached_keys([c.key for c in prereqs] + [c.key for c in verdicts.calls])
-        rows_per_key = {c.key: c.rows for c in verdicts.calls}
-        prereq_rows = sum(1 for c in prereqs if c.key in answered)
-        self.cached = prereq_rows + sum(rows_per_key[k] for k in answered if k in rows_per_key)
-        self.done = self.cached
-        self._acct.cost = self.store.recorded_cost(answered)
-        if not any(c.key not in answered for c in prereqs):
-            texts.store_derived(self.store, self.plan)
-        return prereqs, verdicts, answered
-
-    def _store_plan(self, texts: Texts) -> VerdictCalls:
-        verdicts = verdict_calls(self.plan, self.builder, texts, self.judges)
-        self.store.set_plan(verdicts.rows)
-        return verdicts
+        """The prerequisite and verdict calls, the plan stored (or reused: elotui.run.prepare), and which calls
+        the store already answered."""
+        ready = prepare(self.tournament, self.plan, self.builder, self.judges, self.store)
+        self.cached = self.done = ready.cached
+        self._acct.cost = self.store.recorded_cost(c.key for c in ready.prereqs) + self.store.plan_cost()
+        return ready.prereqs, ready.verdicts, ready.answered
 
     async def _produce_texts(self, pending: list[Call], prereqs: list[Call]) -> tuple[VerdictCalls, set[str]]:
         """Send the missing generation and paraphrase calls, then store the plan again with every key resolved."""
         await self._execute(pending)
-        texts = Texts.load(self.tournament, self.store, prereqs)
-        verdicts = self._store_plan(texts)
-        answered = self.store.cached_keys(c.key for c in verdicts.calls)
-        for call in verdicts.calls:
-            if call.key in answered:  # e.g. the same text was judged before under another generation
-                self.done += call.rows
-                self.cached += call.rows
+        verdicts, answered, rows = replan(
+            self.tournament, self.plan, self.builder, self.judges, self.store, prereqs
+        )
+        self.done += rows  # e.g. the same text was judged before under another generation
+        self.cached += rows
         for key, count in verdicts.blocked.items():  # waiting for a generation/paraphrase that failed
             self.failed += count
             self._failures.append(f"{count} comparison(s) not judged: prerequisite call {key[:12]} failed")
-        texts.store_derived(self.store, self.plan)
         return verdicts, answered
 
     async def _close(self, ticker: asyncio.Task[None] | None, final_state: RunState) -> None:
@@ -240,20 +226,18 @@ class Runner:
         for task in self._workers:
             task.cancel()
         if self.run_id is not None:
-            with contextlib.suppress(
-                StoreError
-            ):  # a full disk: the error that stopped the run is the one to report
+            with contextlib.suppress(StoreError):  # a full disk: the error that stopped the run is reported
                 self.store.finish_run(self.run_id, final_state, dataclasses.asdict(self.progress()))
-        for judge in self.judges.values():
-            try:
+        for judge in self.judges.values():  # closing a client must not hide the run's outcome
+            with contextlib.suppress(Exception):
                 await judge.aclose()
-            except Exception:  # noqa: BLE001, S110 - closing a client must not hide the run's outcome
-                pass
 
     async def _execute(self, calls: list[Call]) -> None:
         queues: dict[str, deque[Call]] = {}
         for call in calls:
             queues.setdefault(call.judge, deque()).append(call)
+        for jid in queues:  # a replay judge reads its log now: a malformed one is bad input (exit 2)
+            getattr(self.judges[jid], "prepare", lambda: None)()
         self._workers = [
             asyncio.create_task(self._worker(jid, queue))
             for jid, queue in queues.items()
@@ -268,8 +252,10 @@ class Runner:
                 raise result
 
     async def _worker(self, jid: str, queue: deque[Call]) -> None:
+        """Take calls off the endpoint's queue, claim, send and record them: one at a time, or OFFLINE_BATCH at a
+        time for a replay or simulated judge without a delay (free answers: claimed and committed together)."""
         judge = self.judges[jid]
-        config = judge.config
+        batch = OFFLINE_BATCH if judge.kind != "live" and not judge.config.delay_ms else 1
         while queue:
             await self._resume.wait()
             if self._stopping or self._budget_hit or not queue:
@@ -277,19 +263,30 @@ class Runner:
             if getattr(judge, "unreachable", None):
                 self._give_up_on(jid, str(getattr(judge, "unreachable", "")), queue)
                 return
-            call = queue[0]
-            input_tokens = call.estimated_input_tokens()
-            estimate = estimated_cost(config, input_tokens, estimated_output_tokens(config))
-            if self._over_budget(estimate):
+            taken = self._take(queue, judge, batch)
+            if not taken:
                 return
-            queue.popleft()
-            if not self._claim(call):
-                continue
-            self._acct.in_flight_cost += estimate
-            try:
-                await self._send(judge, call)
-            finally:
-                self._acct.in_flight_cost -= estimate
+            answered: list[Answered] = []
+            for call, estimate in self._claimed(taken):
+                self._acct.in_flight_cost += estimate
+                try:
+                    got = await self._send(judge, call)
+                finally:
+                    self._acct.in_flight_cost -= estimate
+                if got is not None:
+                    answered.append(got)
+            self._record_verdicts(judge, answered)
+
+    def _take(self, queue: deque[Call], judge: Judge, batch: int) -> list[tuple[Call, float]]:
+        """Up to `batch` calls off the queue with their cost estimates, as long as the budget allows them."""
+        c, planned, taken = judge.config, 0.0, cast("list[tuple[Call, float]]", [])
+        while queue and len(taken) < batch:
+            estimate = estimated_cost(c, queue[0].estimated_input_tokens(), estimated_output_tokens(c))
+            if self._over_budget(planned + estimate):
+                break
+            planned += estimate
+            taken.append((queue.popleft(), estimate))
+        return taken
 
     def _over_budget(self, estimate: float) -> bool:
         over = (
@@ -314,20 +311,25 @@ class Runner:
         self._failures.append(message)
         self._emit(CallFailed("", jid, "verdict", message, 0, None))
 
-    def _claim(self, call: Call) -> bool:
-        """Claim the call in the store before paying for it (elotui.store.runs.claim): another process may have
-        answered it since the plan was read, or may be sending it now."""
+    def _claimed(self, taken: list[tuple[Call, float]]) -> list[tuple[Call, float]]:
+        """The calls this run may send, claimed in the store before paying for them (elotui.store.runs): another
+        process may have answered one since the plan was read, or may be sending it now."""
         assert self.run_id is not None
-        got = claim(self.store, call.key, self.run_id)
-        if got == "answered":
-            self.done += call.rows
-            self.cached += call.rows
-            self._progress_dirty = True
-        elif got == "taken":
-            self.skipped += call.rows
-        return got == "mine"
+        got = claim_many(self.store, [call.key for call, _ in taken], self.run_id)
+        mine = []
+        for call, estimate in taken:
+            if got[call.key] == "answered":
+                self.done += call.rows
+                self.cached += call.rows
+                self._progress_dirty = True
+            elif got[call.key] == "taken":
+                self.skipped += call.rows
+            else:
+                mine.append((call, estimate))
+        return mine
 
-    async def _send(self, judge: Judge, call: Call) -> None:
+    async def _send(self, judge: Judge, call: Call) -> Answered | None:
+        """Ask for one call; a completion is recorded at once, a verdict returned for `_record_verdicts`."""
         ledger = self._ledgers[call.judge]
         self.in_flight += 1
         ledger.in_flight += 1
@@ -343,30 +345,31 @@ class Runner:
             self.in_flight -= 1
             ledger.in_flight -= 1
         if call.kind == "verdict":
-            self._record_verdict(judge, call, reply, started_at)
-        else:
-            self._record_completion(judge, call, completion, started_at)
+            return call, reply, started_at
+        self._record_completion(judge, call, completion, started_at)
+        return None
 
-    def _record_verdict(self, judge: Judge, call: Call, reply: JudgeReply, started_at: float) -> None:
-        p = call.presentation
-        assert p is not None
-        record = verdict_record(judge, call, reply, started_at, self.run_id)
-        self.store.record_call(record)
-        if self._count(call, reply) and reply.status != "error":
-            self._emit(
-                VerdictRecorded(
-                    key=call.key,
-                    judge=call.judge,
-                    presentation=p,
-                    status=reply.status,  # type: ignore[arg-type]
-                    winner=reply.winner if reply.status == "ok" else None,
-                    reasoning=reply.reasoning,
-                    latency_ms=reply.latency_ms,
-                    input_tokens=reply.input_tokens,
-                    output_tokens=reply.output_tokens,
-                    cost=reply.cost,
+    def _record_verdicts(self, judge: Judge, answered: list[Answered]) -> None:
+        """Commit the verdicts in one transaction, then count them and tell the listeners."""
+        self.store.record_calls([verdict_record(judge, c, r, t, self.run_id) for c, r, t in answered])
+        for call, reply, _ in answered:
+            p = call.presentation
+            assert p is not None
+            if self._count(call, reply) and reply.status != "error":
+                self._emit(
+                    VerdictRecorded(
+                        key=call.key,
+                        judge=call.judge,
+                        presentation=p,
+                        status=reply.status,  # type: ignore[arg-type]
+                        winner=reply.winner if reply.status == "ok" else None,
+                        reasoning=reply.reasoning,
+                        latency_ms=reply.latency_ms,
+                        input_tokens=reply.input_tokens,
+                        output_tokens=reply.output_tokens,
+                        cost=reply.cost,
+                    )
                 )
-            )
         self._emit_progress()
 
     def _record_completion(self, judge: Judge, call: Call, reply: Completion, started_at: float) -> None:

@@ -42,7 +42,7 @@ from elotui.store import columns
 from elotui.store.call_cache import CallCache
 from elotui.store.columns import ANSWER_SQL, VerdictColumns
 from elotui.store.connect import connect
-from elotui.store.schema import DETAIL_SQL, MIGRATIONS, PLAN_COLUMNS, SCHEMA_VERSION
+from elotui.store.schema import DETAIL_SQL, JUDGE_STATS_SQL, MIGRATIONS, PLAN_COLUMNS, SCHEMA_VERSION
 from elotui.vocab import CACHED_STATUSES, outcome_code
 
 if TYPE_CHECKING:
@@ -264,6 +264,16 @@ class Store:
             )[0]
         return total
 
+    def plan_cost(self) -> float:
+        """The recorded cost of the answered calls of the current plan."""
+        return float(
+            self._rows(
+                float,
+                "SELECT COALESCE(SUM(c.cost), 0) FROM calls c WHERE c.cost > 0 AND c.status IN ('ok', 'invalid') "
+                "AND EXISTS (SELECT 1 FROM plan p WHERE p.key = c.key)",
+            )[0]
+        )
+
     def calls(self, keys: Iterable[str] | None = None) -> list[CallRecord]:
         """Every recorded call, or those with the given keys (for reports and tests)."""
         sql = f"SELECT {', '.join(CALL_COLUMNS)} FROM calls"
@@ -432,15 +442,4 @@ class Store:
         def row(judge: str, *values: Any) -> tuple[str, JudgeStats]:
             return judge, JudgeStats(*(v if v is not None else 0 for v in values))
 
-        return dict(
-            self._rows(
-                row,
-                """
-            SELECT p.judge, COUNT(c.key), SUM(c.status = 'ok'), SUM(c.status = 'invalid'),
-                   SUM(c.status = 'error'), COALESCE(SUM(c.input_tokens), 0), COALESCE(SUM(c.output_tokens), 0),
-                   COALESCE(SUM(c.cost), 0), AVG(c.latency_ms), COALESCE(SUM(c.attempts - 1), 0),
-                   COALESCE(SUM(c.http_429s), 0), COUNT(*)
-            FROM plan p LEFT JOIN calls c ON c.key = p.key GROUP BY p.judge
-            """,
-            )
-        )
+        return dict(self._rows(row, JUDGE_STATS_SQL))

@@ -17,6 +17,7 @@ import json
 import os
 import socket
 import time
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, Literal
 
 from elotui.errors import UserError
@@ -162,31 +163,38 @@ def finish_run(store: Store, run_id: int, state: str, progress: dict[str, Any] |
 def claim(store: Store, key: str, run_id: int) -> Claim:
     """Claim a call before sending it: "mine" (send it), "answered" (the store has its answer now), or "taken"
     (another live run is sending it)."""
-    result: list[Claim] = []
+    return claim_many(store, [key], run_id)[key]
+
+
+def claim_many(store: Store, keys: Sequence[str], run_id: int) -> dict[str, Claim]:
+    """`claim` for several calls in one transaction (the free answers of replay and simulated judges, claimed a
+    batch at a time)."""
+    result: dict[str, Claim] = {}
 
     def body() -> None:
-        answered = store._db.execute(
-            "SELECT 1 FROM calls WHERE key = ? AND status IN ('ok', 'invalid')", (key,)
-        ).fetchone()
-        if answered:
-            result.append("answered")
-            return
         now = time.time()
-        holder = store._db.execute(
-            "SELECT c.run_id FROM claims c JOIN runs r ON r.id = c.run_id WHERE c.key = ? AND c.run_id != ? "
-            "AND r.lease_until >= ? AND r.state IN ('running', 'paused', 'budget')",
-            (key, run_id, now),
-        ).fetchone()
-        if holder:
-            result.append("taken")
-            return
-        store._db.execute(
-            "INSERT OR REPLACE INTO claims (key, run_id, claimed_at) VALUES (?, ?, ?)", (key, run_id, now)
-        )
-        result.append("mine")
+        for key in keys:
+            answered = store._db.execute(
+                "SELECT 1 FROM calls WHERE key = ? AND status IN ('ok', 'invalid')", (key,)
+            ).fetchone()
+            if answered:
+                result[key] = "answered"
+                continue
+            holder = store._db.execute(
+                "SELECT c.run_id FROM claims c JOIN runs r ON r.id = c.run_id WHERE c.key = ? AND c.run_id != ? "
+                "AND r.lease_until >= ? AND r.state IN ('running', 'paused', 'budget')",
+                (key, run_id, now),
+            ).fetchone()
+            if holder:
+                result[key] = "taken"
+                continue
+            store._db.execute(
+                "INSERT OR REPLACE INTO claims (key, run_id, claimed_at) VALUES (?, ?, ?)", (key, run_id, now)
+            )
+            result[key] = "mine"
 
     store._transaction(body)
-    return result[0]
+    return result
 
 
 def latest_run(store: Store) -> dict[str, Any] | None:

@@ -125,3 +125,10 @@ DETAIL_SQL = (
     "c.latency_ms, c.input_tokens, c.output_tokens, c.cost, c.attempts, c.http_429s, c.started_at, c.finished_at, "
     "c.run_id FROM plan p LEFT JOIN calls c ON c.key = p.key"
 )
+JUDGE_STATS_SQL = """
+    SELECT p.judge, COUNT(c.key), SUM(c.status = 'ok'), SUM(c.status = 'invalid'),
+           SUM(c.status = 'error'), COALESCE(SUM(c.input_tokens), 0), COALESCE(SUM(c.output_tokens), 0),
+           COALESCE(SUM(c.cost), 0), AVG(c.latency_ms), COALESCE(SUM(c.attempts - 1), 0),
+           COALESCE(SUM(c.http_429s), 0), COUNT(*)
+    FROM plan p LEFT JOIN calls c ON c.key = p.key GROUP BY p.judge
+"""

@@ -1,0 +1,117 @@
+"""What a run starts from: the calls the plan needs, the plan stored, and which of them the store answered.
+
+Planning a million presentations (rendering each prompt, hashing each call key) takes seconds, so a plan is stored
+with its *fingerprint*: a hash of everything it was computed from (the tournament's settings, prompts and
+responses, the templates and few-shot examples, each judge's identity, the generated and paraphrased texts and
+elotui's version). A run whose fingerprint matches the stored plan's does not plan again: it reads which
+presentations are unanswered from the store's columns and renders only those.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+import numpy as np
+
+from elotui.config import Tournament
+from elotui.judges.base import Judge
+from elotui.run.calls import Call, Texts, VerdictCalls, prerequisite_calls, verdict_calls
+from elotui.run.keys import canonical_json
+from elotui.run.plan import Plan
+from elotui.run.prompts import PromptBuilder
+from elotui.store import Store
+from elotui.vocab import OUTCOME_INVALID
+
+PLAN_FORMAT = 1  # bump when planning or keying changes in a way the version number would not tell
+
+
+def plan_fingerprint(
+    tournament: Tournament, builder: PromptBuilder, judges: Mapping[str, Judge], texts: Texts
+) -> str:
+    """A hash of everything the plan and its call keys are computed from."""
+    from elotui import __version__
+
+    t = tournament
+    examples = t.spec.comparison.examples_file
+    parts = {
+        "elotui": [__version__, PLAN_FORMAT],
+        "spec": t.spec.model_dump(mode="json"),
+        "prompts": t.prompt_texts,
+        "responses": sorted([p, c, text] for (p, c), text in t.responses.items()),
+        "templates": [
+            builder.system_template,
+            builder.user_template,
+            builder.example_template,
+            builder.injection,
+            builder.paraphrase_system,
+            builder.paraphrase_user,
+        ],
+        "examples": hashlib.sha256(t.resolve(examples).read_bytes()).hexdigest() if examples else None,
+        "judges": {jid: judges[jid].identity() for jid in sorted(judges)},
+        "generated": sorted([p, c, text] for (p, c), text in texts.generated.items()),
+        "paraphrased": sorted(texts.paraphrased.items()),
+    }
+    return hashlib.sha256(canonical_json(parts).encode("utf-8")).hexdigest()
+
+
+@dataclass
+class Prepared:
+    prereqs: list[Call]
+    verdicts: VerdictCalls  # with a reused plan: the unanswered presentations' calls only
+    answered: set[str]  # keys of `prereqs` and `verdicts.calls` answered in the store or the shared cache
+    cached: int  # plan rows (and prerequisite calls) already answered
+
+
+def prepare(
+    tournament: Tournament, plan: Plan, builder: PromptBuilder, judges: Mapping[str, Judge], store: Store
+) -> Prepared:
+    prereqs = prerequisite_calls(tournament, plan, builder, judges)
+    texts = Texts.load(tournament, store, prereqs)
+    verdicts, reused = store_plan(tournament, plan, builder, judges, store, texts)
+    answered = store.cached_keys([c.key for c in prereqs] + [c.key for c in verdicts.calls])
+    cached = sum(1 for c in prereqs if c.key in answered)
+    cached += sum(c.rows for c in verdicts.calls if c.key in answered) + reused
+    if not any(c.key not in answered for c in prereqs):
+        texts.store_derived(store, plan)
+    return Prepared(prereqs, verdicts, answered, cached)
+
+
+def store_plan(
+    tournament: Tournament,
+    plan: Plan,
+    builder: PromptBuilder,
+    judges: Mapping[str, Judge],
+    store: Store,
+    texts: Texts,
+) -> tuple[VerdictCalls, int]:
+    """The verdict calls, with the plan stored; and how many plan rows were answered already when the stored
+    plan was reused (their calls are left out)."""
+    fingerprint = plan_fingerprint(tournament, builder, judges, texts)
+    if fingerprint == store.plan_fingerprint():
+        outcome = store.verdict_columns().outcome
+        unanswered = np.flatnonzero(outcome > OUTCOME_INVALID)
+        if len(outcome) == len(plan.comparisons):
+            calls = verdict_calls(plan, builder, texts, judges, only=set(unanswered.tolist()))
+            return calls, len(outcome) - len(unanswered)
+    verdicts = verdict_calls(plan, builder, texts, judges)
+    store.set_plan(verdicts.rows, None if verdicts.blocked else fingerprint)
+    return verdicts, 0
+
+
+def replan(
+    tournament: Tournament,
+    plan: Plan,
+    builder: PromptBuilder,
+    judges: Mapping[str, Judge],
+    store: Store,
+    prereqs: list[Call],
+) -> tuple[VerdictCalls, set[str], int]:
+    """After the generation and paraphrase calls: the plan stored again with every key resolved. The verdict
+    calls, which of them are answered, and how many plan rows those answer."""
+    texts = Texts.load(tournament, store, prereqs)
+    verdicts, reused = store_plan(tournament, plan, builder, judges, store, texts)
+    answered = store.cached_keys(c.key for c in verdicts.calls)
+    texts.store_derived(store, plan)
+    return verdicts, answered, reused + sum(c.rows for c in verdicts.calls if c.key in answered)
