@@ -62,7 +62,7 @@ from elotui.store.runs import HEARTBEAT_EVERY_S, claim_many, heartbeat
 from elotui.vocab import CACHED_STATUSES
 
 PROGRESS_INTERVAL_S = 0.5
-OFFLINE_BATCH = 256  # calls a replay or simulated judge without delay answers per transaction
+OFFLINE_BATCH = 1024  # calls a replay or simulated judge without delay answers per transaction
 Answered = tuple[Call, JudgeReply, float]  # a verdict call, its reply, when it was sent
 
 
@@ -194,8 +194,7 @@ class Runner:
     def stopping(self) -> bool:  # stopped (Ctrl-C, quit) or at the budget: no new calls
         return self._stopping or self._budget_hit
 
-    async def execute(self, calls: list[Call]) -> None:
-        """Send these calls (the adaptive loop's batches; see _execute)."""
+    async def execute(self, calls: list[Call]) -> None:  # the adaptive loop's batches (see _execute)
         await self._execute(calls)
         self._emit_progress(force=True)
 
@@ -252,10 +251,11 @@ class Runner:
                 raise result
 
     async def _worker(self, jid: str, queue: deque[Call]) -> None:
-        """Take calls off the endpoint's queue, claim, send and record them: one at a time, or OFFLINE_BATCH at a
-        time for a replay or simulated judge without a delay (free answers: claimed and committed together)."""
+        """Take calls off the endpoint's queue, claim, send and record them one at a time; a replay or simulated
+        judge without a delay answers for free: OFFLINE_BATCH at a time, unclaimed, committed together."""
         judge = self.judges[jid]
-        batch = OFFLINE_BATCH if judge.kind != "live" and not judge.config.delay_ms else 1
+        free = judge.kind != "live" and not judge.config.delay_ms
+        batch = OFFLINE_BATCH if free else 1
         while queue:
             await self._resume.wait()
             if self._stopping or self._budget_hit or not queue:
@@ -267,7 +267,7 @@ class Runner:
             if not taken:
                 return
             answered: list[Answered] = []
-            for call, estimate in self._claimed(taken):
+            for call, estimate in taken if free else self._claimed(taken):
                 self._acct.in_flight_cost += estimate
                 try:
                     got = await self._send(judge, call)
@@ -275,7 +275,7 @@ class Runner:
                     self._acct.in_flight_cost -= estimate
                 if got is not None:
                     answered.append(got)
-            self._record_verdicts(judge, answered)
+            self._record_verdicts(judge, answered, paid=not free)
 
     def _take(self, queue: deque[Call], judge: Judge, batch: int) -> list[tuple[Call, float]]:
         """Up to `batch` calls off the queue with their cost estimates, as long as the budget allows them."""
@@ -349,13 +349,12 @@ class Runner:
         self._record_completion(judge, call, completion, started_at)
         return None
 
-    def _record_verdicts(self, judge: Judge, answered: list[Answered]) -> None:
-        """Commit the verdicts in one transaction, then count them and tell the listeners."""
-        self.store.record_calls([verdict_record(judge, c, r, t, self.run_id) for c, r, t in answered])
+    def _record_verdicts(self, judge: Judge, answered: list[Answered], paid: bool) -> None:
+        """Commit the verdicts in one transaction (paid ones into the shared cache too), count them, tell."""
+        records = [verdict_record(judge, c, r, t, self.run_id) for c, r, t in answered]
+        self.store.record_calls(records, claimed=paid, share=paid)
         for call, reply, _ in answered:
-            p = call.presentation
-            assert p is not None
-            if self._count(call, reply) and reply.status != "error":
+            if self._count(call, reply) and reply.status != "error" and (p := call.presentation) is not None:
                 self._emit(
                     VerdictRecorded(
                         key=call.key,

@@ -179,9 +179,12 @@ class Store:
         """Insert or replace one call and commit at once."""
         self.record_calls([rec])
 
-    def record_calls(self, records: Sequence[CallRecord]) -> None:
+    def record_calls(
+        self, records: Sequence[CallRecord], *, claimed: bool = True, share: bool = True
+    ) -> None:
         """Insert or replace calls in one transaction (with their answers rows and the end of their claims), then
-        copy the answered ones into the shared call cache."""
+        copy the answered ones into the shared call cache. Free answers (replay, simulated) are neither claimed
+        nor shared: `claimed=False, share=False`."""
         if not records:
             return
         now = time.time()
@@ -191,11 +194,12 @@ class Store:
 
         def body() -> None:
             self._write_calls(records)
-            self._db.executemany("DELETE FROM claims WHERE key = ?", [(r.key,) for r in records])
+            if claimed:
+                self._db.executemany("DELETE FROM claims WHERE key = ?", [(r.key,) for r in records])
 
         self._transaction(body)
         self._after_answers(len(records))
-        if self.cache is not None:
+        if self.cache is not None and share:
             self.cache.put_many([r for r in records if r.status in CACHED_STATUSES])
 
     def _write_calls(self, records: Sequence[CallRecord]) -> None:

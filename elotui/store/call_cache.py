@@ -33,6 +33,7 @@ class CallCache:
             db = sqlite3.connect(path, check_same_thread=False, timeout=30, isolation_level=None)
             db.execute("PRAGMA journal_mode=WAL")
             db.execute("PRAGMA synchronous=NORMAL")
+            db.execute("PRAGMA cache_size=-65536")
             columns = ", ".join(f"{c} {'TEXT PRIMARY KEY' if c == 'key' else ''}" for c in CALL_COLUMNS)
             db.execute(f"CREATE TABLE IF NOT EXISTS calls ({columns})")
             self._db = db

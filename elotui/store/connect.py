@@ -29,6 +29,7 @@ def connect(path: Path) -> tuple[sqlite3.Connection, bool]:
             db = sqlite3.connect(path, check_same_thread=False, timeout=30, isolation_level=None)
             _wal(db)
             db.execute("PRAGMA synchronous=NORMAL")
+            db.execute("PRAGMA cache_size=-65536")  # 64 MiB: inserts by random (hash) key stay in memory
         db.execute("PRAGMA foreign_keys=ON")
     except sqlite3.DatabaseError as exc:
         raise UserError(f"{path}: not a usable elotui store ({exc})") from None

@@ -167,31 +167,31 @@ def claim(store: Store, key: str, run_id: int) -> Claim:
 
 
 def claim_many(store: Store, keys: Sequence[str], run_id: int) -> dict[str, Claim]:
-    """`claim` for several calls in one transaction (the free answers of replay and simulated judges, claimed a
-    batch at a time)."""
+    """`claim` for several calls in one transaction, a few statements for the lot (the free answers of replay
+    and simulated judges are claimed a batch at a time)."""
     result: dict[str, Claim] = {}
 
     def body() -> None:
         now = time.time()
-        for key in keys:
+        for i in range(0, len(keys), 500):
+            chunk = list(keys[i : i + 500])
+            marks = ",".join("?" for _ in chunk)
             answered = store._db.execute(
-                "SELECT 1 FROM calls WHERE key = ? AND status IN ('ok', 'invalid')", (key,)
-            ).fetchone()
-            if answered:
-                result[key] = "answered"
-                continue
-            holder = store._db.execute(
-                "SELECT c.run_id FROM claims c JOIN runs r ON r.id = c.run_id WHERE c.key = ? AND c.run_id != ? "
-                "AND r.lease_until >= ? AND r.state IN ('running', 'paused', 'budget')",
-                (key, run_id, now),
-            ).fetchone()
-            if holder:
-                result[key] = "taken"
-                continue
-            store._db.execute(
-                "INSERT OR REPLACE INTO claims (key, run_id, claimed_at) VALUES (?, ?, ?)", (key, run_id, now)
+                f"SELECT key FROM calls WHERE key IN ({marks}) AND status IN ('ok', 'invalid')", chunk
+            ).fetchall()
+            result.update((k, "answered") for (k,) in answered)
+            taken = store._db.execute(
+                f"SELECT c.key FROM claims c JOIN runs r ON r.id = c.run_id WHERE c.key IN ({marks}) "
+                "AND c.run_id != ? AND r.lease_until >= ? AND r.state IN ('running', 'paused', 'budget')",
+                [*chunk, run_id, now],
+            ).fetchall()
+            result.update((k, "taken") for (k,) in taken if k not in result)
+            mine = [k for k in chunk if k not in result]
+            store._db.executemany(
+                "INSERT OR REPLACE INTO claims (key, run_id, claimed_at) VALUES (?, ?, ?)",
+                [(k, run_id, now) for k in mine],
             )
-            result[key] = "mine"
+            result.update((k, "mine") for k in mine)
 
     store._transaction(body)
     return result

@@ -97,7 +97,8 @@ def _v5(db: sqlite3.Connection) -> None:
 
 def _v6(db: sqlite3.Connection) -> None:
     """Version 6: the columnar snapshot of the plan and its outcomes, and the answers log that keeps it current
-    (elotui.store.columns), built here from the stored plan."""
+    (elotui.store.columns), built here from the stored plan. Rankings no longer join `plan` with `calls`, so the
+    covering index of version 3 goes (one B-tree less to update per call)."""
     from elotui.records import PlanRow
     from elotui.store.columns import write_plan
 
@@ -105,7 +106,8 @@ def _v6(db: sqlite3.Connection) -> None:
         db,
         """
         CREATE TABLE snapshot (name TEXT PRIMARY KEY, data BLOB NOT NULL);
-        CREATE TABLE answers (id INTEGER PRIMARY KEY AUTOINCREMENT, seq INTEGER NOT NULL, outcome INTEGER NOT NULL)
+        CREATE TABLE answers (id INTEGER PRIMARY KEY AUTOINCREMENT, seq INTEGER NOT NULL, outcome INTEGER NOT NULL);
+        DROP INDEX IF EXISTS calls_outcome
         """,
     )
     rows = db.execute("SELECT seq, prompt, first, second, judge, condition, sample, key FROM plan").fetchall()
