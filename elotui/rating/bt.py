@@ -83,6 +83,7 @@ def fit_theta(
     won = w.sum(axis=2)
     theta = np.zeros((bsz, n)) if start is None else np.tile(start, (bsz, 1))
     active = np.ones(bsz, dtype=bool)
+    value: NDArray[np.float64] | None = None  # the objective at `theta` (kept from the last line search)
 
     def objective(th: NDArray[np.float64], idx: NDArray[np.intp]) -> NDArray[np.float64]:
         d = th[:, :, None] - th[:, None, :]
@@ -106,15 +107,19 @@ def fit_theta(
         ):  # the likelihood alone is flat along theta + c: pin the mean (the step stays Newton's)
             hess = hess - 1.0 / n
         step = np.linalg.solve(-hess, grad[:, :, None])[:, :, 0]
-        current = objective(th, idx)
+        if value is None:
+            value = objective(theta, np.arange(bsz))
+        current = value[idx]
         t = np.ones(len(idx))
         for _halving in range(30):
             trial = th + t[:, None] * step
-            better = objective(trial, idx) >= current - 1e-12 * np.abs(current)
+            reached = objective(trial, idx)
+            better = reached >= current - 1e-12 * np.abs(current)
             if better.all():
                 break
             t = np.where(better, t, 0.5 * t)
         theta[idx] = th + t[:, None] * step
+        value[idx] = reached if better.all() else objective(theta[idx], idx)
         done = np.abs(t[:, None] * step).max(axis=1) < tol
         active[idx[done]] = False
     return theta if batched else theta[0]

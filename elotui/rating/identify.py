@@ -46,10 +46,12 @@ def components(g: Games) -> NDArray[np.int64]:
             x = int(parent[x])
         return x
 
-    pairs: NDArray[np.int32] = np.zeros((0, 2), dtype=np.int32)
-    if len(g):
-        pairs = np.unique(np.stack([np.minimum(g.a, g.b), np.maximum(g.a, g.b)], axis=1), axis=0)
-    for x, y in pairs:
+    code = np.minimum(g.a, g.b).astype(np.int64) * n + np.maximum(g.a, g.b)  # one integer per pair met
+    if n * n <= 1 << 24:  # the pairs that met, without sorting the games
+        met = np.flatnonzero(np.bincount(code, minlength=n * n))
+    else:
+        met = np.unique(code)
+    for x, y in zip((met // n).tolist(), (met % n).tolist(), strict=True):
         rx, ry = find(int(x)), find(int(y))
         if rx != ry:
             parent[max(rx, ry)] = min(rx, ry)
