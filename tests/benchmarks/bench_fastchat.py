@@ -149,11 +149,6 @@ def whole_process(toml: Path, store: Path, log: Path) -> None:
         )
 
 
-def load() -> str:
-    one, five, fifteen = os.getloadavg()
-    return f"load average {one:.2f} {five:.2f} {fifteen:.2f} ({os.cpu_count()} cores)"
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", default="100k,1m", help="comma-separated: 10k, 100k, 1m")
@@ -165,6 +160,7 @@ def main() -> None:
     if args.reference:
         print(json.dumps(fastchat(Path(args.reference[0]), args.reference[1])))
         return
+    from tests.benchmarks.bench_export import load
     from tests.benchmarks.scale_world import sizes_for, write_world
 
     print(load())
