@@ -36,6 +36,7 @@ from elotui.session import TournamentSession
 from elotui.store import Store
 from elotui.store.runs import RunActive, live_run
 from elotui.terminal import one_line
+from elotui.vocab import OUTCOME_FAILED
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -287,7 +288,8 @@ def _headless(
             f"(max_cost {max_cost:g}); run again with a higher --max-cost to continue",
             file=sys.stderr,
         )
-    failed = [row for row in store.plan_verdicts() if row.status == "error"]
+    columns = store.verdict_columns()
+    failed = columns.rows(columns.outcome == OUTCOME_FAILED)  # decoded alone, not the whole plan
     if result.failed or failed:
         print(
             f"{len(failed)} planned comparison(s) failed for good (the next run retries them):",

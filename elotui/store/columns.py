@@ -27,7 +27,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from elotui.records import PlanRow, PlanVerdict
-from elotui.vocab import _STATUS_CODES, _WINNER_CODES, OUTCOME_MISSING
+from elotui.vocab import _STATUS_CODES, _WINNER_CODES, OUTCOME_FAILED, OUTCOME_INVALID, OUTCOME_MISSING
 
 COMPACT_EVERY = 50_000  # answers rows after which a writer folds them into the stored outcomes
 _CODED = ("prompt", "first", "second", "judge", "condition")
@@ -71,19 +71,19 @@ class VerdictColumns:
         names: list[str] = getattr(self, _BOOKS[column])
         return names
 
-    def rows(self) -> list[PlanVerdict]:
-        """The presentations as named rows (for the few readers that need names: pair summaries, planning)."""
-        from elotui.vocab import OUTCOME_FAILED, OUTCOME_INVALID
-
+    def rows(self, keep: NDArray[np.bool_] | None = None) -> list[PlanVerdict]:
+        """The presentations as named rows (for the few readers that need names: pair summaries, planning);
+        `keep`: only those where it is true (decoded alone: e.g. the failed ones of a million)."""
         status = {OUTCOME_INVALID: "invalid", OUTCOME_FAILED: "error", OUTCOME_MISSING: "missing"}
         winners = {code: w for w, code in _WINNER_CODES.items()}
         outcome_of = [(status.get(code, "ok"), winners.get(code)) for code in range(OUTCOME_MISSING + 1)]
+        rows = slice(None) if keep is None else np.flatnonzero(keep)
         names = {c: self.book(c) for c in _CODED}
-        columns = [[names[c][i] for i in getattr(self, c).tolist()] for c in _CODED]
-        outcomes = [outcome_of[o] for o in self.outcome.tolist()]
+        columns = [[names[c][i] for i in getattr(self, c)[rows].tolist()] for c in _CODED]
+        outcomes = [outcome_of[o] for o in self.outcome[rows].tolist()]
         return [
             PlanVerdict(p, f, s, j, k, n, st, w)  # type: ignore[arg-type]
-            for p, f, s, j, k, n, (st, w) in zip(*columns, self.sample.tolist(), outcomes, strict=True)
+            for p, f, s, j, k, n, (st, w) in zip(*columns, self.sample[rows].tolist(), outcomes, strict=True)
         ]
 
 
