@@ -21,6 +21,7 @@ spread within the rounds and taken out (elotui.rating.elo.elo_rounds), so the in
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Literal
 
@@ -69,23 +70,41 @@ def cluster_counts(
     return counts, inverse
 
 
-def resampled_indices(g: Games, unit: BootstrapUnit, rounds: int, seed: int) -> list[NDArray[np.intp]]:
-    """For each round, the indices of the games it keeps (with repeats): whole prompts, or single games."""
+Blocks = tuple[NDArray[np.int64], NDArray[np.int64]]  # (starts, lengths) of a round's runs of games
+
+
+@dataclass(frozen=True)
+class Resampling:
+    """The bootstrap rounds as runs of games: `order` lists the games grouped by cluster (all the games of a prompt
+    in a row; for unit "game", the games as they are), and each round is a sequence of blocks of it, drawn lazily
+    (a round of single games is a block per game: `order[starts]`)."""
+
+    order: NDArray[np.intp]
+    rounds: Iterator[Blocks]
+
+    @staticmethod
+    def indices(order: NDArray[np.intp], blocks: Blocks) -> NDArray[np.intp]:
+        """A round's game indices (with repeats), the blocks laid end to end."""
+        starts, lengths = blocks
+        offsets = np.repeat(starts - np.r_[0, np.cumsum(lengths)[:-1]], lengths)
+        return order[np.arange(int(lengths.sum())) + offsets]
+
+
+def resampled_blocks(g: Games, unit: BootstrapUnit, rounds: int, seed: int) -> Resampling:
+    """For each round, the games it keeps (with repeats): whole prompts, or single games."""
     rng = np.random.default_rng(seed)
     n = len(g)
     if unit == "game" or len(g.prompt) != n:
-        return [rng.integers(0, n, n) for _ in range(rounds)]
+        ones = np.ones(n, dtype=np.int64)
+        return Resampling(
+            np.arange(n), ((rng.integers(0, n, n).astype(np.int64), ones) for _ in range(rounds))
+        )
     counts, inverse = cluster_counts(g, rounds, rng)
     order = np.argsort(inverse, kind="stable")
-    starts = np.searchsorted(inverse[order], np.arange(counts.shape[1]))
-    ends = np.r_[starts[1:], n]
-    out = []
-    for c in counts:
-        drawn = np.repeat(np.arange(len(c)), c)
-        lengths = ends[drawn] - starts[drawn]
-        offsets = np.repeat(starts[drawn] - np.r_[0, np.cumsum(lengths)[:-1]], lengths)
-        out.append(order[np.arange(lengths.sum()) + offsets])
-    return out
+    starts = np.searchsorted(inverse[order], np.arange(counts.shape[1])).astype(np.int64)
+    lengths = np.r_[starts[1:], n] - starts
+    drawn = (np.repeat(np.arange(len(c)), c) for c in counts)
+    return Resampling(order, ((starts[d], lengths[d]) for d in drawn))
 
 
 def small_sample_corrected(rounds: NDArray[np.float64], clusters: int) -> NDArray[np.float64]:

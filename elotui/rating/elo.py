@@ -17,8 +17,10 @@ tests/benchmarks/bench_rating.py and bench_export.py).
 
 from __future__ import annotations
 
+import itertools
 import math
 import os
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -28,11 +30,14 @@ from numpy.typing import NDArray
 from elotui.rating.bootstrap import (
     ELO_ORDERS_PER_ROUND,
     BootstrapUnit,
+    Resampling,
     clusters_of,
-    resampled_indices,
+    resampled_blocks,
     small_sample_corrected,
 )
+from elotui.rating.elo_kernels import Order, Packed, pack, whole
 from elotui.rating.games import Games
+from elotui.rating.radix import dense_codes, lexicographic_order
 
 if TYPE_CHECKING:
     from elotui.rating.elo_kernels import Kernels
@@ -87,8 +92,23 @@ def canonical_games(g: Games) -> tuple[NDArray[np.int32], NDArray[np.int32], NDA
     a = np.where(swap, g.b, g.a).astype(np.int32)
     b = np.where(swap, g.a, g.b).astype(np.int32)
     s = np.where(swap, 1.0 - g.score_a, g.score_a)
-    order = np.lexsort((s, b, a))
+    order = _canonical_order(a, b, s, g.n_contestants)
     return a[order], b[order], s[order]
+
+
+def _canonical_order(
+    a: NDArray[np.int32],
+    b: NDArray[np.int32],
+    s: NDArray[np.float64],
+    n: int,
+    prompt: NDArray[np.int32] | None = None,
+) -> NDArray[np.intp]:
+    """np.lexsort((s, b, a)), or ((prompt, s, b, a)): by contestants, then score, then prompt (sorted by digits)."""
+    table, codes = dense_codes(s)
+    columns: list[tuple[NDArray[np.integer], int]] = [(a, n), (b, n), (codes, len(table))]
+    if prompt is not None:
+        columns.append((prompt, int(prompt.max()) + 1 if len(prompt) else 1))
+    return lexicographic_order(*columns)
 
 
 def _mix(z: NDArray[np.uint64]) -> NDArray[np.uint64]:
@@ -137,14 +157,13 @@ def permutation_elo(
     if len(a) == 0 or permutations < 1:
         flat = np.full((max(permutations, 1), n), float(initial_rating))
         return PermutationElo(flat[0].copy(), flat[0].copy(), flat[0].copy(), flat)
-    kernels = jit_kernels()
-    if kernels is not None:
-        ratings = kernels.play(
-            a, b, s, _stream_keys(permutations, seed), n, float(k_factor), float(initial_rating)
-        )
+    kernels, packed = _native(a, b, s, n)
+    if kernels is not None and packed is not None:
+        orders = whole(len(a), _stream_keys(permutations, seed))
+        ratings = kernels.play_packed(packed, orders, n, float(k_factor), float(initial_rating))
     else:
-        orders = permutation_orders(len(a), permutations, seed)
-        ratings = run_orders_numpy(a, b, s, orders, n, float(k_factor), float(initial_rating))
+        orders_ = permutation_orders(len(a), permutations, seed)
+        ratings = run_orders_numpy(a, b, s, orders_, n, float(k_factor), float(initial_rating))
     low, high = np.percentile(ratings, [2.5, 97.5], axis=0)
     return PermutationElo(ratings.mean(axis=0), low, high, ratings)
 
@@ -176,26 +195,13 @@ def elo_rounds(
     b = np.where(swap, g.a, g.b).astype(np.int32)
     s = np.where(swap, 1.0 - g.score_a, g.score_a)
     prompt = g.prompt if len(g.prompt) == len(g) else np.zeros(len(g), dtype=np.int32)
-    order = np.lexsort((prompt, s, b, a))
+    order = _canonical_order(a, b, s, n, prompt)
     canon = Games(a[order], b[order], s[order], n, {}, prompt[order])
-    kernels = jit_kernels()
     out = np.empty((rounds, n))
     within = np.empty((rounds, n))
-    for r, keep in enumerate(resampled_indices(canon, unit, rounds, seed)):
-        ra, rb, rs = canon.a[keep], canon.b[keep], canon.score_a[keep]
-        keys = _stream_keys(orders, seed * 1_000_003 + r + 1)
-        if kernels is not None:
-            played = kernels.play(ra, rb, rs, keys, n, float(k_factor), float(initial_rating))
-        else:
-            played = run_orders_numpy(
-                ra,
-                rb,
-                rs,
-                permutation_orders(len(ra), orders, seed * 1_000_003 + r + 1),
-                n,
-                float(k_factor),
-                float(initial_rating),
-            )
+    for r, played in enumerate(
+        _round_orders(canon, unit, rounds, seed, orders, float(k_factor), float(initial_rating))
+    ):
         out[r] = played.mean(axis=0)
         within[r] = played.var(axis=0, ddof=1) if orders > 1 else 0.0
     total = out.var(axis=0, ddof=1) if rounds > 1 else np.zeros(n)
@@ -207,6 +213,52 @@ def elo_rounds(
     scale = np.where(share < 1.0, np.sqrt(np.clip(1.0 - share, 0.0, 1.0)), 1.0)
     centre = out.mean(axis=0)
     return small_sample_corrected(centre + (out - centre) * scale, clusters_of(g, unit))
+
+
+def _round_keys(seed: int, r: int, orders: int) -> NDArray[np.uint64]:
+    return _stream_keys(orders, seed * 1_000_003 + r + 1)
+
+
+def _round_orders(
+    canon: Games, unit: BootstrapUnit, rounds: int, seed: int, orders: int, k: float, init: float
+) -> Iterator[NDArray[np.float64]]:
+    """Each round's (orders, n) final ratings: the round's resampled games played in `orders` random orders.
+    Natively, rounds are played a batch at a time (all their orders spread over the cores), each order a shuffle
+    of the round's blocks of the packed games in cluster order; otherwise with numpy, round by round."""
+    n = canon.n_contestants
+    resampling = resampled_blocks(canon, unit, rounds, seed)
+    kernels, packed = _native(canon.a, canon.b, canon.score_a, n)
+    if kernels is None or packed is None:
+        for r, blocks in enumerate(resampling.rounds):
+            keep = Resampling.indices(resampling.order, blocks)
+            ra, rb, rs = canon.a[keep], canon.b[keep], canon.score_a[keep]
+            yield run_orders_numpy(
+                ra, rb, rs, permutation_orders(len(ra), orders, seed * 1_000_003 + r + 1), n, k, init
+            )
+        return
+    src = Packed(packed.words[resampling.order], packed.table, packed.cbits)
+    batch = (
+        16 if unit == "prompt" else max(1, min(16, 8_000_000 // max(len(canon), 1)))
+    )  # bounded block memory
+    drawn = enumerate(resampling.rounds)
+    while chunk := list(itertools.islice(drawn, batch)):
+        plan = [Order(st, ln, int(key)) for r, (st, ln) in chunk for key in _round_keys(seed, r, orders)]
+        played = kernels.play_packed(src, plan, n, k, init)
+        yield from played.reshape(len(chunk), orders, n)
+
+
+def _native(
+    a: NDArray[np.integer], b: NDArray[np.integer], s: NDArray[np.floating], n: int
+) -> tuple[Kernels | None, Packed | None]:
+    """The native kernels and the games packed for them, or None where there are no kernels or the games do not
+    pack (the numpy path plays them)."""
+    kernels = jit_kernels()
+    if kernels is None:
+        return None, None
+    try:
+        return kernels, pack(a, b, s, n)
+    except ValueError:
+        return kernels, None
 
 
 def run_orders_numpy(

@@ -12,7 +12,7 @@ from elotui.rating.elo import _stream_keys, canonical_games, permutation_orders,
 from tests.rating.rating_builders import simulate
 
 pytest.importorskip("llvmlite")
-from elotui.rating.elo_kernels import Kernels
+from elotui.rating.elo_kernels import Kernels, Order, pack, whole
 
 
 @pytest.fixture(scope="module")
@@ -56,3 +56,45 @@ def test_out_of_range_codes_are_refused(kernels: Kernels) -> None:
         kernels.online(np.array([0]), np.array([5]), np.array([1.0]), 2, 16.0, 1000.0)
     with pytest.raises(ValueError, match="codes"):
         kernels.play(np.array([-1]), np.array([0]), np.array([1.0]), _stream_keys(1, 0), 2, 16.0, 1000.0)
+
+
+def test_orders_of_blocks_play_the_blocks_laid_end_to_end(kernels: Kernels) -> None:
+    # A bootstrap round is blocks of the source (prompts drawn with repeats, or single games): the kernel copies
+    # them end to end and shuffles; the numpy reference gathers the same games and plays the same orders.
+    rng = np.random.default_rng(8)
+    n, size = 6, 500
+    a = rng.integers(0, n, size)
+    b = (a + rng.integers(1, n, size)) % n
+    s = rng.choice([0.0, 0.5, 1.0, 0.25], size)
+    src = pack(a, b, s, n)
+    for trial in range(5):
+        starts = rng.integers(0, size - 40, 12).astype(np.int64)
+        lengths = rng.integers(0, 40, 12).astype(np.int64) if trial else np.ones(12, dtype=np.int64)
+        keys = _stream_keys(3, trial)
+        got = kernels.play_packed(src, [Order(starts, lengths, int(k)) for k in keys], n, 16.0, 1000.0)
+        keep = np.concatenate([np.arange(st, st + ln) for st, ln in zip(starts, lengths, strict=True)])
+        want = run_orders_numpy(
+            a[keep], b[keep], s[keep], permutation_orders(len(keep), 3, trial), n, 16.0, 1000.0
+        )
+        np.testing.assert_allclose(got, want, atol=1e-9)
+
+
+def test_packing_round_trips_and_refuses_what_does_not_fit(kernels: Kernels) -> None:
+    a, b, s = np.array([0, 2, 1]), np.array([1, 0, 2]), np.array([1.0, 0.5, 0.0])
+    p = pack(a, b, s, 3)
+    mask = (1 << p.cbits) - 1
+    words = p.words.astype(object)
+    assert [(int(w) & mask, (int(w) >> p.cbits) & mask, p.table[int(w) >> 2 * p.cbits]) for w in words] == [
+        (0, 1, 1.0),
+        (2, 0, 0.5),
+        (1, 2, 0.0),
+    ]
+    with pytest.raises(
+        ValueError, match="64-bit"
+    ):  # 2^30 contestants leave 4 bits: 17 distinct scores do not fit
+        pack(np.zeros(17, int), np.ones(17, int), np.linspace(0, 1, 17), 1 << 30)
+    with pytest.raises(ValueError, match="inside"):
+        kernels.play_packed(p, [Order(np.array([2]), np.array([2]), 0)], 3, 16.0, 1000.0)
+    with pytest.raises(ValueError, match="int64"):
+        kernels.play_packed(p, [Order(np.array([0], np.int32), np.array([1], np.int32), 0)], 3, 16.0, 1000.0)
+    assert kernels.play_packed(p, whole(3, _stream_keys(0, 0)), 3, 16.0, 1000.0).shape == (0, 3)

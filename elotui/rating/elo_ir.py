@@ -1,0 +1,222 @@
+"""The LLVM IR of the native Elo kernels (`elotui.rating.elo_kernels` compiles it): see that module for what the
+functions do. Only integer and IEEE double operations in the order the numpy reference performs them, exp from the
+C library through `llvm.exp.f64`, no fast-math flags."""
+
+from __future__ import annotations
+
+import math
+import struct
+
+GOLDEN = 0x9E3779B97F4A7C15
+M1 = 0xBF58476D1CE4E5B9
+M2 = 0x94D049BB133111EB
+C = math.log(10.0) / 400.0
+PREFETCH_AHEAD = 64  # draws: a Fisher–Yates load is prefetched this many swaps before it is needed
+
+
+def _i64(value: int) -> str:
+    """An unsigned 64-bit constant as LLVM's signed decimal literal."""
+    return str(value - (1 << 64) if value >= 1 << 63 else value)
+
+
+def _f64(value: float) -> str:
+    """A double as LLVM's exact hexadecimal literal."""
+    return f"0x{struct.unpack('<Q', struct.pack('<d', value))[0]:016X}"
+
+
+IR = f"""
+declare double @llvm.exp.f64(double)
+declare void @llvm.prefetch.p0(ptr, i32, i32, i32)
+
+define internal i64 @mix(i64 %z) #0 {{
+  %a1 = lshr i64 %z, 30
+  %a2 = xor i64 %z, %a1
+  %a3 = mul i64 %a2, {_i64(M1)}
+  %b1 = lshr i64 %a3, 27
+  %b2 = xor i64 %a3, %b1
+  %b3 = mul i64 %b2, {_i64(M2)}
+  %c1 = lshr i64 %b3, 31
+  %c2 = xor i64 %b3, %c1
+  ret i64 %c2
+}}
+
+define internal void @fill(ptr %r, i64 %n, double %v) #0 {{
+entry:
+  %empty = icmp sle i64 %n, 0
+  br i1 %empty, label %done, label %loop
+loop:
+  %i = phi i64 [0, %entry], [%i1, %loop]
+  %p = getelementptr inbounds double, ptr %r, i64 %i
+  store double %v, ptr %p
+  %i1 = add i64 %i, 1
+  %more = icmp slt i64 %i1, %n
+  br i1 %more, label %loop, label %done
+done:
+  ret void
+}}
+
+define internal void @step(ptr %a, ptr %b, ptr %s, i64 %g, double %k, ptr %r) #0 {{
+  %pa = getelementptr inbounds i32, ptr %a, i64 %g
+  %xa = load i32, ptr %pa
+  %x = sext i32 %xa to i64
+  %pb = getelementptr inbounds i32, ptr %b, i64 %g
+  %yb = load i32, ptr %pb
+  %y = sext i32 %yb to i64
+  %ps = getelementptr inbounds double, ptr %s, i64 %g
+  %sg = load double, ptr %ps
+  %prx = getelementptr inbounds double, ptr %r, i64 %x
+  %pry = getelementptr inbounds double, ptr %r, i64 %y
+  %rx = load double, ptr %prx
+  %ry = load double, ptr %pry
+  %diff = fsub double %ry, %rx
+  %arg = fmul double {_f64(C)}, %diff
+  %e = call double @llvm.exp.f64(double %arg)
+  %den = fadd double 1.0, %e
+  %expect = fdiv double 1.0, %den
+  %t = fsub double %sg, %expect
+  %d = fmul double %k, %t
+  %rx2 = load double, ptr %prx
+  %nx = fadd double %rx2, %d
+  store double %nx, ptr %prx
+  %ry2 = load double, ptr %pry
+  %ny = fsub double %ry2, %d
+  store double %ny, ptr %pry
+  ret void
+}}
+
+define void @elo_online(ptr %a, ptr %b, ptr %s, i64 %n_games, i64 %n, double %k, double %init, ptr %r) {{
+entry:
+  call void @fill(ptr %r, i64 %n, double %init)
+  %empty = icmp sle i64 %n_games, 0
+  br i1 %empty, label %done, label %loop
+loop:
+  %g = phi i64 [0, %entry], [%g1, %loop]
+  call void @step(ptr %a, ptr %b, ptr %s, i64 %g, double %k, ptr %r)
+  %g1 = add i64 %g, 1
+  %more = icmp slt i64 %g1, %n_games
+  br i1 %more, label %loop, label %done
+done:
+  ret void
+}}
+
+define internal void @gather(ptr %src, ptr %starts, ptr %lengths, i64 %n_blocks, ptr %w) #0 {{
+entry:
+  %any = icmp sgt i64 %n_blocks, 0
+  br i1 %any, label %block, label %done
+block:
+  %bi = phi i64 [0, %entry], [%bi1, %block_end]
+  %pos = phi i64 [0, %entry], [%pos1, %block_end]
+  %pst = getelementptr inbounds i64, ptr %starts, i64 %bi
+  %st = load i64, ptr %pst
+  %pln = getelementptr inbounds i64, ptr %lengths, i64 %bi
+  %ln = load i64, ptr %pln
+  %pos1 = add i64 %pos, %ln
+  %has = icmp sgt i64 %ln, 0
+  br i1 %has, label %copy, label %block_end
+copy:
+  %t = phi i64 [0, %block], [%t1, %copy]
+  %si = add i64 %st, %t
+  %di = add i64 %pos, %t
+  %ps = getelementptr inbounds i64, ptr %src, i64 %si
+  %pd = getelementptr inbounds i64, ptr %w, i64 %di
+  %word = load i64, ptr %ps
+  store i64 %word, ptr %pd
+  %t1 = add i64 %t, 1
+  %cmore = icmp slt i64 %t1, %ln
+  br i1 %cmore, label %copy, label %block_end
+block_end:
+  %bi1 = add i64 %bi, 1
+  %more = icmp slt i64 %bi1, %n_blocks
+  br i1 %more, label %block, label %done
+done:
+  ret void
+}}
+
+define internal i64 @draw_j(i64 %key, i64 %i) #0 {{
+  %gi = mul i64 %i, {_i64(GOLDEN)}
+  %z = add i64 %key, %gi
+  %draw = call i64 @mix(i64 %z)
+  %hi = lshr i64 %draw, 32
+  %ip1 = add i64 %i, 1
+  %prod = mul i64 %hi, %ip1
+  %j = lshr i64 %prod, 32
+  ret i64 %j
+}}
+
+define internal void @shuffle(ptr %w, i64 %n_games, i64 %key) #0 {{
+entry:
+  %last = sub i64 %n_games, 1
+  %any = icmp sgt i64 %last, 0
+  br i1 %any, label %loop, label %done
+loop:
+  %i = phi i64 [%last, %entry], [%i1, %loop]
+  %fi = sub i64 %i, {PREFETCH_AHEAD}
+  %fj = call i64 @draw_j(i64 %key, i64 %fi)
+  %pf = getelementptr i64, ptr %w, i64 %fj
+  call void @llvm.prefetch.p0(ptr %pf, i32 1, i32 3, i32 1)
+  %j = call i64 @draw_j(i64 %key, i64 %i)
+  %pi = getelementptr inbounds i64, ptr %w, i64 %i
+  %pj = getelementptr inbounds i64, ptr %w, i64 %j
+  %held = load i64, ptr %pi
+  %oj = load i64, ptr %pj
+  store i64 %oj, ptr %pi
+  store i64 %held, ptr %pj
+  %i1 = sub i64 %i, 1
+  %more = icmp sgt i64 %i1, 0
+  br i1 %more, label %loop, label %done
+done:
+  ret void
+}}
+
+define internal void @packed_step(ptr %w, i64 %u, ptr %table, i64 %cbits, double %k, ptr %r) #0 {{
+  %pw = getelementptr inbounds i64, ptr %w, i64 %u
+  %word = load i64, ptr %pw
+  %one = shl i64 1, %cbits
+  %mask = sub i64 %one, 1
+  %x = and i64 %word, %mask
+  %y0 = lshr i64 %word, %cbits
+  %y = and i64 %y0, %mask
+  %cb2 = add i64 %cbits, %cbits
+  %si = lshr i64 %word, %cb2
+  %ps = getelementptr inbounds double, ptr %table, i64 %si
+  %sg = load double, ptr %ps
+  %prx = getelementptr inbounds double, ptr %r, i64 %x
+  %pry = getelementptr inbounds double, ptr %r, i64 %y
+  %rx = load double, ptr %prx
+  %ry = load double, ptr %pry
+  %diff = fsub double %ry, %rx
+  %arg = fmul double {_f64(C)}, %diff
+  %e = call double @llvm.exp.f64(double %arg)
+  %den = fadd double 1.0, %e
+  %expect = fdiv double 1.0, %den
+  %t = fsub double %sg, %expect
+  %d = fmul double %k, %t
+  %rx2 = load double, ptr %prx
+  %nx = fadd double %rx2, %d
+  store double %nx, ptr %prx
+  %ry2 = load double, ptr %pry
+  %ny = fsub double %ry2, %d
+  store double %ny, ptr %pry
+  ret void
+}}
+
+define void @elo_order(ptr %src, ptr %starts, ptr %lengths, i64 %n_blocks, ptr %table, i64 %key, i64 %n_games,
+                       i64 %n, i64 %cbits, double %k, double %init, ptr %r, ptr %w) {{
+entry:
+  call void @fill(ptr %r, i64 %n, double %init)
+  call void @gather(ptr %src, ptr %starts, ptr %lengths, i64 %n_blocks, ptr %w)
+  call void @shuffle(ptr %w, i64 %n_games, i64 %key)
+  %has = icmp sgt i64 %n_games, 0
+  br i1 %has, label %loop, label %done
+loop:
+  %u = phi i64 [0, %entry], [%u1, %loop]
+  call void @packed_step(ptr %w, i64 %u, ptr %table, i64 %cbits, double %k, ptr %r)
+  %u1 = add i64 %u, 1
+  %more = icmp slt i64 %u1, %n_games
+  br i1 %more, label %loop, label %done
+done:
+  ret void
+}}
+
+attributes #0 = {{ alwaysinline }}
+"""

@@ -1,0 +1,49 @@
+"""Digit-wise stable sorts and dense codes equal numpy's own sort, lexsort and unique on random inputs."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from elotui.rating.radix import dense_codes, lexicographic_order, stable_argsort
+
+
+@pytest.mark.parametrize("key_range", [1, 2, 300, 1 << 16, (1 << 16) + 1, 1 << 40, (1 << 63) - 1])
+def test_stable_argsort_is_numpys_stable_argsort(key_range: int) -> None:
+    rng = np.random.default_rng(key_range % 1000)
+    for n in (0, 1, 7, 5000):
+        keys = rng.integers(0, key_range, n, dtype=np.uint64) if key_range > 1 else np.zeros(n, np.uint64)
+        keys[: n // 3] = keys[n // 3 : 2 * (n // 3)]  # plenty of ties: stability shows
+        assert np.array_equal(stable_argsort(keys, key_range), np.argsort(keys, kind="stable"))
+
+
+@pytest.mark.parametrize("kind", ["few", "many", "signed zeros", "one rare value", "nan"])
+def test_dense_codes_are_numpys_unique(kind: str) -> None:
+    rng = np.random.default_rng(3)
+    values = {
+        "few": rng.choice([0.0, 0.5, 1.0], 20_000),
+        "many": rng.random(20_000),
+        "signed zeros": rng.choice([0.0, -0.0, 1.0], 20_000),
+        "one rare value": np.r_[
+            rng.choice([0.0, 1.0], 20_000), 0.75
+        ],  # missed by the sample: found by the check
+        "nan": np.r_[rng.choice([0.0, 1.0], 999), np.nan],
+    }[kind]
+    table, codes = dense_codes(values)
+    expected_table, expected_codes = np.unique(values, return_inverse=True)
+    np.testing.assert_array_equal(table, expected_table)
+    np.testing.assert_array_equal(codes, expected_codes.reshape(-1))
+    assert len(dense_codes(np.zeros(0))[0]) == 0
+
+
+def test_lexicographic_order_is_lexsort() -> None:
+    rng = np.random.default_rng(5)
+    for _ in range(20):
+        n, c, p = int(rng.integers(0, 4000)), int(rng.integers(1, 400)), int(rng.integers(1, 3000))
+        a, b, prompt = rng.integers(0, c, n), rng.integers(0, c, n), rng.integers(0, p, n)
+        s = rng.choice([0.0, 0.5, 1.0, 0.25], n)
+        table, codes = dense_codes(s)
+        got = lexicographic_order((a, c), (b, c), (codes, len(table)), (prompt, p))
+        assert np.array_equal(got, np.lexsort((prompt, s, b, a)))
+    huge = [(rng.integers(0, 1 << 30, 100), 1 << 30)] * 3  # 2^90 composite keys: np.lexsort itself
+    assert np.array_equal(lexicographic_order(*huge), np.lexsort([col for col, _ in reversed(huge)]))

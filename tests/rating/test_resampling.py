@@ -1,0 +1,50 @@
+"""The bootstrap's rounds as blocks of games equal a direct resampling with the same draws, and the Elo rounds
+played natively from blocks equal the numpy path round for round."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from elotui.rating import VerdictTable, games
+from elotui.rating.bootstrap import Resampling, resampled_blocks
+from elotui.rating.elo import _KERNELS, elo_rounds
+from tests.rating.rating_builders import simulate
+
+
+def _games():  # type: ignore[no-untyped-def]
+    rows = simulate({"A": 90, "B": 0, "C": -30, "D": 20}, prompts=9, judges=2, seed=6)
+    return games(VerdictTable.from_rows(rows), "none")
+
+
+def test_prompt_blocks_are_the_drawn_prompts_games() -> None:
+    g = _games()
+    resampling = resampled_blocks(g, "prompt", 4, seed=11)
+    rng = np.random.default_rng(11)  # the same draws, done directly: multinomial counts of the prompts
+    prompts = np.unique(g.prompt)
+    counts = rng.multinomial(len(prompts), np.full(len(prompts), 1 / len(prompts)), size=4)
+    for blocks, c in zip(resampling.rounds, counts, strict=True):
+        got = Resampling.indices(resampling.order, blocks)
+        want = np.concatenate(
+            [np.flatnonzero(g.prompt == p) for p, k in zip(prompts, c, strict=True) for _ in range(k)]
+        )
+        assert np.array_equal(got, want)
+
+
+def test_game_blocks_are_single_draws() -> None:
+    g = _games()
+    resampling = resampled_blocks(g, "game", 3, seed=2)
+    rng = np.random.default_rng(2)
+    for blocks in resampling.rounds:
+        assert np.array_equal(Resampling.indices(resampling.order, blocks), rng.integers(0, len(g), len(g)))
+
+
+@pytest.mark.parametrize("unit", ["prompt", "game"])
+def test_native_rounds_equal_numpy_rounds(unit: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    g = _games()
+    native = elo_rounds(g, rounds=20, unit=unit, seed=4)  # type: ignore[arg-type]
+    monkeypatch.setitem(_KERNELS, "state", "off")
+    monkeypatch.delitem(_KERNELS, "kernels", raising=False)
+    plain = elo_rounds(g, rounds=20, unit=unit, seed=4)  # type: ignore[arg-type]
+    np.testing.assert_allclose(native, plain, atol=1e-9)
+    assert native.shape == (20, 4) and np.ptp(native, axis=0).min() > 0
