@@ -57,6 +57,7 @@ class TournamentSession:
         self.tournament = tournament
         self.store = store
         self.options = RatingOptions.from_config(tournament.spec.ranking)
+        self._ranked: tuple[VerdictColumns, VerdictTable] | None = None
         if tournament.spec.ranking.exclude_self:
             self.options = self.options.replace(
                 excluded=tuple((j, c) for j, (c, _) in sorted(tournament.selves().items()))
@@ -82,6 +83,13 @@ class TournamentSession:
         table = self.empty_table()
         table.extend_columns(self.store.verdict_columns() if columns is None else columns, include_missing)
         return table
+
+    def _ranked_table(self, columns: VerdictColumns) -> VerdictTable:
+        """The plan table the leaderboards rank, built once per read of the store (the store returns the same
+        columns while nothing was committed; rankings never modify the table)."""
+        if self._ranked is None or self._ranked[0] is not columns:
+            self._ranked = (columns, self.plan_table(columns))
+        return self._ranked[1]
 
     # --- leaderboards --------------------------------------------------------------------------------------------
 
@@ -136,7 +144,7 @@ class TournamentSession:
                 "(run `elotui run` first)"
             )
         board = rank(
-            self.plan_table(columns),
+            self._ranked_table(columns),
             threshold=chosen,
             method=chosen_method,
             options=self.options,

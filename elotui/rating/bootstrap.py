@@ -29,6 +29,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from elotui.rating.games import Games
+from elotui.rating.radix import dense_ints, stable_argsort
 
 BootstrapUnit = Literal["prompt", "game"]
 LEVEL = 0.95
@@ -64,7 +65,7 @@ def cluster_counts(
     g: Games, rounds: int, rng: np.random.Generator
 ) -> tuple[NDArray[np.int64], NDArray[np.intp]]:
     """(rounds x prompts) draw counts over the prompts that have games, and each game's prompt index."""
-    clusters, inverse = np.unique(g.prompt, return_inverse=True)
+    clusters, inverse = dense_ints(g.prompt)
     p = len(clusters)
     counts = rng.multinomial(p, np.full(p, 1.0 / p), size=rounds)
     return counts, inverse
@@ -100,7 +101,7 @@ def resampled_blocks(g: Games, unit: BootstrapUnit, rounds: int, seed: int) -> R
             np.arange(n), ((rng.integers(0, n, n).astype(np.int64), ones) for _ in range(rounds))
         )
     counts, inverse = cluster_counts(g, rounds, rng)
-    order = np.argsort(inverse, kind="stable")
+    order = stable_argsort(inverse, counts.shape[1])
     starts = np.searchsorted(inverse[order], np.arange(counts.shape[1])).astype(np.int64)
     lengths = np.r_[starts[1:], n] - starts
     drawn = (np.repeat(np.arange(len(c)), c) for c in counts)
@@ -119,7 +120,7 @@ def small_sample_corrected(rounds: NDArray[np.float64], clusters: int) -> NDArra
 def clusters_of(g: Games, unit: BootstrapUnit) -> int:
     """How many units a round resamples: the prompts that have games, or the games."""
     if unit == "prompt" and len(g.prompt) == len(g):
-        return len(np.unique(g.prompt))
+        return len(dense_ints(g.prompt)[0])
     return len(g)
 
 
@@ -140,12 +141,15 @@ def prompt_win_rounds(g: Games, rounds: int, seed: int) -> NDArray[np.float64]:
     ab, ba, s = pair_cells(g)
     out = np.zeros((rounds, n * n))
     block = max(1, int(2e6 // max(n * n, 1)))
-    order = np.argsort(inverse, kind="stable")
-    sorted_prompt = inverse[order]
+    order = stable_argsort(inverse, p) if p > block else None  # one block: every game, in any order
+    sorted_prompt = inverse[order] if order is not None else inverse
     for start in range(0, p, block):
         stop = min(p, start + block)
-        lo, hi = np.searchsorted(sorted_prompt, [start, stop])
-        sel = order[lo:hi]
+        if order is None:
+            sel: slice | NDArray[np.intp] = slice(None)
+        else:
+            lo, hi = np.searchsorted(sorted_prompt, [start, stop])
+            sel = order[lo:hi]
         local = (inverse[sel] - start).astype(np.int64) * (n * n)
         size = (stop - start) * n * n
         w = np.bincount(local + ab[sel], weights=s[sel], minlength=size)

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 import numpy as np
 from numpy.typing import NDArray
 
+from elotui.rating.radix import groups_by_arrival
 from elotui.rating.table import (
     OUTCOME_FIRST,
     OUTCOME_TIE,
@@ -49,7 +50,9 @@ class Games:
         return len(self.a)
 
     def select(self, keep: NDArray[np.bool_] | NDArray[np.intp]) -> Games:
-        """The games at `keep` (a mask or indices), prompt codes included."""
+        """The games at `keep` (a mask or indices), prompt codes included (self for a mask keeping them all)."""
+        if keep.dtype == np.bool_ and len(keep) == len(self.a) and keep.all():
+            return self
         prompt = self.prompt[keep] if len(self.prompt) == len(self.a) else self.prompt
         judge = self.judge[keep] if len(self.judge) == len(self.a) else self.judge
         return Games(
@@ -93,8 +96,9 @@ def games(table: VerdictTable, threshold: Threshold, mask: NDArray[np.bool_] | N
     key = table.prompt[rows].astype(np.int64)
     key = (key * n + first[rows]) * n + second[rows]
     key = key * n_cond + table.condition[rows]
-    uniq, first_row, inverse = np.unique(key, return_index=True, return_inverse=True)
-    n_pres = len(uniq)
+    # presentations in arrival order (their first verdict's row), and each verdict's presentation
+    first_row, inverse = groups_by_arrival(key, max(len(table.prompts), 1) * n * n * n_cond)
+    n_pres = len(first_row)
     # share of the first-shown contestant, in half votes: 2*wins_first + ties over 2*votes
     half_first = np.bincount(
         inverse, weights=np.where(out_v == OUTCOME_FIRST, 2.0, (out_v == OUTCOME_TIE) * 1.0), minlength=n_pres
@@ -109,28 +113,33 @@ def games(table: VerdictTable, threshold: Threshold, mask: NDArray[np.bool_] | N
         first_wins = share_first >= threshold - _EPS
         second_wins = share_second >= threshold - _EPS
     score = np.where(first_wins, 1.0, np.where(second_wins, 0.0, 0.5))
-    order = np.argsort(first_row, kind="stable")  # arrival order of presentations
-    pres_rows = rows[first_row[order]]
+    pres_rows = rows[first_row]
     counts["games"] = n_pres
     return Games(
         first[pres_rows].copy(),
         second[pres_rows].copy(),
-        score[order],
+        score,
         n,
         counts,
         table.prompt[pres_rows].astype(np.int32),
     )
 
 
+def tally(
+    a: NDArray[np.integer], b: NDArray[np.integer], s: NDArray[np.floating], n: int
+) -> NDArray[np.int64]:
+    """(n, 3) per contestant: full wins, full losses, the rest (draws and split scores), over games a vs b where a
+    scored s."""
+    a_kind = np.where(s == 1.0, 0, np.where(s == 0.0, 1, 2))
+    b_kind = np.where(a_kind == 2, 2, 1 - a_kind)
+    counts = np.bincount(np.asarray(a, dtype=np.int64) * 3 + a_kind, minlength=3 * n)
+    counts += np.bincount(np.asarray(b, dtype=np.int64) * 3 + b_kind, minlength=3 * n)
+    return counts.reshape(n, 3)
+
+
 def record(g: Games) -> dict[str, NDArray[np.float64]]:
     """Per contestant: wins, losses, draws, games and win rate ((wins + draws/2) / games, NaN with no games)."""
-    n = g.n_contestants
-    win_a = g.score_a == 1.0
-    loss_a = g.score_a == 0.0
-    draw = ~(win_a | loss_a)
-    wins = np.bincount(g.a[win_a], minlength=n) + np.bincount(g.b[loss_a], minlength=n)
-    losses = np.bincount(g.a[loss_a], minlength=n) + np.bincount(g.b[win_a], minlength=n)
-    draws = np.bincount(g.a[draw], minlength=n) + np.bincount(g.b[draw], minlength=n)
+    wins, losses, draws = tally(g.a, g.b, g.score_a, g.n_contestants).T
     played = wins + losses + draws
     with np.errstate(invalid="ignore", divide="ignore"):
         rate = np.where(played > 0, (wins + 0.5 * draws) / np.maximum(played, 1), np.nan)

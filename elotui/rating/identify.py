@@ -20,7 +20,7 @@ from typing import Literal
 import numpy as np
 from numpy.typing import NDArray
 
-from elotui.rating.games import Games
+from elotui.rating.games import Games, tally
 
 Bound = Literal["lower", "upper"]
 
@@ -74,10 +74,12 @@ def identify(g: Games, names: list[str]) -> Identified:
     removed: list[int] = []
     while True:
         keep = active[g.a] & active[g.b]
-        a, b, s = g.a[keep], g.b[keep], g.score_a[keep]
-        played = np.bincount(a, minlength=n) + np.bincount(b, minlength=n)
-        full_wins = np.bincount(a[s == 1.0], minlength=n) + np.bincount(b[s == 0.0], minlength=n)
-        full_losses = np.bincount(a[s == 0.0], minlength=n) + np.bincount(b[s == 1.0], minlength=n)
+        if keep.all():
+            counts = tally(g.a, g.b, g.score_a, n)
+        else:
+            counts = tally(g.a[keep], g.b[keep], g.score_a[keep], n)
+        full_wins, full_losses = counts[:, 0], counts[:, 1]
+        played = counts.sum(axis=1)
         unbeaten = np.flatnonzero(active & (played > 0) & (full_wins == played))
         winless = np.flatnonzero(active & (played > 0) & (full_losses == played))
         if len(unbeaten) == 0 and len(winless) == 0:

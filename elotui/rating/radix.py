@@ -50,3 +50,49 @@ def lexicographic_order(*columns: tuple[NDArray[np.integer], int]) -> NDArray[np
     for codes, size in columns:
         key = key * np.uint64(max(size, 1)) + np.asarray(codes).astype(np.uint64)
     return stable_argsort(key, total)
+
+
+def unique_ints(
+    keys: NDArray[np.integer], key_range: int
+) -> tuple[NDArray[np.int64], NDArray[np.intp], NDArray[np.intp]]:
+    """np.unique(keys, return_index=True, return_inverse=True) for integer keys in 0 .. key_range - 1: the sorted
+    distinct keys, the index of each one's first occurrence, and each key's index among them."""
+    wide = np.asarray(keys).astype(np.int64, copy=False)
+    order = stable_argsort(wide, key_range)
+    ordered = wide[order]
+    starts = np.r_[True, ordered[1:] != ordered[:-1]] if len(ordered) else np.zeros(0, dtype=bool)
+    inverse = np.empty(len(wide), dtype=np.intp)
+    inverse[order] = np.cumsum(starts) - 1
+    return ordered[starts], order[starts], inverse
+
+
+def dense_ints(codes: NDArray[np.integer]) -> tuple[NDArray[np.intp], NDArray[np.intp]]:
+    """np.unique(codes, return_inverse=True) for non-negative integer codes (prompt or contestant codes): the
+    distinct codes and each code's index among them, by a count of each code when their range is small."""
+    codes = np.asarray(codes)
+    if len(codes) == 0:
+        return np.zeros(0, dtype=np.intp), np.zeros(0, dtype=np.intp)
+    top = int(codes.max()) + 1
+    if top > 4 * len(codes) + 4096:
+        _, first, inverse = unique_ints(codes, top)
+        return codes[first].astype(np.intp), inverse
+    present = np.bincount(codes, minlength=top) > 0
+    return np.flatnonzero(present), (np.cumsum(present) - 1)[codes]
+
+
+def groups_by_arrival(keys: NDArray[np.integer], key_range: int) -> tuple[NDArray[np.intp], NDArray[np.intp]]:
+    """Equal keys as groups numbered in order of first appearance: (each group's first index, ascending; each
+    key's group). With `np.unique(keys, return_index=True, return_inverse=True)` = (u, first, inverse) and
+    order = argsort(first): first[order], and inverse mapped through the inverse of order."""
+    wide = np.asarray(keys).astype(np.int64, copy=False)
+    n = len(wide)
+    if key_range <= 4 * n + (1 << 16):  # a table over the key range: each key's first index, no sort
+        first = np.full(max(key_range, 1), n, dtype=np.intp)
+        np.minimum.at(first, wide, np.arange(n))
+        at = first[wide]
+    else:
+        _, firsts, inverse = unique_ints(wide, key_range)
+        at = firsts[inverse]
+    is_first = np.zeros(n, dtype=bool)
+    is_first[at] = True
+    return np.flatnonzero(is_first), (np.cumsum(is_first) - 1)[at]

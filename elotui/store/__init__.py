@@ -83,9 +83,8 @@ class Store:
         self.cache = cache
         self._db, self.read_only = connect(self.path)
         self._lock = threading.RLock()
-        self._answers_written = (
-            0  # answers rows this process wrote since it last compacted (elotui.store.columns)
-        )
+        self._answers_written = 0  # answers rows written since this process last compacted (store.columns)
+        self._columns: tuple[tuple[int, int], tuple[VerdictColumns, int]] | None = None  # the last read
         self._migrate()
 
     @classmethod
@@ -335,13 +334,19 @@ class Store:
         return self.verdict_columns_since()[0]
 
     def verdict_columns_since(self) -> tuple[VerdictColumns, int]:
-        """`verdict_columns()` and the last answers id it includes (a reader follows the answers after it)."""
+        """`verdict_columns()` and the last answers id it includes (a reader follows the answers after it). The
+        last read is returned again (outcomes read-only) while nothing was committed since, by this connection or
+        any other (`PRAGMA data_version`)."""
         with self._lock, self._guarded():
-            self._db.execute("BEGIN")
-            try:
-                return columns.read(self._db)
-            finally:
-                self._db.execute("COMMIT")
+            version = (int(self._db.execute("PRAGMA data_version").fetchone()[0]), self._db.total_changes)
+            if self._columns is None or self._columns[0] != version:
+                self._db.execute("BEGIN")
+                try:
+                    self._columns = (version, columns.read(self._db))
+                finally:
+                    self._db.execute("COMMIT")
+                self._columns[1][0].outcome.flags.writeable = False
+            return self._columns[1]
 
     def plan_verdicts(self) -> list[PlanVerdict]:
         """The outcome of every planned presentation, in plan order, as named rows (status "missing": no call
@@ -401,13 +406,10 @@ class Store:
             )
 
     def get_text(self, key: str) -> str | None:
-        rows = self._rows(str, "SELECT text FROM texts WHERE key = ?", (key,))
-        return rows[0] if rows else None
+        return next(iter(self._rows(str, "SELECT text FROM texts WHERE key = ?", (key,))), None)
 
     def texts(self, kind: str | None = None) -> list[TextRow]:
-        if kind is None:
-            return self._rows(TextRow, "SELECT * FROM texts")
-        return self._rows(TextRow, "SELECT * FROM texts WHERE kind = ?", (kind,))
+        return self._rows(TextRow, "SELECT * FROM texts WHERE ? IS NULL OR kind = ?", (kind, kind))
 
     def generated_text(self, prompt: str, contestant: str) -> str | None:
         """The latest generated response of a contestant to a prompt, if any."""
@@ -433,10 +435,8 @@ class Store:
         finish_run(self, run_id, state, progress)
 
     def runs(self) -> list[RunRow]:
-        def row(id_: int, started: float | None, finished: float | None, state: str, manifest: str) -> RunRow:
-            return RunRow(id_, started, finished, state, json.loads(manifest))
-
-        return self._rows(row, "SELECT id, started_at, finished_at, state, manifest FROM runs ORDER BY id")
+        sql = "SELECT id, started_at, finished_at, state, manifest FROM runs ORDER BY id"
+        return self._rows(lambda *r: RunRow(r[0], r[1], r[2], r[3], json.loads(r[4])), sql)
 
     # --- accounting -----------------------------------------------------------------------------------------------
 

@@ -137,3 +137,28 @@ def test_a_read_replays_at_most_compact_every_answers(tmp_path: Path) -> None:
         with store._lock:
             assert columns.pending_answers(store._db) < columns.COMPACT_EVERY
         assert int((store.verdict_columns().outcome == 0).sum()) == columns.COMPACT_EVERY + 5
+
+
+def test_a_repeated_read_is_reused_until_anyone_commits(tmp_path: Path) -> None:
+    # The columns are kept between reads while nothing is committed (PRAGMA data_version + this connection's
+    # changes); a write by this store, by another store on the file, or by a plain sqlite3 connection shows.
+    path = tmp_path / "s.sqlite"
+    rng = random.Random(1)
+    rows = plan(rng, 40)
+    with Store(path) as store, Store(path) as other:
+        store.set_plan(rows)
+        first = store.verdict_columns()
+        assert store.verdict_columns() is first  # nothing committed: the same read
+        assert not first.outcome.flags.writeable  # shared, so nobody may change it in place
+        other.record_call(CallRecord(key=rows[0].key, kind="verdict", status="ok", winner="first"))
+        second = store.verdict_columns()
+        assert second is not first and second.rows() == reference(path)
+        store.record_call(CallRecord(key=rows[1].key, kind="verdict", status="ok", winner="tie"))
+        third = store.verdict_columns()
+        assert third is not second and third.rows() == reference(path)
+        with sqlite3.connect(path) as db:
+            db.execute("UPDATE calls SET winner = 'second' WHERE key = ?", (rows[1].key,))
+            db.execute(
+                "INSERT INTO answers (seq, outcome) SELECT seq, 1 FROM plan WHERE key = ?", (rows[1].key,)
+            )
+        assert store.verdict_columns().rows() == reference(path)

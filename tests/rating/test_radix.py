@@ -5,7 +5,14 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from elotui.rating.radix import dense_codes, lexicographic_order, stable_argsort
+from elotui.rating.radix import (
+    dense_codes,
+    dense_ints,
+    groups_by_arrival,
+    lexicographic_order,
+    stable_argsort,
+    unique_ints,
+)
 
 
 @pytest.mark.parametrize("key_range", [1, 2, 300, 1 << 16, (1 << 16) + 1, 1 << 40, (1 << 63) - 1])
@@ -47,3 +54,32 @@ def test_lexicographic_order_is_lexsort() -> None:
         assert np.array_equal(got, np.lexsort((prompt, s, b, a)))
     huge = [(rng.integers(0, 1 << 30, 100), 1 << 30)] * 3  # 2^90 composite keys: np.lexsort itself
     assert np.array_equal(lexicographic_order(*huge), np.lexsort([col for col, _ in reversed(huge)]))
+
+
+@pytest.mark.parametrize("key_range", [1, 50, 10**6, 1 << 40])  # a table over the range, and the sorted path
+def test_groups_by_arrival_are_uniques_in_first_appearance_order(key_range: int) -> None:
+    rng = np.random.default_rng(9)
+    for n in (0, 1, 3000):
+        keys = rng.integers(0, key_range, n)
+        keys[n // 2 :] = keys[: n - n // 2]  # repeats
+        first, group = groups_by_arrival(keys, key_range)
+        _, u_first, u_inverse = np.unique(keys, return_index=True, return_inverse=True)
+        order = np.argsort(u_first, kind="stable")
+        assert np.array_equal(first, u_first[order])
+        rank = np.empty(len(order), dtype=np.intp)
+        rank[order] = np.arange(len(order))
+        assert np.array_equal(group, rank[u_inverse.reshape(-1)])
+        assert np.array_equal(keys[first[group]], keys)  # each key's group starts with that key
+
+
+@pytest.mark.parametrize("key_range", [1, 5, 70_000, 1 << 40])
+def test_unique_ints_and_dense_ints_are_numpys_unique(key_range: int) -> None:
+    rng = np.random.default_rng(key_range % 97)
+    for n in (0, 1, 10, 10_000):
+        keys = rng.integers(0, key_range, n)
+        got, want = unique_ints(keys, key_range), np.unique(keys, return_index=True, return_inverse=True)
+        for x, y in zip(got, want, strict=True):
+            assert np.array_equal(x, y.reshape(-1))
+        codes, inverse = dense_ints(keys)
+        u, i = np.unique(keys, return_inverse=True)
+        assert np.array_equal(codes, u) and np.array_equal(inverse, i.reshape(-1))
