@@ -7,6 +7,7 @@ row, read by name: `row.status`, never `row[6]`); the diagnose report's TypedDic
 from __future__ import annotations
 
 import dataclasses
+import operator
 from dataclasses import dataclass, fields
 from typing import Any, NamedTuple, NotRequired, TypedDict
 
@@ -99,6 +100,7 @@ class CallRecord:
 
 
 CALL_COLUMNS: tuple[str, ...] = tuple(f.name for f in fields(CallRecord))
+call_row = operator.attrgetter(*CALL_COLUMNS)  # a CallRecord as its `calls` row (a tuple), at C speed
 
 
 @dataclass(frozen=True)

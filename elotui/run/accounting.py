@@ -9,6 +9,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from elotui.judges.base import Completion, JudgeReply
+from elotui.records import JudgeCounts
 from elotui.run.events import Progress
 
 
@@ -19,6 +21,16 @@ class Accounting:
     cost: float = 0.0  # recorded cost of the current plan's calls, earlier runs included
     run_cost: float = 0.0  # of which spent by this run
     in_flight_cost: float = 0.0
+
+    def add(self, reply: JudgeReply | Completion, ledger: JudgeCounts) -> None:
+        """A recorded reply's tokens and cost, and its latency in its endpoint's counts."""
+        self.input_tokens += reply.input_tokens or 0
+        self.output_tokens += reply.output_tokens or 0
+        self.cost += reply.cost or 0.0
+        self.run_cost += reply.cost or 0.0
+        if reply.latency_ms is not None:
+            ledger.latency_sum_ms += reply.latency_ms
+            ledger.latency_n += 1
 
 
 RATE_WINDOW_S = 20.0
@@ -49,7 +61,7 @@ class RateMeter:
         rate = len(self._completions) / span
         settled = (
             span >= 1.0
-        )  # an ETA from the first few calls of a phase is noise: none until a second has passed
+        )  # an ETA from a phase's first few calls is noise: none until a second has passed
         eta = 0.0 if remaining == 0 else (remaining / rate if rate > 0 and settled else None)
         return rate, eta
 

@@ -5,7 +5,7 @@ time), builds the judges and records a manifest; stores the plan; sends the miss
 calls, stores the plan again with every key resolved; then sends every verdict call with no answer in the store,
 in plan order, each claimed in the store first. Every reply is committed the moment it arrives, so Ctrl-C or
 `kill -9` loses at most the calls in flight (replay and simulated judges without a delay answer for free:
-unclaimed, OFFLINE_BATCH calls a commit). One queue per endpoint, drained by `max_concurrency` workers; the judge
+unclaimed, in large transactions: FREE_BATCH). One queue per endpoint, drained by `max_concurrency` workers; the judge
 layer adds rate limits and retries. `pause()`, `resume()`, `stop(cancel=...)`. With `max_cost`, a call
 starts only if the cost so far, the calls in flight and its own estimate stay within it. The runner alone counts
 per endpoint (JudgeCounts) and publishes copies in its Progress events and, once a second, in the store's
@@ -40,6 +40,7 @@ from elotui.run.calls import (
     estimated_cost,
     estimated_output_tokens,
 )
+from elotui.run.control import RunControl
 from elotui.run.events import (
     CallFailed,
     CallRetried,
@@ -49,9 +50,9 @@ from elotui.run.events import (
     RunFinished,
     RunStarted,
     RunState,
-    RunStateChanged,
     VerdictRecorded,
 )
+from elotui.run.heap import long_lived, thaw
 from elotui.run.plan import build_plan
 from elotui.run.prepare import prepare, replan
 from elotui.run.prompts import PromptBuilder
@@ -62,11 +63,13 @@ from elotui.store.runs import HEARTBEAT_EVERY_S, claim_many, heartbeat
 from elotui.vocab import CACHED_STATUSES
 
 PROGRESS_INTERVAL_S = 0.5
-OFFLINE_BATCH = 1024  # calls a replay or simulated judge without delay answers per transaction
+FREE_BATCH = 65_536  # calls a replay or simulated judge without a delay is given at a time (one worker)
+FREE_YIELD_EVERY = 512  # ... letting the event loop (the TUI) run between every so many answers
+FREE_COMMIT_S = 1.0  # ... and committing what it answered about once a second (and at the batch's end)
 Answered = tuple[Call, JudgeReply, float]  # a verdict call, its reply, when it was sent
 
 
-class Runner:
+class Runner(RunControl):
     def __init__(
         self,
         tournament: Tournament,
@@ -78,66 +81,27 @@ class Runner:
         no_delay: bool = False,
         force: bool = False,
     ) -> None:
+        super().__init__(on_event)
         self.tournament = tournament
         self.store = store
         self.force = force  # take over a live run's lease (elotui.store.runs)
         self.skipped = 0  # calls another live run was sending (claimed): not ours to pay for
         self._unreachable: set[str] = set()
-        self.on_event = on_event
         self.max_cost = max_cost if max_cost is not None else tournament.spec.comparison.max_cost
         self.judge_factory = judge_factory or default_judge_factory(tournament, no_delay=no_delay)
         self.plan = build_plan(tournament)
         self.builder = PromptBuilder(tournament)
-        self.state: RunState = "running"
         self.total = self.plan.total_calls
-        self.done = 0
-        self.cached = 0
-        self.failed = 0
-        self.invalid = 0
-        self.in_flight = 0
+        self.done = self.cached = self.failed = self.invalid = self.in_flight = 0
         self.run_id: int | None = None
         self._ledgers: dict[str, JudgeCounts] = {jid: JudgeCounts() for jid in endpoints(tournament)}
         self.judges: dict[str, Judge] = {}
         self._acct = Accounting()
-        self._resume = asyncio.Event()
-        self._resume.set()
-        self._stopping = False
-        self._budget_hit = False
         self._failures: list[str] = []
-        self._workers: list[asyncio.Task[None]] = []
         self._meter = RateMeter()
         self._last_progress = 0.0
         self._progress_dirty = True
         self.adaptive_status: str | None = None  # plan = "adaptive" (elotui.run.adaptive_run)
-
-    # --- control ------------------------------------------------------------------------------------------
-
-    @property
-    def paused(self) -> bool:
-        return not self._resume.is_set() and not self._stopping
-
-    def pause(self) -> None:
-        """Stop taking new calls; the calls in flight finish and are recorded."""
-        if self._stopping or not self._resume.is_set():
-            return
-        self._resume.clear()
-        self._set_state("paused", "paused by the user")
-
-    def resume(self) -> None:
-        if self._stopping or self._resume.is_set():
-            return
-        self._resume.set()
-        self._set_state("running", "resumed")
-
-    def stop(self, *, cancel: bool = False) -> None:
-        """End the run: no new calls; with `cancel`, abandon the calls in flight (they are not recorded)."""
-        if not self._stopping:
-            self._stopping = True
-            self._set_state("stopped", "stopped by the user")
-        self._resume.set()
-        if cancel:
-            for task in self._workers:
-                task.cancel()
 
     # --- the run ------------------------------------------------------------------------------------------
 
@@ -154,7 +118,8 @@ class Runner:
                 manifest(self.tournament, self.judges, self.builder, self.plan, self.max_cost),
                 force=self.force,
             )
-            prereqs, verdicts, answered = self._prepare()
+            with long_lived():
+                prereqs, verdicts, answered = self._prepare()
             self._emit(RunStarted(total=self.total, cached=self.cached, run_id=self.run_id))
             self._set_state("running", "started", force=True)
             ticker = asyncio.create_task(self._tick())
@@ -162,9 +127,8 @@ class Runner:
             pending_prereqs = [c for c in prereqs if c.key not in answered]
             if pending_prereqs:
                 verdicts, answered = await self._produce_texts(pending_prereqs, prereqs)
-            partial = (
-                self.tournament.spec.comparison.plan == "adaptive" or self.tournament.spec.comparison.screen
-            )
+            comparison = self.tournament.spec.comparison
+            partial = comparison.plan == "adaptive" or comparison.screen
             if partial and not self.stopping:
                 from elotui.run.screening import run_partial  # adaptive planning or screening
 
@@ -177,6 +141,7 @@ class Runner:
             raise
         finally:
             await self._close(ticker, final_state)
+            thaw()
         self._emit_progress(force=True)
         result = RunFinished(
             state=final_state,
@@ -189,10 +154,6 @@ class Runner:
         self._set_state(final_state, "run ended")
         self._emit(result)
         return result
-
-    @property
-    def stopping(self) -> bool:  # stopped (Ctrl-C, quit) or at the budget: no new calls
-        return self._stopping or self._budget_hit
 
     async def execute(self, calls: list[Call]) -> None:  # the adaptive loop's batches (see _execute)
         await self._execute(calls)
@@ -236,11 +197,14 @@ class Runner:
         for call in calls:
             queues.setdefault(call.judge, deque()).append(call)
         for jid in queues:  # a replay judge reads its log now: a malformed one is bad input (exit 2)
-            getattr(self.judges[jid], "prepare", lambda: None)()
+            with long_lived():
+                getattr(self.judges[jid], "prepare", lambda: None)()
         self._workers = [
             asyncio.create_task(self._worker(jid, queue))
             for jid, queue in queues.items()
-            for _ in range(min(self.judges[jid].config.max_concurrency, len(queue)))
+            for _ in range(
+                min(1 if _free(self.judges[jid]) else self.judges[jid].config.max_concurrency, len(queue))
+            )
         ]
         try:
             results = await asyncio.gather(*self._workers, return_exceptions=True)
@@ -252,10 +216,9 @@ class Runner:
 
     async def _worker(self, jid: str, queue: deque[Call]) -> None:
         """Take calls off the endpoint's queue, claim, send and record them one at a time; a replay or simulated
-        judge without a delay answers for free: OFFLINE_BATCH at a time, unclaimed, committed together."""
+        judge without a delay answers for free: FREE_BATCH calls at a time, unclaimed (see `_answer`)."""
         judge = self.judges[jid]
-        free = judge.kind != "live" and not judge.config.delay_ms
-        batch = OFFLINE_BATCH if free else 1
+        free = _free(judge)
         while queue:
             await self._resume.wait()
             if self._stopping or self._budget_hit or not queue:
@@ -263,19 +226,34 @@ class Runner:
             if getattr(judge, "unreachable", None):
                 self._give_up_on(jid, str(getattr(judge, "unreachable", "")), queue)
                 return
-            taken = self._take(queue, judge, batch)
+            taken = self._take(queue, judge, FREE_BATCH if free else 1)
             if not taken:
                 return
-            answered: list[Answered] = []
-            for call, estimate in taken if free else self._claimed(taken):
-                self._acct.in_flight_cost += estimate
-                try:
-                    got = await self._send(judge, call)
-                finally:
-                    self._acct.in_flight_cost -= estimate
-                if got is not None:
-                    answered.append(got)
-            self._record_verdicts(judge, answered, paid=not free)
+            await self._answer(judge, taken if free else self._claimed(taken), free)
+
+    async def _answer(self, judge: Judge, taken: list[tuple[Call, float]], free: bool) -> None:
+        """Send the calls and record the verdicts: together at the end, or, for free answers, about once a
+        second (committing 10^4-10^5 rows at once: a transaction per 10^3 rewrites the random-key index pages
+        each time), the event loop let run every FREE_YIELD_EVERY calls, a pause or stop honoured there."""
+        answered: list[Answered] = []
+        began = time.monotonic()
+        for n, (call, estimate) in enumerate(taken, 1):
+            self._acct.in_flight_cost += estimate
+            try:
+                got = await self._send(judge, call)
+            finally:
+                self._acct.in_flight_cost -= estimate
+            if got is not None:
+                answered.append(got)
+            if free and n % FREE_YIELD_EVERY == 0:
+                await asyncio.sleep(0)
+                if self._stopping or self.paused or time.monotonic() - began >= FREE_COMMIT_S:
+                    self._record_verdicts(judge, answered, paid=False)
+                    answered, began = [], time.monotonic()
+                    await self._resume.wait()
+                if self._stopping:
+                    return
+        self._record_verdicts(judge, answered, paid=not free)
 
     def _take(self, queue: deque[Call], judge: Judge, batch: int) -> list[tuple[Call, float]]:
         """Up to `batch` calls off the queue with their cost estimates, as long as the budget allows them."""
@@ -381,14 +359,8 @@ class Runner:
 
     def _count(self, call: Call, reply: JudgeReply | Completion) -> bool:
         """Account for a recorded call; emits CallFailed for a failure. True when it was answered."""
-        self._acct.input_tokens += reply.input_tokens or 0
-        self._acct.output_tokens += reply.output_tokens or 0
-        self._acct.cost += reply.cost or 0.0
-        self._acct.run_cost += reply.cost or 0.0
         ledger = self._ledgers[call.judge]
-        if reply.latency_ms is not None:
-            ledger.latency_sum_ms += reply.latency_ms
-            ledger.latency_n += 1
+        self._acct.add(reply, ledger)
         self._meter.completed()
         self._progress_dirty = True
         if reply.status in CACHED_STATUSES:
@@ -418,15 +390,6 @@ class Runner:
 
         return observe
 
-    def _set_state(self, state: RunState, reason: str, *, force: bool = False) -> None:
-        if state != self.state or force:
-            self.state = state
-            self._emit(RunStateChanged(state, reason))
-
-    def _emit(self, event: Event) -> None:
-        if self.on_event is not None:
-            self.on_event(event)
-
     async def _tick(self) -> None:
         last_beat = 0.0
         while True:
@@ -447,3 +410,8 @@ class Runner:
         self._last_progress = now
         self._progress_dirty = False
         self._emit(self.progress())
+
+
+def _free(judge: Judge) -> bool:
+    """A replay or simulated judge without a delay: its answers cost nothing and need no concurrency."""
+    return judge.kind != "live" and not judge.config.delay_ms

@@ -37,8 +37,9 @@ from elotui.records import (
     PlanVerdict,
     RunRow,
     TextRow,
+    call_row,
 )
-from elotui.store import columns
+from elotui.store import columns, plan_table
 from elotui.store.call_cache import CallCache
 from elotui.store.columns import ANSWER_SQL, VerdictColumns
 from elotui.store.connect import connect
@@ -72,6 +73,11 @@ def default_store_path(tournament: Tournament) -> Path:
 
     digest = hashlib.sha256(str(tournament.path).encode()).hexdigest()[:10]
     return stores_dir() / f"{tournament.slug}-{digest}.sqlite"
+
+
+BULK_PLAN_ROWS = (
+    50_000  # a plan change this large (and at least half the plan) rebuilds the key index at the end
+)
 
 
 class Store:
@@ -207,7 +213,7 @@ class Store:
         marks = ", ".join("?" for _ in CALL_COLUMNS)
         self._db.executemany(
             f"INSERT OR REPLACE INTO calls ({cols}) VALUES ({marks})",
-            [[getattr(r, c) for c in CALL_COLUMNS] for r in records],
+            list(map(call_row, records)),
         )
         self._db.executemany(ANSWER_SQL, [(outcome_code(r.status, r.winner), r.key) for r in records])
 
@@ -293,31 +299,11 @@ class Store:
         """Make `rows` the current plan in one transaction, writing only the rows that changed (an unchanged plan
         writes nothing, so a re-run needs no free disk for it), and its columnar snapshot. `fingerprint`: what the
         plan was computed from (`plan_fingerprint` finds it again, so that an unchanged tournament is not planned
-        twice)."""
-        unique = {(r.prompt, r.first, r.second, r.judge, r.condition, r.sample): r for r in rows}
-        rows = list(unique.values())  # one row per presentation, as the table keeps them
-        new = {k: tuple(r) for k, r in unique.items()}
-        old = {(r.prompt, r.first, r.second, r.judge, r.condition, r.sample): tuple(r) for r in self.plan()}
-        gone = [k for k in old if k not in new]
-        changed = [v for k, v in new.items() if old.get(k) != v]
-        if not gone and not changed:
-            if fingerprint is not None and fingerprint != self.plan_fingerprint():
-                self._transaction(lambda: columns.write_plan(self._db, rows, fingerprint))
+        twice). elotui.store.plan_table."""
+        change = plan_table.changes(rows, self.plan())
+        if change.nothing and (fingerprint is None or fingerprint == self.plan_fingerprint()):
             return
-        marks = ", ".join("?" for _ in PLAN_COLUMNS)
-
-        def write() -> None:
-            self._db.executemany(
-                "DELETE FROM plan WHERE prompt = ? AND first = ? AND second = ? AND judge = ? AND condition = ? "
-                "AND sample = ?",
-                gone,
-            )
-            self._db.executemany(
-                f"INSERT OR REPLACE INTO plan ({', '.join(PLAN_COLUMNS)}) VALUES ({marks})", changed
-            )
-            columns.write_plan(self._db, rows, fingerprint)
-
-        self._transaction(write)
+        self._transaction(lambda: plan_table.write(self._db, change, fingerprint))
 
     def plan(self) -> list[PlanRow]:
         return self._rows(PlanRow, f"SELECT {', '.join(PLAN_COLUMNS)} FROM plan ORDER BY seq")

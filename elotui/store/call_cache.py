@@ -18,7 +18,7 @@ import threading
 from collections.abc import Iterable
 from pathlib import Path
 
-from elotui.records import CALL_COLUMNS, CallRecord
+from elotui.records import CALL_COLUMNS, CallRecord, call_row
 
 _CHUNK = 900
 
@@ -68,7 +68,7 @@ class CallCache:
                 self._db.execute("BEGIN")
                 self._db.executemany(
                     f"INSERT OR REPLACE INTO calls ({', '.join(CALL_COLUMNS)}) VALUES ({marks})",
-                    [[getattr(rec, c) for c in CALL_COLUMNS] for rec in records],
+                    list(map(call_row, records)),
                 )
                 self._db.execute("COMMIT")
         except sqlite3.Error:  # a full disk or a read-only cache must never stop a run

@@ -106,7 +106,11 @@ def write_plan(db: sqlite3.Connection, rows: Sequence[PlanRow], fingerprint: str
     seq = np.fromiter((r.seq for r in rows), dtype=np.int32, count=len(rows))
     sample = np.fromiter((r.sample for r in rows), dtype=np.int32, count=len(rows))
     outcome = np.full(len(rows), OUTCOME_MISSING, dtype=np.int8)
-    answered = db.execute(f"SELECT p.seq, {OUTCOME_SQL} FROM plan p JOIN calls c ON c.key = p.key").fetchall()
+    # the smaller table drives the join (SQLite has no statistics to choose by): a fresh store's few calls, or
+    # a large store's plan when it is re-planned
+    calls = int(db.execute("SELECT coalesce(max(rowid), 0) FROM calls").fetchone()[0])
+    join = "calls c CROSS JOIN plan p" if calls < len(rows) else "plan p CROSS JOIN calls c"
+    answered = db.execute(f"SELECT p.seq, {OUTCOME_SQL} FROM {join} ON c.key = p.key").fetchall()
     if answered:
         seqs, codes = np.array(answered, dtype=np.int64).T
         outcome[_positions(seq, seqs)] = codes

@@ -98,7 +98,7 @@ def test_migration_from_version_1_keeps_data(tmp_path: Path) -> None:
     db.commit()
     db.close()
     with Store(path) as store:
-        assert store.schema_version == SCHEMA_VERSION == 6
+        assert store.schema_version == SCHEMA_VERSION == 7
         got = store.get_call("old")
         assert got is not None and got.winner == "tie" and got.attempts == 1 and got.http_429s == 0
 

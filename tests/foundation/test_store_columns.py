@@ -95,7 +95,11 @@ def test_a_version_5_store_gets_its_snapshot_on_open(tmp_path: Path) -> None:
     db.close()
     want = reference(path)
     with Store(path) as store:
-        assert store.schema_version == 6
+        assert store.schema_version == 7
+        db = store._db  # version 7: an answer finds its presentations in the index of keys alone
+        assert [r[2] for r in db.execute("PRAGMA index_info(plan_key)")] == ["key", "seq"]
+        steps = " ".join(r[3] for r in db.execute(f"EXPLAIN QUERY PLAN {columns.ANSWER_SQL}", (0, "k0")))
+        assert "COVERING INDEX plan_key" in steps
         assert store.plan_verdicts() == want
         assert {r.status for r in want} >= {"ok", "invalid", "missing"}
 

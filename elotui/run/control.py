@@ -1,0 +1,59 @@
+"""A run's control state (`Runner` builds on it): running, paused, stopped or at the budget, the workers to cancel,
+and the events that say so (elotui.run.events) to `on_event`."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+
+from elotui.run.events import Event, RunState, RunStateChanged
+
+
+class RunControl:
+    def __init__(self, on_event: Callable[[Event], None] | None) -> None:
+        self.on_event = on_event
+        self.state: RunState = "running"
+        self._resume = asyncio.Event()  # set: running (clear: paused)
+        self._resume.set()
+        self._stopping = self._budget_hit = False
+        self._workers: list[asyncio.Task[None]] = []
+
+    @property
+    def paused(self) -> bool:
+        return not self._resume.is_set() and not self._stopping
+
+    @property
+    def stopping(self) -> bool:  # stopped (Ctrl-C, quit) or at the budget: no new calls
+        return self._stopping or self._budget_hit
+
+    def pause(self) -> None:
+        """Stop taking new calls; the calls in flight finish and are recorded."""
+        if self._stopping or not self._resume.is_set():
+            return
+        self._resume.clear()
+        self._set_state("paused", "paused by the user")
+
+    def resume(self) -> None:
+        if self._stopping or self._resume.is_set():
+            return
+        self._resume.set()
+        self._set_state("running", "resumed")
+
+    def stop(self, *, cancel: bool = False) -> None:
+        """End the run: no new calls; with `cancel`, abandon the calls in flight (they are not recorded)."""
+        if not self._stopping:
+            self._stopping = True
+            self._set_state("stopped", "stopped by the user")
+        self._resume.set()
+        if cancel:
+            for task in self._workers:
+                task.cancel()
+
+    def _set_state(self, state: RunState, reason: str, *, force: bool = False) -> None:
+        if state != self.state or force:
+            self.state = state
+            self._emit(RunStateChanged(state, reason))
+
+    def _emit(self, event: Event) -> None:
+        if self.on_event is not None:
+            self.on_event(event)

@@ -1,0 +1,28 @@
+"""The cyclic garbage collector around a run's large, long-lived structures (the plan's calls, a replay log's
+index): built with the collector off and then frozen (`gc.freeze`), so that the collections the run's many small
+allocations trigger do not walk them again and again. At 10^6 verdicts the collector otherwise took 25 of 83 s
+of an ingest. Frozen objects are still freed by reference counting; `thaw()` at the end of a run hands them back
+to the collector, so a long-lived process (the TUI) can collect them later."""
+
+from __future__ import annotations
+
+import gc
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+
+@contextmanager
+def long_lived() -> Iterator[None]:
+    """Run the body with the collector off, then freeze everything allocated so far."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        gc.freeze()
+        if enabled:
+            gc.enable()
+
+
+def thaw() -> None:
+    gc.unfreeze()

@@ -1,0 +1,60 @@
+"""Replacing the stored comparison plan (`Store.set_plan`): only the rows that changed are written, in primary-key
+order (B-tree appends, not random inserts); a change to most of a large plan drops the index on the call keys and
+builds it again after the inserts (one sorted build instead of a random insert per row); then the columnar
+snapshot is rewritten (elotui.store.columns.write_plan)."""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any
+
+from elotui.records import PlanRow
+from elotui.store import columns
+from elotui.store.schema import PLAN_COLUMNS, PLAN_KEY_INDEX
+
+BULK_PLAN_ROWS = (
+    50_000  # a change this large, and to at least half the plan, rebuilds the key index at the end
+)
+_PK = "prompt = ? AND first = ? AND second = ? AND judge = ? AND condition = ? AND sample = ?"
+
+
+@dataclass(frozen=True)
+class PlanChange:
+    rows: list[PlanRow]  # the new plan, one row per presentation
+    gone: list[tuple[Any, ...]]  # primary keys of the rows to delete
+    changed: list[tuple[Any, ...]]  # rows to insert or replace, in primary-key order
+
+    @property
+    def nothing(self) -> bool:
+        return not self.gone and not self.changed
+
+
+def _pk(r: PlanRow) -> tuple[Any, ...]:
+    return (r.prompt, r.first, r.second, r.judge, r.condition, r.sample)
+
+
+def changes(rows: Iterable[PlanRow], old_rows: Iterable[PlanRow]) -> PlanChange:
+    """What turns the stored plan `old_rows` into `rows` (the last row of a presentation given twice wins)."""
+    unique = {_pk(r): r for r in rows}
+    old = {_pk(r): tuple(r) for r in old_rows}
+    gone = [k for k in old if k not in unique]
+    changed = [tuple(r) for k, r in unique.items() if old.get(k) != tuple(r)]
+    changed.sort(key=lambda row: row[1:7])
+    return PlanChange(list(unique.values()), gone, changed)
+
+
+def write(db: sqlite3.Connection, change: PlanChange, fingerprint: str | None) -> None:
+    """Apply `change` and rewrite the snapshot (inside the caller's transaction)."""
+    rebuild = len(change.changed) >= BULK_PLAN_ROWS and 2 * len(change.changed) >= len(change.rows)
+    db.executemany(f"DELETE FROM plan WHERE {_PK}", change.gone)
+    if rebuild:
+        db.execute("DROP INDEX plan_key")
+    marks = ", ".join("?" for _ in PLAN_COLUMNS)
+    db.executemany(
+        f"INSERT OR REPLACE INTO plan ({', '.join(PLAN_COLUMNS)}) VALUES ({marks})", change.changed
+    )
+    if rebuild:
+        db.execute(PLAN_KEY_INDEX)
+    columns.write_plan(db, change.rows, fingerprint)

@@ -1,0 +1,122 @@
+"""Free answers (a simulated or replay judge without a delay) go in large transactions, sent by one worker that
+lets the event loop run every FREE_YIELD_EVERY calls; a pause or stop is honoured inside a batch, and what a
+stopped run answered is exactly what the next run does not ask again."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+import pytest
+
+from elotui.config import load_tournament
+from elotui.run import runner as runner_module
+from elotui.run.events import Event, VerdictRecorded
+from elotui.run.runner import Runner
+from elotui.store import Store
+from tests.run.fakes import write_tournament
+
+CONTESTANTS = [f"c{i}" for i in range(12)]
+PROMPTS = {f"p{i}": f"question {i}" for i in range(15)}
+TOTAL = 12 * 11 * 15  # both orders
+
+
+def simulated(tmp_path: Path):  # type: ignore[no-untyped-def]
+    judge = {
+        "id": "sim",
+        "provider": "simulated",
+        "max_concurrency": 16,
+        "simulation": {
+            "noise": 40.0,
+            "seed": 3,
+            "qualities": {c: 1000.0 + 20 * i for i, c in enumerate(CONTESTANTS)},
+        },
+    }
+    return load_tournament(
+        write_tournament(tmp_path / "t.toml", contestants=CONTESTANTS, prompts=PROMPTS, judges=[judge])
+    )
+
+
+@pytest.fixture
+def small_batches(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """Yield every 64 calls and commit at every yield; returns the sizes of the transactions."""
+    monkeypatch.setattr(runner_module, "FREE_YIELD_EVERY", 64)
+    monkeypatch.setattr(runner_module, "FREE_COMMIT_S", 0.0)
+    sizes: list[int] = []
+    record = Store.record_calls
+
+    def spy(self, records, **kw):  # type: ignore[no-untyped-def]
+        sizes.append(len(records))
+        return record(self, records, **kw)
+
+    monkeypatch.setattr(Store, "record_calls", spy)
+    return sizes
+
+
+async def test_free_answers_commit_in_large_transactions_and_let_the_loop_run(
+    tmp_path: Path, small_batches: list[int]
+) -> None:
+    turns = 0
+
+    async def other_task() -> None:  # what the TUI's event loop must keep doing during an ingest
+        nonlocal turns
+        while True:
+            turns += 1
+            await asyncio.sleep(0)
+
+    with Store(tmp_path / "s.sqlite") as store:
+        ticker = asyncio.create_task(other_task())
+        result = await Runner(simulated(tmp_path), store).run()
+        ticker.cancel()
+        assert result.state == "finished" and result.done == TOTAL
+        assert sum(small_batches) == TOTAL and max(small_batches) == 64  # a commit at every yield here
+        assert turns >= TOTAL // 64  # the loop ran at each of them
+        assert sum(1 for v in store.plan_verdicts() if v.status in ("ok", "invalid")) == TOTAL
+
+
+async def test_one_transaction_per_second_by_default(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    sizes: list[int] = []
+    record = Store.record_calls
+    monkeypatch.setattr(
+        Store, "record_calls", lambda self, r, **kw: (sizes.append(len(r)), record(self, r, **kw))[1]
+    )
+    with Store(tmp_path / "s.sqlite") as store:
+        assert (await Runner(simulated(tmp_path), store).run()).done == TOTAL
+    assert sum(sizes) == TOTAL and len(sizes) <= 3  # 1,980 calls take well under a second or two
+
+
+@pytest.mark.parametrize("how", ["stop", "pause"])
+async def test_a_stop_or_pause_inside_a_batch_is_honoured(
+    tmp_path: Path, small_batches: list[int], how: str
+) -> None:
+    t = simulated(tmp_path)
+    with Store(tmp_path / "s.sqlite") as store:
+        runner: Runner
+        told: list[str] = []
+
+        def on_event(event: Event) -> None:  # at the first verdict recorded, once
+            if isinstance(event, VerdictRecorded) and not told:
+                told.append(how)
+                runner.stop() if how == "stop" else runner.pause()
+
+        runner = Runner(t, store, on_event=on_event)
+        task = asyncio.create_task(runner.run())
+        if how == "stop":
+            result = await task
+            assert result.state == "stopped" and result.done == 64  # the first transaction, nothing after
+        else:
+            while not runner.paused:
+                await asyncio.sleep(0)
+            for _ in range(200):
+                await asyncio.sleep(0)
+            assert sum(small_batches) == 64  # paused: nothing sent since
+            runner.resume()
+            assert (await task).done == TOTAL
+        answered = {v for v in store.plan_verdicts() if v.status != "missing"}
+        assert len(answered) == sum(small_batches)
+        rerun = Runner(t, store)  # the next run asks exactly for the rest
+        assert (await rerun.run()).done == TOTAL and rerun.cached == len(answered)
+    with Store(tmp_path / "fresh.sqlite") as fresh:  # and ends where one uninterrupted run ends
+        await Runner(t, fresh).run()
+        with Store(tmp_path / "s.sqlite") as store:
+            assert store.plan_verdicts() == fresh.plan_verdicts()
