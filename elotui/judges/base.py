@@ -27,7 +27,7 @@ __all__ = [
 JudgeKind = Literal["live", "replay", "simulated"]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Presentation:
     """What is being compared: `first` is shown as Response A, `second` as Response B."""
 

@@ -34,7 +34,7 @@ def generator_id(contestant: str) -> str:
     return f"gen:{contestant}"
 
 
-@dataclass
+@dataclass(slots=True)
 class Call(MessageParts):
     """One distinct model call."""
 

@@ -34,7 +34,7 @@ from elotui.config import Tournament
 from elotui.judges.base import Presentation
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Comparison:
     """One planned judge call: `first` is shown as Response A."""
 

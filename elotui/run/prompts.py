@@ -116,6 +116,8 @@ def neutralise(text: str, boundary: str) -> str:
 class MessageParts:
     """The system and user messages of a call as the pieces they are made of, joined on demand."""
 
+    __slots__ = ()  # subclasses have slots: 10^6 planned calls without an attribute dict each
+
     system_parts: tuple[str, ...]
     user_parts: tuple[str, ...]
 
