@@ -30,6 +30,7 @@ def connect(path: Path) -> tuple[sqlite3.Connection, bool]:
             _wal(db)
             db.execute("PRAGMA synchronous=NORMAL")
             db.execute("PRAGMA cache_size=-65536")  # 64 MiB: inserts by random (hash) key stay in memory
+            db.execute("PRAGMA journal_size_limit=67108864")  # a checkpointed WAL shrinks back to 64 MiB
         db.execute("PRAGMA foreign_keys=ON")
     except sqlite3.DatabaseError as exc:
         raise UserError(f"{path}: not a usable elotui store ({exc})") from None

@@ -1,4 +1,5 @@
-"""TUI benchmark (a script, not a test): `python tests/benchmarks/bench_tui.py`.
+"""TUI benchmark (a script, not a test): `python tests/benchmarks/bench_tui.py [T STORE]` (with T and STORE: part 1
+on that tournament's existing store, e.g. bench_fastchat's 1M world).
 
 1. Threshold / method switching on a store with ~100,000 cached verdicts: time from the key press until the
    leaderboard table shows the new view, against the plain reference (ranking that view from scratch, as a TUI
@@ -96,8 +97,13 @@ def fill(
 
 
 async def switching(tournament, store) -> None:  # type: ignore[no-untyped-def]
+    launched = time.perf_counter()
     app = make_app(tournament, store, start_run=False)
     async with app.run_test(size=(140, 45)) as pilot:
+        while app.board is None:  # the first leaderboard on the screen, from the store
+            await asyncio.sleep(0.001)
+        await pilot.pause()
+        print(f"app created -> first leaderboard painted: {time.perf_counter() - launched:.2f} s")
         t0 = time.perf_counter()
         while app.board_version != app.ranking.version or app.workers._workers:
             await app.workers.wait_for_complete()
@@ -186,7 +192,36 @@ async def streaming(tournament, store) -> None:  # type: ignore[no-untyped-def]
         )
 
 
+async def first_board(tournament, store, mode: str) -> None:  # type: ignore[no-untyped-def]
+    """App created -> first leaderboard painted, for `elotui run T` (a run starts: on a fully cached store it
+    plans nothing and sends nothing), the view of a store (no run) and `elotui watch T`; for the run, also until
+    it finished."""
+    launched = time.perf_counter()
+    app = make_app(tournament, store, start_run=mode == "run", watch=mode == "watch")
+    async with app.run_test(size=(80, 24)) as pilot:
+        while app.board is None:
+            await asyncio.sleep(0.001)
+        await pilot.pause()
+        painted = time.perf_counter() - launched
+        line = f"{mode}: app created -> first leaderboard painted {painted:.2f} s"
+        if mode == "run":
+            while app._run_worker is None or not app._run_worker.is_finished:
+                await asyncio.sleep(0.01)
+            line += f"; run finished {time.perf_counter() - launched:.2f} s"
+        print(line)
+
+
 def main() -> None:
+    if (
+        len(sys.argv) == 3
+    ):  # python tests/benchmarks/bench_tui.py T STORE: an existing store (e.g. 1M verdicts)
+        tournament = load_tournament(sys.argv[1])
+        for mode in ("run", "view", "watch"):
+            with Store(sys.argv[2]) as store:
+                asyncio.run(first_board(tournament, store, mode))
+        with Store(sys.argv[2]) as store:
+            asyncio.run(switching(tournament, store))
+        return
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
         tournament = load_tournament(write_tournament(folder))
