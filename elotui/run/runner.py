@@ -118,8 +118,7 @@ class Runner(RunControl):
                 manifest(self.tournament, self.judges, self.builder, self.plan, self.max_cost),
                 force=self.force,
             )
-            with long_lived():
-                prereqs, verdicts, answered = self._prepare()
+            prereqs, verdicts, answered = await asyncio.to_thread(self._prepare)  # the loop (the TUI) runs on
             self._emit(RunStarted(total=self.total, cached=self.cached, run_id=self.run_id))
             self._set_state("running", "started", force=True)
             ticker = asyncio.create_task(self._tick())
@@ -162,7 +161,8 @@ class Runner(RunControl):
     def _prepare(self) -> tuple[list[Call], VerdictCalls, set[str]]:
         """The prerequisite and verdict calls, the plan stored (or reused: elotui.run.prepare), and which calls
         the store already answered."""
-        ready = prepare(self.tournament, self.plan, self.builder, self.judges, self.store)
+        with long_lived():
+            ready = prepare(self.tournament, self.plan, self.builder, self.judges, self.store)
         self.cached = self.done = ready.cached
         self._acct.cost = self.store.recorded_cost(c.key for c in ready.prereqs) + self.store.plan_cost()
         return ready.prereqs, ready.verdicts, ready.answered

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from elotui.records import JudgeCounts, PlanVerdict
 from elotui.run.events import Progress
 from elotui.store import Store
-from elotui.store.follow import answered_since, data_version, newest_call, plan_size
+from elotui.store.follow import answered_since, data_version, newest_call, plan_identity
 from elotui.store.runs import latest_run
 
 WATCH_EVERY_S = 0.5
@@ -30,15 +30,17 @@ class Seen:
 
 class StoreWatcher:
     def __init__(self, store: Store) -> None:
-        self.store = store
+        # its own connection: the app's is busy for a second at a time in its workers at 10^6 verdicts (judge
+        # statistics, pairs), and a poll must not wait for them
+        self.store = Store(store.path)
         self.version = -1
         self.last_call = 0
-        self.plan_size = -1
+        self.plan: tuple[int, str | None] = (-1, None)
 
     def mark(self) -> None:
         """The ranking was just rebuilt from the store: new verdicts are those recorded after now."""
         self.last_call = newest_call(self.store)
-        self.plan_size = plan_size(self.store)
+        self.plan = plan_identity(self.store)
 
     def poll(self) -> Seen | None:
         """None when nothing was committed since the last poll."""
@@ -48,8 +50,7 @@ class StoreWatcher:
         if version == self.version and not lease_gone:
             return None
         self.version = version
-        size = plan_size(self.store)
-        changed = size != self.plan_size
+        changed = plan_identity(self.store) != self.plan
         rows: list[PlanVerdict] = []
         if not changed:
             rows, self.last_call = answered_since(self.store, self.last_call)
