@@ -19,9 +19,10 @@ from dataclasses import dataclass, field
 
 from elotui.config import EndpointConfig, Tournament
 from elotui.judges.base import Judge, Presentation
+from elotui.run.heap import long_lived
 from elotui.run.keys import Escaper, call_key, canonical_json, key_of_parts, presentation_json, text_key
 from elotui.run.perturb import perturb
-from elotui.run.plan import Comparison, Plan, gc_paused
+from elotui.run.plan import Comparison, Plan
 from elotui.run.prompts import MessageParts, PromptBuilder, RenderedPrompt
 from elotui.store import PlanRow, Store
 from elotui.vocab import CallKind, cost_of, tokens_in_text
@@ -309,7 +310,7 @@ def verdict_calls(
 ) -> VerdictCalls:
     """Every plan row with its call key (or its missing prerequisite), and the distinct calls; `only`: just the
     rows with these seqs (a reused plan's unanswered presentations)."""
-    with gc_paused():
+    with long_lived():
         return _verdict_calls(plan, builder, texts, judges, only)
 
 

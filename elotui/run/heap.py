@@ -1,7 +1,8 @@
-"""The cyclic garbage collector around a run's large, long-lived structures (the plan's calls, a replay log's
-index): built with the collector off and then frozen (`gc.freeze`), so that the collections the run's many small
-allocations trigger do not walk them again and again. At 10^6 verdicts the collector otherwise took 25 of 83 s
-of an ingest. Frozen objects are still freed by reference counting; `thaw()` at the end of a run hands them back
+"""The cyclic garbage collector around a run's large, long-lived structures (the plan's comparisons and calls, the
+stored plan's rows, a replay log's index): made with the collector off (a million records and no cycles: its full
+passes over the growing heap would cost a third of the planning time) and then frozen (`gc.freeze`), so that the
+collections the run's many small allocations trigger do not walk them again and again. At 10^6 verdicts the
+collector otherwise took 25 of 83 s of an ingest. Frozen objects are still freed by reference counting; `thaw()` at the end of a run hands them back
 to the collector, so a long-lived process (the TUI) can collect them later."""
 
 from __future__ import annotations

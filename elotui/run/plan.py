@@ -22,16 +22,14 @@ instead of "all of one pair (or one prompt) first".
 
 from __future__ import annotations
 
-import gc
 import hashlib
 from collections import Counter
-from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass
 from math import gcd
 
 from elotui.config import Tournament
 from elotui.judges.base import Presentation
+from elotui.run.heap import long_lived
 
 
 @dataclass(frozen=True, slots=True)
@@ -76,21 +74,6 @@ class Plan:
 
     def per_judge(self) -> Counter[str]:
         return Counter(c.judge for c in self.comparisons)
-
-
-@contextmanager
-def gc_paused() -> Iterator[None]:
-    """The cyclic garbage collector off while a plan's objects are made (a million records and no cycles:
-    its full passes over the growing heap would cost a third of the planning time). After, the objects made are
-    frozen (`gc.freeze`: later passes skip them; reference counting still frees them) and collection resumes."""
-    was = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        gc.freeze()
-        if was:
-            gc.enable()
 
 
 def round_robin_rounds(contestants: list[str]) -> list[list[tuple[str, str]]]:
@@ -162,7 +145,7 @@ def seat_flipped(seed: int, prompt: str, a: str, b: str, condition: str, sample:
 
 
 def build_plan(tournament: Tournament) -> Plan:
-    with gc_paused():
+    with long_lived():
         return _build_plan(tournament)
 
 
