@@ -55,15 +55,7 @@ done:
   ret void
 }}
 
-define internal void @step(ptr %a, ptr %b, ptr %s, i64 %g, double %k, ptr %r) #0 {{
-  %pa = getelementptr inbounds i32, ptr %a, i64 %g
-  %xa = load i32, ptr %pa
-  %x = sext i32 %xa to i64
-  %pb = getelementptr inbounds i32, ptr %b, i64 %g
-  %yb = load i32, ptr %pb
-  %y = sext i32 %yb to i64
-  %ps = getelementptr inbounds double, ptr %s, i64 %g
-  %sg = load double, ptr %ps
+define internal void @update(i64 %x, i64 %y, double %sg, double %k, ptr %r) #0 {{
   %prx = getelementptr inbounds double, ptr %r, i64 %x
   %pry = getelementptr inbounds double, ptr %r, i64 %y
   %rx = load double, ptr %prx
@@ -81,6 +73,19 @@ define internal void @step(ptr %a, ptr %b, ptr %s, i64 %g, double %k, ptr %r) #0
   %ry2 = load double, ptr %pry
   %ny = fsub double %ry2, %d
   store double %ny, ptr %pry
+  ret void
+}}
+
+define internal void @step(ptr %a, ptr %b, ptr %s, i64 %g, double %k, ptr %r) #0 {{
+  %pa = getelementptr inbounds i32, ptr %a, i64 %g
+  %xa = load i32, ptr %pa
+  %x = sext i32 %xa to i64
+  %pb = getelementptr inbounds i32, ptr %b, i64 %g
+  %yb = load i32, ptr %pb
+  %y = sext i32 %yb to i64
+  %ps = getelementptr inbounds double, ptr %s, i64 %g
+  %sg = load double, ptr %ps
+  call void @update(i64 %x, i64 %y, double %sg, double %k, ptr %r)
   ret void
 }}
 
@@ -180,23 +185,7 @@ define internal void @packed_step(ptr %w, i64 %u, ptr %table, i64 %cbits, double
   %si = lshr i64 %word, %cb2
   %ps = getelementptr inbounds double, ptr %table, i64 %si
   %sg = load double, ptr %ps
-  %prx = getelementptr inbounds double, ptr %r, i64 %x
-  %pry = getelementptr inbounds double, ptr %r, i64 %y
-  %rx = load double, ptr %prx
-  %ry = load double, ptr %pry
-  %diff = fsub double %ry, %rx
-  %arg = fmul double {_f64(C)}, %diff
-  %e = call double @llvm.exp.f64(double %arg)
-  %den = fadd double 1.0, %e
-  %expect = fdiv double 1.0, %den
-  %t = fsub double %sg, %expect
-  %d = fmul double %k, %t
-  %rx2 = load double, ptr %prx
-  %nx = fadd double %rx2, %d
-  store double %nx, ptr %prx
-  %ry2 = load double, ptr %pry
-  %ny = fsub double %ry2, %d
-  store double %ny, ptr %pry
+  call void @update(i64 %x, i64 %y, double %sg, double %k, ptr %r)
   ret void
 }}
 
