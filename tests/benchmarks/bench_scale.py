@@ -20,7 +20,6 @@ included. The load average is printed before and after.
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import statistics
 import subprocess
@@ -30,6 +29,8 @@ import time
 from pathlib import Path
 
 import numpy as np
+
+from tests.benchmarks.scale_world import write_data_files
 
 ROOT = Path(__file__).resolve().parents[2]
 SIZES = {"10k": 10_000, "100k": 100_000, "1m": 1_000_000, "10m": 10_000_000}
@@ -46,16 +47,7 @@ def shape(verdicts: int) -> tuple[int, int]:
 def write_tournament(folder: Path, n: int, prompts: int) -> Path:
     folder.mkdir(parents=True, exist_ok=True)
     names = [f"m{i:03d}" for i in range(n)]
-    with (folder / "questions.jsonl").open("w", encoding="utf-8") as out:
-        for p in range(prompts):
-            out.write(json.dumps({"question_id": f"q{p:05d}", "turns": [f"Question {p}?"]}) + "\n")
-    with (folder / "answers.jsonl").open("w", encoding="utf-8") as out:
-        for p in range(prompts):
-            for name in names:
-                out.write(
-                    json.dumps({"question_id": f"q{p:05d}", "model_id": name, "choices": [{"turns": [name]}]})
-                    + "\n"
-                )
+    write_data_files(folder, names, [f"q{p:05d}" for p in range(prompts)])
     qualities = "".join(f"{c} = {q:.1f}\n" for c, q in zip(names, np.linspace(1400.0, 600.0, n), strict=True))
     judges = "".join(
         f'[[judges]]\nid = "j{j}"\nprovider = "simulated"\n[judges.simulation]\nseed = {j}\n'

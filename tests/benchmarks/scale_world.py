@@ -20,24 +20,25 @@ def sizes_for(verdicts: int) -> tuple[int, int]:
     return 100, max(1, round(verdicts / 9_900))
 
 
+def write_data_files(folder: Path, names: list[str], qids: list[str]) -> None:
+    """MT-bench style `questions.jsonl` and `answers.jsonl`: a question per id, every contestant's answer to it."""
+    with (folder / "questions.jsonl").open("w", encoding="utf-8") as out:
+        for p, qid in enumerate(qids):
+            out.write(json.dumps({"question_id": qid, "turns": [f"Question {p}?"]}) + "\n")
+    with (folder / "answers.jsonl").open("w", encoding="utf-8") as out:
+        for p, qid in enumerate(qids):
+            for name in names:
+                row = {"question_id": qid, "model_id": name, "choices": [{"turns": [f"{name} on {p}"]}]}
+                out.write(json.dumps(row) + "\n")
+
+
 def write_world(folder: Path, contestants: int, prompts: int, *, seed: int = 0) -> Path:
     """Write the tournament, its data files and its verdict log into `folder`; return the tournament path."""
     folder.mkdir(parents=True, exist_ok=True)
     rng = np.random.default_rng(seed)
     names = [f"m{i:03d}" for i in range(contestants)]
     quality = np.linspace(400.0, -400.0, contestants)
-    with (folder / "questions.jsonl").open("w", encoding="utf-8") as out:
-        for p in range(prompts):
-            out.write(json.dumps({"question_id": f"q{p:04d}", "turns": [f"Question {p}?"]}) + "\n")
-    with (folder / "answers.jsonl").open("w", encoding="utf-8") as out:
-        for p in range(prompts):
-            for name in names:
-                row = {
-                    "question_id": f"q{p:04d}",
-                    "model_id": name,
-                    "choices": [{"turns": [f"{name} on {p}"]}],
-                }
-                out.write(json.dumps(row) + "\n")
+    write_data_files(folder, names, [f"q{p:04d}" for p in range(prompts)])
     a, b = np.meshgrid(np.arange(contestants), np.arange(contestants), indexing="ij")
     off = a != b
     first, second = a[off], b[off]
