@@ -52,7 +52,7 @@ from elotui.run.events import (
     RunState,
     VerdictRecorded,
 )
-from elotui.run.heap import long_lived, thaw
+from elotui.run.heap import long_lived
 from elotui.run.plan import build_plan
 from elotui.run.prepare import prepare, replan
 from elotui.run.prompts import PromptBuilder
@@ -140,7 +140,6 @@ class Runner(RunControl):
             raise
         finally:
             await self._close(ticker, final_state)
-            thaw()
         self._emit_progress(force=True)
         result = RunFinished(
             state=final_state,
