@@ -38,9 +38,11 @@ def _pk(r: PlanRow) -> tuple[Any, ...]:
 def changes(rows: Iterable[PlanRow], old_rows: Iterable[PlanRow]) -> PlanChange:
     """What turns the stored plan `old_rows` into `rows` (the last row of a presentation given twice wins)."""
     unique = {_pk(r): r for r in rows}
-    old = {_pk(r): tuple(r) for r in old_rows}
+    old = {_pk(r): r for r in old_rows}
     gone = [k for k in old if k not in unique]
-    changed = [tuple(r) for k, r in unique.items() if old.get(k) != tuple(r)]
+    changed: list[tuple[Any, ...]] = [
+        r for k, r in unique.items() if old.get(k) != r
+    ]  # rows are tuples already
     changed.sort(key=lambda row: row[1:7])
     return PlanChange(list(unique.values()), gone, changed)
 
