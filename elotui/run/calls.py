@@ -325,7 +325,7 @@ def _verdict_calls(
     calls: dict[str, Call] = {}
     blocked: dict[str, int] = {}
     identities = {jid: canonical_json(judges[jid].identity()) for jid in {c.judge for c in plan.comparisons}}
-    escaper = Escaper()  # each template piece, prompt and response is escaped once for all its calls
+    escaper = Escaper().__getitem__  # each template piece, prompt and response escaped once for all its calls
     render_cache: dict[tuple[str, str, str], tuple[RenderedPrompt | None, tuple[str, str, str]]] = {}
     unit: tuple[str, frozenset[str]] | None = None
     for seq, c in enumerate(plan.comparisons):
