@@ -215,8 +215,9 @@ def elo_rounds(
     return small_sample_corrected(centre + (out - centre) * scale, clusters_of(g, unit))
 
 
-def _round_keys(seed: int, r: int, orders: int) -> NDArray[np.uint64]:
-    return _stream_keys(orders, seed * 1_000_003 + r + 1)
+def _round_seed(seed: int, r: int) -> int:
+    """The seed of bootstrap round r's orders (both paths draw the same orders from it)."""
+    return seed * 1_000_003 + r + 1
 
 
 def _round_orders(
@@ -233,7 +234,7 @@ def _round_orders(
             keep = Resampling.indices(resampling.order, blocks)
             ra, rb, rs = canon.a[keep], canon.b[keep], canon.score_a[keep]
             yield run_orders_numpy(
-                ra, rb, rs, permutation_orders(len(ra), orders, seed * 1_000_003 + r + 1), n, k, init
+                ra, rb, rs, permutation_orders(len(ra), orders, _round_seed(seed, r)), n, k, init
             )
         return
     src = Packed(packed.words[resampling.order], packed.table, packed.cbits)
@@ -242,7 +243,11 @@ def _round_orders(
     )  # bounded block memory
     drawn = enumerate(resampling.rounds)
     while chunk := list(itertools.islice(drawn, batch)):
-        plan = [Order(st, ln, int(key)) for r, (st, ln) in chunk for key in _round_keys(seed, r, orders)]
+        plan = [
+            Order(st, ln, int(key))
+            for r, (st, ln) in chunk
+            for key in _stream_keys(orders, _round_seed(seed, r))
+        ]
         played = kernels.play_packed(src, plan, n, k, init)
         yield from played.reshape(len(chunk), orders, n)
 
