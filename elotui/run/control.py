@@ -9,7 +9,10 @@ from collections.abc import Callable
 from elotui.run.events import Event, RunState, RunStateChanged
 
 
-class RunControl:
+class RunLifecycle:
+    """Running, paused, stopped or at the budget: the switches and the state events every run has (the TUI needs
+    them through elotui.tui.run_monitor.RunControl)."""
+
     def __init__(self, on_event: Callable[[Event], None] | None) -> None:
         self.on_event = on_event
         self.state: RunState = "running"

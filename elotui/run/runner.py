@@ -40,7 +40,7 @@ from elotui.run.calls import (
     estimated_cost,
     estimated_output_tokens,
 )
-from elotui.run.control import RunControl
+from elotui.run.control import RunLifecycle
 from elotui.run.events import (
     CallFailed,
     CallRetried,
@@ -69,7 +69,7 @@ FREE_COMMIT_S = 1.0  # ... and committing what it answered about once a second (
 Answered = tuple[Call, JudgeReply, float]  # a verdict call, its reply, when it was sent
 
 
-class Runner(RunControl):
+class Runner(RunLifecycle):
     def __init__(
         self,
         tournament: Tournament,
