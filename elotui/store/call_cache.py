@@ -19,8 +19,7 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from elotui.records import CALL_COLUMNS, CallRecord, call_row
-
-_CHUNK = 900
+from elotui.store.keysets import answered_keys, chunks
 
 
 class CallCache:
@@ -79,17 +78,14 @@ class CallCache:
     def get_many(self, keys: Iterable[str]) -> list[CallRecord]:
         if self._db is None:
             return []
-        wanted = list(keys)
         out: list[CallRecord] = []
         try:
             with self._lock:
-                for i in range(0, len(wanted), _CHUNK):
-                    chunk = wanted[i : i + _CHUNK]
+                found = sorted(answered_keys(self._db, list(dict.fromkeys(keys))))
+                for chunk in chunks(found):
                     marks = ",".join("?" for _ in chunk)
                     rows = self._db.execute(
-                        f"SELECT {', '.join(CALL_COLUMNS)} FROM calls WHERE key IN ({marks}) "
-                        "AND status IN ('ok', 'invalid')",
-                        chunk,
+                        f"SELECT {', '.join(CALL_COLUMNS)} FROM calls WHERE key IN ({marks})", chunk
                     ).fetchall()
                     out += [CallRecord(*r) for r in rows]
         except sqlite3.Error:

@@ -52,6 +52,30 @@ def test_cached_keys_are_answered_calls_only(tmp_path: Path) -> None:
         assert store.cached_keys(many) == {"ok"}
 
 
+def test_one_batch_written_in_key_order_keeps_the_last_of_a_key(tmp_path: Path) -> None:
+    """A batch is written sorted by key; of two records of one key the later still wins, in `calls` and in the
+    columns (its answers row is the later one)."""
+    with Store(tmp_path / "s.sqlite") as store:
+        store.set_plan(
+            [
+                PlanRow(0, "p", "a", "b", "j", "clean", 0, "zz"),
+                PlanRow(1, "p", "b", "a", "j", "clean", 0, "aa"),
+            ]
+        )
+        batch = [
+            verdict("zz", winner=None, status="error", error="boom"),
+            verdict("aa", winner="second"),
+            verdict("zz", winner="first"),
+            verdict("aa", winner=None, status="invalid"),
+        ]
+        store.record_calls(batch, claimed=False, share=False)
+        assert [(c.key, c.status) for c in sorted(store.calls(), key=lambda c: c.key)] == [
+            ("aa", "invalid"),
+            ("zz", "ok"),
+        ]
+        assert [(r.status, r.winner) for r in store.plan_verdicts()] == [("ok", "first"), ("invalid", None)]
+
+
 def test_plan_join_reports_missing_and_only_current_plan(tmp_path: Path) -> None:
     with Store(tmp_path / "s.sqlite") as store:
         store.record_call(verdict("k1"))
