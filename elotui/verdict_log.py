@@ -70,7 +70,12 @@ def _check_outcome(obj: dict[str, Any], where: str) -> tuple[LogStatus, LogWinne
     return cast(LogStatus, status), cast("LogWinner | None", winner)
 
 
-def _check(obj: Any, path: Path, lineno: int) -> VerdictRow:
+Verdict = tuple[
+    str, str, str, str, str, int, "LogWinner | None", "str | None", LogStatus
+]  # a row, FIELDS order
+
+
+def _check(obj: Any, path: Path, lineno: int) -> Verdict:
     where = f"{path}:{lineno}"
     if not isinstance(obj, dict):
         raise UserError(f"{where}: expected a JSON object per line")
@@ -82,17 +87,34 @@ def _check(obj: Any, path: Path, lineno: int) -> VerdictRow:
     reasoning = obj.get("reasoning")
     if reasoning is not None and not isinstance(reasoning, str):
         raise UserError(f"{where}: `reasoning` must be a string or null")
-    return VerdictRow(
-        prompt=str(obj["prompt"]),
-        first=str(obj["first"]),
-        second=str(obj["second"]),
-        judge=str(obj["judge"]),
-        condition=str(obj.get("condition") or "clean"),
-        sample=sample,
-        winner=winner if status == "ok" else None,
-        reasoning=reasoning,
-        status=status,
+    return (
+        str(obj["prompt"]),
+        str(obj["first"]),
+        str(obj["second"]),
+        str(obj["judge"]),
+        str(obj.get("condition") or "clean"),
+        sample,
+        winner if status == "ok" else None,
+        reasoning,
+        status,
     )
+
+
+# What json.loads runs on a line once past its leading whitespace (typeshed does not declare it).
+_SCAN = json.JSONDecoder().scan_once  # type: ignore[attr-defined]
+
+
+def _parse(line: str) -> Any:
+    """`json.loads(line)`, without its two whitespace regexes for a line that starts with its value and ends in
+    whitespace only (nearly every line of a log): the decoder's scanner on the line itself. Anything else (leading
+    whitespace, trailing data, not JSON) goes through json.loads, which returns or raises exactly as it would."""
+    try:
+        obj, end = _SCAN(line, 0)
+    except StopIteration:
+        return json.loads(line)
+    if end == len(line) or not line[end:].strip(" \t\n\r"):
+        return obj
+    return json.loads(line)
 
 
 MAX_BLANK_RUN = (
@@ -102,9 +124,16 @@ MAX_LINE_CHARS = 10_000_000
 
 
 def read_log(path: str | Path) -> Iterator[VerdictRow]:
-    """Yield validated rows; a malformed line raises UserError naming the file and line. What is not a regular
-    file is refused at once; a run of MAX_BLANK_RUN blank lines, a line of more than MAX_LINE_CHARS characters or
-    JSON nested too deeply to read are bad lines too (bounded work on a hostile file)."""
+    """Yield validated rows; a malformed line raises UserError naming the file and line (`read_verdicts`)."""
+    for row in read_verdicts(path):
+        yield cast(VerdictRow, dict(zip(FIELDS, row, strict=True)))
+
+
+def read_verdicts(path: str | Path) -> Iterator[Verdict]:
+    """Yield validated rows as tuples in FIELDS order (no dict per row); a malformed line raises UserError naming
+    the file and line. What is not a regular file is refused at once; a run of MAX_BLANK_RUN blank lines, a line of
+    more than MAX_LINE_CHARS characters or JSON nested too deeply to read are bad lines too (bounded work on a
+    hostile file)."""
     path = Path(path)
     if path.exists() and not path.is_file():
         raise UserError(f"{path}: not a regular file (a FIFO, device or folder is not a verdict log)")
@@ -127,7 +156,7 @@ def read_log(path: str | Path) -> Iterator[VerdictRow]:
                 if len(line) > MAX_LINE_CHARS:
                     raise UserError(f"{path}:{lineno}: a line of {len(line):,} characters: not a verdict")
                 try:
-                    obj = json.loads(line)
+                    obj = _parse(line)
                 except json.JSONDecodeError as exc:
                     raise UserError(f"{path}:{lineno}:{exc.colno}: not valid JSON: {exc.msg}") from None
                 except RecursionError:

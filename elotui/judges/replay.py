@@ -9,13 +9,12 @@ from __future__ import annotations
 
 import functools
 import sys
-from collections import defaultdict
 from pathlib import Path
 
 from elotui.config import EndpointConfig
 from elotui.judges.base import Completion, JudgeKind, JudgeReply, JudgeRequest
 from elotui.judges.offline import answer_offline
-from elotui.verdict_log import LogStatus, LogWinner, content_hash, read_log
+from elotui.verdict_log import LogStatus, LogWinner, content_hash, read_verdicts
 
 _WINNERS: dict[str, LogWinner] = {
     "first": "first",
@@ -25,22 +24,45 @@ _WINNERS: dict[str, LogWinner] = {
 _STATUSES: dict[str, LogStatus] = {"ok": "ok", "invalid": "invalid", "error": "error"}
 IndexKey = tuple[str, str, str, str]  # prompt, first, second, condition
 Recorded = tuple[LogStatus, LogWinner | None, str | None]  # status, winner, reasoning: what a replay needs
+Entry = Recorded | list[Recorded]  # a presentation's rows: the one row itself, or a list of two or more
+_PLAIN: dict[tuple[str, str | None], Recorded] = {
+    (s, w): (s, w, None) for s in _STATUSES.values() for w in (*_WINNERS.values(), None)
+}  # the rows without reasoning, one tuple each
 
 
 @functools.lru_cache(maxsize=4)
-def log_index(path: Path, content_hash: str) -> dict[str, dict[IndexKey, list[Recorded]]]:
+def log_index(path: Path, content_hash: str) -> dict[str, dict[IndexKey, Entry]]:
     """A verdict log's verdicts by judge, then by presentation, in log order: parsed once per (file, content) and
     shared by every replay judge that reads it (five judges on one log: one parse, not five). Read-only. A row is
-    kept as a (status, winner, reasoning) tuple under names interned once (~100 bytes a verdict, not ~600 for
-    the parsed row: 10^6 verdicts in ~300 MB, not ~700)."""
-    index: dict[str, dict[IndexKey, list[Recorded]]] = defaultdict(lambda: defaultdict(list))
+    kept as a (status, winner, reasoning) tuple under names interned once, a presentation's only row without a
+    list around it, a row without reasoning as one of a dozen shared tuples (~150 bytes a verdict, ~600 for the
+    parsed row: 10^6 verdicts in ~150 MB)."""
+    index: dict[str, dict[IndexKey, Entry]] = {}
     name = sys.intern
-    for row in read_log(path):
-        key = (name(row["prompt"]), name(row["first"]), name(row["second"]), name(row["condition"]))
-        winner = row["winner"]
-        recorded = (_STATUSES[row["status"]], None if winner is None else _WINNERS[winner], row["reasoning"])
-        index[name(row["judge"])][key].append(recorded)
-    return {judge: dict(rows) for judge, rows in index.items()}
+    for prompt, first, second, judge, condition, _, winner, reasoning, status in read_verdicts(path):
+        key = (name(prompt), name(first), name(second), name(condition))
+        status, winner = _STATUSES[status], None if winner is None else _WINNERS[winner]
+        recorded = _PLAIN[(status, winner)] if reasoning is None else (status, winner, reasoning)
+        rows = index.get(judge)
+        if rows is None:
+            rows = index[name(judge)] = {}
+        held = rows.get(key)
+        if held is None:
+            rows[key] = recorded
+        elif type(held) is list:
+            held.append(recorded)
+        else:
+            rows[key] = [held, recorded]  # type: ignore[list-item]
+    return index
+
+
+def nth(entry: Entry | None, sample: int) -> Recorded | None:
+    """Row `sample` of a presentation's index entry, if the log has that many."""
+    if entry is None:
+        return None
+    if type(entry) is list:
+        return entry[sample] if sample < len(entry) else None
+    return entry if sample == 0 else None  # type: ignore[return-value]
 
 
 class ReplayJudge:
@@ -55,7 +77,7 @@ class ReplayJudge:
         self.path = (path if path.is_absolute() else Path(base_dir) / path).resolve()
         self.replay_name: str = getattr(config, "replay_name", None) or config.model or judge_id
         self.content_hash = content_hash(self.path)
-        self._index: dict[IndexKey, list[Recorded]] | None = None
+        self._index: dict[IndexKey, Entry] | None = None
 
     def identity(self) -> dict[str, object]:
         return {
@@ -65,7 +87,7 @@ class ReplayJudge:
             "replay_name": self.replay_name,
         }
 
-    def index(self) -> dict[IndexKey, list[Recorded]]:
+    def index(self) -> dict[IndexKey, Entry]:
         """The log's rows for this judge, by presentation (the log is parsed once for every judge reading it)."""
         if self._index is None:
             self._index = log_index(self.path, self.content_hash).get(self.replay_name, {})
@@ -76,10 +98,7 @@ class ReplayJudge:
         self.index()
 
     def lookup(self, prompt: str, first: str, second: str, condition: str, sample: int) -> Recorded | None:
-        rows = self.index().get((prompt, first, second, condition))
-        if not rows or sample >= len(rows):
-            return None
-        return rows[sample]
+        return nth(self.index().get((prompt, first, second, condition)), sample)
 
     async def judge(self, request: JudgeRequest) -> JudgeReply:
         return await answer_offline(self.config.delay_ms, lambda: self._answer(request))

@@ -54,3 +54,53 @@ def test_bad_lines_name_file_and_line(tmp_path: Path, line: str, message: str) -
     with pytest.raises(UserError) as info:
         list(read_log(path))
     assert message in str(info.value)
+
+
+LINES = [
+    '{"a": 1}\n',
+    '{"a": 1}',
+    '{"a": 1}\r\n',
+    '{"a": 1}  \t\n',
+    '  {"a": 1}\n',  # leading whitespace: json.loads skips it
+    '{"a": 1} {"b": 2}\n',  # extra data
+    '{"a": 1},{"b": 2}\n',
+    '{"a": [1, {"b": "\\u00e9\\n"}]}\n',
+    '"just a string"\n',
+    "[1, 2]\n",
+    "nul\n",
+    "{not json\n",
+    '{"a": }\n',
+    "\n",
+    "",
+    '{"a": NaN}\n',
+    '{"a": 1}\x0c\n',  # form feed is not JSON whitespace
+]
+
+
+@pytest.mark.parametrize("line", LINES)
+def test_parse_is_json_loads(line: str) -> None:
+    """The scanner fast path returns what json.loads returns and raises what it raises, message and column."""
+    from elotui.verdict_log import _parse
+
+    try:
+        expected: object = json.loads(line)
+    except json.JSONDecodeError as exc:
+        with pytest.raises(json.JSONDecodeError) as info:
+            _parse(line)
+        assert (info.value.msg, info.value.pos) == (exc.msg, exc.pos)
+        return
+    assert _parse(line) == expected
+
+
+def test_rows_and_verdicts_agree(tmp_path: Path) -> None:
+    from elotui.verdict_log import read_verdicts
+
+    path = tmp_path / "v.jsonl"
+    rows = [
+        ROW,
+        {**ROW, "winner": None, "status": "invalid", "sample": 3},
+        {k: ROW[k] for k in FIELDS[:4]} | {"winner": "first"},
+    ]
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    assert [tuple(r.values()) for r in read_log(path)] == list(read_verdicts(path))
+    assert list(read_verdicts(path))[2] == ("q1", "a", "b", "j", "clean", 0, "first", None, "ok")

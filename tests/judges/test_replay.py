@@ -141,8 +141,8 @@ async def test_large_log_is_indexed_once(tmp_path: Path, monkeypatch) -> None:
     assert len(rows) == 8000
     write(tmp_path / "big.jsonl.gz", rows)
     reads = []
-    real = replay.read_log
-    monkeypatch.setattr(replay, "read_log", lambda p: reads.append(p) or real(p))
+    real = replay.read_verdicts
+    monkeypatch.setattr(replay, "read_verdicts", lambda p: reads.append(p) or real(p))
     judge = build_judge(
         JudgeConfig(id="j3", provider="replay", path="big.jsonl.gz"), judge_id="j3", base_dir=tmp_path
     )
@@ -150,7 +150,10 @@ async def test_large_log_is_indexed_once(tmp_path: Path, monkeypatch) -> None:
         r = await judge.judge(ask(f"q{p}", "m1", "m2"))
         assert r.status == "ok"
     assert len(reads) == 1
-    assert sum(len(v) for v in judge.index().values()) == 1600
+    index = judge.index()  # one row per presentation for this judge: the row itself, no list
+    assert len(index) == 1600 and all(
+        replay.nth(e, 0) == e and replay.nth(e, 1) is None for e in index.values()
+    )
 
 
 async def test_delay_ms_is_applied(tmp_path: Path) -> None:
@@ -172,13 +175,13 @@ def test_judges_reading_one_log_share_one_parse(monkeypatch) -> None:  # type: i
     t = load_tournament(SAMPLES / "vicuna80" / "tournament.toml")
     replay.log_index.cache_clear()
     calls = []
-    real = replay.read_log
+    real = replay.read_verdicts
 
     def counting(path):  # type: ignore[no-untyped-def]
         calls.append(path)
         return real(path)
 
-    monkeypatch.setattr(replay, "read_log", counting)
+    monkeypatch.setattr(replay, "read_verdicts", counting)
     judges = [replay.ReplayJudge(j, judge_id=j.id, base_dir=t.base_dir) for j in t.spec.judges]
     sizes = [len(j.index()) for j in judges]
     assert len(judges) == 5 and len(calls) == 1
