@@ -68,7 +68,7 @@ class RunRow(NamedTuple):
     manifest: dict[str, Any]
 
 
-@dataclass
+@dataclass(slots=True)
 class CallRecord:
     """One model call as stored in `calls` (verdicts, generations and paraphrases alike)."""
 

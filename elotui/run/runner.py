@@ -118,7 +118,8 @@ class Runner(RunLifecycle):
                 manifest(self.tournament, self.judges, self.builder, self.plan, self.max_cost),
                 force=self.force,
             )
-            prereqs, verdicts, answered = await asyncio.to_thread(self._prepare)  # the loop (the TUI) runs on
+            # Planned in a thread: the loop (the TUI) runs on. Popped: the finished future keeps its result.
+            prereqs, verdicts, answered = (await asyncio.to_thread(self._prepare)).pop()
             self._emit(RunStarted(total=self.total, cached=self.cached, run_id=self.run_id))
             self._set_state("running", "started", force=True)
             ticker = asyncio.create_task(self._tick())
@@ -133,7 +134,9 @@ class Runner(RunLifecycle):
 
                 self.adaptive_status = await run_partial(self, verdicts, answered)
             elif not self.stopping:
-                await self._execute([c for c in verdicts.calls if c.key not in answered])
+                pending = [c for c in verdicts.calls if c.key not in answered]
+                del verdicts  # the plan is stored: its rows and answered calls go (10^6 rows: ~300 MB)
+                await self._execute(pending, release=True)
             final_state = "stopped" if self._stopping else "budget" if self._budget_hit else "finished"
         except (asyncio.CancelledError, KeyboardInterrupt):
             final_state = "stopped"
@@ -157,14 +160,14 @@ class Runner(RunLifecycle):
         await self._execute(calls)
         self._emit_progress(force=True)
 
-    def _prepare(self) -> tuple[list[Call], VerdictCalls, set[str]]:
+    def _prepare(self) -> list[tuple[list[Call], VerdictCalls, set[str]]]:
         """The prerequisite and verdict calls, the plan stored (or reused: elotui.run.prepare), and which calls
-        the store already answered."""
+        the store already answered (in a list of one, for the caller to take out)."""
         with long_lived():
             ready = prepare(self.tournament, self.plan, self.builder, self.judges, self.store)
         self.cached = self.done = ready.cached
         self._acct.cost = self.store.recorded_cost(c.key for c in ready.prereqs) + self.store.plan_cost()
-        return ready.prereqs, ready.verdicts, ready.answered
+        return [(ready.prereqs, ready.verdicts, ready.answered)]
 
     async def _produce_texts(self, pending: list[Call], prereqs: list[Call]) -> tuple[VerdictCalls, set[str]]:
         """Send the missing generation and paraphrase calls, then store the plan again with every key resolved."""
@@ -191,10 +194,14 @@ class Runner(RunLifecycle):
             with contextlib.suppress(Exception):
                 await judge.aclose()
 
-    async def _execute(self, calls: list[Call]) -> None:
+    async def _execute(self, calls: list[Call], *, release: bool = False) -> None:
+        """Send `calls` through one queue per endpoint. `release`: empty `calls` once queued, so that each call is
+        freed when it is answered (a 10^6-call run does not hold every call to its end)."""
         queues: dict[str, deque[Call]] = {}
         for call in calls:
             queues.setdefault(call.judge, deque()).append(call)
+        if release:
+            calls.clear()
         for jid in queues:  # a replay judge reads its log now: a malformed one is bad input (exit 2)
             with long_lived():
                 getattr(self.judges[jid], "prepare", lambda: None)()

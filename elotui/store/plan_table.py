@@ -40,10 +40,8 @@ def changes(rows: Iterable[PlanRow], old_rows: Iterable[PlanRow]) -> PlanChange:
     unique = {_pk(r): r for r in rows}
     old = {_pk(r): r for r in old_rows}
     gone = [k for k in old if k not in unique]
-    changed: list[tuple[Any, ...]] = [
-        r for k, r in unique.items() if old.get(k) != r
-    ]  # rows are tuples already
-    changed.sort(key=lambda row: row[1:7])
+    keys = sorted(k for k, r in unique.items() if old.get(k) != r)  # the primary keys held already: no copies
+    changed: list[tuple[Any, ...]] = [unique[k] for k in keys]  # rows are tuples already
     return PlanChange(list(unique.values()), gone, changed)
 
 
