@@ -120,3 +120,41 @@ async def test_a_stop_or_pause_inside_a_batch_is_honoured(
         await Runner(t, fresh).run()
         with Store(tmp_path / "s.sqlite") as store:
             assert store.plan_verdicts() == fresh.plan_verdicts()
+
+
+async def test_the_plan_is_let_go_while_calls_are_sent(
+    tmp_path: Path, small_batches: list[int], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Once the plan is stored its rows are not held (nor by the planning thread's finished future), and a call
+    answered is not held either: at the last transaction only the last batch's calls are alive."""
+    import gc
+
+    monkeypatch.setattr(runner_module, "FREE_BATCH", 128)
+    from elotui.records import PlanRow
+    from elotui.run.calls import Call, VerdictCalls
+
+    seen: list[tuple[int, int, int]] = []
+    record = Store.record_calls
+
+    def census(self, records, **kw):  # type: ignore[no-untyped-def]
+        gc.unfreeze()  # the run freezes what it plans: frozen objects are not listed
+        alive = gc.get_objects()
+        seen.append(
+            (
+                sum(1 for o in alive if isinstance(o, VerdictCalls)),
+                sum(1 for o in alive if isinstance(o, PlanRow)),
+                sum(1 for o in alive if isinstance(o, Call)),
+            )
+        )
+        gc.freeze()
+        return record(self, records, **kw)
+
+    with Store(tmp_path / "s.sqlite") as store:
+        Store.record_calls = census  # type: ignore[method-assign]
+        try:
+            assert (await Runner(simulated(tmp_path), store).run()).done == TOTAL
+        finally:
+            Store.record_calls = record  # type: ignore[method-assign]
+    assert len(seen) >= TOTAL // 64
+    assert all(plans == 0 and rows == 0 for plans, rows, _ in seen)
+    assert seen[-1][2] <= 128 and seen[0][2] >= TOTAL - 128  # the calls go as they are answered
