@@ -241,6 +241,8 @@ def progress_line(p: Progress) -> str:
 class HeadlessReporter:
     """Writes a progress line to `err` at most once a second (and the last one at the end)."""
 
+    per_call = False  # progress only: the runner need not make an event per call
+
     def __init__(self, err: IO[str], interval_s: float = 1.0) -> None:
         # its own line control (CR, erase line) goes to the terminal as is; its text holds no untrusted input
         self.err = getattr(err, "inner", err)

@@ -73,6 +73,14 @@ def estimated_cost(config: EndpointConfig, input_tokens: int, output_tokens: int
     )
 
 
+def estimated_call_cost(config: EndpointConfig, call: Call) -> float:
+    """What sending `call` to this endpoint is expected to cost (nothing, without counting its characters, when
+    the endpoint has no prices: replay and simulated judges, local models)."""
+    if not (config.price_per_million_input or config.price_per_million_output):
+        return 0.0
+    return estimated_cost(config, call.estimated_input_tokens(), estimated_output_tokens(config))
+
+
 def endpoints(tournament: Tournament) -> dict[str, EndpointConfig]:
     """Every endpoint the tournament may call, by id: judges, generators ("gen:<c>"), the paraphraser."""
     out: dict[str, EndpointConfig] = {j.id: j for j in tournament.spec.judges}

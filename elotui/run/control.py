@@ -15,6 +15,9 @@ class RunLifecycle:
 
     def __init__(self, on_event: Callable[[Event], None] | None) -> None:
         self.on_event = on_event
+        # A subscriber that says `per_call = False` (the headless progress line) is not sent CallStarted and
+        # VerdictRecorded: at 10^6 calls that is 2x10^6 events made for nobody.
+        self._per_call = on_event is not None and getattr(on_event, "per_call", True)
         self.state: RunState = "running"
         self._resume = asyncio.Event()  # set: running (clear: paused)
         self._resume.set()

@@ -37,8 +37,7 @@ from elotui.run.calls import (
     Call,
     VerdictCalls,
     endpoints,
-    estimated_cost,
-    estimated_output_tokens,
+    estimated_call_cost,
 )
 from elotui.run.control import RunLifecycle
 from elotui.run.events import (
@@ -265,7 +264,7 @@ class Runner(RunLifecycle):
         """Up to `batch` calls off the queue with their cost estimates, as long as the budget allows them."""
         c, planned, taken = judge.config, 0.0, cast("list[tuple[Call, float]]", [])
         while queue and len(taken) < batch:
-            estimate = estimated_cost(c, queue[0].estimated_input_tokens(), estimated_output_tokens(c))
+            estimate = estimated_call_cost(c, queue[0])
             if self._over_budget(planned + estimate):
                 break
             planned += estimate
@@ -318,7 +317,8 @@ class Runner(RunLifecycle):
         self.in_flight += 1
         ledger.in_flight += 1
         self._progress_dirty = True
-        self._emit(CallStarted(call.key, call.judge, call.kind, call.presentation))
+        if self._per_call:
+            self._emit(CallStarted(call.key, call.judge, call.kind, call.presentation))
         started_at = time.time()
         try:
             if call.kind == "verdict":
@@ -338,7 +338,13 @@ class Runner(RunLifecycle):
         records = [verdict_record(judge, c, r, t, self.run_id) for c, r, t in answered]
         self.store.record_calls(records, claimed=paid, share=paid)
         for call, reply, _ in answered:
-            if self._count(call, reply) and reply.status != "error" and (p := call.presentation) is not None:
+            counted = self._count(call, reply)
+            if (
+                counted
+                and self._per_call
+                and reply.status != "error"
+                and (p := call.presentation) is not None
+            ):
                 self._emit(
                     VerdictRecorded(
                         key=call.key,

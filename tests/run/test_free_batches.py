@@ -135,18 +135,20 @@ async def test_the_plan_is_let_go_while_calls_are_sent(
 
     seen: list[tuple[int, int, int]] = []
     record = Store.record_calls
+    kinds = (VerdictCalls, PlanRow, Call)
+
+    def alive() -> list[object]:
+        gc.unfreeze()  # the run freezes what it plans: frozen objects are not listed
+        try:
+            return [o for o in gc.get_objects() if isinstance(o, kinds)]
+        finally:
+            gc.freeze()
+
+    before = {id(o): o for o in alive()}  # what other tests left (held here, so no id is reused)
 
     def census(self, records, **kw):  # type: ignore[no-untyped-def]
-        gc.unfreeze()  # the run freezes what it plans: frozen objects are not listed
-        alive = gc.get_objects()
-        seen.append(
-            (
-                sum(1 for o in alive if isinstance(o, VerdictCalls)),
-                sum(1 for o in alive if isinstance(o, PlanRow)),
-                sum(1 for o in alive if isinstance(o, Call)),
-            )
-        )
-        gc.freeze()
+        new = [o for o in alive() if id(o) not in before]
+        seen.append(tuple(sum(1 for o in new if isinstance(o, kind)) for kind in kinds))  # type: ignore[arg-type]
         return record(self, records, **kw)
 
     with Store(tmp_path / "s.sqlite") as store:
