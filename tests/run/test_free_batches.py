@@ -160,3 +160,26 @@ async def test_the_plan_is_let_go_while_calls_are_sent(
     assert len(seen) >= TOTAL // 64
     assert all(plans == 0 and rows == 0 for plans, rows, _ in seen)
     assert seen[-1][2] <= 128 and seen[0][2] >= TOTAL - 128  # the calls go as they are answered
+
+
+async def test_a_progress_only_subscriber_gets_no_per_call_events(tmp_path: Path) -> None:
+    """`per_call = False` (the headless progress line): no CallStarted or VerdictRecorded is made for it; the
+    progress events still come and the run records the same."""
+    from elotui.run.events import CallStarted, Progress
+
+    class ProgressOnly:
+        per_call = False
+
+        def __init__(self) -> None:
+            self.kinds: set[type] = set()
+
+        def __call__(self, event: Event) -> None:
+            self.kinds.add(type(event))
+
+    quiet, everything = ProgressOnly(), []
+    with Store(tmp_path / "a.sqlite") as a, Store(tmp_path / "b.sqlite") as b:
+        assert (await Runner(simulated(tmp_path), a, on_event=quiet).run()).done == TOTAL
+        assert (await Runner(simulated(tmp_path), b, on_event=everything.append).run()).done == TOTAL
+        assert a.plan_verdicts() == b.plan_verdicts()
+    assert Progress in quiet.kinds and not quiet.kinds & {CallStarted, VerdictRecorded}
+    assert sum(isinstance(e, VerdictRecorded) for e in everything) == TOTAL
