@@ -84,6 +84,34 @@ def ingest(toml: Path, store: Path, home: Path) -> tuple[float, float]:
     return seconds, usage.ru_maxrss / 1024
 
 
+PLAIN_INGEST = """
+import json, sqlite3, sys
+db = sqlite3.connect(sys.argv[2], isolation_level=None)
+db.execute("PRAGMA journal_mode=WAL")
+db.execute("CREATE TABLE v (prompt, first, second, judge, condition, sample, winner, reasoning, status, "
+           "PRIMARY KEY (prompt, first, second, judge, condition, sample))")
+rows = []
+for line in open(sys.argv[1], encoding="utf-8"):
+    r = json.loads(line)
+    rows.append((r["prompt"], r["first"], r["second"], r["judge"], r.get("condition") or "clean",
+                 r.get("sample", 0), r["winner"], r["reasoning"], r["status"]))
+db.execute("BEGIN")
+db.executemany("INSERT OR REPLACE INTO v VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", rows)
+db.execute("COMMIT")
+"""
+
+
+def plain_ingest(log: Path, folder: Path) -> float:
+    """The reference: a plain process that reads the verdict log and stores each verdict, keyed by its
+    presentation, in one SQLite transaction (no plan, no prompts rendered, no call keys, no snapshot)."""
+    target = folder / "plain.sqlite"
+    for path in (target, target.with_name("plain.sqlite-wal"), target.with_name("plain.sqlite-shm")):
+        path.unlink(missing_ok=True)
+    seconds = timed([sys.executable, "-c", PLAIN_INGEST, str(log), str(target)])
+    target.unlink(missing_ok=True)
+    return seconds
+
+
 def timed(cmd: list[str]) -> float:
     t0 = time.perf_counter()
     subprocess.run(cmd, check=True, capture_output=True, cwd=ROOT)
@@ -176,8 +204,11 @@ def main() -> None:
             print(f"{label}: {n:,} verdicts ({contestants} contestants, {prompts} prompts, one replay judge)")
             if not store.exists():
                 seconds, rss = ingest(toml, store, folder / "home")
+                plain = plain_ingest(log, folder)
                 print(
                     f"  ingest: {seconds:.1f} s whole process = {n / seconds:,.0f} verdicts/s, peak RSS {rss:,.0f} MiB"
+                    f" (plain log -> SQLite process: {plain:.1f} s = {n / plain:,.0f}/s; elotui at "
+                    f"{plain / seconds:.2f}x its rate)"
                 )
             in_process(toml, store, log)
             whole_process(toml, store, log)
