@@ -28,6 +28,7 @@ from elotui.session import TournamentSession
 from elotui.store import Store
 from elotui.store.runs import RunActive
 from elotui.themes import APP_VARIABLE_DEFAULTS, DEFAULT_THEME
+from elotui.tui import run_monitor
 from elotui.tui.actions import AppActions
 from elotui.tui.commands import ElotuiCommands
 from elotui.tui.live_ranking import LiveRanking, RankingContext, Scope, ViewKey
@@ -98,8 +99,7 @@ class ElotuiApp(AppActions, App[int]):
         self.tournament = tournament
         self.store = store
         self.session = TournamentSession(tournament, store)
-        self.max_cost = max_cost
-        self.no_delay = no_delay
+        self.max_cost, self.no_delay = max_cost, no_delay
         self.export_path = export_path
         self.screenshot_dir = screenshot_dir
         self._runner_factory = runner_factory
@@ -121,8 +121,7 @@ class ElotuiApp(AppActions, App[int]):
         self.board_key: ViewKey | None = None
         self.board_version = -1
         self._workers_by_group: dict[str, Worker[Any]] = {}
-        self._diag_version = -1
-        self._stats_version = -1
+        self._diag_version = self._stats_version = -1
         self.theme_names, self.theme_problems = register_themes(self, user_themes_dir)
         wanted = theme or DEFAULT_THEME
         if wanted not in self.available_themes:
@@ -214,15 +213,15 @@ class ElotuiApp(AppActions, App[int]):
         )
 
     def _start_runner(self) -> None:
-        self.runner = self._make_runner()
         self.monitor.state = "running"
-        self._run_worker = self._run()
-        self._workers_by_group["run"] = self._run_worker
+        self._run_worker = self._workers_by_group["run"] = self._run()
 
     @work(exclusive=True, group="run", exit_on_error=False)
     async def _run(self) -> RunFinished:
-        assert self.runner is not None
-        return await self.runner.run()
+        self.runner = runner = await run_monitor.runner_after_first_board(
+            lambda: self.board is not None, self._make_runner
+        )
+        return await runner.run()
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         """Every worker failure lands here: a notification, never a crash. Workers post their results as

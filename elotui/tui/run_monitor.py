@@ -6,7 +6,9 @@ No Textual here: the App feeds it every event and shows what it returns.
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -185,3 +187,19 @@ class RunMonitor:
     def exit_code(self) -> int:
         """3 when a finished run left calls that failed for good, else 0."""
         return 3 if self.result is not None and self.result.failed and self.result.state == "finished" else 0
+
+
+FIRST_BOARD_WAIT_S = 2.0  # a run starts once the first leaderboard is shown, or after this long
+
+
+async def runner_after_first_board(
+    shown: Callable[[], bool], make: Callable[[], RunControl], wait_s: float = FIRST_BOARD_WAIT_S
+) -> RunControl:
+    """`make()` in a thread (a runner lays out the whole plan: ~1 s at 10^6 comparisons) once `shown()` (the first
+    leaderboard is on the screen) or after `wait_s`: planning competes with ranking and drawing that leaderboard
+    for the interpreter lock."""
+    for _ in range(int(wait_s * 100)):
+        if shown():
+            break
+        await asyncio.sleep(0.01)
+    return await asyncio.to_thread(make)
