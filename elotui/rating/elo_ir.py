@@ -1,11 +1,13 @@
 """The LLVM IR of the native Elo kernels (`elotui.rating.elo_kernels` compiles it): see that module for what the
-functions do. Only integer and IEEE double operations in the order the numpy reference performs them, exp from the
-C library through `llvm.exp.f64`, no fast-math flags."""
+functions do. Only integer and IEEE double operations in the order the numpy reference performs them, exp as the
+C library computes it (`elotui.rating.exp_ir`, inlined), no fast-math flags."""
 
 from __future__ import annotations
 
 import math
 import struct
+
+from elotui.rating.exp_ir import fexp_ir
 
 GOLDEN = 0x9E3779B97F4A7C15
 M1 = 0xBF58476D1CE4E5B9
@@ -24,9 +26,18 @@ def _f64(value: float) -> str:
     return f"0x{struct.unpack('<Q', struct.pack('<d', value))[0]:016X}"
 
 
-IR = f"""
+def module_ir(*, fma: bool) -> str:
+    """The kernels' module; `fma`: the processor fuses multiply-adds (exp then fuses them as the C library's
+    variant for such processors does)."""
+    return _IR.replace("; @fexp\n", fexp_ir(fma=fma))
+
+
+_IR = f"""
 declare double @llvm.exp.f64(double)
+declare double @llvm.fma.f64(double, double, double)
 declare void @llvm.prefetch.p0(ptr, i32, i32, i32)
+
+; @fexp
 
 define internal i64 @mix(i64 %z) #0 {{
   %a1 = lshr i64 %z, 30
@@ -62,7 +73,7 @@ define internal void @update(i64 %x, i64 %y, double %sg, double %k, ptr %r) #0 {
   %ry = load double, ptr %pry
   %diff = fsub double %ry, %rx
   %arg = fmul double {_f64(C)}, %diff
-  %e = call double @llvm.exp.f64(double %arg)
+  %e = call double @fexp(double %arg)
   %den = fadd double 1.0, %e
   %expect = fdiv double 1.0, %den
   %t = fsub double %sg, %expect
