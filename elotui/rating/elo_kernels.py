@@ -106,15 +106,10 @@ class Kernels:
             pass
         llvm.initialize_native_target()
         llvm.initialize_native_asmprinter()
-        features = llvm.get_host_cpu_features()
-        module = llvm.parse_assembly(module_ir(fma=bool(features.get("fma"))))
+        cpu, features, fma = _host(llvm)  # this processor's instructions (fma is one, where it has it)
+        module = llvm.parse_assembly(module_ir(fma=fma))
         module.verify()
-        target = (
-            llvm.Target.from_default_triple()
-        )  # this processor's instructions (fma is one, where it has it)
-        machine = target.create_target_machine(
-            cpu=llvm.get_host_cpu_name(), features=features.flatten(), opt=2
-        )
+        machine = llvm.Target.from_default_triple().create_target_machine(cpu=cpu, features=features, opt=2)
         _optimise(llvm, module, machine)
         self._engine = llvm.create_mcjit_compiler(module, machine)
         self._engine.finalize_object()
@@ -209,6 +204,16 @@ class Kernels:
         if name not in ("play", "online"):
             raise KeyError(name)
         return getattr(self, name)
+
+
+def _host(llvm: Any) -> tuple[str, str, bool]:
+    """This processor's name and features for the code generator, and whether it fuses multiply-adds (a generic
+    target without FMA where llvmlite cannot tell)."""
+    try:
+        features = llvm.get_host_cpu_features()
+        return str(llvm.get_host_cpu_name()), str(features.flatten()), bool(features.get("fma"))
+    except RuntimeError:
+        return "", "", False
 
 
 def _optimise(llvm: Any, module: Any, machine: Any) -> None:

@@ -15,6 +15,7 @@ pytest.importorskip("llvmlite")
 import llvmlite.binding as llvm
 
 from elotui.rating.elo_ir import module_ir
+from elotui.rating.elo_kernels import _host
 from elotui.rating.exp_ir import fexp_ir, table
 
 BULK = """
@@ -49,10 +50,8 @@ def compiled(fma: bool):  # type: ignore[no-untyped-def]
     llvm.initialize_native_asmprinter()
     module = llvm.parse_assembly(DECLARE + fexp_ir(fma=fma) + BULK)
     module.verify()
-    features = llvm.get_host_cpu_features()
-    machine = llvm.Target.from_default_triple().create_target_machine(
-        cpu=llvm.get_host_cpu_name(), features=features.flatten(), opt=2
-    )
+    cpu, features, _ = _host(llvm)  # as the kernels are compiled
+    machine = llvm.Target.from_default_triple().create_target_machine(cpu=cpu, features=features, opt=2)
     engine = llvm.create_mcjit_compiler(module, machine)
     engine.finalize_object()
     bulk = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int64)(
