@@ -98,21 +98,7 @@ class Kernels:
     """The compiled functions (the execution engine must outlive them: it owns the machine code)."""
 
     def __init__(self) -> None:
-        import llvmlite.binding as llvm
-
-        try:
-            llvm.initialize()  # needed by llvmlite < 0.45; later versions initialise themselves and refuse it
-        except RuntimeError:
-            pass
-        llvm.initialize_native_target()
-        llvm.initialize_native_asmprinter()
-        cpu, features, fma = _host(llvm)  # this processor's instructions (fma is one, where it has it)
-        module = llvm.parse_assembly(module_ir(fma=fma))
-        module.verify()
-        machine = llvm.Target.from_default_triple().create_target_machine(cpu=cpu, features=features, opt=2)
-        _optimise(llvm, module, machine)
-        self._engine = llvm.create_mcjit_compiler(module, machine)
-        self._engine.finalize_object()
+        self._engine = compile_ir(module_ir(fma=host_fma()))
         address = self._engine.get_function_address
         self._order: Callable[..., None] = ctypes.CFUNCTYPE(
             None, _P, _P, _P, _I, _P, _I, _I, _I, _I, _D, _D, _P, _P
@@ -204,6 +190,38 @@ class Kernels:
         if name not in ("play", "online"):
             raise KeyError(name)
         return getattr(self, name)
+
+
+def _binding() -> Any:
+    """llvmlite's binding, initialised for this processor."""
+    import llvmlite.binding as llvm
+
+    try:
+        llvm.initialize()  # needed by llvmlite < 0.45; later versions initialise themselves and refuse it
+    except RuntimeError:
+        pass
+    llvm.initialize_native_target()
+    llvm.initialize_native_asmprinter()
+    return llvm
+
+
+def compile_ir(ir: str) -> Any:
+    """An execution engine holding `ir` compiled for this processor's instructions (fma is one, where it has it)
+    through LLVM's -O2 pipeline; it owns the machine code, so it must outlive the functions taken from it."""
+    llvm = _binding()
+    cpu, features, _ = _host(llvm)
+    module = llvm.parse_assembly(ir)
+    module.verify()
+    machine = llvm.Target.from_default_triple().create_target_machine(cpu=cpu, features=features, opt=2)
+    _optimise(llvm, module, machine)
+    engine = llvm.create_mcjit_compiler(module, machine)
+    engine.finalize_object()
+    return engine
+
+
+def host_fma() -> bool:
+    """Whether this processor fuses multiply-adds (the exp variant the kernels compile: elotui.rating.exp_ir)."""
+    return _host(_binding())[2]
 
 
 def _host(llvm: Any) -> tuple[str, str, bool]:

@@ -74,10 +74,8 @@ def identify(g: Games, names: list[str]) -> Identified:
     removed: list[int] = []
     while True:
         keep = active[g.a] & active[g.b]
-        if keep.all():
-            counts = tally(g.a, g.b, g.score_a, n)
-        else:
-            counts = tally(g.a[keep], g.b[keep], g.score_a[keep], n)
+        held = g.select(keep)  # g itself while every contestant is active
+        counts = tally(held.a, held.b, held.score_a, n)
         full_wins, full_losses = counts[:, 0], counts[:, 1]
         played = counts.sum(axis=1)
         unbeaten = np.flatnonzero(active & (played > 0) & (full_wins == played))

@@ -76,11 +76,6 @@ def default_store_path(tournament: Tournament) -> Path:
     return stores_dir() / f"{tournament.slug}-{digest}.sqlite"
 
 
-BULK_PLAN_ROWS = (
-    50_000  # a plan change this large (and at least half the plan) rebuilds the key index at the end
-)
-
-
 class Store:
     """Thread-safe (one lock) access to a tournament's SQLite store. Reads are named for what they return; no
     caller writes SQL."""

@@ -81,7 +81,7 @@ class CallCache:
         out: list[CallRecord] = []
         try:
             with self._lock:
-                found = sorted(answered_keys(self._db, list(dict.fromkeys(keys))))
+                found = sorted(answered_keys(self._db, list(keys)))  # the caller's keys are distinct
                 for chunk in chunks(found):
                     marks = ",".join("?" for _ in chunk)
                     rows = self._db.execute(

@@ -12,10 +12,8 @@ import numpy as np
 import pytest
 
 pytest.importorskip("llvmlite")
-import llvmlite.binding as llvm
-
 from elotui.rating.elo_ir import module_ir
-from elotui.rating.elo_kernels import _host
+from elotui.rating.elo_kernels import compile_ir, host_fma
 from elotui.rating.exp_ir import fexp_ir, table
 
 BULK = """
@@ -42,18 +40,8 @@ DECLARE = "declare double @llvm.exp.f64(double)\ndeclare double @llvm.fma.f64(do
 
 
 def compiled(fma: bool):  # type: ignore[no-untyped-def]
-    try:
-        llvm.initialize()
-    except RuntimeError:
-        pass
-    llvm.initialize_native_target()
-    llvm.initialize_native_asmprinter()
-    module = llvm.parse_assembly(DECLARE + fexp_ir(fma=fma) + BULK)
-    module.verify()
-    cpu, features, _ = _host(llvm)  # as the kernels are compiled
-    machine = llvm.Target.from_default_triple().create_target_machine(cpu=cpu, features=features, opt=2)
-    engine = llvm.create_mcjit_compiler(module, machine)
-    engine.finalize_object()
+    """(engine, bulk): fexp over an array, compiled as the kernels are (elo_kernels.compile_ir)."""
+    engine = compile_ir(DECLARE + fexp_ir(fma=fma) + BULK)
     bulk = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int64)(
         engine.get_function_address("bulk")
     )
@@ -111,17 +99,13 @@ def test_the_table_is_the_librarys() -> None:
 
 @pytest.mark.parametrize("fma", [True, False])
 def test_both_variants_compile_into_the_kernels(fma: bool) -> None:
-    llvm.initialize_native_target()
-    llvm.parse_assembly(module_ir(fma=fma)).verify()
+    assert compile_ir(module_ir(fma=fma)).get_function_address("elo_order")
 
 
 def test_fexp_is_the_library_exp() -> None:
-    host_fma = (
-        bool(llvm.get_host_cpu_features().get("fma")) if hasattr(llvm, "get_host_cpu_features") else False
-    )
     x = arguments()
     want = library(x)
-    _engine, bulk = compiled(host_fma)
+    _engine, bulk = compiled(host_fma())  # the variant the kernels use on this processor
     got = np.empty_like(x)
     bulk(x.ctypes.data, got.ctypes.data, len(x))
     nan = np.isnan(want)
