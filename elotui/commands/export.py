@@ -29,6 +29,10 @@ def run(args: argparse.Namespace) -> int:
     # one-shot command ~50 ms of CPU and competes with the store read; the rankings' linear algebra is small.
     # (A value the user set is kept.)
     os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+    if args.method != "bt":  # Elo, or the file's method: its kernels compile while the file and store load
+        from elotui.rating.elo import warm_kernels
+
+        warm_kernels()
     from elotui.config import load_tournament
     from elotui.store import Store
 

@@ -9,10 +9,10 @@ seed only, not on the order the verdicts were stored in, nor on which contestant
 
 Orders are Fisher–Yates shuffles driven by a counter-based splitmix64 stream, seeded. The sequential kernel
 (shuffle + play) is native code compiled at run time from LLVM IR with llvmlite (`elotui.rating.elo_kernels`,
-~0.05 s to import and compile, no on-disk cache); without llvmlite (or with ELOTUI_NO_JIT=1) the orders are drawn
-with numpy and every game step advances all orders at once. Both paths
-draw the same orders and give the same ratings (up to float rounding); the native path is the fast one (see
-tests/benchmarks/bench_rating.py and bench_export.py).
+~0.15 s to import and compile, in a background thread where `warm_kernels` is called; no on-disk cache); without
+llvmlite (or with ELOTUI_NO_JIT=1) the orders are drawn with numpy and every game step advances all orders at
+once. Both paths draw the same orders and give the same ratings (up to float rounding); the native path is the
+fast one (see tests/benchmarks/bench_rating.py and bench_export.py).
 """
 
 from __future__ import annotations
@@ -20,6 +20,7 @@ from __future__ import annotations
 import itertools
 import math
 import os
+import threading
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -298,21 +299,34 @@ def run_orders_numpy(
 
 
 _KERNELS: dict[str, Any] = {}
+_COMPILING = threading.Lock()
 
 
 def jit_kernels() -> Kernels | None:
-    """The native kernels (compiled once per process, on first use), or None: without llvmlite, when the
-    compilation fails, or with ELOTUI_NO_JIT=1 (which forces the numpy path)."""
+    """The native kernels (compiled once per process, on first use; a caller that comes while they are being
+    compiled waits for them), or None: without llvmlite, when the compilation fails, or with ELOTUI_NO_JIT=1
+    (which forces the numpy path)."""
     if "state" in _KERNELS:
         return _KERNELS.get("kernels")
-    if os.environ.get("ELOTUI_NO_JIT"):
-        _KERNELS["state"] = "off"
-        return None
-    try:
-        from elotui.rating.elo_kernels import Kernels as Compiled
+    with _COMPILING:
+        if "state" in _KERNELS:
+            return _KERNELS.get("kernels")
+        if os.environ.get("ELOTUI_NO_JIT"):
+            _KERNELS["state"] = "off"
+            return None
+        try:
+            from elotui.rating.elo_kernels import Kernels as Compiled
 
-        _KERNELS["kernels"] = Compiled()
-        _KERNELS["state"] = "ok"
-    except (ImportError, OSError, RuntimeError):  # no llvmlite, or it cannot compile here: numpy path
-        _KERNELS["state"] = "unavailable"
+            _KERNELS["kernels"] = Compiled()
+            _KERNELS["state"] = "ok"
+        except (ImportError, OSError, RuntimeError):  # no llvmlite, or it cannot compile here: numpy path
+            _KERNELS["state"] = "unavailable"
     return _KERNELS.get("kernels")
+
+
+def warm_kernels() -> None:
+    """Start compiling the native kernels in a background thread (~0.15 s, mostly in LLVM, which runs without
+    the GIL): a command that will rate by Elo starts it before loading its inputs, so the compile is not on its
+    path. Their first user waits for it (jit_kernels)."""
+    if "state" not in _KERNELS:
+        threading.Thread(target=jit_kernels, name="elotui-elo-compile", daemon=True).start()

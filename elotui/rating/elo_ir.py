@@ -13,7 +13,10 @@ GOLDEN = 0x9E3779B97F4A7C15
 M1 = 0xBF58476D1CE4E5B9
 M2 = 0x94D049BB133111EB
 C = math.log(10.0) / 400.0
-PREFETCH_AHEAD = 64  # draws: a Fisher–Yates load is prefetched this many swaps before it is needed
+PREFETCH_AHEAD = (
+    64  # draws: a Fisher–Yates load is prefetched this many swaps before it is needed (a power of 2)
+)
+WORD_BITS = (32, 64)  # packed games: `elo_order32` and `elo_order64` play words of either width
 
 
 def _i64(value: int) -> str:
@@ -29,7 +32,18 @@ def _f64(value: float) -> str:
 def module_ir(*, fma: bool) -> str:
     """The kernels' module; `fma`: the processor fuses multiply-adds (exp then fuses them as the C library's
     variant for such processors does)."""
-    return _IR.replace("; @fexp\n", fexp_ir(fma=fma))
+    orders = "".join(
+        _ORDER_IR.format(W=width, AHEAD=PREFETCH_AHEAD, MASK=PREFETCH_AHEAD - 1, WIDEN=_widen(width))
+        for width in WORD_BITS
+    )
+    return _IR.replace("; @fexp\n", fexp_ir(fma=fma)) + orders + _ATTRIBUTES
+
+
+def _widen(width: int) -> str:
+    """`%word`: the loaded word `%word0` as an i64."""
+    if width == 64:
+        return "  %word = add i64 %word0, 0\n"
+    return f"  %word = zext i{width} %word0 to i64\n"
 
 
 _IR = f"""
@@ -115,7 +129,20 @@ done:
   ret void
 }}
 
-define internal void @gather(ptr %src, ptr %starts, ptr %lengths, i64 %n_blocks, ptr %w) #0 {{
+define internal i64 @draw_j(i64 %key, i64 %i) #0 {{
+  %gi = mul i64 %i, {_i64(GOLDEN)}
+  %z = add i64 %key, %gi
+  %draw = call i64 @mix(i64 %z)
+  %hi = lshr i64 %draw, 32
+  %ip1 = add i64 %i, 1
+  %prod = mul i64 %hi, %ip1
+  %j = lshr i64 %prod, 32
+  ret i64 %j
+}}
+
+"""
+
+_ORDER_IR = """define internal void @gather{W}(ptr %src, ptr %starts, ptr %lengths, i64 %n_blocks, ptr %w) #0 {{
 entry:
   %any = icmp sgt i64 %n_blocks, 0
   br i1 %any, label %block, label %done
@@ -133,10 +160,10 @@ copy:
   %t = phi i64 [0, %block], [%t1, %copy]
   %si = add i64 %st, %t
   %di = add i64 %pos, %t
-  %ps = getelementptr inbounds i64, ptr %src, i64 %si
-  %pd = getelementptr inbounds i64, ptr %w, i64 %di
-  %word = load i64, ptr %ps
-  store i64 %word, ptr %pd
+  %ps = getelementptr inbounds i{W}, ptr %src, i64 %si
+  %pd = getelementptr inbounds i{W}, ptr %w, i64 %di
+  %word = load i{W}, ptr %ps
+  store i{W} %word, ptr %pd
   %t1 = add i64 %t, 1
   %cmore = icmp slt i64 %t1, %ln
   br i1 %cmore, label %copy, label %block_end
@@ -148,35 +175,40 @@ done:
   ret void
 }}
 
-define internal i64 @draw_j(i64 %key, i64 %i) #0 {{
-  %gi = mul i64 %i, {_i64(GOLDEN)}
-  %z = add i64 %key, %gi
-  %draw = call i64 @mix(i64 %z)
-  %hi = lshr i64 %draw, 32
-  %ip1 = add i64 %i, 1
-  %prod = mul i64 %hi, %ip1
-  %j = lshr i64 %prod, 32
-  ret i64 %j
-}}
-
-define internal void @shuffle(ptr %w, i64 %n_games, i64 %key) #0 {{
+; Fisher-Yates from the last position down. The draw of swap i is made AHEAD swaps earlier, when the load it
+; will need is prefetched, and kept in a ring of AHEAD slots (slot i mod AHEAD) until its swap.
+define internal void @shuffle{W}(ptr %w, i64 %n_games, i64 %key) #0 {{
 entry:
+  %ring = alloca [{AHEAD} x i64]
   %last = sub i64 %n_games, 1
   %any = icmp sgt i64 %last, 0
-  br i1 %any, label %loop, label %done
+  br i1 %any, label %fill, label %done
+fill:
+  %p = phi i64 [0, %entry], [%p1, %fill]
+  %pi0 = sub i64 %last, %p
+  %pj0 = call i64 @draw_j(i64 %key, i64 %pi0)
+  %slot0 = and i64 %pi0, {MASK}
+  %pr0 = getelementptr inbounds [{AHEAD} x i64], ptr %ring, i64 0, i64 %slot0
+  store i64 %pj0, ptr %pr0
+  %p1 = add i64 %p, 1
+  %pmore = icmp slt i64 %p1, {AHEAD}
+  br i1 %pmore, label %fill, label %loop
 loop:
-  %i = phi i64 [%last, %entry], [%i1, %loop]
-  %fi = sub i64 %i, {PREFETCH_AHEAD}
+  %i = phi i64 [%last, %fill], [%i1, %loop]
+  %slot = and i64 %i, {MASK}
+  %pr = getelementptr inbounds [{AHEAD} x i64], ptr %ring, i64 0, i64 %slot
+  %j = load i64, ptr %pr
+  %fi = sub i64 %i, {AHEAD}
   %fj = call i64 @draw_j(i64 %key, i64 %fi)
-  %pf = getelementptr i64, ptr %w, i64 %fj
+  store i64 %fj, ptr %pr
+  %pf = getelementptr i{W}, ptr %w, i64 %fj
   call void @llvm.prefetch.p0(ptr %pf, i32 1, i32 3, i32 1)
-  %j = call i64 @draw_j(i64 %key, i64 %i)
-  %pi = getelementptr inbounds i64, ptr %w, i64 %i
-  %pj = getelementptr inbounds i64, ptr %w, i64 %j
-  %held = load i64, ptr %pi
-  %oj = load i64, ptr %pj
-  store i64 %oj, ptr %pi
-  store i64 %held, ptr %pj
+  %pi = getelementptr inbounds i{W}, ptr %w, i64 %i
+  %pj = getelementptr inbounds i{W}, ptr %w, i64 %j
+  %held = load i{W}, ptr %pi
+  %oj = load i{W}, ptr %pj
+  store i{W} %oj, ptr %pi
+  store i{W} %held, ptr %pj
   %i1 = sub i64 %i, 1
   %more = icmp sgt i64 %i1, 0
   br i1 %more, label %loop, label %done
@@ -184,10 +216,10 @@ done:
   ret void
 }}
 
-define internal void @packed_step(ptr %w, i64 %u, ptr %table, i64 %cbits, double %k, ptr %r) #0 {{
-  %pw = getelementptr inbounds i64, ptr %w, i64 %u
-  %word = load i64, ptr %pw
-  %one = shl i64 1, %cbits
+define internal void @packed_step{W}(ptr %w, i64 %u, ptr %table, i64 %cbits, double %k, ptr %r) #0 {{
+  %pw = getelementptr inbounds i{W}, ptr %w, i64 %u
+  %word0 = load i{W}, ptr %pw
+{WIDEN}  %one = shl i64 1, %cbits
   %mask = sub i64 %one, 1
   %x = and i64 %word, %mask
   %y0 = lshr i64 %word, %cbits
@@ -200,17 +232,17 @@ define internal void @packed_step(ptr %w, i64 %u, ptr %table, i64 %cbits, double
   ret void
 }}
 
-define void @elo_order(ptr %src, ptr %starts, ptr %lengths, i64 %n_blocks, ptr %table, i64 %key, i64 %n_games,
+define void @elo_order{W}(ptr %src, ptr %starts, ptr %lengths, i64 %n_blocks, ptr %table, i64 %key, i64 %n_games,
                        i64 %n, i64 %cbits, double %k, double %init, ptr %r, ptr %w) {{
 entry:
   call void @fill(ptr %r, i64 %n, double %init)
-  call void @gather(ptr %src, ptr %starts, ptr %lengths, i64 %n_blocks, ptr %w)
-  call void @shuffle(ptr %w, i64 %n_games, i64 %key)
+  call void @gather{W}(ptr %src, ptr %starts, ptr %lengths, i64 %n_blocks, ptr %w)
+  call void @shuffle{W}(ptr %w, i64 %n_games, i64 %key)
   %has = icmp sgt i64 %n_games, 0
   br i1 %has, label %loop, label %done
 loop:
   %u = phi i64 [0, %entry], [%u1, %loop]
-  call void @packed_step(ptr %w, i64 %u, ptr %table, i64 %cbits, double %k, ptr %r)
+  call void @packed_step{W}(ptr %w, i64 %u, ptr %table, i64 %cbits, double %k, ptr %r)
   %u1 = add i64 %u, 1
   %more = icmp slt i64 %u1, %n_games
   br i1 %more, label %loop, label %done
@@ -218,5 +250,6 @@ done:
   ret void
 }}
 
-attributes #0 = {{ alwaysinline }}
 """
+
+_ATTRIBUTES = "attributes #0 = { alwaysinline }\n"

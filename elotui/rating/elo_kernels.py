@@ -3,23 +3,26 @@
 Why not numba: for the `elotui export` process the kernel itself takes ~0.1 s for 100 orders of 100k games, but
 numba costs ~0.5 s before it runs anything (importing numba, which imports scipy.linalg, then initialising its
 CPU target even when the machine code comes from its on-disk cache). llvmlite (numba's own LLVM binding) needs
-~0.04 s to import and ~0.01 s to compile the IR below, with no on-disk cache to go stale. The IR is small and
+~0.03 s to import and ~0.12 s to optimise and compile the IR below (both word widths, exp inlined; the export
+starts it in the background, `elo.warm_kernels`), with no on-disk cache to go stale. The IR is small and
 does exactly what the earlier numba kernel did (same splitmix64 shuffle, same floating-point operations in the same
 order, no fast-math), so both give bit-identical ratings. exp is the C library's own algorithm inlined
 (`elotui.rating.exp_ir`, bit for bit the library's: half the update's time was the call; ~20 % faster).
 
-Games are packed one per 64-bit word (contestant codes in two fields of `cbits` bits, then the index of the score
-in a small table of the distinct scores), so an order moves one word per game: the words are copied into a scratch
-array (from blocks of a source array, which is how a bootstrap round lists its resampled prompts), shuffled in
-place (the loads of the Fisher–Yates swaps prefetched PREFETCH_AHEAD draws ahead; the draws do not depend on the
-data) and played front to back. Playing the shuffled words is playing the games in the shuffled order of their
-indices, so the ratings are those of the index-order kernel this replaced, bit for bit.
+Games are packed one per word (contestant codes in two fields of `cbits` bits, then the index of the score in a
+small table of the distinct scores; 32 bits where that fits, else 64), so an order moves one word per game: the
+words are copied into a scratch array (from blocks of a source array, which is how a bootstrap round lists its
+resampled prompts), shuffled in place (each Fisher–Yates draw is made PREFETCH_AHEAD swaps ahead, its load
+prefetched then and the draw kept in a small ring until its swap: the draws do not depend on the data) and played
+front to back. Playing the shuffled words is playing the games in the shuffled order of their indices, so the
+ratings are those of the index-order kernel this replaced, bit for bit.
 
 Functions (C ABI, called through ctypes, which releases the GIL during the call):
-- `elo_order(src, starts, lengths, n_blocks, table, key, n_games, n, cbits, k, init, r, w)`: w = the words
-  src[starts[i] : starts[i] + lengths[i]] for each block i (n_games in all), a Fisher–Yates shuffle of w driven by
-  splitmix64 with stream key `key` (draw i = mix(key + i * golden), j = ((draw >> 32) * (i + 1)) >> 32, the orders
-  `elo.permutation_orders` draws), then Elo over w into `r` (n float64).
+- `elo_order32` / `elo_order64(src, starts, lengths, n_blocks, table, key, n_games, n, cbits, k, init, r, w)`
+  (words of 32 / 64 bits): w = the words src[starts[i] : starts[i] + lengths[i]] for each block i (n_games in
+  all), a Fisher–Yates shuffle of w driven by splitmix64 with stream key `key` (draw i = mix(key + i * golden),
+  j = ((draw >> 32) * (i + 1)) >> 32, the orders `elo.permutation_orders` draws), then Elo over w into `r`
+  (n float64).
 - `elo_online(a, b, s, n_games, n, k, init, out)`: Elo once over the games in the given order into `out` (n).
 
 One update: d = k * (s - 1 / (1 + exp(C * (r[b] - r[a])))), r[a] += d, r[b] -= d, with C = ln(10) / 400.
@@ -58,9 +61,10 @@ _D = ctypes.c_double
 
 @dataclass(frozen=True)
 class Packed:
-    """Games as 64-bit words: a | b << cbits | (index of the score in `table`) << 2 cbits."""
+    """Games as words: a | b << cbits | (index of the score in `table`) << 2 cbits; 32-bit words where they
+    fit (up to 2^15 contestants with a few distinct scores), else 64-bit."""
 
-    words: NDArray[np.uint64]
+    words: NDArray[np.uint32] | NDArray[np.uint64]
     table: NDArray[np.float64]
     cbits: int
 
@@ -75,6 +79,8 @@ def pack(a: NDArray[np.integer], b: NDArray[np.integer], s: NDArray[np.floating]
         raise ValueError(f"{n} contestants with {len(table)} distinct scores do not fit in 64-bit words")
     words = a32.astype(np.uint64) | (b32.astype(np.uint64) << np.uint64(cbits))
     words |= index.astype(np.uint64).reshape(-1) << np.uint64(2 * cbits)
+    if cbits * 2 + max(1, (len(table) - 1).bit_length()) <= 32:  # half the memory the shuffles move
+        words = words.astype(np.uint32)
     return Packed(words, np.ascontiguousarray(table, dtype=np.float64), cbits)
 
 
@@ -100,9 +106,11 @@ class Kernels:
     def __init__(self) -> None:
         self._engine = compile_ir(module_ir(fma=host_fma()))
         address = self._engine.get_function_address
-        self._order: Callable[..., None] = ctypes.CFUNCTYPE(
-            None, _P, _P, _P, _I, _P, _I, _I, _I, _I, _D, _D, _P, _P
-        )(address("elo_order"))
+        order = ctypes.CFUNCTYPE(None, _P, _P, _P, _I, _P, _I, _I, _I, _I, _D, _D, _P, _P)
+        self._orders: dict[np.dtype[Any], Callable[..., None]] = {
+            np.dtype(np.uint32): order(address("elo_order32")),
+            np.dtype(np.uint64): order(address("elo_order64")),
+        }
         self._online: Callable[..., None] = ctypes.CFUNCTYPE(None, _P, _P, _P, _I, _I, _D, _D, _P)(
             address("elo_online")
         )
@@ -126,15 +134,18 @@ class Kernels:
         self, src: Packed, orders: list[Order], n: int, k: float, init: float
     ) -> NDArray[np.float64]:
         """Final ratings of each order (a row each): shape (len(orders), n)."""
-        words = np.ascontiguousarray(src.words, dtype=np.uint64)
+        words = np.ascontiguousarray(src.words)
+        play_order = self._orders.get(words.dtype)
+        if play_order is None:
+            raise ValueError(f"packed words must be uint32 or uint64, not {words.dtype}")
         sizes = [_checked_size(order, len(words)) for order in orders]
         out = np.empty((len(orders), n), dtype=np.float64)
 
         def run(lo: int, hi: int) -> None:  # orders lo..hi-1 into out[lo:hi]; ctypes drops the GIL meanwhile
-            scratch = np.empty(max(max(sizes[lo:hi], default=0), 1), dtype=np.uint64)
+            scratch = np.empty(max(max(sizes[lo:hi], default=0), 1), dtype=words.dtype)
             for i in range(lo, hi):
                 order = orders[i]
-                self._order(
+                play_order(
                     words.ctypes.data,
                     order.starts.ctypes.data,
                     order.lengths.ctypes.data,

@@ -12,7 +12,7 @@ from elotui.rating.elo import _stream_keys, canonical_games, permutation_orders,
 from tests.rating.rating_builders import simulate
 
 pytest.importorskip("llvmlite")
-from elotui.rating.elo_kernels import Kernels, Order, pack, whole
+from elotui.rating.elo_kernels import Kernels, Order, Packed, pack, whole
 
 
 @pytest.fixture(scope="module")
@@ -77,6 +77,42 @@ def test_orders_of_blocks_play_the_blocks_laid_end_to_end(kernels: Kernels) -> N
             a[keep], b[keep], s[keep], permutation_orders(len(keep), 3, trial), n, 16.0, 1000.0
         )
         np.testing.assert_allclose(got, want, atol=1e-9)
+
+
+def test_words_of_either_width_play_the_same_orders(kernels: Kernels) -> None:
+    # Games pack into 32-bit words where they fit (half the memory the shuffles move), else 64-bit: the same
+    # games in either width are the same orders, bit for bit, including orders longer than the prefetch ring.
+    rng = np.random.default_rng(3)
+    n, size = 40, 5_000
+    a = rng.integers(0, n, size)
+    b = (a + rng.integers(1, n, size)) % n
+    p = pack(a, b, rng.choice([0.0, 0.5, 1.0], size), n)
+    assert p.words.dtype == np.uint32
+    wide = Packed(p.words.astype(np.uint64), p.table, p.cbits)
+    for size_ in (size, 70, 64, 63, 2):
+        orders = whole(size_, _stream_keys(4, size_))
+        narrow_r = kernels.play_packed(p, orders, n, 16.0, 1000.0)
+        assert np.array_equal(narrow_r, kernels.play_packed(wide, orders, n, 16.0, 1000.0))
+        want = run_orders_numpy(
+            a[:size_],
+            b[:size_],
+            p.table[p.words[:size_] >> 2 * p.cbits],
+            permutation_orders(size_, 4, size_),
+            n,
+            16.0,
+            1000.0,
+        )
+        np.testing.assert_allclose(narrow_r, want, atol=1e-9)
+    with pytest.raises(ValueError, match="uint32 or uint64"):
+        kernels.play_packed(
+            Packed(p.words.astype(np.int64), p.table, p.cbits),
+            whole(size, _stream_keys(1, 0)),
+            n,
+            16.0,
+            1000.0,
+        )
+    huge = pack(np.zeros(3, int), np.ones(3, int), np.array([0.0, 0.5, 1.0]), 1 << 16)
+    assert huge.words.dtype == np.uint64  # 2 x 16 bits of codes leave no room for the score index
 
 
 def test_packing_round_trips_and_refuses_what_does_not_fit(kernels: Kernels) -> None:

@@ -99,7 +99,7 @@ def test_the_table_is_the_librarys() -> None:
 
 @pytest.mark.parametrize("fma", [True, False])
 def test_both_variants_compile_into_the_kernels(fma: bool) -> None:
-    assert compile_ir(module_ir(fma=fma)).get_function_address("elo_order")
+    assert compile_ir(module_ir(fma=fma)).get_function_address("elo_order64")
 
 
 def test_fexp_is_the_library_exp() -> None:
