@@ -13,9 +13,9 @@ GOLDEN = 0x9E3779B97F4A7C15
 M1 = 0xBF58476D1CE4E5B9
 M2 = 0x94D049BB133111EB
 C = math.log(10.0) / 400.0
-PREFETCH_AHEAD = (
-    64  # draws: a Fisher–Yates load is prefetched this many swaps before it is needed (a power of 2)
-)
+# Draws: a Fisher–Yates load is prefetched this many swaps before it is needed (a power of 2). 64 was too short
+# for orders of 10^7 games, whose scratch words do not fit in the cache (~20 % slower there).
+PREFETCH_AHEAD = 256
 WORD_BITS = (32, 64)  # packed games: `elo_order32` and `elo_order64` play words of either width
 
 
