@@ -327,6 +327,7 @@ def jit_kernels() -> Kernels | None:
 def warm_kernels() -> None:
     """Start compiling the native kernels in a background thread (~0.15 s, mostly in LLVM, which runs without
     the GIL): a command that will rate by Elo starts it before loading its inputs, so the compile is not on its
-    path. Their first user waits for it (jit_kernels)."""
+    path. Their first user waits for it (jit_kernels). Not a daemon: a process that ends sooner (bad input) waits
+    for the compile to finish instead of unloading LLVM under it (which crashes the process)."""
     if "state" not in _KERNELS:
-        threading.Thread(target=jit_kernels, name="elotui-elo-compile", daemon=True).start()
+        threading.Thread(target=jit_kernels, name="elotui-elo-compile").start()

@@ -75,12 +75,13 @@ def pack(a: NDArray[np.integer], b: NDArray[np.integer], s: NDArray[np.floating]
     a32, b32, s64 = _games_arrays(a, b, s, n)
     cbits = max(1, (n - 1).bit_length())
     table, index = dense_codes(s64)
-    if cbits * 2 + max(1, (len(table) - 1).bit_length()) > 64:
+    bits = cbits * 2 + max(1, (len(table) - 1).bit_length())
+    if bits > 64:
         raise ValueError(f"{n} contestants with {len(table)} distinct scores do not fit in 64-bit words")
-    words = a32.astype(np.uint64) | (b32.astype(np.uint64) << np.uint64(cbits))
-    words |= index.astype(np.uint64).reshape(-1) << np.uint64(2 * cbits)
-    if cbits * 2 + max(1, (len(table) - 1).bit_length()) <= 32:  # half the memory the shuffles move
-        words = words.astype(np.uint32)
+    word: type[np.unsignedinteger[Any]] = np.uint32 if bits <= 32 else np.uint64  # 32: half the memory moved
+    words: NDArray[Any] = a32.astype(word)
+    words |= b32.astype(word) << word(cbits)
+    words |= index.reshape(-1).astype(word) << word(2 * cbits)
     return Packed(words, np.ascontiguousarray(table, dtype=np.float64), cbits)
 
 

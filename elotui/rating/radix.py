@@ -15,7 +15,10 @@ SAMPLE = 1024  # values looked at to guess the distinct ones before checking the
 
 def stable_argsort(keys: NDArray[np.integer], key_range: int) -> NDArray[np.intp]:
     """np.argsort(keys, kind="stable") for integer keys in 0 .. key_range - 1."""
-    wide = np.asarray(keys).astype(np.uint64, copy=False)
+    keys = np.asarray(keys)
+    if key_range <= 1 << DIGIT:  # one digit: no masking, no 64-bit copy
+        return np.argsort(keys.astype(np.uint16), kind="stable")
+    wide = keys.view(np.uint64) if keys.dtype == np.int64 else keys.astype(np.uint64, copy=False)
     order = np.argsort((wide & np.uint64(0xFFFF)).astype(np.uint16), kind="stable")
     shift = DIGIT
     while (key_range - 1) >> shift:
@@ -46,9 +49,11 @@ def lexicographic_order(*columns: tuple[NDArray[np.integer], int]) -> NDArray[np
         total *= max(size, 1)
     if total >= 1 << 63:
         return np.lexsort([codes for codes, _ in reversed(columns)])
-    key = np.zeros(len(columns[0][0]), dtype=np.uint64)
-    for codes, size in columns:
-        key = key * np.uint64(max(size, 1)) + np.asarray(codes).astype(np.uint64)
+    key = np.asarray(columns[0][0]).astype(np.int64)  # below 2^63: built in place, without a copy per column
+    for codes, size in columns[1:]:
+        codes = np.asarray(codes)
+        key *= max(size, 1)
+        key += codes.astype(np.int64) if codes.dtype == np.uint64 else codes  # (int64 += uint64 is refused)
     return stable_argsort(key, total)
 
 

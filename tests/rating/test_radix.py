@@ -22,6 +22,20 @@ def test_stable_argsort_is_numpys_stable_argsort(key_range: int) -> None:
         keys = rng.integers(0, key_range, n, dtype=np.uint64) if key_range > 1 else np.zeros(n, np.uint64)
         keys[: n // 3] = keys[n // 3 : 2 * (n // 3)]  # plenty of ties: stability shows
         assert np.array_equal(stable_argsort(keys, key_range), np.argsort(keys, kind="stable"))
+        if key_range < 1 << 63:  # signed keys as well (a composite key is built as int64)
+            signed = keys.astype(np.int64)
+            assert np.array_equal(stable_argsort(signed, key_range), np.argsort(keys, kind="stable"))
+
+
+@pytest.mark.parametrize("dtype", [np.int32, np.int64, np.uint8, np.uint32, np.uint64, np.intp])
+def test_lexicographic_order_takes_codes_of_any_integer_type(dtype: type) -> None:
+    rng = np.random.default_rng(11)
+    a, b, c = rng.integers(0, 100, 3000), rng.integers(0, 7, 3000), rng.integers(0, 200, 3000)
+    got = lexicographic_order((a.astype(dtype), 100), (b.astype(dtype), 7), (c.astype(dtype), 200))
+    assert np.array_equal(got, np.lexsort((c, b, a)))  # 140,000 keys: two digits
+    assert np.array_equal(
+        lexicographic_order((a.astype(dtype), 100), (b.astype(dtype), 7)), np.lexsort((b, a))
+    )
 
 
 @pytest.mark.parametrize("kind", ["few", "many", "signed zeros", "one rare value", "nan"])
