@@ -226,7 +226,10 @@ class Texts:
         return found
 
     def missing_key(self, c: Comparison) -> str | None:
-        """The key of a prerequisite call this comparison still waits for, if any."""
+        """The key of a prerequisite call this comparison still waits for, if any (none without generators or
+        paraphrases: every text is in the file, which the file's checks ensure)."""
+        if not (self.generation_keys or self.paraphrase_keys):
+            return None
         for contestant in (c.first, c.second):
             if self.base_response(c.prompt, contestant) is None:
                 return self.generation_keys[(c.prompt, contestant)]
