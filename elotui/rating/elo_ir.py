@@ -16,7 +16,7 @@ C = math.log(10.0) / 400.0
 # Draws: a Fisher–Yates load is prefetched this many swaps before it is needed (a power of 2). 64 was too short
 # for orders of 10^7 games, whose scratch words do not fit in the cache (~20 % slower there).
 PREFETCH_AHEAD = 256
-WORD_BITS = (32, 64)  # packed games: `elo_order32` and `elo_order64` play words of either width
+WORD_BITS = (16, 32, 64)  # packed games: `elo_order16`, `elo_order32`, `elo_order64` play words of each width
 
 
 def _i64(value: int) -> str:

@@ -10,7 +10,7 @@ order, no fast-math), so both give bit-identical ratings. exp is the C library's
 (`elotui.rating.exp_ir`, bit for bit the library's: half the update's time was the call; ~20 % faster).
 
 Games are packed one per word (contestant codes in two fields of `cbits` bits, then the index of the score in a
-small table of the distinct scores; 32 bits where that fits, else 64), so an order moves one word per game: the
+small table of the distinct scores; in the narrowest of 16, 32 or 64 bits they fit), so an order moves one word per game: the
 words are copied into a scratch array (from blocks of a source array, which is how a bootstrap round lists its
 resampled prompts), shuffled in place (each Fisher–Yates draw is made PREFETCH_AHEAD swaps ahead, its load
 prefetched then and the draw kept in a small ring until its swap: the draws do not depend on the data) and played
@@ -18,8 +18,8 @@ front to back. Playing the shuffled words is playing the games in the shuffled o
 ratings are those of the index-order kernel this replaced, bit for bit.
 
 Functions (C ABI, called through ctypes, which releases the GIL during the call):
-- `elo_order32` / `elo_order64(src, starts, lengths, n_blocks, table, key, n_games, n, cbits, k, init, r, w)`
-  (words of 32 / 64 bits): w = the words src[starts[i] : starts[i] + lengths[i]] for each block i (n_games in
+- `elo_order16` / `elo_order32` / `elo_order64(src, starts, lengths, n_blocks, table, key, n_games, n, cbits, k, init, r, w)`
+  (words of 16 / 32 / 64 bits): w = the words src[starts[i] : starts[i] + lengths[i]] for each block i (n_games in
   all), a Fisher–Yates shuffle of w driven by splitmix64 with stream key `key` (draw i = mix(key + i * golden),
   j = ((draw >> 32) * (i + 1)) >> 32, the orders `elo.permutation_orders` draws), then Elo over w into `r`
   (n float64).
@@ -41,7 +41,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from elotui.rating.elo_ir import module_ir
+from elotui.rating.elo_ir import WORD_BITS, module_ir
 from elotui.rating.radix import dense_codes
 
 PARALLEL_MIN_UPDATES = 1_000_000  # below this many game updates per thread, one thread is faster
@@ -54,6 +54,7 @@ def _cores() -> int:
         return max(1, os.cpu_count() or 1)
 
 
+_WORDS: dict[int, type[np.unsignedinteger[Any]]] = {16: np.uint16, 32: np.uint32, 64: np.uint64}
 _P = ctypes.c_void_p
 _I = ctypes.c_int64
 _D = ctypes.c_double
@@ -61,10 +62,10 @@ _D = ctypes.c_double
 
 @dataclass(frozen=True)
 class Packed:
-    """Games as words: a | b << cbits | (index of the score in `table`) << 2 cbits; 32-bit words where they
-    fit (up to 2^15 contestants with a few distinct scores), else 64-bit."""
+    """Games as words: a | b << cbits | (index of the score in `table`) << 2 cbits, in the narrowest width
+    they fit: 16 bits up to 128 contestants with 4 distinct scores, 32 up to 2^15, else 64."""
 
-    words: NDArray[np.uint32] | NDArray[np.uint64]
+    words: NDArray[np.uint16] | NDArray[np.uint32] | NDArray[np.uint64]
     table: NDArray[np.float64]
     cbits: int
 
@@ -78,7 +79,7 @@ def pack(a: NDArray[np.integer], b: NDArray[np.integer], s: NDArray[np.floating]
     bits = cbits * 2 + max(1, (len(table) - 1).bit_length())
     if bits > 64:
         raise ValueError(f"{n} contestants with {len(table)} distinct scores do not fit in 64-bit words")
-    word: type[np.unsignedinteger[Any]] = np.uint32 if bits <= 32 else np.uint64  # 32: half the memory moved
+    word = _WORDS[next(w for w in WORD_BITS if bits <= w)]  # the narrowest: the less memory the shuffles move
     words: NDArray[Any] = a32.astype(word)
     words |= b32.astype(word) << word(cbits)
     words |= index.reshape(-1).astype(word) << word(2 * cbits)
@@ -109,8 +110,7 @@ class Kernels:
         address = self._engine.get_function_address
         order = ctypes.CFUNCTYPE(None, _P, _P, _P, _I, _P, _I, _I, _I, _I, _D, _D, _P, _P)
         self._orders: dict[np.dtype[Any], Callable[..., None]] = {
-            np.dtype(np.uint32): order(address("elo_order32")),
-            np.dtype(np.uint64): order(address("elo_order64")),
+            np.dtype(_WORDS[width]): order(address(f"elo_order{width}")) for width in WORD_BITS
         }
         self._online: Callable[..., None] = ctypes.CFUNCTYPE(None, _P, _P, _P, _I, _I, _D, _D, _P)(
             address("elo_online")
@@ -138,7 +138,7 @@ class Kernels:
         words = np.ascontiguousarray(src.words)
         play_order = self._orders.get(words.dtype)
         if play_order is None:
-            raise ValueError(f"packed words must be uint32 or uint64, not {words.dtype}")
+            raise ValueError(f"packed words must be uint16, uint32 or uint64, not {words.dtype}")
         sizes = [_checked_size(order, len(words)) for order in orders]
         out = np.empty((len(orders), n), dtype=np.float64)
 

@@ -79,20 +79,21 @@ def test_orders_of_blocks_play_the_blocks_laid_end_to_end(kernels: Kernels) -> N
         np.testing.assert_allclose(got, want, atol=1e-9)
 
 
-def test_words_of_either_width_play_the_same_orders(kernels: Kernels) -> None:
-    # Games pack into 32-bit words where they fit (half the memory the shuffles move), else 64-bit: the same
-    # games in either width are the same orders, bit for bit, including orders longer than the prefetch ring.
+def test_words_of_every_width_play_the_same_orders(kernels: Kernels) -> None:
+    # Games pack into the narrowest words they fit (16, 32 or 64 bits: the less memory the shuffles move): the
+    # same games in every width are the same orders, bit for bit, including orders longer than the prefetch ring.
     rng = np.random.default_rng(3)
     n, size = 40, 5_000
     a = rng.integers(0, n, size)
     b = (a + rng.integers(1, n, size)) % n
     p = pack(a, b, rng.choice([0.0, 0.5, 1.0], size), n)
-    assert p.words.dtype == np.uint32
-    wide = Packed(p.words.astype(np.uint64), p.table, p.cbits)
-    for size_ in (size, 70, 64, 63, 2):
+    assert p.words.dtype == np.uint16  # 2 x 6 bits of codes + 2 of score
+    widths = [Packed(p.words.astype(word), p.table, p.cbits) for word in (np.uint32, np.uint64)]
+    for size_ in (size, 300, 257, 256, 255, 70, 2):
         orders = whole(size_, _stream_keys(4, size_))
         narrow_r = kernels.play_packed(p, orders, n, 16.0, 1000.0)
-        assert np.array_equal(narrow_r, kernels.play_packed(wide, orders, n, 16.0, 1000.0))
+        for wide in widths:
+            assert np.array_equal(narrow_r, kernels.play_packed(wide, orders, n, 16.0, 1000.0))
         want = run_orders_numpy(
             a[:size_],
             b[:size_],
@@ -103,7 +104,7 @@ def test_words_of_either_width_play_the_same_orders(kernels: Kernels) -> None:
             1000.0,
         )
         np.testing.assert_allclose(narrow_r, want, atol=1e-9)
-    with pytest.raises(ValueError, match="uint32 or uint64"):
+    with pytest.raises(ValueError, match="uint16, uint32 or uint64"):
         kernels.play_packed(
             Packed(p.words.astype(np.int64), p.table, p.cbits),
             whole(size, _stream_keys(1, 0)),
@@ -111,7 +112,11 @@ def test_words_of_either_width_play_the_same_orders(kernels: Kernels) -> None:
             16.0,
             1000.0,
         )
-    huge = pack(np.zeros(3, int), np.ones(3, int), np.array([0.0, 0.5, 1.0]), 1 << 16)
+    scores = np.array([0.0, 0.5, 1.0])
+    assert pack(np.zeros(3, int), np.ones(3, int), scores, 128).words.dtype == np.uint16  # 7 + 7 + 2 bits
+    assert pack(np.zeros(3, int), np.ones(3, int), scores, 129).words.dtype == np.uint32  # 8 + 8 + 2
+    assert pack(np.zeros(5, int), np.ones(5, int), np.linspace(0, 1, 5), 128).words.dtype == np.uint32
+    huge = pack(np.zeros(3, int), np.ones(3, int), scores, 1 << 16)
     assert huge.words.dtype == np.uint64  # 2 x 16 bits of codes leave no room for the score index
 
 
