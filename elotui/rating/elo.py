@@ -9,10 +9,11 @@ seed only, not on the order the verdicts were stored in, nor on which contestant
 
 Orders are Fisher–Yates shuffles driven by a counter-based splitmix64 stream, seeded. The sequential kernel
 (shuffle + play) is native code compiled at run time from LLVM IR with llvmlite (`elotui.rating.elo_kernels`,
-~0.15 s to import and compile, in a background thread where `warm_kernels` is called; no on-disk cache); without
-llvmlite (or with ELOTUI_NO_JIT=1) the orders are drawn with numpy and every game step advances all orders at
-once. Both paths draw the same orders and give the same ratings (up to float rounding); the native path is the
-fast one (see tests/benchmarks/bench_rating.py and bench_export.py).
+~0.1 s to import and ~0.13 s to compile for the word width the games need, in a background thread where
+`warm_kernels` is called; no on-disk cache); without llvmlite (or with ELOTUI_NO_JIT=1) the orders are drawn with
+numpy and every game step advances all orders at once. Both paths draw the same orders and give the same ratings
+(up to float rounding); the native path is the fast one (see tests/benchmarks/bench_rating.py and
+bench_export.py).
 """
 
 from __future__ import annotations
@@ -325,9 +326,17 @@ def jit_kernels() -> Kernels | None:
 
 
 def warm_kernels() -> None:
-    """Start compiling the native kernels in a background thread (~0.15 s, mostly in LLVM, which runs without
+    """Start compiling the native kernels in a background thread (~0.2 s, mostly in LLVM, which runs without
     the GIL): a command that will rate by Elo starts it before loading its inputs, so the compile is not on its
     path. Their first user waits for it (jit_kernels). Not a daemon: a process that ends sooner (bad input) waits
     for the compile to finish instead of unloading LLVM under it (which crashes the process)."""
     if "state" not in _KERNELS:
-        threading.Thread(target=jit_kernels, name="elotui-elo-compile").start()
+        threading.Thread(target=_compile_narrowest, name="elotui-elo-compile").start()
+
+
+def _compile_narrowest() -> None:
+    kernels = jit_kernels()
+    if (
+        kernels is not None
+    ):  # the 16-bit words most tournaments' games fit (a wider width compiles on first use)
+        kernels.order_functions(np.dtype(np.uint16))

@@ -29,12 +29,12 @@ def _f64(value: float) -> str:
     return f"0x{struct.unpack('<Q', struct.pack('<d', value))[0]:016X}"
 
 
-def module_ir(*, fma: bool) -> str:
-    """The kernels' module; `fma`: the processor fuses multiply-adds (exp then fuses them as the C library's
-    variant for such processors does)."""
+def module_ir(*, fma: bool, widths: tuple[int, ...] = WORD_BITS) -> str:
+    """The kernels' module: `elo_online`, and the order functions for words of each of `widths` bits; `fma`: the
+    processor fuses multiply-adds (exp then fuses them as the C library's variant for such processors does)."""
     orders = "".join(
         _ORDER_IR.format(W=width, AHEAD=PREFETCH_AHEAD, MASK=PREFETCH_AHEAD - 1, WIDEN=_widen(width))
-        for width in WORD_BITS
+        for width in widths
     )
     return _IR.replace("; @fexp\n", fexp_ir(fma=fma)) + orders + _ATTRIBUTES
 
@@ -243,6 +243,32 @@ entry:
 loop:
   %u = phi i64 [0, %entry], [%u1, %loop]
   call void @packed_step{W}(ptr %w, i64 %u, ptr %table, i64 %cbits, double %k, ptr %r)
+  %u1 = add i64 %u, 1
+  %more = icmp slt i64 %u1, %n_games
+  br i1 %more, label %loop, label %done
+done:
+  ret void
+}}
+
+; Two orders of the same blocks (keys %key and %key2), played side by side: twice the independent work in flight
+; for the processor (an update waits ~75 cycles for the last one of its contestants), each order's operations
+; exactly those of elo_order.
+define void @elo_pair{W}(ptr %src, ptr %starts, ptr %lengths, i64 %n_blocks, ptr %table, i64 %key, i64 %key2,
+                      i64 %n_games, i64 %n, i64 %cbits, double %k, double %init, ptr %r, ptr %r2, ptr %w,
+                      ptr %w2) {{
+entry:
+  call void @fill(ptr %r, i64 %n, double %init)
+  call void @fill(ptr %r2, i64 %n, double %init)
+  call void @gather{W}(ptr %src, ptr %starts, ptr %lengths, i64 %n_blocks, ptr %w)
+  call void @gather{W}(ptr %src, ptr %starts, ptr %lengths, i64 %n_blocks, ptr %w2)
+  call void @shuffle{W}(ptr %w, i64 %n_games, i64 %key)
+  call void @shuffle{W}(ptr %w2, i64 %n_games, i64 %key2)
+  %has = icmp sgt i64 %n_games, 0
+  br i1 %has, label %loop, label %done
+loop:
+  %u = phi i64 [0, %entry], [%u1, %loop]
+  call void @packed_step{W}(ptr %w, i64 %u, ptr %table, i64 %cbits, double %k, ptr %r)
+  call void @packed_step{W}(ptr %w2, i64 %u, ptr %table, i64 %cbits, double %k, ptr %r2)
   %u1 = add i64 %u, 1
   %more = icmp slt i64 %u1, %n_games
   br i1 %more, label %loop, label %done

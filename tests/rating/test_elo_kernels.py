@@ -79,6 +79,24 @@ def test_orders_of_blocks_play_the_blocks_laid_end_to_end(kernels: Kernels) -> N
         np.testing.assert_allclose(got, want, atol=1e-9)
 
 
+def test_orders_played_in_pairs_are_the_orders_played_one_by_one(kernels: Kernels) -> None:
+    # Two orders of the same games go to elo_pair (side by side); alone, or next to an order of other blocks, to
+    # elo_order: the same ratings bit for bit either way, whatever the pairing.
+    rng = np.random.default_rng(21)
+    n, size = 30, 4_000
+    a = rng.integers(0, n, size)
+    b = (a + rng.integers(1, n, size)) % n
+    src = pack(a, b, rng.choice([0.0, 0.5, 1.0], size), n)
+    blocks = [
+        (np.array([0, 100], np.int64), np.array([900, 2000], np.int64)),
+        (np.array([5], np.int64), np.array([3000], np.int64)),
+    ]
+    plan = [Order(*blocks[i % 3 == 2], int(key)) for i, key in enumerate(_stream_keys(7, 3))]
+    together = kernels.play_packed(src, plan, n, 16.0, 1000.0)
+    for i, order in enumerate(plan):
+        assert np.array_equal(together[i], kernels.play_packed(src, [order], n, 16.0, 1000.0)[0])
+
+
 def test_words_of_every_width_play_the_same_orders(kernels: Kernels) -> None:
     # Games pack into the narrowest words they fit (16, 32 or 64 bits: the less memory the shuffles move): the
     # same games in every width are the same orders, bit for bit, including orders longer than the prefetch ring.
