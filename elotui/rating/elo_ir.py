@@ -232,12 +232,20 @@ define internal void @packed_step{W}(ptr %w, i64 %u, ptr %table, i64 %cbits, dou
   ret void
 }}
 
-define void @elo_order{W}(ptr %src, ptr %starts, ptr %lengths, i64 %n_blocks, ptr %table, i64 %key, i64 %n_games,
-                       i64 %n, i64 %cbits, double %k, double %init, ptr %r, ptr %w) {{
-entry:
+; An order's start: ratings at %init, the blocks' words copied into %w and shuffled by the stream %key.
+define internal void @prepare{W}(ptr %src, ptr %starts, ptr %lengths, i64 %n_blocks, i64 %key, i64 %n_games,
+                                 i64 %n, double %init, ptr %r, ptr %w) #0 {{
   call void @fill(ptr %r, i64 %n, double %init)
   call void @gather{W}(ptr %src, ptr %starts, ptr %lengths, i64 %n_blocks, ptr %w)
   call void @shuffle{W}(ptr %w, i64 %n_games, i64 %key)
+  ret void
+}}
+
+define void @elo_order{W}(ptr %src, ptr %starts, ptr %lengths, i64 %n_blocks, ptr %table, i64 %key, i64 %n_games,
+                       i64 %n, i64 %cbits, double %k, double %init, ptr %r, ptr %w) {{
+entry:
+  call void @prepare{W}(ptr %src, ptr %starts, ptr %lengths, i64 %n_blocks, i64 %key, i64 %n_games, i64 %n,
+                        double %init, ptr %r, ptr %w)
   %has = icmp sgt i64 %n_games, 0
   br i1 %has, label %loop, label %done
 loop:
@@ -257,12 +265,10 @@ define void @elo_pair{W}(ptr %src, ptr %starts, ptr %lengths, i64 %n_blocks, ptr
                       i64 %n_games, i64 %n, i64 %cbits, double %k, double %init, ptr %r, ptr %r2, ptr %w,
                       ptr %w2) {{
 entry:
-  call void @fill(ptr %r, i64 %n, double %init)
-  call void @fill(ptr %r2, i64 %n, double %init)
-  call void @gather{W}(ptr %src, ptr %starts, ptr %lengths, i64 %n_blocks, ptr %w)
-  call void @gather{W}(ptr %src, ptr %starts, ptr %lengths, i64 %n_blocks, ptr %w2)
-  call void @shuffle{W}(ptr %w, i64 %n_games, i64 %key)
-  call void @shuffle{W}(ptr %w2, i64 %n_games, i64 %key2)
+  call void @prepare{W}(ptr %src, ptr %starts, ptr %lengths, i64 %n_blocks, i64 %key, i64 %n_games, i64 %n,
+                        double %init, ptr %r, ptr %w)
+  call void @prepare{W}(ptr %src, ptr %starts, ptr %lengths, i64 %n_blocks, i64 %key2, i64 %n_games, i64 %n,
+                        double %init, ptr %r2, ptr %w2)
   %has = icmp sgt i64 %n_games, 0
   br i1 %has, label %loop, label %done
 loop:

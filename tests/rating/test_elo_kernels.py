@@ -58,15 +58,22 @@ def test_out_of_range_codes_are_refused(kernels: Kernels) -> None:
         kernels.play(np.array([-1]), np.array([0]), np.array([1.0]), _stream_keys(1, 0), 2, 16.0, 1000.0)
 
 
+def random_games(
+    seed: int, n: int, size: int, scores: tuple[float, ...] = (0.0, 0.5, 1.0)
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """`size` games among `n` contestants (a != b), each with one of `scores`."""
+    rng = np.random.default_rng(seed)
+    a = rng.integers(0, n, size)
+    return a, (a + rng.integers(1, n, size)) % n, rng.choice(scores, size)
+
+
 def test_orders_of_blocks_play_the_blocks_laid_end_to_end(kernels: Kernels) -> None:
     # A bootstrap round is blocks of the source (prompts drawn with repeats, or single games): the kernel copies
     # them end to end and shuffles; the numpy reference gathers the same games and plays the same orders.
-    rng = np.random.default_rng(8)
     n, size = 6, 500
-    a = rng.integers(0, n, size)
-    b = (a + rng.integers(1, n, size)) % n
-    s = rng.choice([0.0, 0.5, 1.0, 0.25], size)
+    a, b, s = random_games(8, n, size, (0.0, 0.5, 1.0, 0.25))
     src = pack(a, b, s, n)
+    rng = np.random.default_rng(8)
     for trial in range(5):
         starts = rng.integers(0, size - 40, 12).astype(np.int64)
         lengths = rng.integers(0, 40, 12).astype(np.int64) if trial else np.ones(12, dtype=np.int64)
@@ -82,11 +89,8 @@ def test_orders_of_blocks_play_the_blocks_laid_end_to_end(kernels: Kernels) -> N
 def test_orders_played_in_pairs_are_the_orders_played_one_by_one(kernels: Kernels) -> None:
     # Two orders of the same games go to elo_pair (side by side); alone, or next to an order of other blocks, to
     # elo_order: the same ratings bit for bit either way, whatever the pairing.
-    rng = np.random.default_rng(21)
-    n, size = 30, 4_000
-    a = rng.integers(0, n, size)
-    b = (a + rng.integers(1, n, size)) % n
-    src = pack(a, b, rng.choice([0.0, 0.5, 1.0], size), n)
+    n = 30
+    src = pack(*random_games(21, n, 4_000), n)
     blocks = [
         (np.array([0, 100], np.int64), np.array([900, 2000], np.int64)),
         (np.array([5], np.int64), np.array([3000], np.int64)),
@@ -100,11 +104,9 @@ def test_orders_played_in_pairs_are_the_orders_played_one_by_one(kernels: Kernel
 def test_words_of_every_width_play_the_same_orders(kernels: Kernels) -> None:
     # Games pack into the narrowest words they fit (16, 32 or 64 bits: the less memory the shuffles move): the
     # same games in every width are the same orders, bit for bit, including orders longer than the prefetch ring.
-    rng = np.random.default_rng(3)
     n, size = 40, 5_000
-    a = rng.integers(0, n, size)
-    b = (a + rng.integers(1, n, size)) % n
-    p = pack(a, b, rng.choice([0.0, 0.5, 1.0], size), n)
+    a, b, s = random_games(3, n, size)
+    p = pack(a, b, s, n)
     assert p.words.dtype == np.uint16  # 2 x 6 bits of codes + 2 of score
     widths = [Packed(p.words.astype(word), p.table, p.cbits) for word in (np.uint32, np.uint64)]
     for size_ in (size, 300, 257, 256, 255, 70, 2):
