@@ -101,7 +101,10 @@ def resampled_blocks(g: Games, unit: BootstrapUnit, rounds: int, seed: int) -> R
             np.arange(n), ((rng.integers(0, n, n).astype(np.int64), ones) for _ in range(rounds))
         )
     counts, inverse = cluster_counts(g, rounds, rng)
-    order = stable_argsort(inverse, counts.shape[1])
+    ascending = bool(
+        np.all(inverse[1:] >= inverse[:-1])
+    )  # listed by prompt already (Elo's rounds): as they are
+    order = np.arange(n) if ascending else stable_argsort(inverse, counts.shape[1])
     starts = np.searchsorted(inverse[order], np.arange(counts.shape[1])).astype(np.int64)
     lengths = np.r_[starts[1:], n] - starts
     drawn = (np.repeat(np.arange(len(c)), c) for c in counts)
