@@ -8,6 +8,7 @@ import pytest
 from elotui.rating import VerdictTable, games
 from elotui.rating.elo import (
     canonical_games,
+    elo_rounds,
     expected_score,
     jit_kernels,
     online_elo,
@@ -83,6 +84,26 @@ def test_permutation_average_does_not_depend_on_storage_order() -> None:
         )
         np.testing.assert_allclose(x.mean, y.mean, atol=1e-9)
         np.testing.assert_allclose(x.low, y.low, atol=1e-9)
+
+
+@pytest.mark.parametrize("unit", ["prompt", "game"])
+def test_bootstrap_rounds_do_not_depend_on_storage_order(unit: str) -> None:
+    # The rounds list the games by (a, b, score, prompt) (prompt-major for prompt resampling) before drawing:
+    # the same verdicts stored in another order give the same rounds, bit for bit.
+    rows = simulate({"A": 100, "B": 50, "C": 0, "D": -80}, prompts=6, judges=3, seed=7)
+    shuffled = [rows[i] for i in np.random.default_rng(2).permutation(len(rows))]
+    names, prompts = ["A", "B", "C", "D"], sorted({r[0] for r in rows})
+    for threshold in ("none", 0.5, 1.0):
+        x, y = (
+            elo_rounds(
+                games(VerdictTable.from_rows(r, contestants=names, prompts=prompts), threshold),
+                rounds=12,
+                unit=unit,  # type: ignore[arg-type]
+                seed=5,
+            )
+            for r in (rows, shuffled)
+        )
+        assert x.shape == (12, 4) and np.array_equal(x, y)
 
 
 def test_swapping_shown_order_mirrors_elo() -> None:
