@@ -32,52 +32,37 @@ async def ask_completion(judge: Judge, call: Call) -> Completion:
     return reply
 
 
-def _base_record(
-    judge: Judge, call: Call, reply: JudgeReply | Completion, started_at: float, run_id: int | None
+def _record(
+    judge: Judge,
+    call: Call,
+    reply: JudgeReply | Completion,
+    started_at: float,
+    run_id: int | None,
+    what: tuple[str | None, str | None, str | None, str | None, int | None],
+    answer: tuple[str | None, str | None, str | None, str | None],
 ) -> CallRecord:
-    return CallRecord(
-        key=call.key,
-        kind=call.kind,
-        status=reply.status,
-        judge=call.judge,
-        provider=judge.config.provider,
-        model=judge.config.model,
-        error=reply.error,
-        latency_ms=reply.latency_ms,
-        input_tokens=reply.input_tokens,
-        output_tokens=reply.output_tokens,
-        cost=reply.cost,
-        attempts=reply.attempts,
-        http_429s=reply.http_429s,
-        started_at=started_at,
-        finished_at=time.time(),
-        run_id=run_id,
-    )
-
-
-def verdict_record(
-    judge: Judge, call: Call, reply: JudgeReply, started_at: float, run_id: int | None
-) -> CallRecord:
-    """The store row of a verdict call's reply (made in one call: 10^6 of them in a large replay)."""
-    p = call.presentation
-    assert p is not None
+    """A call's store row: `what` = (prompt, first, second, condition, sample), `answer` = (winner, reasoning,
+    raw_reply, output_text). Made positionally, in CallRecord's field order (10^6 of them in a large replay: half
+    the time of keywords and attribute sets; tests/run/test_recording.py pins every field)."""
+    prompt, first, second, condition, sample = what
+    winner, reasoning, raw_reply, output_text = answer
     c = judge.config
-    return CallRecord(  # positionally, in CallRecord's field order (a quarter faster than by keyword)
+    return CallRecord(
         call.key,
         call.kind,
         reply.status,
         call.judge,
         c.provider,
         c.model,
-        p.prompt,
-        p.first,
-        p.second,
-        p.condition,
-        p.sample,
-        reply.winner if reply.status == "ok" else None,
-        reply.reasoning,
-        reply.raw_reply,
-        None,  # output_text
+        prompt,
+        first,
+        second,
+        condition,
+        sample,
+        winner,
+        reasoning,
+        raw_reply,
+        output_text,
         reply.error,
         reply.latency_ms,
         reply.input_tokens,
@@ -91,12 +76,35 @@ def verdict_record(
     )
 
 
+def verdict_record(
+    judge: Judge, call: Call, reply: JudgeReply, started_at: float, run_id: int | None
+) -> CallRecord:
+    """The store row of a verdict call's reply."""
+    p = call.presentation
+    assert p is not None
+    winner = reply.winner if reply.status == "ok" else None
+    return _record(
+        judge,
+        call,
+        reply,
+        started_at,
+        run_id,
+        (p.prompt, p.first, p.second, p.condition, p.sample),
+        (winner, reply.reasoning, reply.raw_reply, None),
+    )
+
+
 def completion_record(
     judge: Judge, call: Call, reply: Completion, started_at: float, run_id: int | None
 ) -> CallRecord:
     """The store row of a generation's or paraphrase's reply."""
-    record = _base_record(judge, call, reply, started_at, run_id)
-    record.prompt, record.first = call.prompt, call.contestant
     text = (reply.text or "").strip() or None
-    record.output_text = text if reply.status == "ok" else None
-    return record
+    return _record(
+        judge,
+        call,
+        reply,
+        started_at,
+        run_id,
+        (call.prompt, call.contestant, None, None, None),
+        (None, None, None, text if reply.status == "ok" else None),
+    )
