@@ -101,10 +101,7 @@ def resampled_blocks(g: Games, unit: BootstrapUnit, rounds: int, seed: int) -> R
             np.arange(n), ((rng.integers(0, n, n).astype(np.int64), ones) for _ in range(rounds))
         )
     counts, inverse = cluster_counts(g, rounds, rng)
-    ascending = bool(
-        np.all(inverse[1:] >= inverse[:-1])
-    )  # listed by prompt already (Elo's rounds): as they are
-    order = np.arange(n) if ascending else stable_argsort(inverse, counts.shape[1])
+    order = stable_argsort(inverse, counts.shape[1])  # as they are when listed by prompt (Elo's rounds)
     starts = np.searchsorted(inverse[order], np.arange(counts.shape[1])).astype(np.int64)
     lengths = np.r_[starts[1:], n] - starts
     drawn = (np.repeat(np.arange(len(c)), c) for c in counts)

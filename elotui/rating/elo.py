@@ -354,8 +354,7 @@ def warm_kernels() -> None:
 
 
 def _compile_narrowest() -> None:
+    """The kernels, with the 16-bit words most tournaments' games fit (a wider width compiles on first use)."""
     kernels = jit_kernels()
-    if (
-        kernels is not None
-    ):  # the 16-bit words most tournaments' games fit (a wider width compiles on first use)
+    if kernels is not None:
         kernels.order_functions(np.dtype(np.uint16))

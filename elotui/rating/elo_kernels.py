@@ -1,29 +1,29 @@
 """Native Elo kernels for `elotui.rating.elo`, compiled at run time from LLVM IR with llvmlite.
 
 Why not numba: for the `elotui export` process the kernel itself takes ~0.1 s for 100 orders of 100k games, but
-numba costs ~0.5 s before it runs anything (importing numba, which imports scipy.linalg, then initialising its
-CPU target even when the machine code comes from its on-disk cache). llvmlite (numba's own LLVM binding) needs
-~0.03 s to import and ~0.1 s to optimise and compile the IR below for one word width (exp inlined; a width is
-compiled when first needed, and the export compiles the 16-bit one in the background, `elo.warm_kernels`), with
-no on-disk cache to go stale. The IR is small and
-does exactly what the earlier numba kernel did (same splitmix64 shuffle, same floating-point operations in the same
-order, no fast-math), so both give bit-identical ratings. exp is the C library's own algorithm inlined
-(`elotui.rating.exp_ir`, bit for bit the library's: half the update's time was the call; ~20 % faster).
+numba costs ~0.5 s before it runs anything (importing numba, which imports scipy.linalg, then initialising its CPU
+target even when the machine code comes from its on-disk cache). llvmlite (numba's own LLVM binding) needs ~0.03 s
+to import and ~0.1 s to optimise and compile the IR below for one word width (exp inlined; a width is compiled
+when first needed, and the export compiles the 16-bit one in the background, `elo.warm_kernels`), with no on-disk
+cache to go stale. The IR is small and does exactly what the earlier numba kernel did (same splitmix64 shuffle,
+same floating-point operations in the same order, no fast-math), so both give bit-identical ratings. exp is the C
+library's own algorithm inlined (`elotui.rating.exp_ir`, bit for bit the library's: half the update's time was the
+call; ~20 % faster).
 
 Games are packed one per word (contestant codes in two fields of `cbits` bits, then the index of the score in a
-small table of the distinct scores; in the narrowest of 16, 32 or 64 bits they fit), so an order moves one word per game: the
-words are copied into a scratch array (from blocks of a source array, which is how a bootstrap round lists its
-resampled prompts), shuffled in place (each Fisher–Yates draw is made PREFETCH_AHEAD swaps ahead, its load
-prefetched then and the draw kept in a small ring until its swap: the draws do not depend on the data) and played
-front to back. Playing the shuffled words is playing the games in the shuffled order of their indices, so the
-ratings are those of the index-order kernel this replaced, bit for bit.
+small table of the distinct scores; in the narrowest of 16, 32 or 64 bits they fit), so an order moves one word
+per game: the words are copied into a scratch array (from blocks of a source array, which is how a bootstrap round
+lists its resampled prompts), shuffled in place (each Fisher–Yates draw is made PREFETCH_AHEAD swaps ahead, its
+load prefetched then and the draw kept in a small ring until its swap: the draws do not depend on the data) and
+played front to back. Playing the shuffled words is playing the games in the shuffled order of their indices, so
+the ratings are those of the index-order kernel this replaced, bit for bit.
 
 Functions (C ABI, called through ctypes, which releases the GIL during the call):
-- `elo_order16` / `elo_order32` / `elo_order64(src, starts, lengths, n_blocks, table, key, n_games, n, cbits, k, init, r, w)`
-  (words of 16 / 32 / 64 bits): w = the words src[starts[i] : starts[i] + lengths[i]] for each block i (n_games in
-  all), a Fisher–Yates shuffle of w driven by splitmix64 with stream key `key` (draw i = mix(key + i * golden),
-  j = ((draw >> 32) * (i + 1)) >> 32, the orders `elo.permutation_orders` draws), then Elo over w into `r`
-  (n float64).
+- `elo_order16` / `elo_order32` / `elo_order64(src, starts, lengths, n_blocks, table, key, n_games, n, cbits, k,
+  init, r, w)` (words of 16 / 32 / 64 bits): w = the words src[starts[i] : starts[i] + lengths[i]] for each block
+  i (n_games in all), a Fisher–Yates shuffle of w driven by splitmix64 with stream key `key` (draw i = mix(key + i
+  * golden), j = ((draw >> 32) * (i + 1)) >> 32, the orders `elo.permutation_orders` draws), then Elo over w into
+  `r` (n float64).
 - `elo_pair16` / `elo_pair32` / `elo_pair64(src, starts, lengths, n_blocks, table, key, key2, n_games, n, cbits,
   k, init, r, r2, w, w2)`: two orders of the same blocks (keys `key`, `key2`, into `r`, `r2`) played side by side,
   which keeps twice the independent updates in flight (~7 % faster an update; each order's operations are those
@@ -169,35 +169,33 @@ class Kernels:
 
         def run(lo: int, hi: int) -> None:  # orders lo..hi-1 into out[lo:hi]; ctypes drops the GIL meanwhile
             scratch = [np.empty(max(max(sizes[lo:hi], default=0), 1), dtype=words.dtype)]
+            rules = (n, src.cbits, float(k), float(init))
             i = lo
             while i < hi:
                 x = orders[i]
-                common = (
-                    words.ctypes.data,
-                    x.starts.ctypes.data,
-                    x.lengths.ctypes.data,
-                    len(x.starts),
-                    table,
-                )
+                blocks = (words.ctypes.data, x.starts.ctypes.data, x.lengths.ctypes.data, len(x.starts))
                 if i + 1 < hi and _same_blocks(x, orders[i + 1]):  # two orders of the same games side by side
                     if len(scratch) == 1:
                         scratch.append(np.empty_like(scratch[0]))
+                    y, ry, wy = orders[i + 1].key, out[i + 1].ctypes.data, scratch[1].ctypes.data
                     pair(
-                        *common,
+                        *blocks,
+                        table,
                         x.key,
-                        orders[i + 1].key,
-                        *(sizes[i], n, src.cbits, float(k), float(init)),
-                        *(out[i].ctypes.data, out[i + 1].ctypes.data),
-                        *(scratch[0].ctypes.data, scratch[1].ctypes.data),
+                        y,
+                        sizes[i],
+                        *rules,
+                        out[i].ctypes.data,
+                        ry,
+                        scratch[0].ctypes.data,
+                        wy,
                     )
                     i += 2
-                    continue
-                single(
-                    *common,
-                    *(x.key, sizes[i], n, src.cbits, float(k), float(init)),
-                    *(out[i].ctypes.data, scratch[0].ctypes.data),
-                )
-                i += 1
+                else:
+                    single(
+                        *blocks, table, x.key, sizes[i], *rules, out[i].ctypes.data, scratch[0].ctypes.data
+                    )
+                    i += 1
 
         # The orders are independent: split them over the cores this process may use (each order is played
         # by one thread, whole, so the result does not depend on the split).

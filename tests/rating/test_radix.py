@@ -27,6 +27,15 @@ def test_stable_argsort_is_numpys_stable_argsort(key_range: int) -> None:
             assert np.array_equal(stable_argsort(signed, key_range), np.argsort(keys, kind="stable"))
 
 
+def test_keys_already_in_order_keep_their_order() -> None:
+    rng = np.random.default_rng(4)
+    for key_range in (3, 1 << 16, 1 << 40):
+        keys = np.sort(rng.integers(0, key_range, 5000))  # ties: stability decides their order
+        assert np.array_equal(stable_argsort(keys, key_range), np.argsort(keys, kind="stable"))
+        keys[2500] = key_range - 1  # one out of order: sorted for real
+        assert np.array_equal(stable_argsort(keys, key_range), np.argsort(keys, kind="stable"))
+
+
 @pytest.mark.parametrize("dtype", [np.int32, np.int64, np.uint8, np.uint32, np.uint64, np.intp])
 def test_lexicographic_order_takes_codes_of_any_integer_type(dtype: type) -> None:
     rng = np.random.default_rng(11)
