@@ -76,9 +76,16 @@ class _Fields:
         )
 
     def get(self, row: Row, name: str, paths: list[tuple[str | int, ...]] | None = None) -> Any:
+        values = row.values
         for steps in paths or self.paths[name]:
-            value = pick(row.values, steps)
-            if found(value) and value is not None and value != "":
+            head = steps[0]
+            if len(steps) == 1 and isinstance(head, str):  # a top-level key, most rows' case: no walk
+                value = values.get(head)
+            else:
+                value = pick(values, steps)
+                if not found(value):
+                    continue
+            if value is not None and value != "":
                 return value
         return None
 
@@ -97,6 +104,11 @@ def _own_copy(prompt: Any) -> Any:
         return prompt
     responses = prompt.get("responses")
     return {**prompt, "responses": dict(responses)} if isinstance(responses, dict) else dict(prompt)
+
+
+def _at(where: tuple[Path, int]) -> str:
+    """`FILE:LINE`."""
+    return f"{where[0]}:{where[1]}"
 
 
 def _turn(value: Any) -> int:
@@ -125,12 +137,15 @@ class _Loader:
         raw = data.get("contestants")
         self.contestants = [c for c in raw if isinstance(c, dict)] if isinstance(raw, list) else []
         self.declared = [str(c["id"]) for c in self.contestants if isinstance(c.get("id"), str)]
+        self.known = set(self.declared)
         self.generated = {str(c.get("id")) for c in self.contestants if c.get("generator") is not None}
         inline = data.get("prompts")
         self.prompts: list[Any] = [_own_copy(p) for p in inline] if isinstance(inline, list) else []
         self.origin: dict[str, str] = {}  # prompt id → where it was declared (for messages)
         self.by_text: dict[str, str] = {}
-        self.where: dict[tuple[str, str], str] = {}  # (prompt, contestant) → "FILE:LINE" of its response
+        self.where: dict[
+            tuple[str, str], tuple[Path, int]
+        ] = {}  # (prompt, contestant) → its response's file, line
         self._index_inline()
         self.undeclared: set[str] = (
             set()
@@ -201,7 +216,7 @@ class _Loader:
         if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
             self.report.file_problems.append(f"{where}: reference_ranking must be a list of contestant ids")
             return None
-        unknown = [v for v in value if v not in self.declared]
+        unknown = [v for v in value if v not in self.known]
         if unknown:
             self.report.file_problems.append(
                 f"{where}: reference_ranking names undeclared contestant(s) {listing(unknown)}"
@@ -219,14 +234,13 @@ class _Loader:
         undeclared: dict[str, int] = defaultdict(int)
         by_id = {p["id"]: p for p in self.prompts if isinstance(p, dict) and isinstance(p.get("id"), str)}
         for row in rows:
-            where = f"{path}:{row.line}"
             cid = contestant or _as_id(f.get(row, "contestant"))
             if cid is None:
                 self.report.file_problems.append(
-                    f"{where}: no contestant (looked for {f.names('contestant')})"
+                    f"{path}:{row.line}: no contestant (looked for {f.names('contestant')})"
                 )
                 continue
-            if cid not in self.declared:
+            if cid not in self.known:
                 undeclared[cid] += 1
                 continue
             pid = self._prompt_of(row, by_id)
@@ -235,9 +249,11 @@ class _Loader:
                 continue
             text = f.get(row, "response")
             if text is not None and not isinstance(text, str):
-                self.report.file_problems.append(f"{where}: the response is not text ({type(text).__name__})")
+                self.report.file_problems.append(
+                    f"{path}:{row.line}: the response is not text ({type(text).__name__})"
+                )
                 continue
-            self._put(by_id[pid], cid, text or "", where)
+            self._put(by_id[pid], cid, text or "", (path, row.line))
         self._unmatched(path, key, unknown_prompts, undeclared)
 
     def _prompt_of(self, row: Row, by_id: dict[str, dict[str, Any]]) -> str | None:
@@ -257,7 +273,7 @@ class _Loader:
             by_id[pid] = prompt
         return pid
 
-    def _put(self, prompt: dict[str, Any], cid: str, text: str, where: str) -> None:
+    def _put(self, prompt: dict[str, Any], cid: str, text: str, where: tuple[Path, int]) -> None:
         responses = prompt.setdefault("responses", {})
         if not isinstance(responses, dict):
             return  # a malformed inline `responses`: the schema check reports it
@@ -266,12 +282,12 @@ class _Loader:
             before = responses[cid]
             if key not in self.where:
                 self.report.file_problems.append(
-                    f"{where}: the response of '{cid}' to prompt '{prompt['id']}' is also given inline"
+                    f"{_at(where)}: the response of '{cid}' to prompt '{prompt['id']}' is also given inline"
                 )
             elif before != text:
                 self.report.file_problems.append(
-                    f"{where}: a second, different response of '{cid}' to prompt '{prompt['id']}' "
-                    f"(first at {self.where[key]})"
+                    f"{_at(where)}: a second, different response of '{cid}' to prompt '{prompt['id']}' "
+                    f"(first at {_at(self.where[key])})"
                 )
             return
         responses[cid] = text
