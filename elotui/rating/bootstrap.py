@@ -62,10 +62,11 @@ def percentile_interval(rounds: NDArray[np.float64], level: float = LEVEL) -> tu
 
 
 def cluster_counts(
-    g: Games, rounds: int, rng: np.random.Generator
+    prompt: NDArray[np.integer], rounds: int, rng: np.random.Generator
 ) -> tuple[NDArray[np.int64], NDArray[np.intp]]:
-    """(rounds x prompts) draw counts over the prompts that have games, and each game's prompt index."""
-    clusters, inverse = dense_ints(g.prompt)
+    """(rounds x prompts) draw counts over the prompts that have games (each game's prompt code in `prompt`),
+    and each game's prompt index."""
+    clusters, inverse = dense_ints(prompt)
     p = len(clusters)
     counts = rng.multinomial(p, np.full(p, 1.0 / p), size=rounds)
     return counts, inverse
@@ -93,14 +94,25 @@ class Resampling:
 
 def resampled_blocks(g: Games, unit: BootstrapUnit, rounds: int, seed: int) -> Resampling:
     """For each round, the games it keeps (with repeats): whole prompts, or single games."""
+    if len(g.prompt) != len(g):
+        unit = "game"
+    return resampled_blocks_of(
+        g.prompt if unit == "prompt" else np.zeros(len(g), np.int32), unit, rounds, seed
+    )
+
+
+def resampled_blocks_of(
+    prompt: NDArray[np.integer], unit: BootstrapUnit, rounds: int, seed: int
+) -> Resampling:
+    """`resampled_blocks` of games known by their prompt codes alone (`prompt`: one per game)."""
     rng = np.random.default_rng(seed)
-    n = len(g)
-    if unit == "game" or len(g.prompt) != n:
+    n = len(prompt)
+    if unit == "game":
         ones = np.ones(n, dtype=np.int64)
         return Resampling(
             np.arange(n), ((rng.integers(0, n, n).astype(np.int64), ones) for _ in range(rounds))
         )
-    counts, inverse = cluster_counts(g, rounds, rng)
+    counts, inverse = cluster_counts(prompt, rounds, rng)
     order = stable_argsort(inverse, counts.shape[1])  # as they are when listed by prompt (Elo's rounds)
     starts = np.searchsorted(inverse[order], np.arange(counts.shape[1])).astype(np.int64)
     lengths = np.r_[starts[1:], n] - starts
@@ -136,7 +148,7 @@ def prompt_win_rounds(g: Games, rounds: int, seed: int) -> NDArray[np.float64]:
     accumulated over blocks of prompts so that memory stays bounded (at most ~16 MB of per-prompt matrices)."""
     n = g.n_contestants
     rng = np.random.default_rng(seed)
-    counts, inverse = cluster_counts(g, rounds, rng)
+    counts, inverse = cluster_counts(g.prompt, rounds, rng)
     p = counts.shape[1]
     ab, ba, s = pair_cells(g)
     out = np.zeros((rounds, n * n))

@@ -23,7 +23,7 @@ import math
 import os
 import threading
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -34,7 +34,7 @@ from elotui.rating.bootstrap import (
     BootstrapUnit,
     Resampling,
     clusters_of,
-    resampled_blocks,
+    resampled_blocks_of,
     small_sample_corrected,
 )
 from elotui.rating.elo_kernels import Order, Packed, pack, whole
@@ -97,6 +97,17 @@ class Canonical:
     b: NDArray[np.int32]
     s: NDArray[np.float64]
     order: NDArray[np.intp]
+    _packs: dict[int, Packed | None] = field(default_factory=dict, compare=False, repr=False)
+
+    def packed(self, n: int) -> Packed | None:
+        """The listing packed for the native kernels, made once (the orders and the bootstrap rounds play the
+        same words), or None where the games do not pack (the numpy path plays them)."""
+        if n not in self._packs:
+            try:
+                self._packs[n] = pack(self.a, self.b, self.s, n)
+            except ValueError:
+                self._packs[n] = None
+        return self._packs[n]
 
 
 def canonical(g: Games) -> Canonical:
@@ -169,13 +180,17 @@ def permutation_elo(
     initial_rating: float = 1000.0,
     permutations: int = 100,
     seed: int = 0,
+    canon: Canonical | None = None,
 ) -> PermutationElo:
-    a, b, s = canonical_games(g)
+    """`canon`: `canonical(g)`, where the caller has it already (the bootstrap rounds list the same games)."""
+    c = canon if canon is not None else canonical(g)
+    a, b, s = c.a, c.b, c.s
     n = g.n_contestants
     if len(a) == 0 or permutations < 1:
         flat = np.full((max(permutations, 1), n), float(initial_rating))
         return PermutationElo(flat[0].copy(), flat[0].copy(), flat[0].copy(), flat)
-    kernels, packed = _native(a, b, s, n)
+    kernels = jit_kernels()
+    packed = c.packed(n) if kernels is not None else None
     if kernels is not None and packed is not None:
         orders = whole(len(a), _stream_keys(permutations, seed))
         ratings = kernels.play_packed(packed, orders, n, float(k_factor), float(initial_rating))
@@ -195,6 +210,7 @@ def elo_rounds(
     initial_rating: float = 1000.0,
     seed: int = 0,
     orders: int = ELO_ORDERS_PER_ROUND,
+    canon: Canonical | None = None,
 ) -> NDArray[np.float64]:
     """(rounds, n) bootstrap replicates of the permutation-averaged Elo: each round resamples the games (by prompt
     or by game, elotui.rating.bootstrap) and averages `orders` random orders of them. The games are put in their
@@ -204,11 +220,12 @@ def elo_rounds(
     which does not shrink as games are added. It is removed: the single-order variance is estimated from the
     spread of the orders within each round, and every round's deviation from the rounds' mean is scaled by
     sqrt(1 - order variance / total variance) per contestant, so the replicates vary by the resampling alone
-    (left unscaled for a contestant whose estimated order variance reaches the total: no zero-width interval)."""
+    (left unscaled for a contestant whose estimated order variance reaches the total: no zero-width interval).
+    `canon`: `canonical(g)`, where the caller has it already."""
     n = g.n_contestants
     if rounds <= 0 or len(g) == 0:
         return np.zeros((0, n))
-    c = canonical(g)
+    c = canon if canon is not None else canonical(g)
     prompt = g.prompt[c.order] if len(g.prompt) == len(g) else np.zeros(len(g), dtype=np.int32)
     # Listed by (a, b, score, prompt), ties in the games' own order; for prompt resampling prompt-major, the order
     # the resampling groups them in (one pass over the (a, b, score) listing either way).
@@ -216,13 +233,15 @@ def elo_rounds(
         order = stable_argsort(prompt, int(prompt.max()) + 1)
     else:  # single games are drawn by their place in the listing
         order = _canonical_order(c.a, c.b, c.s, n, prompt)
-    listed = Games(c.a[order], c.b[order], c.s[order], n, {}, prompt[order])
-    del c, prompt, order  # 10^7 games: ~300 MB the rounds do not need
+    listed_prompt = prompt[order]
+    del prompt
     out = np.empty((rounds, n))
     within = np.empty((rounds, n))
-    for r, played in enumerate(
-        _round_orders(listed, unit, rounds, seed, orders, float(k_factor), float(initial_rating))
-    ):
+    played_rounds = _round_orders(
+        c, order, listed_prompt, n, unit, rounds, seed, orders, float(k_factor), float(initial_rating)
+    )
+    del canon, c, order, listed_prompt  # the rounds hold what they need
+    for r, played in enumerate(played_rounds):
         out[r] = played.mean(axis=0)
         within[r] = played.var(axis=0, ddof=1) if orders > 1 else 0.0
     total = out.var(axis=0, ddof=1) if rounds > 1 else np.zeros(n)
@@ -242,25 +261,38 @@ def _round_seed(seed: int, r: int) -> int:
 
 
 def _round_orders(
-    canon: Games, unit: BootstrapUnit, rounds: int, seed: int, orders: int, k: float, init: float
+    c: Canonical,
+    listed: NDArray[np.intp],
+    prompt: NDArray[np.int32],
+    n: int,
+    unit: BootstrapUnit,
+    rounds: int,
+    seed: int,
+    orders: int,
+    k: float,
+    init: float,
 ) -> Iterator[NDArray[np.float64]]:
-    """Each round's (orders, n) final ratings: the round's resampled games played in `orders` random orders.
-    Natively, rounds are played a batch at a time (all their orders spread over the cores), each order a shuffle
-    of the round's blocks of the packed games in cluster order; otherwise with numpy, round by round."""
-    n = canon.n_contestants
-    resampling = resampled_blocks(canon, unit, rounds, seed)
-    kernels, packed = _native(canon.a, canon.b, canon.score_a, n)
+    """Each round's (orders, n) final ratings: the round's resampled games played in `orders` random orders. The
+    rounds draw from the canonical games listed in the order `listed` (whose prompts are `prompt`). Natively,
+    rounds are played a batch at a time (all their orders spread over the cores), each order a shuffle of the
+    round's blocks of the packed games in cluster order; otherwise with numpy, round by round."""
+    resampling = resampled_blocks_of(prompt, unit, rounds, seed)
+    kernels = jit_kernels()
+    packed = c.packed(n) if kernels is not None else None
     if kernels is None or packed is None:
+        a, b, s = c.a[listed], c.b[listed], c.s[listed]
         for r, blocks in enumerate(resampling.rounds):
             keep = Resampling.indices(resampling.order, blocks)
-            ra, rb, rs = canon.a[keep], canon.b[keep], canon.score_a[keep]
+            ra, rb, rs = a[keep], b[keep], s[keep]
             yield run_orders_numpy(
                 ra, rb, rs, permutation_orders(len(ra), orders, _round_seed(seed, r)), n, k, init
             )
         return
-    src = Packed(packed.words[resampling.order], packed.table, packed.cbits)
+    # the packed canonical words in cluster order: one gather of the words (packing is per game)
+    src = Packed(packed.words[listed[resampling.order]], packed.table, packed.cbits)
+    del listed, prompt
     batch = (
-        16 if unit == "prompt" else max(1, min(16, 8_000_000 // max(len(canon), 1)))
+        16 if unit == "prompt" else max(1, min(16, 8_000_000 // max(len(src.words), 1)))
     )  # bounded block memory
     drawn = enumerate(resampling.rounds)
     while chunk := list(itertools.islice(drawn, batch)):
@@ -271,20 +303,6 @@ def _round_orders(
         ]
         played = kernels.play_packed(src, plan, n, k, init)
         yield from played.reshape(len(chunk), orders, n)
-
-
-def _native(
-    a: NDArray[np.integer], b: NDArray[np.integer], s: NDArray[np.floating], n: int
-) -> tuple[Kernels | None, Packed | None]:
-    """The native kernels and the games packed for them, or None where there are no kernels or the games do not
-    pack (the numpy path plays them)."""
-    kernels = jit_kernels()
-    if kernels is None:
-        return None, None
-    try:
-        return kernels, pack(a, b, s, n)
-    except ValueError:
-        return kernels, None
 
 
 def run_orders_numpy(

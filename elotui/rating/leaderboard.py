@@ -27,7 +27,7 @@ from numpy.typing import NDArray
 from elotui.rating.board import Leaderboard, LeaderboardRow, Rated, build_leaderboard
 from elotui.rating.bootstrap import ELO_MAX_ROUNDS, LEVEL, BootstrapUnit, IntervalSpec
 from elotui.rating.bt import bradley_terry
-from elotui.rating.elo import elo_rounds, online_elo, permutation_elo
+from elotui.rating.elo import canonical, elo_rounds, online_elo, permutation_elo
 from elotui.rating.games import Games, games
 from elotui.rating.identify import Identified, identify
 from elotui.rating.table import VerdictTable
@@ -235,8 +235,14 @@ def ratings_for(g: Games, method: str, options: RatingOptions = RatingOptions())
     o = options
     n = g.n_contestants
     if method == "elo":
+        settled = canonical(g)  # the orders and the rounds play the same listing of the games
         pe = permutation_elo(
-            g, k_factor=o.k_factor, initial_rating=o.initial_rating, permutations=o.permutations, seed=o.seed
+            g,
+            k_factor=o.k_factor,
+            initial_rating=o.initial_rating,
+            permutations=o.permutations,
+            seed=o.seed,
+            canon=settled,
         )
         spec = o.interval("elo")
         rounds = elo_rounds(
@@ -246,7 +252,9 @@ def ratings_for(g: Games, method: str, options: RatingOptions = RatingOptions())
             k_factor=o.k_factor,
             initial_rating=o.initial_rating,
             seed=o.seed,
+            canon=settled,
         )
+        del settled
         low, high = _interval(pe.mean, rounds)
         return Rated(pe.mean, low, high, rounds, (pe.low, pe.high))
     if method == "bt" and o.per_verdict_model and len(g.judge) == len(g.a) and len(g.a):
