@@ -189,9 +189,13 @@ class VerdictTable:
         m = len(new["outcome"])
         if m == 0:
             return 0
-        self._reserve(self._n + m)
-        for name, values in new.items():
-            self._data[name][self._n : self._n + m] = values
+        if self._n == 0:  # the first read of a store: the new columns become the table's (no second copy)
+            for name, values in new.items():
+                self._data[name] = _own_int32(values)
+        else:
+            self._reserve(self._n + m)
+            for name, values in new.items():
+                self._data[name][self._n : self._n + m] = values
         self._n += m
         self.version += 1
         return m
@@ -306,3 +310,11 @@ class VerdictTable:
             "failed": int(tally[OUTCOME_FAILED]),
             "missing": int(tally[OUTCOME_MISSING]),
         }
+
+
+def _own_int32(values: NDArray[Any]) -> IntArray:
+    """`values` as an int32 array of the table's own: itself when it already is one (made for the table), else a
+    copy (a read-only view of the store's snapshot, a narrower type)."""
+    if values.dtype == np.int32 and values.flags.owndata and values.flags.writeable:
+        return values
+    return values.astype(np.int32)

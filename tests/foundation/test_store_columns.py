@@ -127,6 +127,28 @@ def test_the_table_from_columns_is_the_table_from_rows(tmp_path: Path) -> None:
             assert np.array_equal(got.column(name), want.column(name)), name
 
 
+def test_columns_added_twice_are_the_rows_added_twice(tmp_path: Path) -> None:
+    """The first read's columns become the table's own (no copy); a second read appends after them, and the
+    snapshot's arrays are left as they were."""
+    rng = random.Random(5)
+    with Store(tmp_path / "s.sqlite") as store:
+        store.set_plan(plan(rng, 30, rows=80))
+        store.record_calls([call(rng, f"k{i}") for i in range(0, 30, 2)])
+        cols = store.verdict_columns()
+        named = store.plan_verdicts()
+    before = {name: getattr(cols, name).copy() for name in ("prompt", "first", "outcome", "sample")}
+    got = VerdictTable(contestants=["a", "b", "c", "d"])
+    got.extend_columns(cols)
+    got.extend_columns(cols, include_missing=False)
+    got.extend_columns(cols)
+    present = [r for r in named if r.status != "missing"]
+    want = VerdictTable.from_rows([*named, *present, *named], contestants=["a", "b", "c", "d"])
+    for name in ("prompt", "first", "second", "judge", "condition", "sample", "outcome"):
+        assert np.array_equal(got.column(name), want.column(name)), name
+    for name, values in before.items():
+        assert np.array_equal(getattr(cols, name), values), name
+
+
 def test_a_read_replays_at_most_compact_every_answers(tmp_path: Path) -> None:
     with Store(tmp_path / "s.sqlite") as store:
         store.set_plan(
