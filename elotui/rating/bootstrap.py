@@ -29,7 +29,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from elotui.rating.games import Games
-from elotui.rating.radix import dense_ints, stable_argsort
+from elotui.rating.radix import count_distinct, dense_ints, stable_argsort
 
 BootstrapUnit = Literal["prompt", "game"]
 LEVEL = 0.95
@@ -132,7 +132,7 @@ def small_sample_corrected(rounds: NDArray[np.float64], clusters: int) -> NDArra
 def clusters_of(g: Games, unit: BootstrapUnit) -> int:
     """How many units a round resamples: the prompts that have games, or the games."""
     if unit == "prompt" and len(g.prompt) == len(g):
-        return len(dense_ints(g.prompt)[0])
+        return count_distinct(g.prompt)
     return len(g)
 
 

@@ -21,6 +21,7 @@ from numpy.typing import NDArray
 from elotui.rating.radix import groups_by_arrival
 from elotui.rating.table import (
     OUTCOME_FIRST,
+    OUTCOME_SECOND,
     OUTCOME_TIE,
     VerdictTable,
 )
@@ -29,6 +30,11 @@ from elotui.vocab import THRESHOLDS, Threshold, parse_threshold
 __all__ = ["THRESHOLDS", "Games", "Threshold", "games", "record"]
 
 _EPS = 1e-9  # 9 votes of 10 must meet 0.9 whatever the float rounding
+_FIRST_SCORE = np.zeros(
+    max(OUTCOME_FIRST, OUTCOME_SECOND, OUTCOME_TIE) + 1
+)  # by valid outcome code: the score
+_FIRST_SCORE[OUTCOME_FIRST] = 1.0  # of the contestant shown first
+_FIRST_SCORE[OUTCOME_TIE] = 0.5
 
 
 @dataclass(frozen=True)
@@ -77,20 +83,26 @@ def games(table: VerdictTable, threshold: Threshold, mask: NDArray[np.bool_] | N
     if mask is not None:
         valid &= mask
     rows = np.flatnonzero(valid)
-    out_v = outcome[rows]
     n = len(table.contestants)
     if threshold == "none":
-        score = np.where(out_v == OUTCOME_FIRST, 1.0, np.where(out_v == OUTCOME_TIE, 0.5, 0.0))
+        every = len(rows) == len(outcome)  # every row is a game: copies, not gathers
+
+        def kept(column: NDArray[np.int32]) -> NDArray[np.int32]:
+            return column.astype(np.int32) if every else column[rows].astype(np.int32, copy=False)
+
+        out_v = outcome if every else outcome[rows]
         counts["games"] = len(rows)
         return Games(
-            first[rows].copy(),
-            second[rows].copy(),
-            score,
+            kept(first),
+            kept(second),
+            _FIRST_SCORE[out_v],
             n,
             counts,
-            table.prompt[rows].astype(np.int32),
-            table.judge[rows].astype(np.int32),
+            kept(table.prompt),
+            kept(table.judge),
         )
+
+    out_v = outcome[rows]
 
     n_cond = max(len(table.conditions), 1)
     key = table.prompt[rows].astype(np.int64)
@@ -130,11 +142,21 @@ def tally(
 ) -> NDArray[np.int64]:
     """(n, 3) per contestant: full wins, full losses, the rest (draws and split scores), over games a vs b where a
     scored s."""
-    a_kind = np.where(s == 1.0, 0, np.where(s == 0.0, 1, 2))
-    b_kind = np.where(a_kind == 2, 2, 1 - a_kind)
-    counts = np.bincount(np.asarray(a, dtype=np.int64) * 3 + a_kind, minlength=3 * n)
-    counts += np.bincount(np.asarray(b, dtype=np.int64) * 3 + b_kind, minlength=3 * n)
+    s = np.asarray(s)
+    win = (s == 1.0).view(np.uint8)
+    loss = (s == 0.0).view(np.uint8)
+    # kind 0 a full win, 1 a full loss, 2 the rest: a's is 2 - 2 win - loss, b's 2 - 2 loss - win (one byte each)
+    counts = np.bincount(_cells(a, 2 - 2 * win - loss), minlength=3 * n)
+    counts += np.bincount(_cells(b, 2 - 2 * loss - win), minlength=3 * n)
     return counts.reshape(n, 3)
+
+
+def _cells(codes: NDArray[np.integer], kind: NDArray[np.uint8]) -> NDArray[np.intp]:
+    """codes * 3 + kind, built in one intp array."""
+    cells = np.asarray(codes).astype(np.intp)
+    cells *= 3
+    cells += kind
+    return cells
 
 
 def record(g: Games) -> dict[str, NDArray[np.float64]]:

@@ -88,6 +88,17 @@ def dense_ints(codes: NDArray[np.integer]) -> tuple[NDArray[np.intp], NDArray[np
     return np.flatnonzero(present), (np.cumsum(present) - 1)[codes]
 
 
+def count_distinct(codes: NDArray[np.integer]) -> int:
+    """len(np.unique(codes)) for non-negative integer codes, by a count of each code when their range is small."""
+    codes = np.asarray(codes)
+    if len(codes) == 0:
+        return 0
+    top = int(codes.max()) + 1
+    if top > 4 * len(codes) + 4096:
+        return len(unique_ints(codes, top)[0])
+    return int(np.count_nonzero(np.bincount(codes, minlength=top)))
+
+
 def groups_by_arrival(keys: NDArray[np.integer], key_range: int) -> tuple[NDArray[np.intp], NDArray[np.intp]]:
     """Equal keys as groups numbered in order of first appearance: (each group's first index, ascending; each
     key's group). With `np.unique(keys, return_index=True, return_inverse=True)` = (u, first, inverse) and

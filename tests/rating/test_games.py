@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from elotui.rating import VerdictTable, games
-from elotui.rating.games import record
+from elotui.rating.games import record, tally
 from tests.rating.rating_builders import row
 
 
@@ -143,3 +143,16 @@ def test_unknown_threshold_and_status_rejected() -> None:
         games(table, 0.6)
     with pytest.raises(ValueError):
         VerdictTable.from_rows([row("p", "A", "B", "j", None, status="weird")])
+
+
+def test_tally_counts_full_wins_full_losses_and_the_rest() -> None:
+    """Per contestant (wins, losses, rest), split scores counted as the rest, against a plain loop."""
+    rng = np.random.default_rng(2)
+    a, b = rng.integers(0, 6, 400), rng.integers(0, 6, 400)
+    s = rng.choice([0.0, 0.25, 0.5, 1.0], 400)
+    want = np.zeros((6, 3), dtype=np.int64)
+    for x, y, score in zip(a, b, s, strict=True):
+        kind = 0 if score == 1.0 else 1 if score == 0.0 else 2
+        want[x, kind] += 1
+        want[y, {0: 1, 1: 0, 2: 2}[kind]] += 1
+    assert np.array_equal(tally(a.astype(np.int32), b.astype(np.int32), s, 6), want)

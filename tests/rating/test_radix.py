@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 from elotui.rating.radix import (
+    count_distinct,
     dense_codes,
     dense_ints,
     groups_by_arrival,
@@ -106,3 +107,11 @@ def test_unique_ints_and_dense_ints_are_numpys_unique(key_range: int) -> None:
         codes, inverse = dense_ints(keys)
         u, i = np.unique(keys, return_inverse=True)
         assert np.array_equal(codes, u) and np.array_equal(inverse, i.reshape(-1))
+
+
+@pytest.mark.parametrize("key_range", [1, 7, 300, 1 << 40])
+def test_count_distinct_is_the_length_of_numpys_unique(key_range: int) -> None:
+    rng = np.random.default_rng(key_range)
+    for size in (0, 1, 50, 5000):
+        codes = rng.integers(0, key_range, size)
+        assert count_distinct(codes) == len(np.unique(codes))
