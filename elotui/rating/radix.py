@@ -37,7 +37,8 @@ def dense_codes(values: NDArray[np.floating]) -> tuple[NDArray[np.float64], NDAr
     values = np.asarray(values, dtype=np.float64)
     if len(values):
         table = np.unique(values[:: max(1, len(values) // SAMPLE)])
-        codes = np.searchsorted(table, values).clip(0, len(table) - 1)
+        codes = np.searchsorted(table, values)  # never negative: clipped above only, in place
+        np.minimum(codes, len(table) - 1, out=codes)
         if np.array_equal(table[codes], values):
             return table, codes
     table, codes = np.unique(values, return_inverse=True)
