@@ -112,9 +112,9 @@ class Canonical:
 
 def canonical(g: Games) -> Canonical:
     swap = g.a > g.b
-    a = np.where(swap, g.b, g.a).astype(np.int32)
-    b = np.where(swap, g.a, g.b).astype(np.int32)
-    s = np.where(swap, 1.0 - g.score_a, g.score_a)
+    a = np.where(swap, g.b, g.a).astype(np.int32, copy=False)
+    b = np.where(swap, g.a, g.b).astype(np.int32, copy=False)
+    s = np.subtract(1.0, g.score_a, where=swap, out=np.array(g.score_a, dtype=np.float64))  # swapped: 1 - s
     order = _canonical_order(a, b, s, g.n_contestants)
     return Canonical(a[order], b[order], s[order], order)
 
