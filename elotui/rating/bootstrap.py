@@ -114,8 +114,10 @@ def resampled_blocks_of(
         )
     counts, inverse = cluster_counts(prompt, rounds, rng)
     order = stable_argsort(inverse, counts.shape[1])  # as they are when listed by prompt (Elo's rounds)
-    starts = np.searchsorted(inverse[order], np.arange(counts.shape[1])).astype(np.int64)
-    lengths = np.r_[starts[1:], n] - starts
+    lengths = np.bincount(inverse, minlength=counts.shape[1]).astype(
+        np.int64
+    )  # each cluster's run in `order`
+    starts = np.cumsum(lengths) - lengths
     drawn = (np.repeat(np.arange(len(c)), c) for c in counts)
     return Resampling(order, ((starts[d], lengths[d]) for d in drawn))
 

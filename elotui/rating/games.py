@@ -85,10 +85,16 @@ def games(table: VerdictTable, threshold: Threshold, mask: NDArray[np.bool_] | N
     rows = np.flatnonzero(valid)
     n = len(table.contestants)
     if threshold == "none":
-        every = len(rows) == len(outcome)  # every row is a game: copies, not gathers
+        every = len(rows) == len(outcome)  # every row is a game: the table's own columns, not gathers
 
         def kept(column: NDArray[np.int32]) -> NDArray[np.int32]:
-            return column.astype(np.int32) if every else column[rows].astype(np.int32, copy=False)
+            if not every:
+                return column[rows].astype(np.int32, copy=False)
+            # a read-only view: the table only ever appends, so its first rows stay as they are (10^7 rows: four
+            # 40 MB copies fewer)
+            view = column.view()
+            view.flags.writeable = False
+            return view
 
         out_v = outcome if every else outcome[rows]
         counts["games"] = len(rows)

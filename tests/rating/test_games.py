@@ -156,3 +156,15 @@ def test_tally_counts_full_wins_full_losses_and_the_rest() -> None:
         want[x, kind] += 1
         want[y, {0: 1, 1: 0, 2: 2}[kind]] += 1
     assert np.array_equal(tally(a.astype(np.int32), b.astype(np.int32), s, 6), want)
+
+
+def test_games_of_a_table_stay_as_they_were_when_the_table_grows() -> None:
+    """At threshold none with every verdict valid the games are read-only views of the table's columns: rows
+    appended later (the live view) leave them as they were, and they cannot be written to."""
+    table = VerdictTable.from_rows(votes("A", "B", ["first", "second", "tie"]), contestants=["A", "B"])
+    g = games(table, "none")
+    before = (g.a.copy(), g.b.copy(), g.score_a.copy(), g.prompt.copy())
+    table.append(votes("B", "A", ["first"] * 2000, prompt="q"))
+    assert [x.tolist() for x in (g.a, g.b, g.score_a, g.prompt)] == [x.tolist() for x in before]
+    with pytest.raises(ValueError):
+        g.a[0] = 1
