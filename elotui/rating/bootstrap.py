@@ -114,9 +114,8 @@ def resampled_blocks_of(
         )
     counts, inverse = cluster_counts(prompt, rounds, rng)
     order = stable_argsort(inverse, counts.shape[1])  # as they are when listed by prompt (Elo's rounds)
-    lengths = np.bincount(inverse, minlength=counts.shape[1]).astype(
-        np.int64
-    )  # each cluster's run in `order`
+    # each cluster's run in `order`: its count of games, after those of the clusters before it
+    lengths = np.bincount(inverse, minlength=counts.shape[1]).astype(np.int64)
     starts = np.cumsum(lengths) - lengths
     drawn = (np.repeat(np.arange(len(c)), c) for c in counts)
     return Resampling(order, ((starts[d], lengths[d]) for d in drawn))

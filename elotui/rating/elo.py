@@ -189,8 +189,7 @@ def permutation_elo(
     if len(a) == 0 or permutations < 1:
         flat = np.full((max(permutations, 1), n), float(initial_rating))
         return PermutationElo(flat[0].copy(), flat[0].copy(), flat[0].copy(), flat)
-    kernels = jit_kernels()
-    packed = c.packed(n) if kernels is not None else None
+    kernels, packed = _native(c, n)
     if kernels is not None and packed is not None:
         orders = whole(len(a), _stream_keys(permutations, seed))
         ratings = kernels.play_packed(packed, orders, n, float(k_factor), float(initial_rating))
@@ -277,8 +276,7 @@ def _round_orders(
     rounds are played a batch at a time (all their orders spread over the cores), each order a shuffle of the
     round's blocks of the packed games in cluster order; otherwise with numpy, round by round."""
     resampling = resampled_blocks_of(prompt, unit, rounds, seed)
-    kernels = jit_kernels()
-    packed = c.packed(n) if kernels is not None else None
+    kernels, packed = _native(c, n)
     if kernels is None or packed is None:
         a, b, s = c.a[listed], c.b[listed], c.s[listed]
         for r, blocks in enumerate(resampling.rounds):
@@ -303,6 +301,13 @@ def _round_orders(
         ]
         played = kernels.play_packed(src, plan, n, k, init)
         yield from played.reshape(len(chunk), orders, n)
+
+
+def _native(c: Canonical, n: int) -> tuple[Kernels | None, Packed | None]:
+    """The native kernels and the listing packed for them, or None where there are no kernels or the games do not
+    pack (the numpy path plays them)."""
+    kernels = jit_kernels()
+    return kernels, c.packed(n) if kernels is not None else None
 
 
 def run_orders_numpy(

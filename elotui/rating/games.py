@@ -30,10 +30,9 @@ from elotui.vocab import THRESHOLDS, Threshold, parse_threshold
 __all__ = ["THRESHOLDS", "Games", "Threshold", "games", "record"]
 
 _EPS = 1e-9  # 9 votes of 10 must meet 0.9 whatever the float rounding
-_FIRST_SCORE = np.zeros(
-    max(OUTCOME_FIRST, OUTCOME_SECOND, OUTCOME_TIE) + 1
-)  # by valid outcome code: the score
-_FIRST_SCORE[OUTCOME_FIRST] = 1.0  # of the contestant shown first
+# the score of the contestant shown first, by valid outcome code
+_FIRST_SCORE = np.zeros(max(OUTCOME_FIRST, OUTCOME_SECOND, OUTCOME_TIE) + 1)
+_FIRST_SCORE[OUTCOME_FIRST] = 1.0
 _FIRST_SCORE[OUTCOME_TIE] = 0.5
 
 

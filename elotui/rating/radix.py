@@ -81,23 +81,30 @@ def dense_ints(codes: NDArray[np.integer]) -> tuple[NDArray[np.intp], NDArray[np
     codes = np.asarray(codes)
     if len(codes) == 0:
         return np.zeros(0, dtype=np.intp), np.zeros(0, dtype=np.intp)
-    top = int(codes.max()) + 1
-    if top > 4 * len(codes) + 4096:
-        _, first, inverse = unique_ints(codes, top)
+    present = _present(codes)
+    if present is None:
+        _, first, inverse = unique_ints(codes, int(codes.max()) + 1)
         return codes[first].astype(np.intp), inverse
-    present = np.bincount(codes, minlength=top) > 0
     return np.flatnonzero(present), (np.cumsum(present) - 1)[codes]
 
 
 def count_distinct(codes: NDArray[np.integer]) -> int:
-    """len(np.unique(codes)) for non-negative integer codes, by a count of each code when their range is small."""
+    """len(np.unique(codes)) for non-negative integer codes (`dense_ints` without each code's index)."""
     codes = np.asarray(codes)
     if len(codes) == 0:
         return 0
+    present = _present(codes)
+    return (
+        len(unique_ints(codes, int(codes.max()) + 1)[0])
+        if present is None
+        else int(np.count_nonzero(present))
+    )
+
+
+def _present(codes: NDArray[np.integer]) -> NDArray[np.bool_] | None:
+    """Which codes of 0 .. max occur (a count of each), or None where that range is too wide for a table."""
     top = int(codes.max()) + 1
-    if top > 4 * len(codes) + 4096:
-        return len(unique_ints(codes, top)[0])
-    return int(np.count_nonzero(np.bincount(codes, minlength=top)))
+    return None if top > 4 * len(codes) + 4096 else np.bincount(codes, minlength=top) > 0
 
 
 def groups_by_arrival(keys: NDArray[np.integer], key_range: int) -> tuple[NDArray[np.intp], NDArray[np.intp]]:
