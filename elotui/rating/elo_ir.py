@@ -32,11 +32,44 @@ def _f64(value: float) -> str:
 def module_ir(*, fma: bool, widths: tuple[int, ...] = WORD_BITS) -> str:
     """The kernels' module: `elo_online`, and the order functions for words of each of `widths` bits; `fma`: the
     processor fuses multiply-adds (exp then fuses them as the C library's variant for such processors does)."""
+    # elo_order: one order; elo_pair: two orders of the same blocks side by side, twice the independent work in
+    # flight for the processor (an update waits ~75 cycles for the last one of its contestants)
     orders = "".join(
         _ORDER_IR.format(W=width, AHEAD=PREFETCH_AHEAD, MASK=PREFETCH_AHEAD - 1, WIDEN=_widen(width))
+        + _player_ir(width, "elo_order", ("",))
+        + _player_ir(width, "elo_pair", ("", "2"))
         for width in widths
     )
     return _IR.replace("; @fexp\n", fexp_ir(fma=fma)) + orders + _ATTRIBUTES
+
+
+def _player_ir(width: int, name: str, orders: tuple[str, ...]) -> str:
+    """`@{name}{width}`: the orders with these key suffixes (`%key`, `%r`, `%w` + suffix each) prepared, then
+    played side by side, a game of each per step (each order's operations exactly those of a lone order)."""
+    keys = "".join(f"i64 %key{o}, " for o in orders)
+    outs = ", ".join(f"ptr %r{o}" for o in orders) + ", " + ", ".join(f"ptr %w{o}" for o in orders)
+    head = (
+        f"define void @{name}{width}(ptr %src, ptr %starts, ptr %lengths, i64 %n_blocks, ptr %table, {keys}"
+        f"i64 %n_games, i64 %n, i64 %cbits, double %k, double %init, {outs}) {{\nentry:\n"
+    )
+    prepare = "".join(
+        f"  call void @prepare{width}(ptr %src, ptr %starts, ptr %lengths, i64 %n_blocks, i64 %key{o}, "
+        f"i64 %n_games, i64 %n, double %init, ptr %r{o}, ptr %w{o})\n"
+        for o in orders
+    )
+    steps = "".join(
+        f"  call void @packed_step{width}(ptr %w{o}, i64 %u, ptr %table, i64 %cbits, double %k, ptr %r{o})\n"
+        for o in orders
+    )
+    return (
+        head
+        + prepare
+        + "  %has = icmp sgt i64 %n_games, 0\n  br i1 %has, label %loop, label %done\nloop:\n"
+        + "  %u = phi i64 [0, %entry], [%u1, %loop]\n"
+        + steps
+        + "  %u1 = add i64 %u, 1\n  %more = icmp slt i64 %u1, %n_games\n"
+        + "  br i1 %more, label %loop, label %done\ndone:\n  ret void\n}\n\n"
+    )
 
 
 def _widen(width: int) -> str:
@@ -238,47 +271,6 @@ define internal void @prepare{W}(ptr %src, ptr %starts, ptr %lengths, i64 %n_blo
   call void @fill(ptr %r, i64 %n, double %init)
   call void @gather{W}(ptr %src, ptr %starts, ptr %lengths, i64 %n_blocks, ptr %w)
   call void @shuffle{W}(ptr %w, i64 %n_games, i64 %key)
-  ret void
-}}
-
-define void @elo_order{W}(ptr %src, ptr %starts, ptr %lengths, i64 %n_blocks, ptr %table, i64 %key, i64 %n_games,
-                       i64 %n, i64 %cbits, double %k, double %init, ptr %r, ptr %w) {{
-entry:
-  call void @prepare{W}(ptr %src, ptr %starts, ptr %lengths, i64 %n_blocks, i64 %key, i64 %n_games, i64 %n,
-                        double %init, ptr %r, ptr %w)
-  %has = icmp sgt i64 %n_games, 0
-  br i1 %has, label %loop, label %done
-loop:
-  %u = phi i64 [0, %entry], [%u1, %loop]
-  call void @packed_step{W}(ptr %w, i64 %u, ptr %table, i64 %cbits, double %k, ptr %r)
-  %u1 = add i64 %u, 1
-  %more = icmp slt i64 %u1, %n_games
-  br i1 %more, label %loop, label %done
-done:
-  ret void
-}}
-
-; Two orders of the same blocks (keys %key and %key2), played side by side: twice the independent work in flight
-; for the processor (an update waits ~75 cycles for the last one of its contestants), each order's operations
-; exactly those of elo_order.
-define void @elo_pair{W}(ptr %src, ptr %starts, ptr %lengths, i64 %n_blocks, ptr %table, i64 %key, i64 %key2,
-                      i64 %n_games, i64 %n, i64 %cbits, double %k, double %init, ptr %r, ptr %r2, ptr %w,
-                      ptr %w2) {{
-entry:
-  call void @prepare{W}(ptr %src, ptr %starts, ptr %lengths, i64 %n_blocks, i64 %key, i64 %n_games, i64 %n,
-                        double %init, ptr %r, ptr %w)
-  call void @prepare{W}(ptr %src, ptr %starts, ptr %lengths, i64 %n_blocks, i64 %key2, i64 %n_games, i64 %n,
-                        double %init, ptr %r2, ptr %w2)
-  %has = icmp sgt i64 %n_games, 0
-  br i1 %has, label %loop, label %done
-loop:
-  %u = phi i64 [0, %entry], [%u1, %loop]
-  call void @packed_step{W}(ptr %w, i64 %u, ptr %table, i64 %cbits, double %k, ptr %r)
-  call void @packed_step{W}(ptr %w2, i64 %u, ptr %table, i64 %cbits, double %k, ptr %r2)
-  %u1 = add i64 %u, 1
-  %more = icmp slt i64 %u1, %n_games
-  br i1 %more, label %loop, label %done
-done:
   ret void
 }}
 
