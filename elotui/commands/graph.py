@@ -8,8 +8,6 @@ from pathlib import Path
 
 from elotui.commands.common import add_store_arg, add_tournament_arg, open_tournament
 from elotui.errors import UserError
-from elotui.export.bolt import credentials, import_driver, load_bolt
-from elotui.export.graph import export_graph
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -29,6 +27,9 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
 
 
 def run(args: argparse.Namespace) -> int:
+    from elotui.export.bolt import credentials, import_driver, load_bolt  # on use (see elotui.cli)
+    from elotui.export.graph import export_graph
+
     directory = Path(args.output)
     if directory.exists() and not directory.is_dir():
         raise UserError(f"{directory}: not a folder")

@@ -6,9 +6,6 @@ import argparse
 import sys
 
 from elotui.commands.common import add_tournament_arg
-from elotui.config import load_tournament
-from elotui.config_checks import plan_size
-from elotui.terminal import one_line
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -18,6 +15,10 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
 
 
 def run(args: argparse.Namespace) -> int:
+    from elotui.config import load_tournament  # on use: `elotui --help` does not import the config's models
+    from elotui.config_checks import plan_size
+    from elotui.terminal import one_line
+
     t = load_tournament(args.tournament)
     spec = t.spec
     calls = plan_size(len(spec.contestants), len(spec.prompts), len(spec.judges), spec.comparison)

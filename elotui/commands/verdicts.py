@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import argparse
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from elotui.commands.common import (
     add_output_arg,
@@ -12,8 +12,9 @@ from elotui.commands.common import (
     open_tournament,
     output_stream,
 )
-from elotui.store import Store
-from elotui.verdict_log import write_log
+
+if TYPE_CHECKING:
+    from elotui.store import Store
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -25,6 +26,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
 
 
 def run(args: argparse.Namespace) -> int:
+    from elotui.verdict_log import write_log
+
     _, store = open_tournament(args)
     with store, output_stream(args.output) as out:
         write_log(log_rows(store), out)

@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 from elotui.cli import main
-from elotui.commands.run import print_leaderboard
+from elotui.commands.run_tournament import print_leaderboard
 from elotui.config import load_tournament
 from elotui.rating import VerdictTable, rank
 from elotui.rating.leaderboard import RatingOptions
