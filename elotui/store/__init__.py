@@ -44,7 +44,7 @@ from elotui.store import columns, keysets, plan_table
 from elotui.store.call_cache import CallCache
 from elotui.store.columns import ANSWER_SQL, VerdictColumns
 from elotui.store.connect import connect
-from elotui.store.schema import DETAIL_SQL, JUDGE_STATS_SQL, MIGRATIONS, PLAN_COLUMNS, SCHEMA_VERSION
+from elotui.store.schema import DETAIL_SQL, JUDGE_STATS_SQL, MIGRATIONS, PLAN_SQL, SCHEMA_VERSION
 from elotui.vocab import CACHED_STATUSES, outcome_code
 
 if TYPE_CHECKING:
@@ -297,7 +297,7 @@ class Store:
         self._transaction(lambda: plan_table.write(self._db, change, fingerprint))
 
     def plan(self) -> list[PlanRow]:
-        return self._rows(PlanRow, f"SELECT {', '.join(PLAN_COLUMNS)} FROM plan ORDER BY seq")
+        return self._rows(PlanRow, f"{PLAN_SQL} ORDER BY p.seq")
 
     def plan_fingerprint(self) -> str | None:
         """The fingerprint the current plan was stored with (None: none given, or no plan)."""

@@ -6,7 +6,7 @@ snapshot is rewritten (elotui.store.columns.write_plan)."""
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -53,8 +53,19 @@ def write(db: sqlite3.Connection, change: PlanChange, fingerprint: str | None) -
         db.execute("DROP INDEX plan_key")
     marks = ", ".join("?" for _ in PLAN_COLUMNS)
     db.executemany(
-        f"INSERT OR REPLACE INTO plan ({', '.join(PLAN_COLUMNS)}) VALUES ({marks})", change.changed
+        f"INSERT OR REPLACE INTO plan ({', '.join(PLAN_COLUMNS)}) VALUES ({marks})",
+        _numbered(db, change.changed),
     )
     if rebuild:
         db.execute(PLAN_KEY_INDEX)
     columns.write_plan(db, change.rows, fingerprint)
+
+
+def _numbered(db: sqlite3.Connection, rows: list[tuple[Any, ...]]) -> Iterator[tuple[Any, ...]]:
+    """The rows as stored: their three text keys replaced by their numbers in `text_keys` (new keys numbered
+    now), made one at a time as they are inserted (10^6 rows: no second list of them)."""
+    wanted = {k for r in rows for k in r[8:11] if k is not None}
+    db.executemany("INSERT OR IGNORE INTO text_keys (key) VALUES (?)", [(k,) for k in sorted(wanted)])
+    number: dict[str | None, int | None] = {None: None}
+    number.update((k, i) for i, k in db.execute("SELECT id, key FROM text_keys") if k in wanted)
+    return ((*r[:8], number[r[8]], number[r[9]], number[r[10]]) for r in rows)

@@ -15,6 +15,7 @@ import pytest
 from elotui.commands.verdicts import log_rows
 from elotui.errors import UserError
 from elotui.store import MIGRATIONS, SCHEMA_VERSION, CallRecord, PlanRow, Store
+from tests.foundation.old_stores import store_at_version
 
 
 def verdict(key: str, winner: str | None = "first", status: str = "ok", **kw: object) -> CallRecord:
@@ -122,9 +123,52 @@ def test_migration_from_version_1_keeps_data(tmp_path: Path) -> None:
     db.commit()
     db.close()
     with Store(path) as store:
-        assert store.schema_version == SCHEMA_VERSION == 7
+        assert store.schema_version == SCHEMA_VERSION == 8
         got = store.get_call("old")
         assert got is not None and got.winner == "tie" and got.attempts == 1 and got.http_429s == 0
+
+
+V7_ROWS = [  # seq, prompt, first, second, judge, condition, sample, key, the three text keys (None: blocked)
+    (0, "p1", "a", "b", "j", "clean", 0, "k0", "text:p1", "text:p1a", "text:p1b"),
+    (1, "p1", "b", "a", "j", "clean", 0, "k1", "text:p1", "text:p1b", "text:p1a"),
+    (2, "p1", "a", "b", "j", "paraphrase", 0, "k2", "para-p1", "text:p1a", "text:p1b"),
+    (3, "p2", "a", "b", "j", "clean", 0, "gen-key", None, None, None),
+]
+
+
+def test_migration_to_version_8_numbers_the_text_keys(tmp_path: Path) -> None:
+    """A version-7 store's plan, text keys and answers read the same after the move to numbered text keys."""
+    path = tmp_path / "v7.sqlite"
+    db = store_at_version(path, 7)
+    db.executemany(f"INSERT INTO plan VALUES ({', '.join('?' * 11)})", V7_ROWS)
+    db.execute("INSERT INTO calls (key, kind, status, winner) VALUES ('k1', 'verdict', 'ok', 'first')")
+    db.close()
+    with Store(path) as store:
+        assert store.schema_version == SCHEMA_VERSION == 8
+        assert store.plan() == [PlanRow(*r) for r in V7_ROWS]
+        (detail,) = store.recorded_details()
+        assert (detail.plan_key, detail.prompt_text_key, detail.first_text_key, detail.second_text_key) == (
+            "k1",
+            "text:p1",
+            "text:p1b",
+            "text:p1a",
+        )
+        numbered = store._db.execute("SELECT key FROM text_keys ORDER BY id").fetchall()
+        assert [k for (k,) in numbered] == sorted({k for r in V7_ROWS for k in r[8:] if k is not None})
+        assert store._db.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+        assert [r[2] for r in store._db.execute("PRAGMA index_info(plan_key)")] == ["key", "seq"]
+
+
+def test_plans_replaced_keep_their_text_keys(tmp_path: Path) -> None:
+    """A plan stored, replaced by one that shows other texts, and by the first again: each reads back as written
+    (a text key is numbered once, whichever plan brings it)."""
+    first = [PlanRow(*r) for r in V7_ROWS]
+    second = [r._replace(first_text_key="text:new", second_text_key=r.prompt_text_key) for r in first]
+    with Store(tmp_path / "s.sqlite") as store:
+        for rows in (first, second, first, second[:2]):
+            store.set_plan(rows)
+            assert store.plan() == rows
+        assert store._db.execute("SELECT count(*) FROM text_keys").fetchone()[0] == 5
 
 
 def test_newer_schema_is_refused_clearly(tmp_path: Path) -> None:

@@ -14,8 +14,9 @@ import pytest
 
 from elotui.rating.table import VerdictTable
 from elotui.records import PlanVerdict
-from elotui.store import MIGRATIONS, CallRecord, PlanRow, Store, columns
+from elotui.store import CallRecord, PlanRow, Store, columns
 from elotui.store.call_cache import CallCache
+from tests.foundation.old_stores import store_at_version
 
 JOIN = """
     SELECT p.prompt, p.first, p.second, p.judge, p.condition, p.sample,
@@ -79,10 +80,7 @@ def test_columns_follow_every_write(tmp_path: Path, seed: int, monkeypatch: pyte
 
 def test_a_version_5_store_gets_its_snapshot_on_open(tmp_path: Path) -> None:
     path = tmp_path / "old.sqlite"
-    db = sqlite3.connect(path, isolation_level=None)
-    for migrate in MIGRATIONS[:5]:
-        migrate(db)
-    db.execute("PRAGMA user_version = 5")
+    db = store_at_version(path, 5)
     rows = plan(random.Random(1), 30)
     db.executemany(
         "INSERT OR REPLACE INTO plan (seq, prompt, first, second, judge, condition, sample, key) VALUES (?,?,?,?,?,?,?,?)",
@@ -95,8 +93,8 @@ def test_a_version_5_store_gets_its_snapshot_on_open(tmp_path: Path) -> None:
     db.close()
     want = reference(path)
     with Store(path) as store:
-        assert store.schema_version == 7
-        db = store._db  # version 7: an answer finds its presentations in the index of keys alone
+        assert store.schema_version == 8
+        db = store._db  # since version 7: an answer finds its presentations in the index of keys alone
         assert [r[2] for r in db.execute("PRAGMA index_info(plan_key)")] == ["key", "seq"]
         steps = " ".join(r[3] for r in db.execute(f"EXPLAIN QUERY PLAN {columns.ANSWER_SQL}", (0, "k0")))
         assert "COVERING INDEX plan_key" in steps
