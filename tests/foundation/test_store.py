@@ -95,7 +95,7 @@ def test_plan_join_reports_missing_and_only_current_plan(tmp_path: Path) -> None
             ("p", "b", "a", "j", "clean", 0, "error", None),
             ("p", "a", "c", "j", "clean", 0, "missing", None),
         ]
-        log = log_rows(store)
+        log = list(log_rows(store))
         assert [r["status"] for r in log] == ["ok", "error"]
         assert log[0]["reasoning"] == "because"
         stats = store.judge_stats()["j"]
@@ -169,6 +169,24 @@ def test_plans_replaced_keep_their_text_keys(tmp_path: Path) -> None:
             store.set_plan(rows)
             assert store.plan() == rows
         assert store._db.execute("SELECT count(*) FROM text_keys").fetchone()[0] == 5
+
+
+def test_recorded_details_stream_from_one_snapshot(tmp_path: Path) -> None:
+    """The verdict log's rows come a batch at a time, all from the store as it was when reading began: calls that
+    another process records meanwhile are in the next read, not half in this one."""
+    path = tmp_path / "s.sqlite"
+    with Store(path) as store, Store(path) as other:
+        store.set_plan([PlanRow(i, "p", f"c{i}", "b", "j", "clean", 0, f"k{i}") for i in range(10)])
+        store.record_calls([verdict(f"k{i}") for i in range(0, 10, 2)])
+        before = store.recorded_details()
+        assert [d.plan_key for d in before] == ["k0", "k2", "k4", "k6", "k8"]
+        rows = store.each_recorded_detail(batch=2)
+        got = [next(rows), next(rows)]
+        other.record_calls([verdict(f"k{i}") for i in range(1, 10, 2)])  # a writer goes on meanwhile
+        got += list(rows)
+        assert got == before
+        assert not store._db.in_transaction  # the read ended with the rows
+        assert len(store.recorded_details()) == 10
 
 
 def test_newer_schema_is_refused_clearly(tmp_path: Path) -> None:
