@@ -143,9 +143,8 @@ class _Loader:
         self.prompts: list[Any] = [_own_copy(p) for p in inline] if isinstance(inline, list) else []
         self.origin: dict[str, str] = {}  # prompt id → where it was declared (for messages)
         self.by_text: dict[str, str] = {}
-        self.where: dict[
-            tuple[str, str], tuple[Path, int]
-        ] = {}  # (prompt, contestant) → its response's file, line
+        # (prompt, contestant) → its response's file and line
+        self.where: dict[tuple[str, str], tuple[Path, int]] = {}
         self._index_inline()
         self.undeclared: set[str] = (
             set()

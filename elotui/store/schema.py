@@ -124,27 +124,24 @@ def _v7(db: sqlite3.Connection) -> None:
     _script(db, f"DROP INDEX plan_key; {PLAN_KEY_INDEX}")
 
 
-_PLAN_V8 = """
-    CREATE TABLE {name} (
-        seq INTEGER NOT NULL, prompt TEXT NOT NULL, first TEXT NOT NULL, second TEXT NOT NULL,
-        judge TEXT NOT NULL, condition TEXT NOT NULL, sample INTEGER NOT NULL, key TEXT NOT NULL,
-        prompt_text INTEGER, first_text INTEGER, second_text INTEGER,
-        PRIMARY KEY (prompt, first, second, judge, condition, sample)
-    ) WITHOUT ROWID
-"""
-
-
 def _v8(db: sqlite3.Connection) -> None:
     """Version 8: the keys of the texts a presentation shows are numbered once in `text_keys`, and the plan holds
     their numbers (three 69-character keys were 207 of a plan row's ~340 bytes, for ~10^4 distinct texts in a 10^6
     plan: a 10^6-verdict store is 504 MB instead of 720, and its plan is written in about a third less time). On a
     10^6-row plan this migration takes ~20 s, once."""
     db.execute("CREATE TABLE text_keys (id INTEGER PRIMARY KEY, key TEXT NOT NULL UNIQUE)")
-    db.execute(
-        "INSERT OR IGNORE INTO text_keys (key) SELECT k FROM (SELECT prompt_text_key AS k FROM plan UNION "
+    db.execute(  # UNION: each key once
+        "INSERT INTO text_keys (key) SELECT k FROM (SELECT prompt_text_key AS k FROM plan UNION "
         "SELECT first_text_key FROM plan UNION SELECT second_text_key FROM plan) WHERE k IS NOT NULL ORDER BY k"
     )
-    db.execute(_PLAN_V8.format(name="plan_v8"))
+    db.execute(
+        """CREATE TABLE plan_v8 (
+            seq INTEGER NOT NULL, prompt TEXT NOT NULL, first TEXT NOT NULL, second TEXT NOT NULL,
+            judge TEXT NOT NULL, condition TEXT NOT NULL, sample INTEGER NOT NULL, key TEXT NOT NULL,
+            prompt_text INTEGER, first_text INTEGER, second_text INTEGER,
+            PRIMARY KEY (prompt, first, second, judge, condition, sample)
+        ) WITHOUT ROWID"""
+    )
     number = "(SELECT id FROM text_keys WHERE key = p.{column})"
     db.execute(
         "INSERT INTO plan_v8 SELECT p.seq, p.prompt, p.first, p.second, p.judge, p.condition, p.sample, p.key, "
@@ -160,14 +157,17 @@ SCHEMA_VERSION = len(MIGRATIONS)
 # The plan as stored: its key columns, then the numbers of its three text keys (in `text_keys`).
 PLAN_COLUMNS: tuple[str, ...] = ("seq", "prompt", "first", "second", "judge", "condition", "sample", "key")
 PLAN_COLUMNS += ("prompt_text", "first_text", "second_text")
-_PLAN_KEYS = "p.seq, p.prompt, p.first, p.second, p.judge, p.condition, p.sample, p.key"
+# A PlanRow's fields (the text keys read back from their numbers), and the joins they need.
+_PLAN_ROW = (
+    "p.seq, p.prompt, p.first, p.second, p.judge, p.condition, p.sample, p.key, tp.key, tf.key, ts.key"
+)
 _TEXT_KEYS = (
     "LEFT JOIN text_keys tp ON tp.id = p.prompt_text LEFT JOIN text_keys tf ON tf.id = p.first_text "
     "LEFT JOIN text_keys ts ON ts.id = p.second_text"
 )
-PLAN_SQL = f"SELECT {_PLAN_KEYS}, tp.key, tf.key, ts.key FROM plan p {_TEXT_KEYS}"  # a PlanRow per row
+PLAN_SQL = f"SELECT {_PLAN_ROW} FROM plan p {_TEXT_KEYS}"
 DETAIL_SQL = (
-    f"SELECT {_PLAN_KEYS}, tp.key, tf.key, ts.key, c.key, c.kind, "
+    f"SELECT {_PLAN_ROW}, c.key, c.kind, "
     "COALESCE(c.status, 'missing'), c.provider, c.model, c.winner, c.reasoning, c.raw_reply, c.output_text, c.error, "
     "c.latency_ms, c.input_tokens, c.output_tokens, c.cost, c.attempts, c.http_429s, c.started_at, c.finished_at, "
     f"c.run_id FROM plan p {_TEXT_KEYS} LEFT JOIN calls c ON c.key = p.key"
