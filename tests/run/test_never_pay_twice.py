@@ -19,7 +19,7 @@ import pytest
 from elotui.config import load_tournament
 from elotui.store import SCHEMA_VERSION, Store
 from tests.run.fakes import write_tournament
-from tests.servers.fake_llm import FakeLLMServer
+from tests.servers.fake_llm import FakeLLMServer, Slow
 
 CONTESTANTS = ["a", "b", "c", "d", "e"]
 PROMPTS = {"p1": "What is AI?", "p2": "Name a prime number.", "p3": "Why is the sky blue?"}
@@ -139,6 +139,9 @@ def test_a_killed_writer_is_shown_gone_and_marked_died(tmp_path: Path, fake_llm_
     server: FakeLLMServer = fake_llm_factory(latency_s=0.05)
     path = tournament(tmp_path, server)
     store_path = tmp_path / "store.sqlite"
+    server.script(
+        *[Slow(0.0)] * 8, *[Slow(2.0)] * TOTAL
+    )  # the run cannot end before the kill, however loaded
     writer = headless(path, store_path, tmp_path / "home")
     until(lambda: len(server.requests) >= 4, what="the writer's first calls")
     with Store(store_path) as store:
@@ -149,6 +152,7 @@ def test_a_killed_writer_is_shown_gone_and_marked_died(tmp_path: Path, fake_llm_
         writer.wait(10)
         until(lambda: watcher.describe(latest_run(store))[0] == "writer gone", timeout=10, what="writer gone")
         assert "no heartbeat since its lease expired" in watcher.describe(latest_run(store))[1]
+    server.clear_script()
     again = headless(path, store_path, tmp_path / "home")
     again.communicate(timeout=60)
     assert again.returncode == 0

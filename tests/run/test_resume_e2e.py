@@ -12,11 +12,18 @@ import time
 from pathlib import Path
 
 from tests.run.fakes import write_tournament
-from tests.servers.fake_llm import FakeLLMServer
+from tests.servers.fake_llm import FakeLLMServer, Slow
 
 CONTESTANTS = ["a", "b", "c", "d", "e", "f"]
 PROMPTS = {"p1": "What is AI?", "p2": "Name a prime number.", "p3": "Why is the sky blue?"}
 TOTAL = len(PROMPTS) * 15 * 2
+STALL_S = 2.0  # the requests after the first few take this long: the run cannot end before the test stops it
+
+
+def stall_after(server: FakeLLMServer, requests: int) -> None:
+    """Answer the first `requests` requests at once, then every one STALL_S late: on a loaded machine the test
+    might otherwise see its 10 or 20 stored verdicts only after the whole run has ended."""
+    server.script(*[Slow(0.0)] * requests, *[Slow(STALL_S)] * TOTAL)
 
 
 def stored_ok(store: Path) -> set[tuple[str, str, str]]:
@@ -49,6 +56,7 @@ def test_sigkill_mid_run_then_resume_repeats_no_stored_call(tmp_path: Path, fake
     store = tmp_path / "store.sqlite"
     cmd = [sys.executable, "-m", "elotui.cli", "run", str(path), "--headless", "--store", str(store)]
     env = {**os.environ, "ELOTUI_HOME": str(tmp_path / "home")}
+    stall_after(server, 24)
 
     proc = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     deadline = time.monotonic() + 60
@@ -69,6 +77,7 @@ def test_sigkill_mid_run_then_resume_repeats_no_stored_call(tmp_path: Path, fake
     first_run = len(server.requests)
     assert 20 <= len(before) < TOTAL
     assert first_run - len(before) <= 2  # at most the calls in flight were lost (max_concurrency = 2)
+    server.clear_script()
 
     done = subprocess.run(cmd, check=False, env=env, capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
@@ -90,6 +99,7 @@ def test_ctrl_c_stops_cleanly_and_the_next_run_finishes(tmp_path: Path, fake_llm
     store = tmp_path / "store.sqlite"
     cmd = [sys.executable, "-m", "elotui.cli", "run", str(path), "--headless", "--store", str(store)]
     env = {**os.environ, "ELOTUI_HOME": str(tmp_path / "home")}
+    stall_after(server, 14)
     proc = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     deadline = time.monotonic() + 60
     while len(stored_ok(store)) < 10:
@@ -105,6 +115,7 @@ def test_ctrl_c_stops_cleanly_and_the_next_run_finishes(tmp_path: Path, fake_llm
     assert integrity == "ok"
     answered = len(stored_ok(store))
     assert 10 <= answered < TOTAL
+    server.clear_script()
     before = len(server.requests)
     done = subprocess.run(cmd, check=False, env=env, capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr

@@ -562,6 +562,11 @@ class FakeLLMServer:
         with self._lock:
             self._script.extend(actions)
 
+    def clear_script(self) -> None:
+        """Drop the actions not yet used (the requests seen are kept)."""
+        with self._lock:
+            self._script.clear()
+
     def clear(self) -> None:
         with self._lock:
             self._script.clear()
