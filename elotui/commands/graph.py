@@ -38,17 +38,17 @@ def run(args: argparse.Namespace) -> int:
         driver = import_driver()
         credentials()
     tournament, store = open_tournament(args)
-    with store:
+    with store:  # the graph's evaluations are read from the store on each pass: open until the load is done
         result = export_graph(tournament, store, directory)
-    counts = result.graph.counts()
-    n_nodes = sum(counts["nodes"].values())
-    n_rels = sum(counts["relationships"].values())
-    print(
-        f"wrote {n_nodes} nodes and {n_rels} relationships to {directory} "
-        f"(graph.cypher, {len(result.csv_files)} CSV files, README.txt)",
-        file=sys.stderr,
-    )
-    if driver is not None:
-        ran = load_bolt(result.graph, args.neo4j_uri, driver_module=driver)
-        print(f"loaded into {args.neo4j_uri} ({ran} statements)", file=sys.stderr)
+        counts = result.counts
+        n_nodes = sum(counts["nodes"].values())
+        n_rels = sum(counts["relationships"].values())
+        print(
+            f"wrote {n_nodes} nodes and {n_rels} relationships to {directory} "
+            f"(graph.cypher, {len(result.csv_files)} CSV files, README.txt)",
+            file=sys.stderr,
+        )
+        if driver is not None:
+            ran = load_bolt(result.graph, args.neo4j_uri, driver_module=driver)
+            print(f"loaded into {args.neo4j_uri} ({ran} statements)", file=sys.stderr)
     return 0

@@ -9,21 +9,21 @@ from __future__ import annotations
 
 import importlib
 import os
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from types import ModuleType
 from typing import Any
 
 from elotui.errors import UserError
 from elotui.export.cypher import (
     BATCH,
+    batched,
     constraint_statement,
     node_row,
     node_statement,
-    relationship_groups,
     relationship_row,
     relationship_statement,
 )
-from elotui.export.graph_model import Graph
+from elotui.export.graph_model import NODE_LABELS, Graph, Node
 
 INSTALL_HINT = "pip install 'elotui[neo4j]'"
 
@@ -45,26 +45,23 @@ def credentials(env: Mapping[str, str] | None = None) -> tuple[str, str, str | N
     return env.get("NEO4J_USER") or "neo4j", password, env.get("NEO4J_DATABASE") or None
 
 
-def bolt_statements(graph: Graph, *, batch: int = BATCH) -> list[tuple[str, dict[str, Any]]]:
-    """(query, parameters) pairs: constraints, node batches, relationship batches."""
-    out: list[tuple[str, dict[str, Any]]] = []
-    by_label = graph.nodes_by_label()
-    for label in by_label:
-        out.append((constraint_statement(label), {}))
-    for label, nodes in by_label.items():
-        for i in range(0, len(nodes), batch):
-            out.append(
-                (node_statement(label, "$rows"), {"rows": [node_row(n) for n in nodes[i : i + batch]]})
+def bolt_statements(graph: Graph, *, batch: int = BATCH) -> Iterator[tuple[str, dict[str, Any]]]:
+    """(query, parameters) pairs: constraints, then node batches (one pass over the graph), then relationship
+    batches (a second pass: every node is in before the first relationship is matched). A batch per group is
+    held at a time, never the whole graph."""
+    for label in NODE_LABELS:
+        yield constraint_statement(label), {}
+    nodes = (item for item in graph.items() if isinstance(item, Node))
+    for (_, label), chunk in batched(nodes, batch):
+        if chunk:
+            yield node_statement(label, "$rows"), {"rows": [node_row(n) for n in chunk]}
+    rels = (item for item in graph.items() if not isinstance(item, Node))
+    for (_, rel_type, start, end), chunk in batched(rels, batch):
+        if chunk:
+            yield (
+                relationship_statement(rel_type, start, end, "$rows"),
+                {"rows": [relationship_row(r) for r in chunk]},
             )
-    for (rel_type, start, end), rels in relationship_groups(graph).items():
-        for i in range(0, len(rels), batch):
-            out.append(
-                (
-                    relationship_statement(rel_type, start, end, "$rows"),
-                    {"rows": [relationship_row(r) for r in rels[i : i + batch]]},
-                )
-            )
-    return out
 
 
 def load_bolt(
@@ -80,20 +77,21 @@ def load_bolt(
         raise UserError(f"--neo4j-uri: {uri!r} is not a bolt:// or neo4j:// address")
     neo4j = driver_module if driver_module is not None else import_driver()
     user, password, database = credentials(env)
-    statements = bolt_statements(graph, batch=batch)
+    ran = 0
     try:
         with neo4j.GraphDatabase.driver(uri, auth=(user, password)) as driver:
             session_args = {"database": database} if database else {}
             with driver.session(**session_args) as session:
-                for query, params in statements:
+                for query, params in bolt_statements(graph, batch=batch):
                     session.run(query, params).consume()
+                    ran += 1
     except UserError:
         raise
     except Exception as exc:
         if _is_driver_error(neo4j, exc):
             raise UserError(f"--neo4j-uri {uri}: {type(exc).__name__}: {exc}") from None
         raise
-    return len(statements)
+    return ran
 
 
 def _is_driver_error(neo4j: Any, exc: Exception) -> bool:

@@ -10,9 +10,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from elotui.errors import UserError
-from elotui.export.cypher import write_cypher
-from elotui.export.graph_model import Graph, build_graph
-from elotui.export.neo4j_csv import readme_text, write_neo4j_csv
+from elotui.export.cypher import BATCH, CypherScript, batched
+from elotui.export.graph_model import Graph, Tally, build_graph
+from elotui.export.neo4j_csv import Neo4jCsv, readme_text
 
 if TYPE_CHECKING:
     from elotui.config import Tournament
@@ -24,6 +24,7 @@ __all__ = ["GraphExport", "build_graph", "export_graph", "write_graph_files"]
 @dataclass(frozen=True)
 class GraphExport:
     graph: Graph
+    counts: dict[str, dict[str, int]]
     cypher: Path
     csv_files: list[Path]
     readme: Path
@@ -31,20 +32,31 @@ class GraphExport:
 
 
 def write_graph_files(graph: Graph, directory: Path, *, title: str | None = None) -> GraphExport:
-    """`graph.cypher`, `nodes_*.csv`, `rels_*.csv` and `README.txt` in `directory` (created if needed)."""
+    """`graph.cypher`, `nodes_*.csv`, `rels_*.csv` and `README.txt` in `directory` (created if needed), all from
+    one pass over the graph (one read of the store: the script and the CSVs hold the same graph), holding a batch
+    per relationship group, never the whole graph."""
+    script, tally = CypherScript(scratch=directory), Tally()  # its files are made on first use
     try:
         directory.mkdir(parents=True, exist_ok=True)
+        csv = Neo4jCsv(directory)
+        try:
+            for key, chunk in batched(csv.writing(tally.counting(graph.items())), BATCH):
+                script.write(key, chunk)
+        finally:
+            csv.close()
+        counts = tally.counts()
         cypher_path = directory / "graph.cypher"
         with cypher_path.open("w", encoding="utf-8", newline="\n") as fh:
-            statements = write_cypher(graph, fh, title=title)
-        csv_files = write_neo4j_csv(graph, directory)
-        node_files = [p.name for p in csv_files if p.name.startswith("nodes_")]
-        rel_files = [p.name for p in csv_files if p.name.startswith("rels_")]
+            statements = script.finish(fh, counts, title)
+        node_files = [p.name for p in csv.paths if p.name.startswith("nodes_")]
+        rel_files = [p.name for p in csv.paths if p.name.startswith("rels_")]
         readme = directory / "README.txt"
-        readme.write_text(readme_text(graph, node_files, rel_files, title=title), encoding="utf-8")
+        readme.write_text(readme_text(counts, node_files, rel_files, title=title), encoding="utf-8")
     except OSError as exc:
         raise UserError(f"{directory}: cannot write the graph: {exc.strerror or exc}") from None
-    return GraphExport(graph, cypher_path, csv_files, readme, statements)
+    finally:
+        script.close()
+    return GraphExport(graph, counts, cypher_path, csv.paths, readme, statements)
 
 
 def export_graph(tournament: Tournament, store: Store, directory: Path) -> GraphExport:

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import datetime as dt
 from collections import Counter
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -108,28 +109,68 @@ class Relationship:
     props: dict[str, Any] = field(default_factory=dict)
 
 
+Evaluation = tuple[Node, list[Relationship]]  # a recorded presentation's node and its relationships
+
+
 @dataclass
 class Graph:
-    nodes: list[Node] = field(default_factory=list)
-    relationships: list[Relationship] = field(default_factory=list)
+    """The fixed part of the graph (questions, responses, judges and their relationships) in memory, and the
+    evaluations (one per recorded presentation: 10^6 in a large tournament) read from the store a batch at a
+    time on each pass (`evaluations()`), so that writing the graph holds one evaluation at a time. `nodes`,
+    `relationships` and `counts()` read them all (for a small graph, or to count)."""
 
-    def nodes_by_label(self) -> dict[str, list[Node]]:
-        out: dict[str, list[Node]] = {label: [] for label in NODE_LABELS}
-        for node in self.nodes:
-            out.setdefault(node.label, []).append(node)
-        return out
+    fixed_nodes: list[Node] = field(default_factory=list)
+    fixed_relationships: list[Relationship] = field(default_factory=list)
+    each_evaluation: Callable[[], Iterator[Evaluation]] = lambda: iter(())
 
-    def relationships_by_type(self) -> dict[str, list[Relationship]]:
-        out: dict[str, list[Relationship]] = {t: [] for t in REL_TYPES}
-        for rel in self.relationships:
-            out.setdefault(rel.type, []).append(rel)
-        return out
+    def evaluations(self) -> Iterator[Evaluation]:
+        return self.each_evaluation()
+
+    def items(self) -> Iterator[Node | Relationship]:
+        """Every node and relationship in one pass: the fixed ones, then each evaluation's node and relationships
+        (nodes arrive in NODE_LABELS order: the evaluations' label is the last)."""
+        yield from self.fixed_nodes
+        yield from self.fixed_relationships
+        for node, rels in self.evaluations():
+            yield node
+            yield from rels
+
+    @property
+    def nodes(self) -> list[Node]:
+        return [item for item in self.items() if isinstance(item, Node)]
+
+    @property
+    def relationships(self) -> list[Relationship]:
+        return [item for item in self.items() if isinstance(item, Relationship)]
 
     def counts(self) -> dict[str, dict[str, int]]:
-        return {
-            "nodes": dict(Counter(n.label for n in self.nodes)),
-            "relationships": dict(Counter(r.type for r in self.relationships)),
-        }
+        tally = Tally()
+        for _ in tally.counting(self.items()):
+            pass
+        return tally.counts()
+
+
+@dataclass
+class Tally:
+    """Nodes per label and relationships per type, counted as they pass (in the order they first appear)."""
+
+    nodes: Counter[str] = field(default_factory=Counter)
+    relationships: Counter[str] = field(default_factory=Counter)
+
+    def add(self, item: Node | Relationship) -> None:
+        if isinstance(item, Node):
+            self.nodes[item.label] += 1
+        else:
+            self.relationships[item.type] += 1
+
+    def counting(self, items: Iterable[Node | Relationship]) -> Iterator[Node | Relationship]:
+        """`items`, each counted as it passes."""
+        for item in items:
+            self.add(item)
+            yield item
+
+    def counts(self) -> dict[str, dict[str, int]]:
+        return {"nodes": dict(self.nodes), "relationships": dict(self.relationships)}
 
 
 def question_id(prompt: str) -> str:
@@ -167,11 +208,13 @@ def _clean(props: dict[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in props.items() if v is not None}
 
 
-def _question_nodes(g: Graph, tournament: Tournament, plan: list[PlanRow], texts: dict[str, TextRow]) -> None:
-    """Originals, then the paraphrases the plan shows (of prompts still in the file)."""
+def _question_nodes(
+    g: Graph, tournament: Tournament, paraphrased: dict[str, str], texts: dict[str, TextRow]
+) -> None:
+    """Originals, then the paraphrases the plan shows (`paraphrased`: text key -> prompt, in plan order)."""
     categories = {p.id: p.category for p in tournament.spec.prompts}
     for pid in tournament.prompt_ids:
-        g.nodes.append(
+        g.fixed_nodes.append(
             Node(
                 question_id(pid),
                 "Question",
@@ -185,13 +228,10 @@ def _question_nodes(g: Graph, tournament: Tournament, plan: list[PlanRow], texts
                 ),
             )
         )
-    shown = {
-        r.prompt_text_key: r.prompt
-        for r in plan
-        if r.condition == "paraphrase" and r.prompt_text_key in texts
-    }
-    for key, pid in shown.items():
-        g.nodes.append(
+    for key, pid in paraphrased.items():
+        if key not in texts:
+            continue
+        g.fixed_nodes.append(
             Node(
                 paraphrase_id(key),
                 "Question",
@@ -206,19 +246,27 @@ def _question_nodes(g: Graph, tournament: Tournament, plan: list[PlanRow], texts
                 ),
             )
         )
-        g.relationships.append(
+        g.fixed_relationships.append(
             Relationship("REPHRASES", paraphrase_id(key), question_id(pid), "Question", "Question")
         )
 
 
-def _shown_keys(plan: list[PlanRow]) -> dict[tuple[str, str, str], str]:
-    """(prompt, contestant, condition) -> the key of the response text the plan shows."""
-    out: dict[tuple[str, str, str], str] = {}
-    for r in plan:
+@dataclass
+class _PlanTexts:
+    """What the plan shows, gathered in one pass over it: the text keys, the paraphrases (key -> prompt) and,
+    per (prompt, contestant, condition), the key of the response text (the first in plan order)."""
+
+    wanted: set[str] = field(default_factory=set)
+    paraphrased: dict[str, str] = field(default_factory=dict)
+    shown: dict[tuple[str, str, str], str] = field(default_factory=dict)
+
+    def add(self, r: PlanRow) -> None:
+        self.wanted.update(k for k in (r.prompt_text_key, r.first_text_key, r.second_text_key) if k)
+        if r.condition == "paraphrase" and r.prompt_text_key is not None:
+            self.paraphrased[r.prompt_text_key] = r.prompt  # (a paraphrase key is one prompt's)
         for cid, key in ((r.first, r.first_text_key), (r.second, r.second_text_key)):
             if key is not None:
-                out.setdefault((r.prompt, cid, r.condition), key)
-    return out
+                self.shown.setdefault((r.prompt, cid, r.condition), key)
 
 
 def _base_keys(
@@ -255,7 +303,7 @@ def _response_nodes(
                 stored = texts.get(base_key) if base_key is not None else None
                 text = stored.text if stored is not None else store.generated_text(pid, cid)
                 kind = "generated"
-            g.nodes.append(
+            g.fixed_nodes.append(
                 Node(
                     response_id(pid, cid),
                     "Response",
@@ -276,7 +324,7 @@ def _response_nodes(
         t = texts.get(key)
         if condition != "lexical" or t is None:
             continue
-        g.nodes.append(
+        g.fixed_nodes.append(
             Node(
                 variant_id(key),
                 "Response",
@@ -294,94 +342,100 @@ def _response_nodes(
                 ),
             )
         )
-        g.relationships.append(
+        g.fixed_relationships.append(
             Relationship("VARIANT_OF", variant_id(key), response_id(pid, cid), "Response", "Response")
         )
 
 
-def _judge_nodes(g: Graph, tournament: Tournament, details: list[PairDetail]) -> None:
-    judges = list(dict.fromkeys([*tournament.judge_ids, *(d.judge for d in details)]))
+def _judge_nodes(g: Graph, tournament: Tournament, recorded: list[str]) -> None:
+    """The file's judges, then any other judge of a recorded presentation."""
+    judges = list(dict.fromkeys([*tournament.judge_ids, *recorded]))
     for jid in judges:
         try:
             cfg = tournament.judge(jid)
             props = {"label": cfg.label or jid, "provider": cfg.provider, "model": cfg.model}
         except KeyError:
             props = {"label": jid}
-        g.nodes.append(Node(judge_id(jid), "Judge", _clean(props)))
+        g.fixed_nodes.append(Node(judge_id(jid), "Judge", _clean(props)))
 
 
-def _evaluation(g: Graph, d: PairDetail, order: str, texts: dict[str, TextRow], known: set[str]) -> None:
+def _evaluation(d: PairDetail, order: str, texts: dict[str, TextRow], known: set[str]) -> Evaluation:
     """One recorded presentation: its node, and what it evaluates, shows, favours and was judged by."""
     eid = evaluation_id(d.prompt, d.first, d.second, d.judge, d.condition, d.sample)
     verdict = d.winner if d.status == "ok" else None
     winner = {"first": d.first, "second": d.second, "tie": "tie"}.get(verdict or "")
-    g.nodes.append(
-        Node(
-            eid,
-            "PairwiseEvaluation",
-            _clean(
-                {
-                    "prompt": d.prompt,
-                    "first": d.first,
-                    "second": d.second,
-                    "judge": d.judge,
-                    "condition": d.condition,
-                    "order": order,
-                    "sample": d.sample,
-                    "status": d.status,
-                    "verdict": verdict,
-                    "winner": winner,
-                    "reasoning": d.reasoning,
-                    "raw_reply": d.raw_reply,
-                    "error": d.error,
-                    "latency_ms": d.latency_ms,
-                    "input_tokens": d.input_tokens,
-                    "output_tokens": d.output_tokens,
-                    "cost": d.cost,
-                    "attempts": d.attempts,
-                    "provider": d.provider,
-                    "model": d.model,
-                    "timestamp": _iso(d.finished_at),
-                    "finished_at": d.finished_at,
-                    "call_key": d.key,
-                }
-            ),
-        )
+    node = Node(
+        eid,
+        "PairwiseEvaluation",
+        _clean(
+            {
+                "prompt": d.prompt,
+                "first": d.first,
+                "second": d.second,
+                "judge": d.judge,
+                "condition": d.condition,
+                "order": order,
+                "sample": d.sample,
+                "status": d.status,
+                "verdict": verdict,
+                "winner": winner,
+                "reasoning": d.reasoning,
+                "raw_reply": d.raw_reply,
+                "error": d.error,
+                "latency_ms": d.latency_ms,
+                "input_tokens": d.input_tokens,
+                "output_tokens": d.output_tokens,
+                "cost": d.cost,
+                "attempts": d.attempts,
+                "provider": d.provider,
+                "model": d.model,
+                "timestamp": _iso(d.finished_at),
+                "finished_at": d.finished_at,
+                "call_key": d.key,
+            }
+        ),
     )
+    rels: list[Relationship] = []
     question = question_id(d.prompt)
     if d.condition == "paraphrase" and d.prompt_text_key in texts:
         question = paraphrase_id(d.prompt_text_key)
     if question in known:
-        g.relationships.append(Relationship("EVALUATES", eid, question, "PairwiseEvaluation", "Question"))
+        rels.append(Relationship("EVALUATES", eid, question, "PairwiseEvaluation", "Question"))
     shown: dict[str, str] = {}
     for slot, cid, key in (("A", d.first, d.first_text_key), ("B", d.second, d.second_text_key)):
         rid = variant_id(key) if d.condition == "lexical" and key is not None else response_id(d.prompt, cid)
         if rid not in known:
             continue
         shown[cid] = rid
-        g.relationships.append(
+        rels.append(
             Relationship(
                 "BETWEEN", eid, rid, "PairwiseEvaluation", "Response", {"slot": slot, "contestant": cid}
             )
         )
     if winner in shown:
-        g.relationships.append(Relationship("FAVORS", eid, shown[winner], "PairwiseEvaluation", "Response"))
-    g.relationships.append(Relationship("JUDGED_BY", eid, judge_id(d.judge), "PairwiseEvaluation", "Judge"))
+        rels.append(Relationship("FAVORS", eid, shown[winner], "PairwiseEvaluation", "Response"))
+    rels.append(Relationship("JUDGED_BY", eid, judge_id(d.judge), "PairwiseEvaluation", "Judge"))
+    return node, rels
 
 
 def build_graph(tournament: Tournament, store: Store) -> Graph:
-    """The whole trace of the tournament's current plan as nodes and relationships."""
+    """The whole trace of the tournament's current plan: the fixed nodes built now (one pass over the plan), the
+    evaluations read from the store on each pass over them (`Graph.evaluations`)."""
     g = Graph()
-    plan = store.plan()
-    wanted = {k for r in plan for k in (r.prompt_text_key, r.first_text_key, r.second_text_key) if k}
-    texts = {t.key: t for t in store.texts() if t.key in wanted}
-    _question_nodes(g, tournament, plan, texts)
-    _response_nodes(g, tournament, _shown_keys(plan), texts, store)
-    details = store.recorded_details()
-    _judge_nodes(g, tournament, details)
-    known = {n.id for n in g.nodes}
+    shown = _PlanTexts()
+    for row in store.each_plan_row():
+        shown.add(row)
+    texts = {t.key: t for t in store.texts() if t.key in shown.wanted}
+    _question_nodes(g, tournament, shown.paraphrased, texts)
+    _response_nodes(g, tournament, shown.shown, texts, store)
+    _judge_nodes(g, tournament, store.recorded_judges())
+    known = {n.id for n in g.fixed_nodes}
     position = {c: i for i, c in enumerate(tournament.contestant_ids)}
-    for d in details:
-        ab = (position.get(d.first, 0), d.first) < (position.get(d.second, 0), d.second)
-        _evaluation(g, d, "AB" if ab else "BA", texts, known)
+
+    def evaluations() -> Iterator[Evaluation]:
+        for d in store.each_recorded_detail():
+            ab = (position.get(d.first, 0), d.first) < (position.get(d.second, 0), d.second)
+            yield _evaluation(d, "AB" if ab else "BA", texts, known)
+
+    g.each_evaluation = evaluations
     return g

@@ -10,10 +10,18 @@ default quoting); an unset property is an empty unquoted field, which neo4j-admi
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import IO, Any
 
-from elotui.export.graph_model import NODE_PROPERTIES, REL_PROPERTIES, Graph
+from elotui.export.graph_model import (
+    NODE_LABELS,
+    NODE_PROPERTIES,
+    REL_PROPERTIES,
+    REL_TYPES,
+    Node,
+    Relationship,
+)
 
 _TYPES = {"string": "string", "long": "long", "double": "double", "boolean": "boolean"}
 
@@ -35,25 +43,86 @@ def _header(name: str, kind: str) -> str:
     return f"{name}:{_TYPES[kind]}"  # property names are plain identifiers: no quoting needed
 
 
-def write_nodes_csv(label: str, nodes: list[Any], fh: IO[str]) -> None:
+def nodes_header(label: str) -> str:
     props = NODE_PROPERTIES.get(label, ())
-    fh.write(",".join(["id:ID", *(_header(n, k) for n, k in props), ":LABEL"]) + "\n")
-    for node in nodes:
-        cells = [csv_field(node.id), *(csv_field(node.props.get(n)) for n, _ in props), csv_field(node.label)]
-        fh.write(",".join(cells) + "\n")
+    return ",".join(["id:ID", *(_header(n, k) for n, k in props), ":LABEL"]) + "\n"
 
 
-def write_rels_csv(rel_type: str, rels: list[Any], fh: IO[str]) -> None:
+def node_line(node: Node) -> str:
+    props = NODE_PROPERTIES.get(node.label, ())
+    return (
+        ",".join(
+            [csv_field(node.id), *(csv_field(node.props.get(n)) for n, _ in props), csv_field(node.label)]
+        )
+        + "\n"
+    )
+
+
+def rels_header(rel_type: str) -> str:
     props = REL_PROPERTIES.get(rel_type, ())
-    fh.write(",".join([":START_ID", ":END_ID", ":TYPE", *(_header(n, k) for n, k in props)]) + "\n")
-    for rel in rels:
-        cells = [
-            csv_field(rel.start),
-            csv_field(rel.end),
-            csv_field(rel.type),
-            *(csv_field(rel.props.get(n)) for n, _ in props),
-        ]
-        fh.write(",".join(cells) + "\n")
+    return ",".join([":START_ID", ":END_ID", ":TYPE", *(_header(n, k) for n, k in props)]) + "\n"
+
+
+def rel_line(rel: Relationship) -> str:
+    props = REL_PROPERTIES.get(rel.type, ())
+    cells = [
+        csv_field(rel.start),
+        csv_field(rel.end),
+        csv_field(rel.type),
+        *(csv_field(rel.props.get(n)) for n, _ in props),
+    ]
+    return ",".join(cells) + "\n"
+
+
+def write_nodes_csv(label: str, nodes: list[Node], fh: IO[str]) -> None:
+    fh.write(nodes_header(label))
+    fh.writelines(node_line(node) for node in nodes)
+
+
+class Neo4jCsv:
+    """The nodes_/rels_ files of `directory`, written as the graph streams past (`add`): every file is opened
+    at once with its header (an empty one stays header only), each item appended to its own."""
+
+    def __init__(self, directory: Path) -> None:
+        directory.mkdir(parents=True, exist_ok=True)
+        self.paths: list[Path] = []
+        self._files: dict[tuple[str, str], IO[str]] = {}
+        try:
+            for kind, names, header in (
+                ("nodes", NODE_LABELS, nodes_header),
+                ("rels", REL_TYPES, rels_header),
+            ):
+                for name in names:
+                    self._open(directory, kind, name).write(header(name))
+        except BaseException:
+            self.close()
+            raise
+        self.directory = directory
+
+    def _open(self, directory: Path, kind: str, name: str) -> IO[str]:
+        path = directory / f"{kind}_{name}.csv"
+        fh = self._files[(kind, name)] = path.open("w", encoding="utf-8", newline="")  # closed by close()
+        self.paths.append(path)
+        return fh
+
+    def writing(self, items: Iterable[Node | Relationship]) -> Iterator[Node | Relationship]:
+        """`items`, each written to its file as it passes."""
+        for item in items:
+            self.add(item)
+            yield item
+
+    def add(self, item: Node | Relationship) -> None:
+        if isinstance(item, Node):
+            fh = self._files.get(("nodes", item.label)) or self._open(self.directory, "nodes", item.label)
+            fh.write(node_line(item))
+        else:
+            fh = self._files.get(("rels", item.type)) or self._open(self.directory, "rels", item.type)
+            fh.write(rel_line(item))
+
+    def close(self) -> None:
+        for fh in self._files.values():
+            fh.close()
+        self._files = {}
 
 
 def import_command(node_files: list[str], rel_files: list[str], database: str = "neo4j") -> str:
@@ -64,27 +133,13 @@ def import_command(node_files: list[str], rel_files: list[str], database: str = 
     return " \\\n".join(parts)
 
 
-def write_neo4j_csv(graph: Graph, directory: Path) -> list[Path]:
-    """Write every nodes_/rels_ file (including empty ones, header only) into `directory`; returns the paths."""
-    directory.mkdir(parents=True, exist_ok=True)
-    written: list[Path] = []
-    for label, nodes in graph.nodes_by_label().items():
-        path = directory / f"nodes_{label}.csv"
-        with path.open("w", encoding="utf-8", newline="") as fh:
-            write_nodes_csv(label, nodes, fh)
-        written.append(path)
-    for rel_type, rels in graph.relationships_by_type().items():
-        path = directory / f"rels_{rel_type}.csv"
-        with path.open("w", encoding="utf-8", newline="") as fh:
-            write_rels_csv(rel_type, rels, fh)
-        written.append(path)
-    return written
-
-
 def readme_text(
-    graph: Graph, node_files: list[str], rel_files: list[str], *, title: str | None = None
+    counts: Mapping[str, Mapping[str, int]],
+    node_files: list[str],
+    rel_files: list[str],
+    *,
+    title: str | None = None,
 ) -> str:
-    counts = graph.counts()
     nodes = ", ".join(f"{k} {v}" for k, v in counts["nodes"].items()) or "none"
     rels = ", ".join(f"{k} {v}" for k, v in counts["relationships"].items()) or "none"
     return f"""elotui evaluation graph{(" for " + title) if title else ""}

@@ -50,16 +50,8 @@ from elotui.vocab import CACHED_STATUSES, outcome_code
 if TYPE_CHECKING:
     from elotui.config import Tournament
 
-__all__ = [
-    "CACHED_STATUSES",
-    "MIGRATIONS",
-    "SCHEMA_VERSION",
-    "CallRecord",
-    "PlanRow",
-    "Store",
-    "VerdictColumns",
-    "default_store_path",
-]
+__all__ = ["CACHED_STATUSES", "MIGRATIONS", "SCHEMA_VERSION", "CallRecord", "PlanRow", "Store"]
+__all__ += ["VerdictColumns", "default_store_path"]
 _by_key = operator.attrgetter("key")
 
 
@@ -353,12 +345,24 @@ class Store:
     def each_recorded_detail(self, batch: int = 4096) -> Iterator[PairDetail]:
         """`recorded_details()` a `batch` at a time (a 10^6-verdict log written with a bounded memory), all read in
         one read transaction: one consistent plan and its calls while other processes write. Read to the end."""
+        return self._each(PairDetail, f"{DETAIL_SQL} WHERE c.key IS NOT NULL ORDER BY p.seq", batch)
+
+    def each_plan_row(self, batch: int = 4096) -> Iterator[PlanRow]:
+        """`plan()` a `batch` at a time, from one read transaction. Read to the end."""
+        return self._each(PlanRow, f"{PLAN_SQL} ORDER BY p.seq", batch)
+
+    def recorded_judges(self) -> list[str]:
+        """The judges of the recorded presentations, in plan order of each one's first."""
+        sql = "SELECT p.judge FROM plan p JOIN calls c ON c.key = p.key GROUP BY p.judge ORDER BY MIN(p.seq)"
+        return self._rows(str, sql)
+
+    def _each(self, kind: Callable[..., Any], sql: str, batch: int) -> Iterator[Any]:
         with self._lock, self._guarded():
             cur = self._db.cursor()
-            cur.row_factory = _factory(PairDetail)
+            cur.row_factory = _factory(kind)
             cur.execute("BEGIN")  # deferred: a read snapshot, no write lock
             try:
-                cur.execute(f"{DETAIL_SQL} WHERE c.key IS NOT NULL ORDER BY p.seq")
+                cur.execute(sql)
                 while rows := cur.fetchmany(batch):
                     yield from rows
             finally:

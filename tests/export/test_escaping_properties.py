@@ -46,11 +46,11 @@ def test_cypher_map_round_trip_with_any_keys(values: dict[str, str]) -> None:
 @given(TEXT, TEXT)
 def test_script_with_hostile_reasoning_reads_back(reasoning: str, text: str) -> None:
     g = Graph(
-        nodes=[
+        fixed_nodes=[
             Node("response:p:a", "Response", {"text": text}),
             Node("evaluation:x", "PairwiseEvaluation", {"reasoning": reasoning, "winner": "a"}),
         ],
-        relationships=[
+        fixed_relationships=[
             Relationship("FAVORS", "evaluation:x", "response:p:a", "PairwiseEvaluation", "Response")
         ],
     )
@@ -113,3 +113,14 @@ def test_nodes_csv_round_trip(reasonings: list[str]) -> None:
 )
 def test_cypher_literal_by_hand(text: str, literal: str) -> None:
     assert cypher_string(text) == literal
+
+
+@settings(max_examples=400, deadline=None)
+@given(TEXT)
+@example("plain text, nothing to escape")
+def test_cypher_string_is_each_character_escaped(text: str) -> None:
+    """The one-call escaping (a fast return for text with nothing to escape, str.translate otherwise) writes
+    exactly each character's escape."""
+    from elotui.export.cypher import _escape_char
+
+    assert cypher_string(text) == "'" + "".join(_escape_char(ch) for ch in text) + "'"

@@ -6,7 +6,9 @@ from __future__ import annotations
 import csv
 import io
 import re
+import weakref
 from collections import Counter
+from collections.abc import Iterator
 from pathlib import Path
 
 from elotui.cli import main
@@ -16,6 +18,8 @@ from elotui.export.graph_model import (
     NODE_PROPERTIES,
     REL_PROPERTIES,
     Graph,
+    Node,
+    Relationship,
     build_graph,
     evaluation_id,
     paraphrase_id,
@@ -227,8 +231,8 @@ def test_empty_store_gives_questions_responses_and_judges_only(filled, tmp_path:
 
     with Store(tmp_path / "empty.sqlite") as empty:
         g = build_graph(filled.tournament, empty)
-    assert g.counts()["nodes"] == {"Question": 2, "Response": 6, "Judge": 2}
-    assert g.relationships == []
+        assert g.counts()["nodes"] == {"Question": 2, "Response": 6, "Judge": 2}
+        assert g.relationships == []
 
 
 def test_cli_graph_writes_the_folder(filled, tmp_path: Path, capsys) -> None:
@@ -247,3 +251,103 @@ def test_cli_graph_errors(filled, tmp_path: Path, capsys) -> None:
     assert main(["graph", str(filled.path), "--store", str(filled.store_path), "-o", str(a_file)]) == 2
     assert "not a folder" in capsys.readouterr().err
     assert main(["graph", str(tmp_path / "missing.toml"), "-o", str(tmp_path / "o")]) == 2
+
+
+def _script_from_whole_graph(g: Graph, batch: int, title: str) -> str:
+    """The script as it was written with the whole graph in memory (every label's nodes, then every group's
+    relationships, in batches): the streamed script must be this text exactly."""
+    from elotui.export.cypher import (
+        _comment,
+        _counts_text,
+        constraint_statement,
+        cypher_map,
+        node_row,
+        node_statement,
+        relationship_row,
+        relationship_statement,
+    )
+
+    counts = g.counts()
+    out = [
+        f"// elotui evaluation graph: {_comment(title)}\n",
+        f"// nodes: {_counts_text(counts['nodes'])}\n",
+        f"// relationships: {_counts_text(counts['relationships'])}\n",
+        "// load into an empty database: cypher-shell -u neo4j -p <password> -f graph.cypher\n\n",
+    ]
+    by_label: dict[str, list] = {label: [] for label in NODE_PROPERTIES}
+    for n in g.nodes:
+        by_label[n.label].append(n)
+    groups: dict[tuple[str, str, str], list] = {}
+    for r in g.relationships:
+        groups.setdefault((r.type, r.start_label, r.end_label), []).append(r)
+    out += [constraint_statement(label) + ";\n\n" for label in by_label]
+    for label, nodes in by_label.items():
+        for i in range(0, len(nodes), batch):
+            rows = ",\n  ".join(cypher_map(node_row(n)) for n in nodes[i : i + batch])
+            out.append(node_statement(label, "[\n  " + rows + "\n]") + ";\n\n")
+    for (rel_type, start, end), rels in groups.items():
+        for i in range(0, len(rels), batch):
+            rows = ",\n  ".join(cypher_map(relationship_row(r)) for r in rels[i : i + batch])
+            out.append(relationship_statement(rel_type, start, end, "[\n  " + rows + "\n]") + ";\n\n")
+    return "".join(out)
+
+
+def test_streamed_script_is_the_whole_graph_script(filled) -> None:
+    g = build_graph(filled.tournament, filled.store)
+    for batch in (1, 3, 7, 500):
+        buf = io.StringIO()
+        write_cypher(g, buf, batch=batch, title="t")
+        assert buf.getvalue() == _script_from_whole_graph(g, batch, "t")
+
+
+def _synthetic_graph(evaluations: int, passes: list[int], alive: list[int], peak: list[int]) -> Graph:
+    """A judge, two responses and `evaluations` evaluations made on each pass (counted in `passes`), each node
+    counted in `alive` while it lives (the most alive at once in `peak`)."""
+    fixed = [
+        Node(response_id("p", "a"), "Response", {"text": "A"}),
+        Node(response_id("p", "b"), "Response", {"text": "B"}),
+        Node("judge:j", "Judge", {"label": "j"}),
+    ]
+
+    def each() -> Iterator[tuple[Node, list[Relationship]]]:
+        passes.append(1)
+        for i in range(evaluations):
+            eid = f"evaluation:{i}"
+            node = Node(eid, "PairwiseEvaluation", {"reasoning": "x" * 100, "sample": i})
+            alive[0] += 1
+            weakref.finalize(node, lambda: alive.__setitem__(0, alive[0] - 1))
+            peak[0] = max(peak[0], alive[0])
+            rels = [
+                Relationship(
+                    "BETWEEN", eid, response_id("p", "a"), "PairwiseEvaluation", "Response", {"slot": "A"}
+                ),
+                Relationship("JUDGED_BY", eid, "judge:j", "PairwiseEvaluation", "Judge"),
+            ]
+            yield node, rels
+
+    return Graph(fixed_nodes=fixed, each_evaluation=each)
+
+
+def test_writing_the_graph_reads_it_once_and_holds_a_batch_of_evaluations(tmp_path: Path) -> None:
+    from elotui.export.cypher import BATCH
+    from elotui.export.graph import write_graph_files
+
+    passes: list[int] = []
+    alive = [0]
+    peak = [0]
+    total = 8 * BATCH + 3
+    result = write_graph_files(_synthetic_graph(total, passes, alive, peak), tmp_path / "g")
+    assert passes == [1]  # one read of the store feeds the script, the CSVs and the counts
+    assert peak[0] <= BATCH + 1  # a batch of evaluation nodes at a time, never the whole graph
+    assert result.counts["nodes"]["PairwiseEvaluation"] == total
+    with (tmp_path / "g" / "nodes_PairwiseEvaluation.csv").open(encoding="utf-8", newline="") as fh:
+        assert sum(1 for _ in csv.reader(fh)) == total + 1
+    assert result.statements == 4 + 1 + 1 + 9 + 9 + 9  # constraints; Response, Judge; then 9 batches of each
+    assert not [p for p in (tmp_path / "g").iterdir() if p.name.startswith("tmp")]  # no scratch file left
+
+
+def test_store_streams_the_plan_and_names_the_recorded_judges(filled) -> None:
+    store = filled.store
+    assert list(store.each_plan_row(batch=3)) == store.plan()
+    recorded = store.recorded_details()
+    assert store.recorded_judges() == list(dict.fromkeys(d.judge for d in recorded))
