@@ -8,6 +8,7 @@ so untrusted text (judge reasoning, responses) cannot end the literal, the state
 
 from __future__ import annotations
 
+import functools
 import io
 import math
 import re
@@ -56,6 +57,7 @@ def cypher_string(text: str) -> str:
     return "'" + text.translate(_ESCAPES) + "'"
 
 
+@functools.lru_cache(maxsize=4096)  # a graph has a few dozen property names, written 10^7 times
 def cypher_name(name: str) -> str:
     """A property key, label or type: bare when it is a plain identifier, otherwise back-quoted."""
     if _IDENT.match(name):
@@ -64,6 +66,8 @@ def cypher_name(name: str) -> str:
 
 
 def cypher_value(value: Any) -> str:
+    if type(value) is str:  # most values (and bool is not a str: it is tested below, before int)
+        return cypher_string(value)
     if value is None:
         return "null"
     if isinstance(value, bool):

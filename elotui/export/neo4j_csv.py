@@ -27,6 +27,8 @@ _TYPES = {"string": "string", "long": "long", "double": "double", "boolean": "bo
 
 
 def csv_field(value: Any) -> str:
+    if type(value) is str:  # most fields
+        return '"' + value.replace('"', '""') + '"'
     if value is None:
         return ""
     if isinstance(value, bool):
