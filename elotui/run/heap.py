@@ -3,8 +3,12 @@ stored plan's rows, a replay log's index): made with the collector off (a millio
 passes over the growing heap would cost a third of the planning time) and then frozen (`gc.freeze`), so that the
 collections the run's many small allocations trigger do not walk them again and again. At 10^6 verdicts the
 collector otherwise took 25 of 83 s of an ingest. Frozen objects are still freed by reference counting (the
-plan's records hold no reference cycles); they stay frozen after the run, so that a long-lived process (the TUI)
-does not pay a full collection of millions of objects when a run ends."""
+plan's records hold no reference cycles).
+
+`gc.freeze` freezes every object alive, not only the run's: in the TUI, widgets and tasks whose reference cycles
+die later would never be collected. So a run ends by thawing them (`thaw`): by then the plan's records are
+freed, so the next full collection walks what the process holds anyway, and the cycles frozen meanwhile are
+collected again."""
 
 from __future__ import annotations
 
@@ -24,3 +28,8 @@ def long_lived() -> Iterator[None]:
         gc.freeze()
         if enabled:
             gc.enable()
+
+
+def thaw() -> None:
+    """Back to the collector: everything frozen (the end of a run; see the module doc)."""
+    gc.unfreeze()

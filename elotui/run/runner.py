@@ -51,7 +51,7 @@ from elotui.run.events import (
     RunState,
     VerdictRecorded,
 )
-from elotui.run.heap import long_lived
+from elotui.run.heap import long_lived, thaw
 from elotui.run.plan import build_plan
 from elotui.run.prepare import prepare, replan
 from elotui.run.prompts import PromptBuilder
@@ -142,6 +142,7 @@ class Runner(RunLifecycle):
             raise
         finally:
             await self._close(ticker, final_state)
+            thaw()  # what the run froze (elotui.run.heap), foreign objects included, is collectable again
         self._emit_progress(force=True)
         result = RunFinished(
             state=final_state,

@@ -347,3 +347,34 @@ async def test_each_comparison_gets_its_most_similar_example(tmp_path: Path, sto
         assert expected in request.user
         assert request.user.index("worked example") < request.user.index("Now the comparison to judge.")
     assert store.runs()[0].manifest["examples_file_sha256"]
+
+
+async def test_a_run_leaves_nothing_frozen_so_cycles_made_meanwhile_are_collected(
+    tmp_path: Path, store: Store
+) -> None:
+    """A run freezes the heap while it plans (elotui.run.heap), foreign objects included; a reference cycle that
+    was alive then and dies later (a dismissed screen, say) must still be collected once the run is over."""
+    import gc
+    import weakref
+
+    class Holder:
+        me: object = None
+
+    cycle = Holder()
+    cycle.me = cycle
+    gone = weakref.ref(cycle)
+    frozen: list[int] = []
+    world = FakeWorld({"a": 1})
+    runner = Runner(
+        make(tmp_path, ["a", "b", "c"]),
+        store,
+        judge_factory=world.factory,
+        on_event=lambda _event: frozen.append(gc.get_freeze_count()),
+    )
+    result = await runner.run()
+    assert result.state == "finished"
+    assert max(frozen) > 0  # the run did freeze the heap (the cycle with it) while it ran
+    assert gc.get_freeze_count() == 0
+    del cycle
+    gc.collect()
+    assert gone() is None
