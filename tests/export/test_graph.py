@@ -351,3 +351,38 @@ def test_store_streams_the_plan_and_names_the_recorded_judges(filled) -> None:
     assert list(store.each_plan_row(batch=3)) == store.plan()
     recorded = store.recorded_details()
     assert store.recorded_judges() == list(dict.fromkeys(d.judge for d in recorded))
+
+
+def test_a_full_disk_while_writing_the_graph_is_said_and_leaves_no_scratch(
+    filled, tmp_path: Path, monkeypatch, capsys
+) -> None:
+    """The disk fills while the Cypher statements are spooled: a clear message naming the folder (exit 2), no
+    traceback, and the scratch files gone."""
+    import errno
+    import tempfile
+
+    import elotui.export.cypher as cypher_module
+
+    made: list[object] = []
+    real = tempfile.TemporaryFile
+
+    class Filling:
+        def __init__(self, *args: object, **kwargs: object) -> None:
+            self.inner = real(*args, **kwargs)  # type: ignore[call-overload]
+            made.append(self)
+
+        def write(self, text: str) -> int:
+            if sum(f.inner.tell() for f in made) > 2_000:  # type: ignore[attr-defined]
+                raise OSError(errno.ENOSPC, "No space left on device")
+            return self.inner.write(text)
+
+        def __getattr__(self, name: str) -> object:
+            return getattr(self.inner, name)
+
+    monkeypatch.setattr(cypher_module.tempfile, "TemporaryFile", Filling)
+    out = tmp_path / "g"
+    rc = main(["graph", str(filled.path), "--store", str(filled.store_path), "-o", str(out)])
+    err = capsys.readouterr().err
+    assert rc == 2, err
+    assert f"{out}: cannot write the graph: No space left on device" in err and "Traceback" not in err
+    assert made and all(f.inner.closed for f in made)  # type: ignore[attr-defined]
