@@ -78,18 +78,20 @@ Blocks = tuple[NDArray[np.int64], NDArray[np.int64]]  # (starts, lengths) of a r
 @dataclass(frozen=True)
 class Resampling:
     """The bootstrap rounds as runs of games: `order` lists the games grouped by cluster (all the games of a prompt
-    in a row; for unit "game", the games as they are), and each round is a sequence of blocks of it, drawn lazily
-    (a round of single games is a block per game: `order[starts]`)."""
+    in a row), None where the games as they are already are so (for unit "game", or prompts listed in order: no
+    10^7-entry identity to make and gather through), and each round is a sequence of blocks of that listing,
+    drawn lazily (a round of single games is a block per game)."""
 
-    order: NDArray[np.intp]
+    order: NDArray[np.intp] | None
     rounds: Iterator[Blocks]
 
     @staticmethod
-    def indices(order: NDArray[np.intp], blocks: Blocks) -> NDArray[np.intp]:
+    def indices(order: NDArray[np.intp] | None, blocks: Blocks) -> NDArray[np.intp]:
         """A round's game indices (with repeats), the blocks laid end to end."""
         starts, lengths = blocks
         offsets = np.repeat(starts - np.r_[0, np.cumsum(lengths)[:-1]], lengths)
-        return order[np.arange(int(lengths.sum())) + offsets]
+        listed = np.arange(int(lengths.sum())) + offsets
+        return listed if order is None else order[listed]
 
 
 def resampled_blocks(g: Games, unit: BootstrapUnit, rounds: int, seed: int) -> Resampling:
@@ -109,11 +111,10 @@ def resampled_blocks_of(
     n = len(prompt)
     if unit == "game":
         ones = np.ones(n, dtype=np.int64)
-        return Resampling(
-            np.arange(n), ((rng.integers(0, n, n).astype(np.int64), ones) for _ in range(rounds))
-        )
+        return Resampling(None, ((rng.integers(0, n, n).astype(np.int64), ones) for _ in range(rounds)))
     counts, inverse = cluster_counts(prompt, rounds, rng)
-    order = stable_argsort(inverse, counts.shape[1])  # as they are when listed by prompt (Elo's rounds)
+    in_order = bool(np.all(inverse[1:] >= inverse[:-1]))  # listed by prompt already (Elo's rounds)
+    order = None if in_order else stable_argsort(inverse, counts.shape[1])
     # each cluster's run in `order`: its count of games, after those of the clusters before it
     lengths = np.bincount(inverse, minlength=counts.shape[1]).astype(np.int64)
     starts = np.cumsum(lengths) - lengths

@@ -287,8 +287,9 @@ def _round_orders(
             )
         return
     # the packed canonical words in cluster order: one gather of the words (packing is per game)
-    src = Packed(packed.words[listed[resampling.order]], packed.table, packed.cbits)
-    del listed, prompt
+    index = listed if resampling.order is None else listed[resampling.order]
+    src = Packed(packed.words[index], packed.table, packed.cbits)
+    del listed, prompt, index
     batch = (
         16 if unit == "prompt" else max(1, min(16, 8_000_000 // max(len(src.words), 1)))
     )  # bounded block memory

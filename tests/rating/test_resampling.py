@@ -48,3 +48,17 @@ def test_native_rounds_equal_numpy_rounds(unit: str, monkeypatch: pytest.MonkeyP
     plain = elo_rounds(g, rounds=20, unit=unit, seed=4)  # type: ignore[arg-type]
     np.testing.assert_allclose(native, plain, atol=1e-9)
     assert native.shape == (20, 4) and np.ptp(native, axis=0).min() > 0
+
+
+def test_games_listed_by_prompt_are_resampled_without_an_order() -> None:
+    """Games already listed by prompt (Elo's rounds list them so) need no order to gather through: the rounds'
+    blocks are those of the same games in any other listing, moved to their places."""
+    from elotui.rating.bootstrap import resampled_blocks_of
+
+    prompt = np.random.default_rng(1).permutation(_games().prompt)  # games in no particular order
+    order = np.argsort(prompt, kind="stable")
+    listed = resampled_blocks_of(prompt[order], "prompt", 5, seed=3)
+    shuffled = resampled_blocks_of(prompt, "prompt", 5, seed=3)
+    assert listed.order is None and shuffled.order is not None
+    for a, b in zip(listed.rounds, shuffled.rounds, strict=True):
+        assert np.array_equal(order[Resampling.indices(None, a)], Resampling.indices(shuffled.order, b))
