@@ -12,8 +12,6 @@ from urllib.parse import quote
 
 from elotui.errors import UserError
 
-SORT_THREADS = min(4, os.cpu_count() or 1)
-
 
 def connect(path: Path) -> tuple[sqlite3.Connection, bool]:
     """(connection, read_only)."""
@@ -33,8 +31,6 @@ def connect(path: Path) -> tuple[sqlite3.Connection, bool]:
             db.execute("PRAGMA synchronous=NORMAL")
             db.execute("PRAGMA cache_size=-65536")  # 64 MiB: inserts by random (hash) key stay in memory
             db.execute("PRAGMA journal_size_limit=67108864")  # a checkpointed WAL shrinks back to 64 MiB
-            # large sorts (building the plan's key index over 10^6 rows) may use helper threads: ~20 % faster
-            db.execute(f"PRAGMA threads={SORT_THREADS}")
         db.execute("PRAGMA foreign_keys=ON")
     except sqlite3.DatabaseError as exc:
         raise UserError(f"{path}: not a usable elotui store ({exc})") from None
