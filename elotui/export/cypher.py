@@ -9,7 +9,6 @@ so untrusted text (judge reasoning, responses) cannot end the literal, the state
 from __future__ import annotations
 
 import functools
-import io
 import math
 import re
 import shutil
@@ -193,23 +192,12 @@ class CypherScript:
             if fh is not None:
                 fh.seek(0)
                 shutil.copyfileobj(fh, out)
-        self.close()
         return self.statements + len(labels)
 
     def close(self) -> None:
         for fh in self._files.values():
             fh.close()
         self._files = {}
-
-
-def cypher_statements(graph: Graph, *, batch: int = BATCH) -> Iterator[str]:
-    """Every statement of the script, without the trailing `;`."""
-    buf = io.StringIO()
-    write_cypher(graph, buf, batch=batch)
-    for part in buf.getvalue().split(";\n\n"):  # a literal holds no line break (they are escaped)
-        statement = "\n".join(line for line in part.split("\n") if not line.startswith("//")).strip()
-        if statement:
-            yield statement
 
 
 def write_cypher(graph: Graph, fh: IO[str], *, batch: int = BATCH, title: str | None = None) -> int:

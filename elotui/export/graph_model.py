@@ -116,15 +116,12 @@ Evaluation = tuple[Node, list[Relationship]]  # a recorded presentation's node a
 class Graph:
     """The fixed part of the graph (questions, responses, judges and their relationships) in memory, and the
     evaluations (one per recorded presentation: 10^6 in a large tournament) read from the store a batch at a
-    time on each pass (`evaluations()`), so that writing the graph holds one evaluation at a time. `nodes`,
+    time on each call of `evaluations()`, so that writing the graph holds one evaluation at a time. `nodes`,
     `relationships` and `counts()` read them all (for a small graph, or to count)."""
 
     fixed_nodes: list[Node] = field(default_factory=list)
     fixed_relationships: list[Relationship] = field(default_factory=list)
-    each_evaluation: Callable[[], Iterator[Evaluation]] = lambda: iter(())
-
-    def evaluations(self) -> Iterator[Evaluation]:
-        return self.each_evaluation()
+    evaluations: Callable[[], Iterator[Evaluation]] = lambda: iter(())
 
     def items(self) -> Iterator[Node | Relationship]:
         """Every node and relationship in one pass: the fixed ones, then each evaluation's node and relationships
@@ -437,5 +434,5 @@ def build_graph(tournament: Tournament, store: Store) -> Graph:
             ab = (position.get(d.first, 0), d.first) < (position.get(d.second, 0), d.second)
             yield _evaluation(d, "AB" if ab else "BA", texts, known)
 
-    g.each_evaluation = evaluations
+    g.evaluations = evaluations
     return g

@@ -87,6 +87,7 @@ class Neo4jCsv:
 
     def __init__(self, directory: Path) -> None:
         directory.mkdir(parents=True, exist_ok=True)
+        self.directory = directory
         self.paths: list[Path] = []
         self._files: dict[tuple[str, str], IO[str]] = {}
         try:
@@ -95,14 +96,13 @@ class Neo4jCsv:
                 ("rels", REL_TYPES, rels_header),
             ):
                 for name in names:
-                    self._open(directory, kind, name).write(header(name))
+                    self._open(kind, name).write(header(name))
         except BaseException:
             self.close()
             raise
-        self.directory = directory
 
-    def _open(self, directory: Path, kind: str, name: str) -> IO[str]:
-        path = directory / f"{kind}_{name}.csv"
+    def _open(self, kind: str, name: str) -> IO[str]:
+        path = self.directory / f"{kind}_{name}.csv"
         fh = self._files[(kind, name)] = path.open("w", encoding="utf-8", newline="")  # closed by close()
         self.paths.append(path)
         return fh
@@ -115,10 +115,10 @@ class Neo4jCsv:
 
     def add(self, item: Node | Relationship) -> None:
         if isinstance(item, Node):
-            fh = self._files.get(("nodes", item.label)) or self._open(self.directory, "nodes", item.label)
+            fh = self._files.get(("nodes", item.label)) or self._open("nodes", item.label)
             fh.write(node_line(item))
         else:
-            fh = self._files.get(("rels", item.type)) or self._open(self.directory, "rels", item.type)
+            fh = self._files.get(("rels", item.type)) or self._open("rels", item.type)
             fh.write(rel_line(item))
 
     def close(self) -> None:

@@ -29,7 +29,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from elotui.rating.games import Games
-from elotui.rating.radix import count_distinct, dense_ints, stable_argsort
+from elotui.rating.radix import count_distinct, dense_ints, in_order, stable_argsort
 
 BootstrapUnit = Literal["prompt", "game"]
 LEVEL = 0.95
@@ -113,8 +113,8 @@ def resampled_blocks_of(
         ones = np.ones(n, dtype=np.int64)
         return Resampling(None, ((rng.integers(0, n, n).astype(np.int64), ones) for _ in range(rounds)))
     counts, inverse = cluster_counts(prompt, rounds, rng)
-    in_order = bool(np.all(inverse[1:] >= inverse[:-1]))  # listed by prompt already (Elo's rounds)
-    order = None if in_order else stable_argsort(inverse, counts.shape[1])
+    # listed by prompt already (Elo's rounds): no order to make
+    order = None if in_order(inverse) else stable_argsort(inverse, counts.shape[1])
     # each cluster's run in `order`: its count of games, after those of the clusters before it
     lengths = np.bincount(inverse, minlength=counts.shape[1]).astype(np.int64)
     starts = np.cumsum(lengths) - lengths

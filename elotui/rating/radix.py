@@ -15,11 +15,16 @@ FEW = 8  # up to this many distinct values, codes by comparisons (~3x faster tha
 CHUNK = 1 << 20  # values coded at a time by comparisons
 
 
+def in_order(keys: NDArray[np.integer]) -> bool:
+    """Whether the keys never decrease (then a stable sort leaves them as they are)."""
+    return bool(np.all(keys[1:] >= keys[:-1]))
+
+
 def stable_argsort(keys: NDArray[np.integer], key_range: int) -> NDArray[np.intp]:
     """np.argsort(keys, kind="stable") for integer keys in 0 .. key_range - 1 (keys already in order: as they are,
     for one comparison pass instead of a sort)."""
     keys = np.asarray(keys)
-    if bool(np.all(keys[1:] >= keys[:-1])):
+    if in_order(keys):
         return np.arange(len(keys))
     if key_range <= 1 << DIGIT:  # one digit: no masking, no 64-bit copy
         return np.argsort(keys.astype(np.uint16, copy=False), kind="stable")
@@ -82,10 +87,9 @@ def lexicographic_order(*columns: tuple[NDArray[np.integer], int]) -> NDArray[np
         codes = np.asarray(codes)
         if codes.dtype == np.uint64:  # int64 + uint64 would be computed in float64
             codes = codes.astype(np.int64)
+        # integer products and sums, exact: every partial key lies below `total`
         np.multiply(key, max(size, 1), out=key)
-        np.add(
-            key, codes, out=key, casting="unsafe"
-        )  # integer sums, exact: every partial key is below `total`
+        np.add(key, codes, out=key, casting="unsafe")
     return stable_argsort(key, total)
 
 
