@@ -45,7 +45,7 @@ from elotui.store.call_cache import CallCache
 from elotui.store.columns import ANSWER_SQL, VerdictColumns
 from elotui.store.connect import connect
 from elotui.store.schema import DETAIL_SQL, JUDGE_STATS_SQL, MIGRATIONS, PLAN_SQL, SCHEMA_VERSION
-from elotui.vocab import CACHED_STATUSES, outcome_code
+from elotui.vocab import CACHED_STATUSES
 
 if TYPE_CHECKING:
     from elotui.config import Tournament
@@ -196,16 +196,18 @@ class Store:
             self.cache.put_many([r for r in records if r.status in CACHED_STATUSES])
 
     def _write_calls(self, records: Sequence[CallRecord]) -> None:
-        """The calls and, for the columnar snapshot, the presentations they answer (inside a transaction). Sorted
-        by key (stable: of one key, the last written wins): 65,536 inserts and plan-key lookups walk the two key
-        indexes in order instead of probing random pages (10^6 calls in batches of 65,536: a quarter less time)."""
+        """The calls and, for the columnar snapshot, the presentations they answer (inside a transaction; one
+        statement finds them: columns.ANSWER_SQL). Sorted by key (stable: of one key, the last written wins):
+        65,536 inserts and plan-key lookups walk the two key indexes in order instead of probing random pages
+        (10^6 calls in batches of 65,536: a quarter less time)."""
         cols = ", ".join(CALL_COLUMNS)
         marks = ", ".join("?" for _ in CALL_COLUMNS)
         records = sorted(records, key=_by_key)  # random keys, written in key order: neighbouring index pages
+        (last,) = self._db.execute("SELECT COALESCE(MAX(rowid), 0) FROM calls").fetchone()
         self._db.executemany(
             f"INSERT OR REPLACE INTO calls ({cols}) VALUES ({marks})", list(map(call_row, records))
         )
-        self._db.executemany(ANSWER_SQL, [(outcome_code(r.status, r.winner), r.key) for r in records])
+        self._db.execute(ANSWER_SQL, (last,))
 
     def _after_answers(self, count: int) -> None:
         """Fold the answers log into the snapshot once COMPACT_EVERY rows have gathered (a writer's job)."""

@@ -7,7 +7,7 @@ Tables (schema version 6, elotui.store.schema):
   names behind each code, the row count, the plan's fingerprint, and `through`: the last `answers` id that the
   stored outcomes include).
 - `answers(id, seq, outcome)`: one row per planned presentation a call answers, appended in the same transaction
-  as the call (`ANSWER_SQL`). A reader applies the rows after `through` to the stored outcomes; the writer folds
+  as the calls (`ANSWER_SQL`). A reader applies the rows after `through` to the stored outcomes; the writer folds
   them in (`compact`) at the end of a run and whenever COMPACT_EVERY have gathered, so a read never replays more
   than that.
 
@@ -41,9 +41,14 @@ OUTCOME_SQL = (
     f"CASE c.status WHEN 'ok' THEN CASE c.winner {_WHEN_WINNER} ELSE {_STATUS_CODES['invalid']} END "
     f"{_WHEN_STATUS} ELSE {OUTCOME_MISSING} END"
 )
-# Appended with every call written: the presentations of the current plan that the call (?2) answers with
-# outcome ?1.
-ANSWER_SQL = "INSERT INTO answers (seq, outcome) SELECT seq, ? FROM plan WHERE key = ?"
+# Appended in the transaction that writes calls, after them: the presentations of the current plan that the calls
+# written after rowid ?1 answer, with their outcomes. Writing a call gives it a new rowid above every rowid before
+# (INSERT OR REPLACE deletes the old row and appends), so these are exactly the calls just written. One statement,
+# no parameter per call (10^6 calls: ~1.3 s instead of ~3.5 s for a statement per call).
+ANSWER_SQL = (
+    f"INSERT INTO answers (seq, outcome) SELECT p.seq, {OUTCOME_SQL} FROM calls c JOIN plan p ON p.key = c.key "
+    "WHERE c.rowid > ?"
+)
 
 
 @dataclass(frozen=True)

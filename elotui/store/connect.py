@@ -7,10 +7,19 @@ from __future__ import annotations
 import os
 import sqlite3
 import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import cast
 from urllib.parse import quote
 
 from elotui.errors import UserError
+
+# Binding None costs Python 3.11's sqlite3 ~375 ns (it looks for an adapter, fails, and asks the PrepareProtocol type
+# for `__adapt__`, building and clearing an AttributeError), against ~50 ns for an int: a replay verdict's call row
+# binds eight (10^6 rows of 22 Nones: 8.3 s, 2.3 s with the adapter; the 10^6-verdict ingest ~0.7 s faster). With an
+# adapter registered for None the lookup succeeds at once; the adapter, a C function that returns None for any key,
+# hands None back, which is bound as NULL as before.
+sqlite3.register_adapter(type(None), cast("Callable[[None], None]", {}.get))
 
 
 def connect(path: Path) -> tuple[sqlite3.Connection, bool]:

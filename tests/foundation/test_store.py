@@ -77,6 +77,34 @@ def test_one_batch_written_in_key_order_keeps_the_last_of_a_key(tmp_path: Path) 
         assert [(r.status, r.winner) for r in store.plan_verdicts()] == [("ok", "first"), ("invalid", None)]
 
 
+def test_none_binds_as_null_and_a_write_logs_the_answers_of_its_own_calls(tmp_path: Path) -> None:
+    """None is bound through the registered adapter (elotui.store.connect) and is still NULL; a write's answers rows
+    are those of the calls it wrote (one per presentation a call answers), none for calls written before it."""
+    with Store(tmp_path / "s.sqlite") as store:
+        db = store._db
+        assert (type(None), sqlite3.PrepareProtocol) in sqlite3.adapters
+        assert db.execute("SELECT typeof(?), ? IS NULL", (None, None)).fetchone() == ("null", 1)
+        store.set_plan(
+            [
+                PlanRow(0, "p", "a", "b", "j", "clean", 0, "k1"),
+                PlanRow(1, "q", "a", "b", "j", "clean", 0, "k1"),  # one call, two presentations
+                PlanRow(2, "p", "b", "a", "j", "clean", 0, "k2"),
+            ]
+        )
+        store.record_calls([verdict("k1")], claimed=False, share=False)
+        store.record_calls([verdict("k2", winner="second"), verdict("k9")], claimed=False, share=False)
+        assert db.execute("SELECT COUNT(*) FROM calls WHERE error IS NULL AND cost IS NULL").fetchone() == (
+            3,
+        )
+        answers = db.execute("SELECT seq, outcome FROM answers ORDER BY id").fetchall()
+        assert sorted(seq for seq, _ in answers[:2]) == [0, 1] and [seq for seq, _ in answers[2:]] == [2]
+        assert [(r.status, r.winner) for r in store.plan_verdicts()] == [
+            ("ok", "first"),
+            ("ok", "first"),
+            ("ok", "second"),
+        ]
+
+
 def test_plan_join_reports_missing_and_only_current_plan(tmp_path: Path) -> None:
     with Store(tmp_path / "s.sqlite") as store:
         store.record_call(verdict("k1"))
