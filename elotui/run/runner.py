@@ -5,8 +5,8 @@ time), builds the judges and records a manifest; stores the plan; sends the miss
 calls, stores the plan again with every key resolved; then sends every verdict call with no answer in the store,
 in plan order, each claimed in the store first. Every reply is committed the moment it arrives, so Ctrl-C or
 `kill -9` loses at most the calls in flight (replay and simulated judges without a delay answer for free:
-unclaimed, in large transactions: FREE_BATCH). One queue per endpoint, drained by `max_concurrency` workers; the judge
-layer adds rate limits and retries. `pause()`, `resume()`, `stop(cancel=...)`. With `max_cost`, a call
+unclaimed, in large transactions, each finished behind while the next batch is answered: FREE_BATCH). One queue
+per endpoint, drained by `max_concurrency` workers; the judge layer adds rate limits and retries. `pause()`, `resume()`, `stop(cancel=...)`. With `max_cost`, a call
 starts only if the cost so far, the calls in flight and its own estimate stay within it. The runner alone counts
 per endpoint (JudgeCounts) and publishes copies in its Progress events and, once a second, in the store's
 heartbeat for readers (`elotui watch`). Events (elotui.run.events) go to `on_event` on the running loop.
@@ -225,6 +225,13 @@ class Runner(RunLifecycle):
         judge without a delay answers for free: FREE_BATCH calls at a time, unclaimed (see `_answer`)."""
         judge = self.judges[jid]
         free = _free(judge)
+        try:
+            await self._drain(jid, judge, free, queue)
+        finally:
+            if free:  # the last commit, finished behind, is over (a failure said) before the run ends
+                self.store.settle()
+
+    async def _drain(self, jid: str, judge: Judge, free: bool, queue: deque[Call]) -> None:
         while queue:
             await self._resume.wait()
             if self._stopping or self._budget_hit or not queue:
@@ -254,12 +261,16 @@ class Runner(RunLifecycle):
             if free and n % FREE_YIELD_EVERY == 0:
                 await asyncio.sleep(0)
                 if self._stopping or self.paused or time.monotonic() - began >= FREE_COMMIT_S:
-                    self._record_verdicts(judge, answered, paid=False)
+                    self._record_verdicts(judge, answered, paid=False, behind=self._going_on())
                     answered, began = [], time.monotonic()
                     await self._resume.wait()
                 if self._stopping:
                     return
-        self._record_verdicts(judge, answered, paid=not free)
+        self._record_verdicts(judge, answered, paid=not free, behind=free and self._going_on())
+
+    def _going_on(self) -> bool:
+        """Free answers are committed behind (overlapping the next answers) unless a pause or stop waits for it."""
+        return not (self._stopping or self.paused)
 
     def _take(self, queue: deque[Call], judge: Judge, batch: int) -> list[tuple[Call, float]]:
         """Up to `batch` calls off the queue with their cost estimates, as long as the budget allows them."""
@@ -334,10 +345,15 @@ class Runner(RunLifecycle):
         self._record_completion(judge, call, completion, started_at)
         return None
 
-    def _record_verdicts(self, judge: Judge, answered: list[Answered], paid: bool) -> None:
-        """Commit the verdicts in one transaction (paid ones into the shared cache too), count them, tell."""
+    def _record_verdicts(
+        self, judge: Judge, answered: list[Answered], paid: bool, *, behind: bool = False
+    ) -> None:
+        """Commit the verdicts in one transaction (paid ones into the shared cache too), count them, tell.
+        `behind`: free answers whose commit ends in the store's helper thread (Store.record_calls)."""
         records = [verdict_record(judge, c, r, t, self.run_id) for c, r, t in answered]
-        self.store.record_calls(records, claimed=paid, share=paid)
+        self.store.record_calls(records, claimed=paid, share=paid, behind=behind)
+        if not behind:
+            self.store.settle()  # a write finished behind before this one failed: said now, not at the end
         for call, reply, _ in answered:
             counted = self._count(call, reply)
             if (
@@ -409,9 +425,13 @@ class Runner(RunLifecycle):
             await asyncio.sleep(PROGRESS_INTERVAL_S)
             self._emit_progress()
             now = time.monotonic()
-            if self.run_id is not None and now - last_beat >= HEARTBEAT_EVERY_S:
-                last_beat = now
-                heartbeat(self.store, self.run_id, self.state, dataclasses.asdict(self.progress()))
+            since, run_id = now - last_beat, self.run_id
+            if run_id is None or since < HEARTBEAT_EVERY_S:
+                continue
+            if since < 2 * HEARTBEAT_EVERY_S and self.store.writing_behind:
+                continue  # not waiting for a write finished behind: the beat comes a tick later
+            last_beat = now
+            heartbeat(self.store, run_id, self.state, dataclasses.asdict(self.progress()))
 
     def progress(self) -> Progress:
         return progress_of(self)

@@ -17,9 +17,9 @@ Tables
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
-import operator
 import sqlite3
 import threading
 import time
@@ -28,7 +28,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Self
 
-from elotui.errors import UserError, store_problem
+from elotui.errors import store_problem
 from elotui.records import (
     CALL_COLUMNS,
     CallRecord,
@@ -38,13 +38,12 @@ from elotui.records import (
     PlanVerdict,
     RunRow,
     TextRow,
-    call_row,
 )
-from elotui.store import columns, keysets, plan_table
+from elotui.store import columns, keysets, plan_table, writes
 from elotui.store.call_cache import CallCache
-from elotui.store.columns import ANSWER_SQL, VerdictColumns
+from elotui.store.columns import VerdictColumns
 from elotui.store.connect import connect
-from elotui.store.schema import DETAIL_SQL, JUDGE_STATS_SQL, MIGRATIONS, PLAN_SQL, SCHEMA_VERSION
+from elotui.store.schema import DETAIL_SQL, JUDGE_STATS_SQL, MIGRATIONS, PLAN_SQL, SCHEMA_VERSION, upgrade
 from elotui.vocab import CACHED_STATUSES
 
 if TYPE_CHECKING:
@@ -52,7 +51,6 @@ if TYPE_CHECKING:
 
 __all__ = ["CACHED_STATUSES", "MIGRATIONS", "SCHEMA_VERSION", "CallRecord", "PlanRow", "Store"]
 __all__ += ["VerdictColumns", "default_store_path"]
-_by_key = operator.attrgetter("key")
 
 
 def _factory(kind: Callable[..., Any]) -> Callable[[sqlite3.Cursor, tuple[Any, ...]], Any]:
@@ -75,8 +73,9 @@ class Store:
     def __init__(self, path: str | Path, *, cache: CallCache | None = None) -> None:
         self.path = Path(path)
         self.cache = cache
-        self._db, self.read_only = connect(self.path)
+        self._conn, self.read_only = connect(self.path)
         self._lock = threading.RLock()
+        self._behind = writes.Behind()  # the end of a write of free answers, finished in a helper thread
         self._answers_written = 0  # answers rows written since this process last compacted (store.columns)
         self._columns: tuple[tuple[int, int], tuple[VerdictColumns, int]] | None = None  # the last read
         self._migrate()
@@ -89,9 +88,20 @@ class Store:
             Path(store_path) if store_path else default_store_path(tournament), cache=CallCache.default()
         )
 
+    @property
+    def _db(self) -> sqlite3.Connection:
+        """The connection, once the end of a write finished behind (`record_calls(behind=True)`) is over; what
+        that end raised (a full disk: StoreError) is raised here, at the store's next use."""
+        self._behind.wait()
+        return self._conn
+
     def close(self) -> None:
         with self._lock:
-            self._db.close()
+            try:
+                with self._guarded():
+                    self._behind.close()
+            finally:
+                self._conn.close()
         if self.cache is not None:
             self.cache.close()
 
@@ -119,52 +129,15 @@ class Store:
         """Run `body` in one write transaction (BEGIN IMMEDIATE ... COMMIT, rolled back if it raises: the rollback
         never hides the real cause)."""
         with self._lock, self._guarded():
-            self._db.execute("BEGIN IMMEDIATE")
-            try:
-                body()
-                self._db.execute("COMMIT")
-            except BaseException:
-                if self._db.in_transaction:
-                    try:
-                        self._db.execute("ROLLBACK")
-                    except sqlite3.Error:
-                        pass  # the first error is the one to report
-                raise
-
-    # --- schema -------------------------------------------------------------------------------------------------
+            writes.transaction(self._db, body)
 
     @property
     def schema_version(self) -> int:
         return int(self._db.execute("PRAGMA user_version").fetchone()[0])
 
     def _migrate(self) -> None:
-        """Upgrade to SCHEMA_VERSION, one version per transaction. The version is read again after the write lock
-        is taken, so two processes opening a fresh store at once both succeed (the second finds it done)."""
         with self._lock:
-            try:
-                version = self.schema_version
-            except sqlite3.DatabaseError as exc:
-                raise store_problem(self.path, exc) from None
-            if self.read_only and version < SCHEMA_VERSION:
-                raise UserError(
-                    f"{self.path}: a read-only store of schema version {version} (this elotui reads "
-                    f"{SCHEMA_VERSION}): copy it somewhere writable, where it is upgraded on open"
-                )
-            if version > SCHEMA_VERSION:
-                raise UserError(
-                    f"{self.path}: store schema version {version} is newer than this elotui "
-                    f"understands ({SCHEMA_VERSION}); upgrade elotui"
-                )
-            while version < SCHEMA_VERSION:
-
-                def step() -> None:
-                    current = self.schema_version  # under the write lock: another process may have migrated
-                    if current < SCHEMA_VERSION:
-                        MIGRATIONS[current](self._db)
-                        self._db.execute(f"PRAGMA user_version = {current + 1}")
-
-                self._transaction(step)
-                version = self.schema_version
+            upgrade(self._db, self.path, read_only=self.read_only)
 
     # --- calls ----------------------------------------------------------------------------------------------------
 
@@ -173,20 +146,29 @@ class Store:
         self.record_calls([rec])
 
     def record_calls(
-        self, records: Sequence[CallRecord], *, claimed: bool = True, share: bool = True
+        self,
+        records: Sequence[CallRecord],
+        *,
+        claimed: bool = True,
+        share: bool = True,
+        behind: bool = False,
     ) -> None:
         """Insert or replace calls in one transaction (with their answers rows and the end of their claims), then
         copy the answered ones into the shared call cache. Free answers (replay, simulated) are neither claimed
-        nor shared: `claimed=False, share=False`."""
+        nor shared: `claimed=False, share=False`; `behind`: their transaction is finished (answers rows, commit,
+        compaction) in a helper thread while the caller goes on (elotui.store.writes)."""
         if not records:
             return
         now = time.time()
         for rec in records:
             if rec.finished_at is None:
                 rec.finished_at = now
+        if behind:  # free answers only
+            self._write_behind(records, claimed or share)
+            return
 
         def body() -> None:
-            self._write_calls(records)
+            writes.write_calls(self._db, records)
             if claimed:
                 self._db.executemany("DELETE FROM claims WHERE key = ?", [(r.key,) for r in records])
 
@@ -195,31 +177,52 @@ class Store:
         if self.cache is not None and share:
             self.cache.put_many([r for r in records if r.status in CACHED_STATUSES])
 
-    def _write_calls(self, records: Sequence[CallRecord]) -> None:
-        """The calls and, for the columnar snapshot, the presentations they answer (inside a transaction; one
-        statement finds them: columns.ANSWER_SQL). Sorted by key (stable: of one key, the last written wins):
-        65,536 inserts and plan-key lookups walk the two key indexes in order instead of probing random pages
-        (10^6 calls in batches of 65,536: a quarter less time)."""
-        cols = ", ".join(CALL_COLUMNS)
-        marks = ", ".join("?" for _ in CALL_COLUMNS)
-        records = sorted(records, key=_by_key)  # random keys, written in key order: neighbouring index pages
-        (last,) = self._db.execute("SELECT COALESCE(MAX(rowid), 0) FROM calls").fetchone()
-        self._db.executemany(
-            f"INSERT OR REPLACE INTO calls ({cols}) VALUES ({marks})", list(map(call_row, records))
-        )
-        self._db.execute(ANSWER_SQL, (last,))
+    @property
+    def writing_behind(self) -> bool:
+        """A write is being finished behind: any use of the store now waits for it."""
+        return self._behind.busy
 
-    def _after_answers(self, count: int) -> None:
-        """Fold the answers log into the snapshot once COMPACT_EVERY rows have gathered (a writer's job)."""
+    def settle(self) -> None:
+        """Wait for the end of a write finished behind (raising what it raised)."""
+        with self._lock:
+            self._behind.wait()
+
+    def _write_behind(self, records: Sequence[CallRecord], paid: bool) -> None:
+        """The call rows now, the rest of their transaction behind (`_end_behind`)."""
+        if paid:
+            raise ValueError("only free answers (claimed=False, share=False) are written behind")
+        with self._lock, self._guarded():
+            db = self._db
+            db.execute("BEGIN IMMEDIATE")
+            try:
+                last = writes.write_call_rows(db, records)
+            except BaseException:
+                writes.rollback(db)
+                raise
+            self._behind.start(functools.partial(self._end_behind, last, len(records)))
+
+    def _end_behind(self, last: int, count: int) -> None:
+        """In the helper thread, which has the connection to itself until this returns (so: `_conn`, no lock)."""
+        with self._guarded():
+            writes.finish_calls(self._conn, last)
+            self._after_answers(count, self._conn)
+
+    def _after_answers(self, count: int, db: sqlite3.Connection | None = None) -> None:
+        """Fold the answers log into the snapshot once COMPACT_EVERY rows have gathered (a writer's job); `db`: the
+        connection of the helper thread finishing a write behind."""
         self._answers_written += count
         if self._answers_written >= columns.COMPACT_EVERY:
-            self.compact()
+            self.compact(db)
 
-    def compact(self) -> None:
+    def compact(self, db: sqlite3.Connection | None = None) -> None:
         """Fold the answers log into the snapshot's outcomes (a read then replays nothing)."""
         self._answers_written = 0
-        if not self.read_only:
+        if self.read_only:
+            return
+        if db is None:
             self._transaction(lambda: columns.compact(self._db))
+        else:
+            writes.transaction(db, lambda: columns.compact(db))
 
     def get_call(self, key: str) -> CallRecord | None:
         rows = self._rows(CallRecord, f"SELECT {', '.join(CALL_COLUMNS)} FROM calls WHERE key = ?", (key,))
@@ -245,7 +248,7 @@ class Store:
         for r in records:
             r.run_id = None  # answered by a run of another store
 
-        self._transaction(lambda: self._write_calls(records))
+        self._transaction(lambda: writes.write_calls(self._db, records))
         self._after_answers(len(records))
 
     def recorded_cost(self, keys: Iterable[str]) -> float:

@@ -7,6 +7,9 @@ from __future__ import annotations
 
 import sqlite3
 from collections.abc import Callable
+from pathlib import Path
+
+from elotui.errors import UserError, store_problem
 
 
 def _script(db: sqlite3.Connection, sql: str) -> None:
@@ -179,3 +182,39 @@ JUDGE_STATS_SQL = """
            COALESCE(SUM(c.http_429s), 0), COUNT(*)
     FROM plan p LEFT JOIN calls c ON c.key = p.key GROUP BY p.judge
 """
+
+
+def _version(db: sqlite3.Connection) -> int:
+    return int(db.execute("PRAGMA user_version").fetchone()[0])
+
+
+def upgrade(db: sqlite3.Connection, path: Path, *, read_only: bool) -> None:
+    """Upgrade the store at `path` to SCHEMA_VERSION, one version per transaction. The version is read again after
+    the write lock is taken, so two processes opening a fresh store at once both succeed (the second finds it
+    done)."""
+    from elotui.store.writes import transaction
+
+    try:
+        version = _version(db)
+        if read_only and version < SCHEMA_VERSION:
+            raise UserError(
+                f"{path}: a read-only store of schema version {version} (this elotui reads "
+                f"{SCHEMA_VERSION}): copy it somewhere writable, where it is upgraded on open"
+            )
+        if version > SCHEMA_VERSION:
+            raise UserError(
+                f"{path}: store schema version {version} is newer than this elotui understands "
+                f"({SCHEMA_VERSION}); upgrade elotui"
+            )
+        while version < SCHEMA_VERSION:
+
+            def step() -> None:
+                current = _version(db)  # under the write lock: another process may have migrated
+                if current < SCHEMA_VERSION:
+                    MIGRATIONS[current](db)
+                    db.execute(f"PRAGMA user_version = {current + 1}")
+
+            transaction(db, step)
+            version = _version(db)
+    except sqlite3.DatabaseError as exc:
+        raise store_problem(path, exc) from None

@@ -264,3 +264,62 @@ def test_store_survives_kill_9(tmp_path: Path) -> None:
         assert store._db.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
         keys = {c.key for c in store.calls()}
     assert {f"k{i}" for i in range(last + 1)} <= keys
+
+
+def test_a_write_finished_behind_is_seen_by_the_next_use_and_its_failure_is_said_at_every_use(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """record_calls(behind=True) (free answers): the answers rows, commit and compaction end in a helper thread;
+    the store's next use waits for them, another connection sees them once settled, and a failed end is raised at
+    the next use and every one after (a heartbeat meeting it first must not hide it), the batch rolled back."""
+    from elotui.errors import StoreError
+    from elotui.store import writes
+
+    path = tmp_path / "s.sqlite"
+    rows = [PlanRow(i, f"p{i}", "a", "b", "j", "clean", 0, f"k{i}") for i in range(6)]
+    with Store(path) as store, Store(path) as other:
+        store.set_plan(rows)
+        with pytest.raises(ValueError, match="free answers"):
+            store.record_calls([verdict("k0")], behind=True)  # claimed and shared calls are never behind
+        store.record_calls([verdict("k0"), verdict("k1")], claimed=False, share=False, behind=True)
+        assert [r.status for r in store.plan_verdicts()][:3] == ["ok", "ok", "missing"]  # waited for
+        store.settle()
+        assert [r.status for r in other.plan_verdicts()][:3] == ["ok", "ok", "missing"]
+
+        real = writes.finish_calls
+
+        def full(db: sqlite3.Connection, last: int) -> None:
+            writes.rollback(db)
+            raise sqlite3.OperationalError("database or disk is full")
+
+        monkeypatch.setattr(writes, "finish_calls", full)
+        store.record_calls([verdict("k2")], claimed=False, share=False, behind=True)
+        for _ in range(2):
+            with pytest.raises(StoreError, match="no space left on the device"):
+                store.plan_verdicts()
+        monkeypatch.setattr(writes, "finish_calls", real)
+        with pytest.raises(StoreError):
+            store.record_calls([verdict("k3")], claimed=False, share=False)
+        assert [r.status for r in other.plan_verdicts()][:4] == ["ok", "ok", "missing", "missing"]
+    with Store(path) as store:  # closed without raising it again; reopened, the store is as committed
+        assert store.get_call("k2") is None and store.get_call("k1") is not None
+
+
+def test_a_failure_behind_that_no_use_met_is_raised_by_close(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from elotui.errors import StoreError
+    from elotui.store import writes
+
+    def full(db: sqlite3.Connection, last: int) -> None:
+        writes.rollback(db)
+        raise sqlite3.OperationalError("database or disk is full")
+
+    store = Store(tmp_path / "s.sqlite")
+    store.set_plan([PlanRow(0, "p", "a", "b", "j", "clean", 0, "k0")])
+    monkeypatch.setattr(writes, "finish_calls", full)
+    store.record_calls([verdict("k0")], claimed=False, share=False, behind=True)
+    with pytest.raises(StoreError, match="no space left"):
+        store.close()
+    with pytest.raises(sqlite3.ProgrammingError):  # closed all the same
+        store._conn.execute("SELECT 1")

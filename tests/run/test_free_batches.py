@@ -5,6 +5,7 @@ stopped run answered is exactly what the next run does not ask again."""
 from __future__ import annotations
 
 import asyncio
+import itertools
 from pathlib import Path
 
 import pytest
@@ -21,11 +22,12 @@ PROMPTS = {f"p{i}": f"question {i}" for i in range(15)}
 TOTAL = 12 * 11 * 15  # both orders
 
 
-def simulated(tmp_path: Path):  # type: ignore[no-untyped-def]
+def simulated(tmp_path: Path, delay_ms: float = 0.0):  # type: ignore[no-untyped-def]
     judge = {
         "id": "sim",
         "provider": "simulated",
         "max_concurrency": 16,
+        "delay_ms": delay_ms,
         "simulation": {
             "noise": 40.0,
             "seed": 3,
@@ -183,3 +185,73 @@ async def test_a_progress_only_subscriber_gets_no_per_call_events(tmp_path: Path
         assert a.plan_verdicts() == b.plan_verdicts()
     assert Progress in quiet.kinds and not quiet.kinds & {CallStarted, VerdictRecorded}
     assert sum(isinstance(e, VerdictRecorded) for e in everything) == TOTAL
+
+
+async def test_a_full_disk_while_batches_end_behind_stops_the_run_and_the_next_resumes(
+    tmp_path: Path, small_batches: list[int], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Free batches end (answers rows, commit) behind the runner; a full disk there (SQLite's own SQLITE_FULL: the
+    file capped a few pages above the stored plan) stops the run with the error, not "finished"; what was
+    committed stays, and the next run, with room again, ends where an uninterrupted run ends."""
+    from elotui.errors import StoreError
+
+    behind: list[bool] = []
+    spied = Store.record_calls
+
+    def spy(self, records, **kw):  # type: ignore[no-untyped-def]
+        behind.append(kw.get("behind", False))
+        return spied(self, records, **kw)
+
+    monkeypatch.setattr(Store, "record_calls", spy)
+    set_plan = Store.set_plan
+
+    def capped(self, rows, fingerprint=None):  # type: ignore[no-untyped-def]
+        set_plan(self, rows, fingerprint)
+        pages = self._conn.execute("PRAGMA page_count").fetchone()[0]
+        self._conn.execute(f"PRAGMA max_page_count = {pages + 40}")
+
+    t = simulated(tmp_path)
+    with Store(tmp_path / "s.sqlite") as store:
+        monkeypatch.setattr(Store, "set_plan", capped)
+        with pytest.raises(StoreError, match="no space left on the device"):
+            await Runner(t, store).run()
+        monkeypatch.setattr(Store, "set_plan", set_plan)
+    assert sum(behind) >= 2  # batches did end behind before the disk filled
+    with Store(tmp_path / "s.sqlite") as store:
+        kept = sum(1 for v in store.plan_verdicts() if v.status != "missing")
+        assert 0 < kept < TOTAL
+        from elotui.store.runs import LEASE_S, reap
+
+        reap(store, now=__import__("time").time() + LEASE_S + 1)  # the failed run's lease, lapsed
+        rerun = Runner(t, store)
+        assert (await rerun.run()).done == TOTAL and rerun.cached == kept
+        with Store(tmp_path / "fresh.sqlite") as fresh:
+            await Runner(t, fresh).run()
+            assert store.plan_verdicts() == fresh.plan_verdicts()
+
+
+@pytest.mark.parametrize("busy", [False, True])
+async def test_the_heartbeat_does_not_wait_for_a_write_behind_but_comes_at_most_a_beat_late(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, busy: bool
+) -> None:
+    """While a batch's commit ends behind, a beat that would wait for it comes a tick later; never more than
+    twice the beat interval after the last one (the lease, LEASE_S, is far longer)."""
+    import time
+
+    monkeypatch.setattr(runner_module, "PROGRESS_INTERVAL_S", 0.02)
+    monkeypatch.setattr(runner_module, "HEARTBEAT_EVERY_S", 0.1)
+    monkeypatch.setattr(Store, "writing_behind", property(lambda self: busy))
+    beats: list[float] = []
+    real = runner_module.heartbeat
+    monkeypatch.setattr(
+        runner_module, "heartbeat", lambda *a, **kw: (beats.append(time.monotonic()), real(*a, **kw))[1]
+    )
+    t = simulated(tmp_path, delay_ms=10.0)  # a run of about a second and a half (16 calls at a time)
+    with Store(tmp_path / "s.sqlite") as store:
+        assert (await Runner(t, store).run()).done == TOTAL
+    gaps = [b - a for a, b in itertools.pairwise(beats)]
+    assert len(beats) >= 3  # busy or not, the beats come
+    if busy:  # each beat that would wait is put off: the next comes when it is late, never sooner
+        assert min(gaps) >= 0.2 - 0.02
+    else:
+        assert min(gaps) >= 0.1 - 0.02 and min(gaps) < 0.2
