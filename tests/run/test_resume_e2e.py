@@ -121,3 +121,59 @@ def test_ctrl_c_stops_cleanly_and_the_next_run_finishes(tmp_path: Path, fake_llm
     assert done.returncode == 0, done.stderr
     assert len(stored_ok(store)) == TOTAL
     assert len(server.requests) - before == TOTAL - answered
+
+
+def test_sigkill_while_free_batches_commit_behind_keeps_the_store_whole_and_the_rerun_finishes(
+    tmp_path: Path,
+) -> None:
+    """A simulated judge without a delay (free answers: 65,536 at a time, each batch's commit finished in a helper
+    thread while the next is answered) killed after its first commit: the store is intact, what was committed
+    stays, and the next run answers exactly the rest."""
+    contestants = [f"c{i:02d}" for i in range(35)]
+    prompts = {f"p{i:03d}": f"question {i}" for i in range(101)}
+    total = 35 * 34 * 101  # 120,190 presentations: two batches at least
+    judge = {
+        "id": "sim",
+        "provider": "simulated",
+        "simulation": {
+            "noise": 40.0,
+            "seed": 5,
+            "qualities": {c: 1000.0 + 7 * i for i, c in enumerate(contestants)},
+        },
+    }
+    path = write_tournament(tmp_path / "t.toml", contestants=contestants, prompts=prompts, judges=[judge])
+    store = tmp_path / "store.sqlite"
+    cmd = [sys.executable, "-m", "elotui.cli", "run", str(path), "--headless", "--store", str(store)]
+    env = {**os.environ, "ELOTUI_HOME": str(tmp_path / "home")}
+
+    def answered() -> int:
+        try:
+            with sqlite3.connect(store, timeout=5) as db:
+                return int(db.execute("SELECT COUNT(*) FROM calls").fetchone()[0])
+        except sqlite3.OperationalError:  # not created yet
+            return 0
+
+    proc = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    deadline = time.monotonic() + 120
+    while answered() == 0:
+        assert proc.poll() is None, proc.communicate()
+        assert time.monotonic() < deadline
+        time.sleep(0.01)
+    proc.send_signal(signal.SIGKILL)
+    proc.wait(10)
+    assert proc.returncode == -signal.SIGKILL
+    with sqlite3.connect(store) as db:
+        assert db.execute("PRAGMA integrity_check").fetchone() == ("ok",)
+    kept = answered()
+    assert 0 < kept < total, kept
+    from elotui.store import Store
+    from elotui.store.runs import LEASE_S, reap
+
+    with Store(store) as s:  # the killed run's lease, as a later process would find it
+        reap(s, now=time.time() + LEASE_S + 1)
+    done = subprocess.run(cmd, check=False, env=env, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    with Store(store) as s:
+        verdicts = s.plan_verdicts()
+        assert len(verdicts) == total and all(v.status != "missing" for v in verdicts)
+        assert len(s.calls()) == total  # each presentation's call once: nothing answered twice, nothing lost
