@@ -6,10 +6,10 @@ calls, stores the plan again with every key resolved; then sends every verdict c
 in plan order, each claimed in the store first. Every reply is committed the moment it arrives, so Ctrl-C or
 `kill -9` loses at most the calls in flight (replay and simulated judges without a delay answer for free:
 unclaimed, in large transactions, each finished behind while the next batch is answered: FREE_BATCH). One queue
-per endpoint, drained by `max_concurrency` workers; the judge layer adds rate limits and retries. `pause()`, `resume()`, `stop(cancel=...)`. With `max_cost`, a call
-starts only if the cost so far, the calls in flight and its own estimate stay within it. The runner alone counts
-per endpoint (JudgeCounts) and publishes copies in its Progress events and, once a second, in the store's
-heartbeat for readers (`elotui watch`). Events (elotui.run.events) go to `on_event` on the running loop.
+per endpoint, drained by `max_concurrency` workers; the judge layer adds rate limits and retries. `pause()`,
+`resume()`, `stop(cancel=...)`. With `max_cost`, a call starts only if the cost so far, the calls in flight and
+its own estimate stay within it. The runner alone counts per endpoint (JudgeCounts) and publishes copies in its
+Progress events and, once a second, in the store's heartbeat (`elotui watch`); events go to `on_event`.
 """
 
 from __future__ import annotations
