@@ -39,7 +39,7 @@ from elotui.records import (
     RunRow,
     TextRow,
 )
-from elotui.store import columns, keysets, plan_table, writes
+from elotui.store import columns, keysets, plan_table, schema, writes
 from elotui.store.call_cache import CallCache
 from elotui.store.columns import VerdictColumns
 from elotui.store.connect import connect
@@ -98,8 +98,7 @@ class Store:
     def close(self) -> None:
         with self._lock:
             try:
-                with self._guarded():
-                    self._behind.close()
+                self._behind.close()
             finally:
                 self._conn.close()
         if self.cache is not None:
@@ -133,7 +132,7 @@ class Store:
 
     @property
     def schema_version(self) -> int:
-        return int(self._db.execute("PRAGMA user_version").fetchone()[0])
+        return schema.version_of(self._db)
 
     def _migrate(self) -> None:
         with self._lock:
@@ -163,8 +162,10 @@ class Store:
         for rec in records:
             if rec.finished_at is None:
                 rec.finished_at = now
-        if behind:  # free answers only
-            self._write_behind(records, claimed or share)
+        if behind and (claimed or share):
+            raise ValueError("only free answers (claimed=False, share=False) are written behind")
+        if behind:
+            self._write_behind(records)
             return
 
         def body() -> None:
@@ -187,10 +188,8 @@ class Store:
         with self._lock:
             self._behind.wait()
 
-    def _write_behind(self, records: Sequence[CallRecord], paid: bool) -> None:
+    def _write_behind(self, records: Sequence[CallRecord]) -> None:
         """The call rows now, the rest of their transaction behind (`_end_behind`)."""
-        if paid:
-            raise ValueError("only free answers (claimed=False, share=False) are written behind")
         with self._lock, self._guarded():
             db = self._db
             db.execute("BEGIN IMMEDIATE")

@@ -10,6 +10,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from elotui.errors import UserError, store_problem
+from elotui.store.writes import transaction
 
 
 def _script(db: sqlite3.Connection, sql: str) -> None:
@@ -184,7 +185,8 @@ JUDGE_STATS_SQL = """
 """
 
 
-def _version(db: sqlite3.Connection) -> int:
+def version_of(db: sqlite3.Connection) -> int:
+    """The store's schema version (`PRAGMA user_version`)."""
     return int(db.execute("PRAGMA user_version").fetchone()[0])
 
 
@@ -192,10 +194,8 @@ def upgrade(db: sqlite3.Connection, path: Path, *, read_only: bool) -> None:
     """Upgrade the store at `path` to SCHEMA_VERSION, one version per transaction. The version is read again after
     the write lock is taken, so two processes opening a fresh store at once both succeed (the second finds it
     done)."""
-    from elotui.store.writes import transaction
-
     try:
-        version = _version(db)
+        version = version_of(db)
         if read_only and version < SCHEMA_VERSION:
             raise UserError(
                 f"{path}: a read-only store of schema version {version} (this elotui reads "
@@ -209,12 +209,12 @@ def upgrade(db: sqlite3.Connection, path: Path, *, read_only: bool) -> None:
         while version < SCHEMA_VERSION:
 
             def step() -> None:
-                current = _version(db)  # under the write lock: another process may have migrated
+                current = version_of(db)  # under the write lock: another process may have migrated
                 if current < SCHEMA_VERSION:
                     MIGRATIONS[current](db)
                     db.execute(f"PRAGMA user_version = {current + 1}")
 
             transaction(db, step)
-            version = _version(db)
+            version = version_of(db)
     except sqlite3.DatabaseError as exc:
         raise store_problem(path, exc) from None

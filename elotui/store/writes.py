@@ -108,9 +108,8 @@ class Behind:
 
     def close(self) -> None:
         """Wait for the work (raising its error if no `wait` did) and stop the helper thread."""
-        seen = self._failed is not None
         try:
-            if not seen:
+            if self._failed is None:
                 self.wait()
         finally:
             if self._pool is not None:

@@ -14,7 +14,7 @@ import pytest
 
 from elotui.commands.verdicts import log_rows
 from elotui.errors import UserError
-from elotui.store import MIGRATIONS, SCHEMA_VERSION, CallRecord, PlanRow, Store
+from elotui.store import MIGRATIONS, SCHEMA_VERSION, CallRecord, PlanRow, Store, writes
 from tests.foundation.old_stores import store_at_version
 
 
@@ -266,6 +266,12 @@ def test_store_survives_kill_9(tmp_path: Path) -> None:
     assert {f"k{i}" for i in range(last + 1)} <= keys
 
 
+def _full_disk(db: sqlite3.Connection, last: int) -> None:
+    """writes.finish_calls on a disk that is full (its transaction rolled back, SQLite's message)."""
+    writes.rollback(db)
+    raise sqlite3.OperationalError("database or disk is full")
+
+
 def test_a_write_finished_behind_is_seen_by_the_next_use_and_its_failure_is_said_at_every_use(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -273,7 +279,6 @@ def test_a_write_finished_behind_is_seen_by_the_next_use_and_its_failure_is_said
     the store's next use waits for them, another connection sees them once settled, and a failed end is raised at
     the next use and every one after (a heartbeat meeting it first must not hide it), the batch rolled back."""
     from elotui.errors import StoreError
-    from elotui.store import writes
 
     path = tmp_path / "s.sqlite"
     rows = [PlanRow(i, f"p{i}", "a", "b", "j", "clean", 0, f"k{i}") for i in range(6)]
@@ -288,11 +293,7 @@ def test_a_write_finished_behind_is_seen_by_the_next_use_and_its_failure_is_said
 
         real = writes.finish_calls
 
-        def full(db: sqlite3.Connection, last: int) -> None:
-            writes.rollback(db)
-            raise sqlite3.OperationalError("database or disk is full")
-
-        monkeypatch.setattr(writes, "finish_calls", full)
+        monkeypatch.setattr(writes, "finish_calls", _full_disk)
         store.record_calls([verdict("k2")], claimed=False, share=False, behind=True)
         for _ in range(2):
             with pytest.raises(StoreError, match="no space left on the device"):
@@ -309,15 +310,10 @@ def test_a_failure_behind_that_no_use_met_is_raised_by_close(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     from elotui.errors import StoreError
-    from elotui.store import writes
-
-    def full(db: sqlite3.Connection, last: int) -> None:
-        writes.rollback(db)
-        raise sqlite3.OperationalError("database or disk is full")
 
     store = Store(tmp_path / "s.sqlite")
     store.set_plan([PlanRow(0, "p", "a", "b", "j", "clean", 0, "k0")])
-    monkeypatch.setattr(writes, "finish_calls", full)
+    monkeypatch.setattr(writes, "finish_calls", _full_disk)
     store.record_calls([verdict("k0")], claimed=False, share=False, behind=True)
     with pytest.raises(StoreError, match="no space left"):
         store.close()

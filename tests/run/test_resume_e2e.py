@@ -9,6 +9,7 @@ import sqlite3
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 from tests.run.fakes import write_tournament
@@ -24,6 +25,18 @@ def stall_after(server: FakeLLMServer, requests: int) -> None:
     """Answer the first `requests` requests at once, then every one STALL_S late: on a loaded machine the test
     might otherwise see its 10 or 20 stored verdicts only after the whole run has ended."""
     server.script(*[Slow(0.0)] * requests, *[Slow(STALL_S)] * TOTAL)
+
+
+def kill_when(proc: subprocess.Popen[bytes], ready: Callable[[], bool], timeout_s: float) -> None:
+    """SIGKILL the running `proc` as soon as `ready()` (failing if it ends first or `timeout_s` passes)."""
+    deadline = time.monotonic() + timeout_s
+    while not ready():
+        assert proc.poll() is None, proc.communicate()
+        assert time.monotonic() < deadline
+        time.sleep(0.01)
+    proc.send_signal(signal.SIGKILL)
+    proc.wait(10)
+    assert proc.returncode == -signal.SIGKILL
 
 
 def stored_ok(store: Path) -> set[tuple[str, str, str]]:
@@ -59,14 +72,7 @@ def test_sigkill_mid_run_then_resume_repeats_no_stored_call(tmp_path: Path, fake
     stall_after(server, 24)
 
     proc = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    deadline = time.monotonic() + 60
-    while len(stored_ok(store)) < 20:
-        assert proc.poll() is None, proc.communicate()
-        assert time.monotonic() < deadline
-        time.sleep(0.01)
-    proc.send_signal(signal.SIGKILL)
-    proc.wait(10)
-    assert proc.returncode == -signal.SIGKILL
+    kill_when(proc, lambda: len(stored_ok(store)) >= 20, timeout_s=60)
     # let the server take in and answer whatever the killed process had already sent
     seen, quiet_since = -1, time.monotonic()
     while time.monotonic() - quiet_since < 0.3 or server.in_flight:
@@ -154,14 +160,7 @@ def test_sigkill_while_free_batches_commit_behind_keeps_the_store_whole_and_the_
             return 0
 
     proc = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    deadline = time.monotonic() + 120
-    while answered() == 0:
-        assert proc.poll() is None, proc.communicate()
-        assert time.monotonic() < deadline
-        time.sleep(0.01)
-    proc.send_signal(signal.SIGKILL)
-    proc.wait(10)
-    assert proc.returncode == -signal.SIGKILL
+    kill_when(proc, lambda: answered() > 0, timeout_s=120)
     with sqlite3.connect(store) as db:
         assert db.execute("PRAGMA integrity_check").fetchone() == ("ok",)
     kept = answered()
