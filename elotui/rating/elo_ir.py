@@ -7,7 +7,7 @@ from __future__ import annotations
 import math
 import struct
 
-from elotui.rating.exp_ir import fexp_ir
+from elotui.rating.exp_ir import LANES, fexp_ir, splat, vector_of
 
 GOLDEN = 0x9E3779B97F4A7C15
 M1 = 0xBF58476D1CE4E5B9
@@ -38,9 +38,11 @@ def module_ir(*, fma: bool, widths: tuple[int, ...] = WORD_BITS) -> str:
         _ORDER_IR.format(W=width, AHEAD=PREFETCH_AHEAD, MASK=PREFETCH_AHEAD - 1, WIDEN=_widen(width))
         + _player_ir(width, "elo_order", ("",))
         + _player_ir(width, "elo_pair", ("", "2"))
+        + _lanes_ir(width)
         for width in widths
     )
-    return _IR.replace("; @fexp\n", fexp_ir(fma=fma)) + orders + _ATTRIBUTES
+    exps = fexp_ir(fma=fma) + "\n" + fexp_ir(fma=fma, lanes=LANES)
+    return _IR.replace("; @fexp\n", exps) + orders + _ATTRIBUTES
 
 
 def _player_ir(width: int, name: str, orders: tuple[str, ...]) -> str:
@@ -72,16 +74,130 @@ def _player_ir(width: int, name: str, orders: tuple[str, ...]) -> str:
     )
 
 
-def _widen(width: int) -> str:
-    """`%word`: the loaded word `%word0` as an i64."""
+# A lane of `@elo_lanes`: seven i64 fields (pointers as integers) of the array it is given.
+LANE_FIELDS = ("starts", "lengths", "n_blocks", "key", "n_games", "r", "w")
+
+
+def _lanes_ir(width: int) -> str:
+    """`@elo_lanes{width}(src, table, lanes, n, cbits, k, init)`: LANES orders, each with its own blocks, key,
+    ratings and scratch words (`lanes`: LANES rows of LANE_FIELDS), prepared one by one, then played side by
+    side: at each step a game of every order, the ratings read lane by lane, the expectation computed for all
+    the lanes at once in vectors (`@fexp4`, one division), the updates written lane by lane. Past the shortest
+    order, each longer one finishes alone (`@finish`). Each lane's operations are those of a lone order, so
+    the ratings are the same bit for bit; the vectors keep four times the updates in flight for the processor's
+    floating-point queue, which is what bounds a lone order."""
+    lanes, fields = range(LANES), len(LANE_FIELDS)
+    read = "".join(
+        f"  %{name}.p{lane} = getelementptr inbounds i64, ptr %lanes, i64 {lane * fields + f}\n"
+        f"  %{name}.{lane} = load i64, ptr %{name}.p{lane}\n"
+        for lane in lanes
+        for f, name in enumerate(LANE_FIELDS)
+    )
+    ptrs = "".join(
+        f"  %{name}{lane} = inttoptr i64 %{name}.{lane} to ptr\n"
+        for lane in lanes
+        for name in ("starts", "lengths", "r", "w")
+    )
+    prepare = "".join(
+        f"  call void @prepare{width}(ptr %src, ptr %starts{lane}, ptr %lengths{lane}, i64 %n_blocks.{lane}, "
+        f"i64 %key.{lane}, i64 %n_games.{lane}, i64 %n, double %init, ptr %r{lane}, ptr %w{lane})\n"
+        for lane in lanes
+    )
+    shortest = "  %m0 = add i64 %n_games.0, 0\n" + "".join(
+        f"  %lt{lane} = icmp slt i64 %n_games.{lane}, %m{lane - 1}\n"
+        f"  %m{lane} = select i1 %lt{lane}, i64 %n_games.{lane}, i64 %m{lane - 1}\n"
+        for lane in lanes
+        if lane
+    )
+    steps = ", ".join(f"ptr %w{lane}" for lane in lanes) + ", " + ", ".join(f"ptr %r{lane}" for lane in lanes)
+    rest = "".join(
+        f"  call void @finish{width}(ptr %w{lane}, i64 %m, i64 %n_games.{lane}, ptr %table, i64 %cbits, "
+        f"double %k, ptr %r{lane})\n"
+        for lane in lanes
+    )
+    return (
+        f"define void @elo_lanes{width}(ptr %src, ptr %table, ptr %lanes, i64 %n, i64 %cbits, double %k, "
+        f"double %init) {{\nentry:\n"
+        + read
+        + ptrs
+        + prepare
+        + shortest
+        + f"  %m = add i64 %m{LANES - 1}, 0\n"
+        + "  %has = icmp sgt i64 %m, 0\n  br i1 %has, label %loop, label %done\nloop:\n"
+        + "  %u = phi i64 [0, %entry], [%u1, %loop]\n"
+        + f"  call void @lanes_step{width}({steps}, i64 %u, ptr %table, i64 %cbits, double %k)\n"
+        + "  %u1 = add i64 %u, 1\n  %again = icmp slt i64 %u1, %m\n"
+        + "  br i1 %again, label %loop, label %done\ndone:\n"
+        + rest
+        + "  ret void\n}\n\n"
+        + _lanes_step_ir(width)
+    )
+
+
+def _lanes_step_ir(width: int) -> str:
+    """`@lanes_step{width}`: game u of each lane's words, as `@update` plays it, the lanes' arithmetic in
+    vectors (`fsub`, `fmul`, `@fexp4`, `fadd`, `fdiv`, `fsub`, `fmul`: the same IEEE operations lane by lane)."""
+    lanes = range(LANES)
+    v = f"<{LANES} x double>"
+
+    args = ", ".join(f"ptr %w{lane}" for lane in lanes) + ", " + ", ".join(f"ptr %r{lane}" for lane in lanes)
+    decode = "".join(
+        f"  %pw{lane} = getelementptr inbounds i{width}, ptr %w{lane}, i64 %u\n"
+        f"  %word0.{lane} = load i{width}, ptr %pw{lane}\n"
+        + _widen(width, f"%word0.{lane}", f"%word{lane}")
+        + f"  %x{lane} = and i64 %word{lane}, %mask\n"
+        f"  %y0.{lane} = lshr i64 %word{lane}, %cbits\n"
+        f"  %y{lane} = and i64 %y0.{lane}, %mask\n"
+        f"  %si{lane} = lshr i64 %word{lane}, %cb2\n"
+        f"  %ps{lane} = getelementptr inbounds double, ptr %table, i64 %si{lane}\n"
+        f"  %sg{lane} = load double, ptr %ps{lane}\n"
+        f"  %prx{lane} = getelementptr inbounds double, ptr %r{lane}, i64 %x{lane}\n"
+        f"  %pry{lane} = getelementptr inbounds double, ptr %r{lane}, i64 %y{lane}\n"
+        f"  %rx{lane} = load double, ptr %prx{lane}\n"
+        f"  %ry{lane} = load double, ptr %pry{lane}\n"
+        for lane in lanes
+    )
+    write = "".join(
+        f"  %d{lane} = extractelement {v} %d, i64 {lane}\n"
+        f"  %rx2.{lane} = load double, ptr %prx{lane}\n"
+        f"  %nx{lane} = fadd double %rx2.{lane}, %d{lane}\n"
+        f"  store double %nx{lane}, ptr %prx{lane}\n"
+        f"  %ry2.{lane} = load double, ptr %pry{lane}\n"
+        f"  %ny{lane} = fsub double %ry2.{lane}, %d{lane}\n"
+        f"  store double %ny{lane}, ptr %pry{lane}\n"
+        for lane in lanes
+    )
+    return (
+        f"define internal void @lanes_step{width}({args}, i64 %u, ptr %table, i64 %cbits, double %k) #0 {{\n"
+        "  %one = shl i64 1, %cbits\n  %mask = sub i64 %one, 1\n  %cb2 = add i64 %cbits, %cbits\n"
+        + decode
+        + "".join(
+            vector_of(name, "double", [f"%{name}{lane}" for lane in lanes]) for name in ("rx", "ry", "sg")
+        )
+        + f"  %diff = fsub {v} %ry, %rx\n"
+        f"  %arg = fmul {v} {splat(LANES, 'double', _f64(C))}, %diff\n"
+        f"  %e = call {v} @fexp{LANES}({v} %arg)\n"
+        f"  %den = fadd {v} {splat(LANES, 'double', '1.0')}, %e\n"
+        f"  %expect = fdiv {v} {splat(LANES, 'double', '1.0')}, %den\n"
+        f"  %t = fsub {v} %sg, %expect\n"
+        f"  %k.0 = insertelement {v} undef, double %k, i64 0\n"
+        f"  %kv = shufflevector {v} %k.0, {v} undef, <{LANES} x i32> zeroinitializer\n"
+        f"  %d = fmul {v} %kv, %t\n" + write + "  ret void\n}\n\n"
+    )
+
+
+def _widen(width: int, word: str = "%word0", into: str = "%word") -> str:
+    """`into`: the loaded word `word` as an i64."""
     if width == 64:
-        return "  %word = add i64 %word0, 0\n"
-    return f"  %word = zext i{width} %word0 to i64\n"
+        return f"  {into} = add i64 {word}, 0\n"
+    return f"  {into} = zext i{width} {word} to i64\n"
 
 
 _IR = f"""
 declare double @llvm.exp.f64(double)
 declare double @llvm.fma.f64(double, double, double)
+declare <4 x double> @llvm.fma.v4f64(<4 x double>, <4 x double>, <4 x double>)
+declare i1 @llvm.vector.reduce.and.v4i1(<4 x i1>)
 declare void @llvm.prefetch.p0(ptr, i32, i32, i32)
 
 ; @fexp
@@ -265,9 +381,24 @@ define internal void @packed_step{W}(ptr %w, i64 %u, ptr %table, i64 %cbits, dou
   ret void
 }}
 
+; An order's games from %from on, played alone (the lanes' longer orders, past the shortest).
+define internal void @finish{W}(ptr %w, i64 %from, i64 %n_games, ptr %table, i64 %cbits, double %k, ptr %r) #1 {{
+entry:
+  %any = icmp slt i64 %from, %n_games
+  br i1 %any, label %loop, label %done
+loop:
+  %u = phi i64 [%from, %entry], [%u1, %loop]
+  call void @packed_step{W}(ptr %w, i64 %u, ptr %table, i64 %cbits, double %k, ptr %r)
+  %u1 = add i64 %u, 1
+  %more = icmp slt i64 %u1, %n_games
+  br i1 %more, label %loop, label %done
+done:
+  ret void
+}}
+
 ; An order's start: ratings at %init, the blocks' words copied into %w and shuffled by the stream %key.
 define internal void @prepare{W}(ptr %src, ptr %starts, ptr %lengths, i64 %n_blocks, i64 %key, i64 %n_games,
-                                 i64 %n, double %init, ptr %r, ptr %w) #0 {{
+                                 i64 %n, double %init, ptr %r, ptr %w) #1 {{
   call void @fill(ptr %r, i64 %n, double %init)
   call void @gather{W}(ptr %src, ptr %starts, ptr %lengths, i64 %n_blocks, ptr %w)
   call void @shuffle{W}(ptr %w, i64 %n_games, i64 %key)
@@ -276,4 +407,4 @@ define internal void @prepare{W}(ptr %src, ptr %starts, ptr %lengths, i64 %n_blo
 
 """
 
-_ATTRIBUTES = "attributes #0 = { alwaysinline }\n"
+_ATTRIBUTES = "attributes #0 = { alwaysinline }\nattributes #1 = { noinline }\n"

@@ -48,55 +48,139 @@ def table() -> list[int]:
     return out
 
 
-def _madd(fma: bool, name: str, a: str, b: str, c: str) -> str:
-    """`name = a * b + c`, fused or as the separate multiply and add."""
+LANES = 4  # `@fexp4`: four arguments at once, in <4 x double> (the Elo kernels' four orders side by side)
+
+
+def _type(lanes: int, element: str) -> str:
+    """The IR type of `lanes` values of `element` (the element itself for one)."""
+    return element if lanes == 1 else f"<{lanes} x {element}>"
+
+
+def splat(lanes: int, element: str, literal: str) -> str:
+    """A constant of every lane (a vector splat; the scalar itself for one lane)."""
+    if lanes == 1:
+        return literal
+    return "<" + ", ".join([f"{element} {literal}"] * lanes) + ">"
+
+
+def vector_of(name: str, element: str, values: list[str]) -> str:
+    """`%name`: the vector whose lanes are `values` (IR operands), built an element at a time."""
+    t, out, prev = _type(len(values), element), "", "undef"
+    for lane, value in enumerate(values):
+        built = f"%{name}" if lane == len(values) - 1 else f"%{name}.i{lane}"
+        out += f"  {built} = insertelement {t} {prev}, {element} {value}, i64 {lane}\n"
+        prev = built
+    return out
+
+
+def _madd(fma: bool, name: str, a: str, b: str, c: str, lanes: int = 1) -> str:
+    """`name = a * b + c`, fused or as the separate multiply and add (each lane on its own in a vector)."""
+    t = _type(lanes, "double")
     if fma:
-        return f"  %{name} = call double @llvm.fma.f64(double {a}, double {b}, double {c})\n"
-    return f"  %{name}.m = fmul double {a}, {b}\n  %{name} = fadd double %{name}.m, {c}\n"
+        intrinsic = "llvm.fma.f64" if lanes == 1 else f"llvm.fma.v{lanes}f64"
+        return f"  %{name} = call {t} @{intrinsic}({t} {a}, {t} {b}, {t} {c})\n"
+    return f"  %{name}.m = fmul {t} {a}, {b}\n  %{name} = fadd {t} %{name}.m, {c}\n"
 
 
-def fexp_ir(*, fma: bool) -> str:
-    """The IR of `double @fexp(double)` (internal, inlined) and its table; it declares nothing itself (the
-    module declares llvm.exp.f64 and, with `fma`, llvm.fma.f64)."""
-    entries = ", ".join(f"i64 {v - (1 << 64) if v >= 1 << 63 else v}" for v in table())
-    c2, c3, c4, c5 = (_f64(c) for c in POLY)
-    shift = _f64(SHIFT)
+def _table_loads(lanes: int) -> str:
+    """`%tailbits`, `%sbits0`: the table entries 2k and 2k+1 (`%idx`, `%idx1`), a lane at a time in a vector."""
+    if lanes == 1:
+        return (
+            "  %ptail = getelementptr inbounds [256 x i64], ptr @exp_tab, i64 0, i64 %idx\n"
+            "  %pscale = getelementptr inbounds [256 x i64], ptr @exp_tab, i64 0, i64 %idx1\n"
+            "  %tailbits = load i64, ptr %ptail\n"
+            "  %sbits0 = load i64, ptr %pscale\n"
+        )
+    t = _type(lanes, "i64")
+    out = ""
+    for name, index in (("tailbits", "idx"), ("sbits0", "idx1")):
+        for lane in range(lanes):
+            out += (
+                f"  %{index}.{lane} = extractelement {t} %{index}, i64 {lane}\n"
+                f"  %{name}.p{lane} = getelementptr inbounds [256 x i64], ptr @exp_tab, i64 0, i64 %{index}.{lane}\n"
+                f"  %{name}.v{lane} = load i64, ptr %{name}.p{lane}\n"
+            )
+        out += vector_of(name, "i64", [f"%{name}.v{lane}" for lane in range(lanes)])
+    return out
+
+
+def _outside(lanes: int) -> str:
+    """The branch to `library` where an argument (any lane's) is outside 2^-54 <= |x| < 512, else to `main`."""
+    if lanes == 1:
+        return "  br i1 %inside, label %main, label %library\n"
     return (
-        f"@exp_tab = internal constant [{2 * N} x i64] [{entries}]\n\n"
-        "define internal double @fexp(double %x) #0 {\n"
-        "entry:\n"
-        "  %bits = bitcast double %x to i64\n"
-        "  %top = lshr i64 %bits, 52\n"
-        "  %abstop = and i64 %top, 2047\n"
-        f"  %off = sub i64 %abstop, {TOP_TINY}\n"
-        f"  %inside = icmp ult i64 %off, {TOP_RANGE}\n"
-        "  br i1 %inside, label %main, label %library\n"
+        f"  %all = call i1 @llvm.vector.reduce.and.v{lanes}i1(<{lanes} x i1> %inside)\n"
+        "  br i1 %all, label %main, label %library\n"
+    )
+
+
+def _library(lanes: int) -> str:
+    """The `library` block: the C library's exp (one lane at a time through `@fexp`, for a vector)."""
+    if lanes == 1:
+        return "library:\n  %lib = call double @llvm.exp.f64(double %x)\n  ret double %lib\n"
+    t = _type(lanes, "double")
+    calls = "".join(
+        f"  %x.{lane} = extractelement {t} %x, i64 {lane}\n  %y.{lane} = call double @fexp(double %x.{lane})\n"
+        for lane in range(lanes)
+    )
+    return (
         "library:\n"
-        "  %lib = call double @llvm.exp.f64(double %x)\n"
-        "  ret double %lib\n"
-        "main:\n" + _madd(fma, "kd0", _f64(INV_LN2_N), "%x", shift) + "  %ki = bitcast double %kd0 to i64\n"
-        f"  %kd = fsub double %kd0, {shift}\n"
-        + _madd(fma, "r0", "%kd", _f64(NEG_LN2_HI_N), "%x")
-        + _madd(fma, "r", "%kd", _f64(NEG_LN2_LO_N), "%r0")
-        + f"  %k = and i64 %ki, {N - 1}\n"
-        "  %idx = shl i64 %k, 1\n"
-        "  %idx1 = add i64 %idx, 1\n"
-        "  %sh = shl i64 %ki, 45\n"
-        "  %ptail = getelementptr inbounds [256 x i64], ptr @exp_tab, i64 0, i64 %idx\n"
-        "  %pscale = getelementptr inbounds [256 x i64], ptr @exp_tab, i64 0, i64 %idx1\n"
-        "  %tailbits = load i64, ptr %ptail\n"
-        "  %tail = bitcast i64 %tailbits to double\n"
-        "  %sbits0 = load i64, ptr %pscale\n"
-        "  %sbits = add i64 %sbits0, %sh\n"
-        "  %scale = bitcast i64 %sbits to double\n"
-        "  %r2 = fmul double %r, %r\n"
-        "  %tr = fadd double %tail, %r\n"
-        + _madd(fma, "p1", "%r", c3, c2)
-        + _madd(fma, "q1", "%r2", "%p1", "%tr")
-        + "  %r4 = fmul double %r2, %r2\n"
-        + _madd(fma, "p2", "%r", c5, c4)
-        + _madd(fma, "tmp", "%r4", "%p2", "%q1")
-        + _madd(fma, "y", "%scale", "%tmp", "%scale")
-        + "  ret double %y\n"
+        + calls
+        + vector_of("lib", "double", [f"%y.{lane}" for lane in range(lanes)])
+        + f"  ret {t} %lib\n"
+    )
+
+
+def fexp_ir(*, fma: bool, lanes: int = 1) -> str:
+    """The IR of `double @fexp(double)` (internal, inlined) and its table (lanes 1), or of
+    `<4 x double> @fexp4(<4 x double>)` (lanes 4: each lane the operations of `@fexp`, which it needs in the
+    module for the lanes outside the main range); it declares nothing itself (the module declares llvm.exp.f64
+    and, with `fma`, llvm.fma.f64 / llvm.fma.v4f64, and llvm.vector.reduce.and.v4i1)."""
+    c2, c3, c4, c5 = (_f64(c) for c in POLY)
+    d, i = _type(lanes, "double"), _type(lanes, "i64")
+
+    def f(value: str) -> str:
+        return splat(lanes, "double", value)
+
+    def n(value: int) -> str:
+        return splat(lanes, "i64", str(value))
+
+    shift = f(_f64(SHIFT))
+    name = "fexp" if lanes == 1 else f"fexp{lanes}"
+    head = ""
+    if lanes == 1:
+        entries = ", ".join(f"i64 {v - (1 << 64) if v >= 1 << 63 else v}" for v in table())
+        head = f"@exp_tab = internal constant [{2 * N} x i64] [{entries}]\n\n"
+    return (
+        head + f"define internal {d} @{name}({d} %x) #0 {{\n"
+        "entry:\n"
+        f"  %bits = bitcast {d} %x to {i}\n"
+        f"  %top = lshr {i} %bits, {n(52)}\n"
+        f"  %abstop = and {i} %top, {n(2047)}\n"
+        f"  %off = sub {i} %abstop, {n(TOP_TINY)}\n"
+        f"  %inside = icmp ult {i} %off, {n(TOP_RANGE)}\n"
+        + _outside(lanes)
+        + _library(lanes)
+        + "main:\n"
+        + _madd(fma, "kd0", f(_f64(INV_LN2_N)), "%x", shift, lanes)
+        + f"  %ki = bitcast {d} %kd0 to {i}\n"
+        f"  %kd = fsub {d} %kd0, {shift}\n"
+        + _madd(fma, "r0", "%kd", f(_f64(NEG_LN2_HI_N)), "%x", lanes)
+        + _madd(fma, "r", "%kd", f(_f64(NEG_LN2_LO_N)), "%r0", lanes)
+        + f"  %k = and {i} %ki, {n(N - 1)}\n"
+        f"  %idx = shl {i} %k, {n(1)}\n"
+        f"  %idx1 = add {i} %idx, {n(1)}\n"
+        f"  %sh = shl {i} %ki, {n(45)}\n" + _table_loads(lanes) + f"  %tail = bitcast {i} %tailbits to {d}\n"
+        f"  %sbits = add {i} %sbits0, %sh\n"
+        f"  %scale = bitcast {i} %sbits to {d}\n"
+        f"  %r2 = fmul {d} %r, %r\n"
+        f"  %tr = fadd {d} %tail, %r\n"
+        + _madd(fma, "p1", "%r", f(c3), f(c2), lanes)
+        + _madd(fma, "q1", "%r2", "%p1", "%tr", lanes)
+        + f"  %r4 = fmul {d} %r2, %r2\n"
+        + _madd(fma, "p2", "%r", f(c5), f(c4), lanes)
+        + _madd(fma, "tmp", "%r4", "%p2", "%q1", lanes)
+        + _madd(fma, "y", "%scale", "%tmp", "%scale", lanes)
+        + f"  ret {d} %y\n"
         "}\n"
     )

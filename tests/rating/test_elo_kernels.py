@@ -174,3 +174,44 @@ def test_a_process_that_ends_while_the_kernels_compile_ends_cleanly() -> None:
     for delay in ("0", "0.05", "0.08", "0.1", "0.12", "0.15", "0.2"):  # across the ~0.15 s the compile takes
         run = subprocess.run([sys.executable, "-c", code, delay], check=False, capture_output=True)
         assert run.returncode == 2, (delay, run.returncode, run.stderr[-300:])
+
+
+def test_orders_played_in_lanes_are_the_orders_played_one_by_one(kernels: Kernels) -> None:
+    # Four orders at a time go to elo_lanes (their arithmetic in vectors): each lane its own blocks and length
+    # (a bootstrap round's orders; past the shortest, the longer ones finish alone), none, one or many games,
+    # in every word width: the same ratings bit for bit as each order played alone.
+    n = 50
+    a, b, s = random_games(31, n, 6_000)
+    p = pack(a, b, s, n)
+    rng = np.random.default_rng(31)
+    plans = [
+        [
+            Order(np.array([0], np.int64), np.array([ln], np.int64), int(key))
+            for ln, key in zip(lens, keys, strict=True)
+        ]
+        for lens, keys in (
+            ((6_000,) * 4, _stream_keys(4, 1)),
+            ((6_000, 10, 0, 5_999), _stream_keys(4, 2)),
+            ((1, 1, 1, 1), _stream_keys(4, 3)),
+            ((300, 257, 256, 2_000, 4_000, 1, 77, 6_000, 5), _stream_keys(9, 4)),
+        )
+    ]
+    starts = rng.integers(0, 5_000, (4, 20)).astype(np.int64)
+    lengths = rng.integers(0, 1_000, (4, 20)).astype(np.int64)
+    plans.append([Order(starts[i], lengths[i], int(key)) for i, key in enumerate(_stream_keys(4, 5))])
+    for word in (np.uint16, np.uint32, np.uint64):
+        src = Packed(p.words.astype(word), p.table, p.cbits)
+        for plan in plans:
+            together = kernels.play_packed(src, plan, n, 16.0, 1000.0)
+            for i, order in enumerate(plan):
+                assert np.array_equal(together[i], kernels.play_packed(src, [order], n, 16.0, 1000.0)[0])
+
+
+def test_orders_are_split_over_the_cores_in_whole_lanes() -> None:
+    from elotui.rating.elo_kernels import _split
+
+    assert _split(100, 2) == [0, 48, 100]
+    assert _split(32, 2) == [0, 16, 32]
+    assert _split(4, 2) == [0, 2, 4]  # fewer groups than runs: as even as can be
+    assert _split(7, 1) == [0, 7]
+    assert _split(0, 0) == [0, 0]
