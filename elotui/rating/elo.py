@@ -9,8 +9,9 @@ seed only, not on the order the verdicts were stored in, nor on which contestant
 
 Orders are Fisher–Yates shuffles driven by a counter-based splitmix64 stream, seeded. The sequential kernel
 (shuffle + play) is native code compiled at run time from LLVM IR with llvmlite (`elotui.rating.elo_kernels`,
-~0.1 s to import and ~0.13 s to compile for the word width the games need, in a background thread where
-`warm_kernels` is called; no on-disk cache); without llvmlite (or with ELOTUI_NO_JIT=1) the orders are drawn with
+~0.1 s to import and ~0.2 s to compile for the word width the games need, in a background thread where
+`warm_kernels` is called; the machine code is kept on disk by what it is made from, so later processes load it
+in ~3 ms: `elotui.rating.kernel_cache`); without llvmlite (or with ELOTUI_NO_JIT=1) the orders are drawn with
 numpy and every game step advances all orders at once. Both paths draw the same orders and give the same ratings
 (up to float rounding); the native path is the fast one (see tests/benchmarks/bench_rating.py and
 bench_export.py).

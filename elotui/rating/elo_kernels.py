@@ -4,8 +4,9 @@ Why not numba: for the `elotui export` process the kernel itself takes ~0.1 s fo
 numba costs ~0.5 s before it runs anything (importing numba, which imports scipy.linalg, then initialising its CPU
 target even when the machine code comes from its on-disk cache). llvmlite (numba's own LLVM binding) needs ~0.03 s
 to import and ~0.2 s to optimise and compile the IR below for one word width (exp inlined; a width is compiled
-when first needed, and the export compiles the 16-bit one in the background, `elo.warm_kernels`), with no on-disk
-cache to go stale. The IR is small and does exactly what the earlier numba
+when first needed, and the export compiles the 16-bit one in the background, `elo.warm_kernels`). The object code
+is kept on disk under a name that is the hash of everything it is made from (`elotui.rating.kernel_cache`): it
+cannot go stale, and later processes load it in ~3 ms. The IR is small and does exactly what the earlier numba
 kernel did (same splitmix64 shuffle, same floating-point operations in the same order, no fast-math), so both
 give bit-identical ratings. exp is the C library's own algorithm inlined (`elotui.rating.exp_ir`, bit for bit the
 library's: half the update's time was the call; ~20 % faster).
@@ -55,6 +56,7 @@ from numpy.typing import NDArray
 
 from elotui.rating.elo_ir import LANE_FIELDS, WORD_BITS, module_ir
 from elotui.rating.exp_ir import LANES
+from elotui.rating.kernel_cache import cached_object
 from elotui.rating.radix import dense_codes
 
 PARALLEL_MIN_UPDATES = 1_000_000  # below this many game updates per thread, one thread is faster
@@ -273,14 +275,27 @@ def _binding() -> Any:
 
 def compile_ir(ir: str) -> Any:
     """An execution engine holding `ir` compiled for this processor's instructions (fma is one, where it has it)
-    through LLVM's -O2 pipeline; it owns the machine code, so it must outlive the functions taken from it."""
+    through LLVM's -O2 pipeline; it owns the machine code, so it must outlive the functions taken from it. The
+    object code is kept on disk by what it is made from (`elotui.rating.kernel_cache`): compiled once a
+    machine, loaded in ~3 ms after that."""
+    import llvmlite
+
     llvm = _binding()
     cpu, features, _ = _host(llvm)
-    module = llvm.parse_assembly(ir)
-    module.verify()
-    machine = llvm.Target.from_default_triple().create_target_machine(cpu=cpu, features=features, opt=2)
-    _optimise(llvm, module, machine)
-    engine = llvm.create_mcjit_compiler(module, machine)
+    target = llvm.Target.from_default_triple()
+    machine = target.create_target_machine(cpu=cpu, features=features, opt=2)
+
+    def make() -> bytes:
+        module = llvm.parse_assembly(ir)
+        module.verify()
+        _optimise(llvm, module, machine)
+        return bytes(machine.emit_object(module))
+
+    made_from = "\0".join(
+        (llvmlite.__version__, ".".join(map(str, llvm.llvm_version_info)), target.triple, cpu, features, ir)
+    )
+    engine = llvm.create_mcjit_compiler(llvm.parse_assembly(""), machine)
+    engine.add_object_file(llvm.ObjectFileRef.from_data(cached_object(made_from, make)))
     engine.finalize_object()
     return engine
 

@@ -1,0 +1,74 @@
+"""The Elo kernels' machine code is kept on disk by what it is made from (elotui.rating.kernel_cache): made once,
+read after that, never stale, and a damaged or unwritable cache only costs a compile."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from elotui.rating.elo import _stream_keys
+from elotui.rating.kernel_cache import cached_object
+
+pytest.importorskip("llvmlite")
+from elotui.rating.elo_kernels import Kernels, pack, whole
+
+
+def _files(home: Path) -> list[Path]:
+    folder = home / "cache" / "kernels"
+    return sorted(folder.glob("*.o")) if folder.exists() else []
+
+
+def test_made_once_then_read(tmp_path: Path) -> None:
+    made: list[str] = []
+
+    def make(text: str) -> bytes:
+        made.append(text)
+        return text.encode() * 3
+
+    assert cached_object("recipe A", lambda: make("a")) == b"aaa"
+    assert cached_object("recipe A", lambda: make("x")) == b"aaa"  # read, not made again
+    assert cached_object("recipe B", lambda: make("b")) == b"bbb"  # another recipe, another file
+    assert made == ["a", "b"]
+    assert len(_files(Path(os.environ["ELOTUI_HOME"]))) == 2
+    assert not list(
+        (Path(os.environ["ELOTUI_HOME"]) / "cache" / "kernels").glob(".kernels-*")
+    )  # no scratch left
+
+
+def test_a_damaged_file_is_made_again_and_written_over() -> None:
+    home = Path(os.environ["ELOTUI_HOME"])
+    assert cached_object("recipe", lambda: b"machine code") == b"machine code"
+    (path,) = _files(home)
+    for damage in (path.read_bytes()[:-3], path.read_bytes()[:10], b"", b"\0" * 32 + b"machine codf"):
+        path.write_bytes(damage)
+        assert cached_object("recipe", lambda: b"machine code") == b"machine code"
+        assert cached_object("recipe", lambda: b"not made again") == b"machine code"  # written whole again
+
+
+def test_an_unwritable_cache_only_means_compiling(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    blocker = tmp_path / "a file"
+    blocker.write_text("not a folder")
+    monkeypatch.setenv("ELOTUI_HOME", str(blocker / "home"))  # cannot be created: ENOTDIR
+    assert cached_object("recipe", lambda: b"one") == b"one"
+    assert cached_object("recipe", lambda: b"two") == b"two"  # nothing kept, made every time
+
+
+def test_kernels_read_from_the_cache_play_exactly_as_compiled_ones() -> None:
+    home = Path(os.environ["ELOTUI_HOME"])
+    rng = np.random.default_rng(2)
+    n = 12
+    a = rng.integers(0, n, 3_000)
+    b = (a + rng.integers(1, n, 3_000)) % n
+    p = pack(a, b, rng.choice([0.0, 0.5, 1.0], 3_000), n)
+    orders = whole(3_000, _stream_keys(6, 9))
+    compiled = Kernels()
+    fresh = compiled.play_packed(p, orders, n, 16.0, 1000.0)
+    files = _files(home)
+    assert len(files) == 2  # the online function's module, and the 16-bit order functions
+    stamps = [f.stat().st_mtime_ns for f in files]
+    read = Kernels().play_packed(p, orders, n, 16.0, 1000.0)
+    assert np.array_equal(fresh, read)
+    assert [f.stat().st_mtime_ns for f in _files(home)] == stamps  # read, not written again
