@@ -5,7 +5,13 @@ from __future__ import annotations
 import argparse
 import os
 
-from elotui.commands.common import add_output_arg, add_store_arg, add_tournament_arg, output_stream
+from elotui.commands.common import (
+    add_output_arg,
+    add_store_arg,
+    add_tournament_arg,
+    collector_paused,
+    output_stream,
+)
 
 THRESHOLD_CHOICES = ("1.0", "0.9", "0.75", "0.5", "none")
 
@@ -25,6 +31,11 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
 
 
 def run(args: argparse.Namespace) -> int:
+    with collector_paused():
+        return _export(args)
+
+
+def _export(args: argparse.Namespace) -> int:
     # numpy is imported below, on first use. OpenBLAS would start a thread per core at import, which costs this
     # one-shot command ~50 ms of CPU and competes with the store read; the rankings' linear algebra is small.
     # (A value the user set is kept.)

@@ -226,3 +226,46 @@ def test_cli_export_exit_codes(filled, capsys: pytest.CaptureFixture[str]) -> No
     with pytest.raises(SystemExit) as exc:
         main(["export", str(filled.path), "--threshold", "0.6"])
     assert exc.value.code == 2
+
+
+def test_one_shot_commands_pause_the_collector_and_restore_it(
+    filled, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # export and validate run with Python's cycle collector off (their loads allocate enough to trigger full
+    # collections) and leave it as they found it, on or off, also when they fail.
+    import gc
+
+    import elotui.export.ranking as ranking
+
+    seen: list[bool] = []
+    write = ranking.write_csv
+    monkeypatch.setattr(ranking, "write_csv", lambda *a: seen.append(gc.isenabled()) or write(*a))
+    for before in (True, False):
+        (gc.enable if before else gc.disable)()
+        try:
+            assert main(["export", str(filled.path), "--store", str(filled.store_path)]) == 0
+            assert gc.isenabled() is before
+            assert (
+                main(["export", str(filled.path), "--store", str(filled.store_path), "--prompt", "zz"]) == 2
+            )
+            assert gc.isenabled() is before
+            assert main(["validate", str(filled.path)]) == 0
+            assert gc.isenabled() is before
+        finally:
+            gc.enable()
+    assert seen == [False, False]  # off while the export wrote, whether it was on or off before
+    capsys.readouterr()
+
+
+def test_the_collector_is_off_inside_a_one_shot_command(monkeypatch: pytest.MonkeyPatch) -> None:
+    import gc
+
+    from elotui.commands.common import collector_paused
+
+    gc.enable()
+    with collector_paused():
+        assert not gc.isenabled()
+    assert gc.isenabled()
+    with pytest.raises(RuntimeError), collector_paused():
+        raise RuntimeError("a failing body")
+    assert gc.isenabled()
