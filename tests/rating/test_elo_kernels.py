@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import math
+import os
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -161,7 +163,7 @@ def test_packing_round_trips_and_refuses_what_does_not_fit(kernels: Kernels) -> 
     assert kernels.play_packed(p, whole(3, _stream_keys(0, 0)), 3, 16.0, 1000.0).shape == (0, 3)
 
 
-def test_a_process_that_ends_while_the_kernels_compile_ends_cleanly() -> None:
+def test_a_process_that_ends_while_the_kernels_compile_ends_cleanly(tmp_path: Path) -> None:
     # `elotui export` starts the compile in a background thread before it reads its input; bad input ends the
     # process at once. It must wait for the compile (LLVM unloaded under a compiling thread crashes: SIGSEGV).
     import subprocess
@@ -171,8 +173,10 @@ def test_a_process_that_ends_while_the_kernels_compile_ends_cleanly() -> None:
         "import sys, time, numpy; from elotui.rating.elo import warm_kernels; warm_kernels(); "
         "time.sleep(float(sys.argv[1])); raise SystemExit(2)"
     )
-    for delay in ("0", "0.05", "0.08", "0.1", "0.12", "0.15", "0.2"):  # across the ~0.15 s the compile takes
-        run = subprocess.run([sys.executable, "-c", code, delay], check=False, capture_output=True)
+    for delay in ("0", "0.05", "0.08", "0.1", "0.12", "0.15", "0.2"):  # across the ~0.2 s the compile takes
+        home = tmp_path / f"home-{delay}"  # an empty cache each time: the kernels are compiled, not read
+        env = {**os.environ, "ELOTUI_HOME": str(home)}
+        run = subprocess.run([sys.executable, "-c", code, delay], check=False, capture_output=True, env=env)
         assert run.returncode == 2, (delay, run.returncode, run.stderr[-300:])
 
 
