@@ -9,7 +9,8 @@ file named by the SHA-256 of all of these: a file can never be stale, only absen
 
 A file is written whole (a temporary file renamed over it) and starts with the SHA-256 of the object code it
 holds; a file that does not match (cut short, damaged) is ignored and written again. A folder that cannot be
-written (read-only, full disk) only means compiling every time.
+written (read-only, full disk) only means compiling every time. Files are the user's own (created 0600 in the
+user's cache folder): loading one trusts that folder as the user's installed packages are trusted.
 """
 
 from __future__ import annotations
