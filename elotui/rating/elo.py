@@ -40,7 +40,7 @@ from elotui.rating.bootstrap import (
 )
 from elotui.rating.elo_kernels import Order, Packed, pack, whole
 from elotui.rating.games import Games
-from elotui.rating.radix import dense_codes, lexicographic_order, stable_argsort
+from elotui.rating.radix import dense_codes, unique_counts
 
 if TYPE_CHECKING:
     from elotui.rating.elo_kernels import Kernels
@@ -90,55 +90,110 @@ class PermutationElo:
 
 
 @dataclass(frozen=True)
+class Listing:
+    """Games listed by a key, as the distinct keys ascending and how many games hold each (`counts`): games with
+    one key are the same game to Elo, so the listing is the distinct keys repeated by their counts."""
+
+    keys: NDArray[np.int64]
+    counts: NDArray[np.int64]
+
+    def repeated(self, values: NDArray[Any]) -> NDArray[Any]:
+        """Per listed game, the value of its key (`values`: one per distinct key)."""
+        return np.repeat(values, self.counts)
+
+
+@dataclass(frozen=True)
 class Canonical:
-    """The games oriented lower contestant code first and listed by (a, b, score) (ties in their own order):
-    `order` holds each listed game's index among the games."""
+    """The games oriented lower contestant code first (the score turned with them: 1 - s) and listed by
+    (a, b, score): each game's key is (a n + b) S + the index of its score among the S distinct scores in
+    `table`, and `listing` holds the distinct keys with their counts. Listing by counting needs no sort of the
+    games and no gather through one; the listing depends on the multiset of games only."""
 
-    a: NDArray[np.int32]
-    b: NDArray[np.int32]
-    s: NDArray[np.float64]
-    order: NDArray[np.intp]
+    game_keys: NDArray[np.int64]  # each game's key, in the games' own order
+    listing: Listing
+    table: NDArray[np.float64]  # the distinct (oriented) scores, ascending
+    n: int
     _packs: dict[int, Packed | None] = field(default_factory=dict, compare=False, repr=False)
+    _distinct: dict[int, Packed | None] = field(default_factory=dict, compare=False, repr=False)
 
-    def packed(self, n: int) -> Packed | None:
-        """The listing packed for the native kernels, made once (the orders and the bootstrap rounds play the
-        same words), or None where the games do not pack (the numpy path plays them)."""
-        if n not in self._packs:
+    @property
+    def span(self) -> int:
+        """How many keys there are: n * n * S."""
+        return self.n * self.n * max(len(self.table), 1)
+
+    def games_of(
+        self, keys: NDArray[np.int64]
+    ) -> tuple[NDArray[np.int32], NDArray[np.int32], NDArray[np.float64]]:
+        """The games (a, b, score) of game keys."""
+        scores = max(len(self.table), 1)
+        pair = keys // scores
+        return (
+            (pair // self.n).astype(np.int32),
+            (pair % self.n).astype(np.int32),
+            self.table[keys % scores] if len(self.table) else np.zeros(len(keys)),
+        )
+
+    def games(
+        self, listing: Listing | None = None
+    ) -> tuple[NDArray[np.int32], NDArray[np.int32], NDArray[np.float64]]:
+        """The games (a, b, score) as `listing` lists them (by default the canonical listing; a listing by
+        prompt holds prompt * span + game key)."""
+        listing = listing or self.listing
+        return tuple(listing.repeated(v) for v in self.games_of(listing.keys % self.span))  # type: ignore[return-value]
+
+    def by_prompt(self, prompt: NDArray[np.integer]) -> Listing:
+        """The games listed by (prompt, a, b, score): keys prompt * span + game key (`prompt`: each game's
+        prompt code)."""
+        groups = int(prompt.max()) + 1 if len(prompt) else 1
+        if groups * self.span >= 1 << 62:
+            raise ValueError("too many prompts and contestants to list the games by one integer key")
+        return Listing(
+            *unique_counts(prompt.astype(np.int64) * self.span + self.game_keys, groups * self.span)
+        )
+
+    def packed(self, n: int, listing: Listing | None = None) -> Packed | None:
+        """The games packed for the native kernels as `listing` lists them (by default the canonical listing, made
+        once: the orders and, for single games, the bootstrap rounds play the same words), or None where the
+        games do not pack (the numpy path plays them)."""
+        if listing is None and n in self._packs:
+            return self._packs[n]
+        if n not in self._distinct:
             try:
-                self._packs[n] = pack(self.a, self.b, self.s, n)
+                self._distinct[n] = pack(*self.games_of(self.listing.keys), n)
             except ValueError:
-                self._packs[n] = None
-        return self._packs[n]
+                self._distinct[n] = None
+        distinct = self._distinct[n]
+        if distinct is None:
+            return None
+        if listing is None:
+            made = self._packs[n] = Packed(
+                self.listing.repeated(distinct.words), distinct.table, distinct.cbits
+            )
+            return made
+        words = distinct.words[np.searchsorted(self.listing.keys, listing.keys % self.span)]
+        return Packed(listing.repeated(words), distinct.table, distinct.cbits)
 
 
 def canonical(g: Games) -> Canonical:
+    n = g.n_contestants
     swap = g.a > g.b
-    a = np.where(swap, g.b, g.a).astype(np.int32, copy=False)
-    b = np.where(swap, g.a, g.b).astype(np.int32, copy=False)
+    a = np.where(swap, g.b, g.a).astype(np.int64)
+    b = np.where(swap, g.a, g.b)
     s = np.subtract(1.0, g.score_a, where=swap, out=np.array(g.score_a, dtype=np.float64))  # swapped: 1 - s
-    order = _canonical_order(a, b, s, g.n_contestants)
-    return Canonical(a[order], b[order], s[order], order)
+    table, codes = dense_codes(s) if len(s) else (np.zeros(0), np.zeros(0, dtype=np.int64))
+    scores = max(len(table), 1)
+    keys = a
+    keys *= n
+    keys += b
+    keys *= scores
+    keys += codes
+    del a, b, s, codes
+    return Canonical(keys, Listing(*unique_counts(keys, n * n * scores)), table, n)
 
 
 def canonical_games(g: Games) -> tuple[NDArray[np.int32], NDArray[np.int32], NDArray[np.float64]]:
     """Games oriented lower contestant code first and sorted: a storage-order-free listing."""
-    c = canonical(g)
-    return c.a, c.b, c.s
-
-
-def _canonical_order(
-    a: NDArray[np.int32],
-    b: NDArray[np.int32],
-    s: NDArray[np.float64],
-    n: int,
-    prompt: NDArray[np.int32] | None = None,
-) -> NDArray[np.intp]:
-    """np.lexsort((s, b, a)), or ((prompt, s, b, a)): by contestants, then score, then prompt (sorted by digits)."""
-    table, codes = dense_codes(s)
-    columns: list[tuple[NDArray[np.integer], int]] = [(a, n), (b, n), (codes, len(table))]
-    if prompt is not None:
-        columns.append((prompt, int(prompt.max()) + 1 if len(prompt) else 1))
-    return lexicographic_order(*columns)
+    return canonical(g).games()
 
 
 def _mix(z: NDArray[np.uint64]) -> NDArray[np.uint64]:
@@ -185,18 +240,17 @@ def permutation_elo(
 ) -> PermutationElo:
     """`canon`: `canonical(g)`, where the caller has it already (the bootstrap rounds list the same games)."""
     c = canon if canon is not None else canonical(g)
-    a, b, s = c.a, c.b, c.s
     n = g.n_contestants
-    if len(a) == 0 or permutations < 1:
+    if len(g) == 0 or permutations < 1:
         flat = np.full((max(permutations, 1), n), float(initial_rating))
         return PermutationElo(flat[0].copy(), flat[0].copy(), flat[0].copy(), flat)
     kernels, packed = _native(c, n)
     if kernels is not None and packed is not None:
-        orders = whole(len(a), _stream_keys(permutations, seed))
+        orders = whole(len(g), _stream_keys(permutations, seed))
         ratings = kernels.play_packed(packed, orders, n, float(k_factor), float(initial_rating))
     else:
-        orders_ = permutation_orders(len(a), permutations, seed)
-        ratings = run_orders_numpy(a, b, s, orders_, n, float(k_factor), float(initial_rating))
+        orders_ = permutation_orders(len(g), permutations, seed)
+        ratings = run_orders_numpy(*c.games(), orders_, n, float(k_factor), float(initial_rating))
     low, high = np.percentile(ratings, [2.5, 97.5], axis=0)
     return PermutationElo(ratings.mean(axis=0), low, high, ratings)
 
@@ -226,21 +280,21 @@ def elo_rounds(
     if rounds <= 0 or len(g) == 0:
         return np.zeros((0, n))
     c = canon if canon is not None else canonical(g)
-    prompt = g.prompt[c.order] if len(g.prompt) == len(g) else np.zeros(len(g), dtype=np.int32)
-    # Listed by (a, b, score, prompt), ties in the games' own order; for prompt resampling prompt-major, the order
-    # the resampling groups them in (one pass over the (a, b, score) listing either way).
+    # Listed by (prompt, a, b, score) for prompt resampling (the order the resampling groups them in), by
+    # (a, b, score) for single games (drawn by their place in the listing; the prompt plays no part).
     if unit == "prompt":
-        order = stable_argsort(prompt, int(prompt.max()) + 1)
-    else:  # single games are drawn by their place in the listing
-        order = _canonical_order(c.a, c.b, c.s, n, prompt)
-    listed_prompt = prompt[order]
-    del prompt
+        prompt = g.prompt if len(g.prompt) == len(g) else np.zeros(len(g), dtype=np.int32)
+        listing = c.by_prompt(prompt)
+        del prompt
+        listed_prompt = listing.repeated((listing.keys // c.span).astype(np.int32))
+    else:
+        listing, listed_prompt = c.listing, np.zeros(len(g), dtype=np.int32)
     out = np.empty((rounds, n))
     within = np.empty((rounds, n))
     played_rounds = _round_orders(
-        c, order, listed_prompt, n, unit, rounds, seed, orders, float(k_factor), float(initial_rating)
+        c, listing, listed_prompt, n, unit, rounds, seed, orders, float(k_factor), float(initial_rating)
     )
-    del canon, c, order, listed_prompt  # the rounds hold what they need
+    del canon, c, listing, listed_prompt  # the rounds hold what they need
     for r, played in enumerate(played_rounds):
         out[r] = played.mean(axis=0)
         within[r] = played.var(axis=0, ddof=1) if orders > 1 else 0.0
@@ -262,7 +316,7 @@ def _round_seed(seed: int, r: int) -> int:
 
 def _round_orders(
     c: Canonical,
-    listed: NDArray[np.intp],
+    listing: Listing,
     prompt: NDArray[np.int32],
     n: int,
     unit: BootstrapUnit,
@@ -273,13 +327,13 @@ def _round_orders(
     init: float,
 ) -> Iterator[NDArray[np.float64]]:
     """Each round's (orders, n) final ratings: the round's resampled games played in `orders` random orders. The
-    rounds draw from the canonical games listed in the order `listed` (whose prompts are `prompt`). Natively,
-    rounds are played a batch at a time (all their orders spread over the cores), each order a shuffle of the
-    round's blocks of the packed games in cluster order; otherwise with numpy, round by round."""
+    rounds draw from the games as `listing` lists them (whose prompts are `prompt`). Natively, rounds are played a
+    batch at a time (all their orders spread over the cores), each order a shuffle of the round's blocks of the
+    packed games in cluster order; otherwise with numpy, round by round."""
     resampling = resampled_blocks_of(prompt, unit, rounds, seed)
     kernels, packed = _native(c, n)
     if kernels is None or packed is None:
-        a, b, s = c.a[listed], c.b[listed], c.s[listed]
+        a, b, s = c.games(listing)
         for r, blocks in enumerate(resampling.rounds):
             keep = Resampling.indices(resampling.order, blocks)
             ra, rb, rs = a[keep], b[keep], s[keep]
@@ -287,10 +341,11 @@ def _round_orders(
                 ra, rb, rs, permutation_orders(len(ra), orders, _round_seed(seed, r)), n, k, init
             )
         return
-    # the packed canonical words in cluster order: one gather of the words (packing is per game)
-    index = listed if resampling.order is None else listed[resampling.order]
-    src = Packed(packed.words[index], packed.table, packed.cbits)
-    del listed, prompt, index
+    src = packed if listing is c.listing else c.packed(n, listing)
+    assert src is not None  # games that pack in one listing pack in any
+    if resampling.order is not None:  # the games grouped by cluster (listed by prompt, they are already)
+        src = Packed(src.words[resampling.order], src.table, src.cbits)
+    del listing, prompt
     batch = (
         16 if unit == "prompt" else max(1, min(16, 8_000_000 // max(len(src.words), 1)))
     )  # bounded block memory

@@ -107,6 +107,21 @@ def unique_ints(
     return ordered[starts], order[starts], inverse
 
 
+def unique_counts(keys: NDArray[np.integer], key_range: int) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
+    """np.unique(keys, return_counts=True) for integer keys in 0 .. key_range - 1: the distinct keys ascending and
+    how often each occurs, by a count of each key when their range is small, else by a stable sort."""
+    wide = np.asarray(keys).astype(np.int64, copy=False)
+    if key_range <= 4 * len(wide) + 4096:
+        counts = np.bincount(wide, minlength=key_range)
+        distinct = np.flatnonzero(counts)
+        return distinct.astype(np.int64, copy=False), counts[distinct].astype(np.int64, copy=False)
+    ordered = wide[stable_argsort(wide, key_range)]
+    starts = (
+        np.flatnonzero(np.r_[True, ordered[1:] != ordered[:-1]]) if len(ordered) else np.zeros(0, np.intp)
+    )
+    return ordered[starts], np.diff(np.r_[starts, len(ordered)]).astype(np.int64)
+
+
 def dense_ints(codes: NDArray[np.integer]) -> tuple[NDArray[np.intp], NDArray[np.intp]]:
     """np.unique(codes, return_inverse=True) for non-negative integer codes (prompt or contestant codes): the
     distinct codes and each code's index among them, by a count of each code when their range is small."""

@@ -235,7 +235,7 @@ def test_one_shot_commands_pause_the_collector_and_restore_it(
     # collections) and leave it as they found it, on or off, also when they fail.
     import gc
 
-    import elotui.export.ranking as ranking
+    from elotui.export import ranking
 
     seen: list[bool] = []
     write = ranking.write_csv

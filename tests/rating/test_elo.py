@@ -156,3 +156,70 @@ def test_numpy_fallback_matches_fast_path() -> None:
 def test_no_games_gives_initial_ratings() -> None:
     pe = permutation_elo(_games([], [], [], 3), permutations=10, initial_rating=1200)
     assert pe.mean.tolist() == [1200.0] * 3
+
+
+def _oriented(g: Games) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    swap = g.a > g.b
+    return np.where(swap, g.b, g.a), np.where(swap, g.a, g.b), np.where(swap, 1.0 - g.score_a, g.score_a)
+
+
+def test_the_canonical_listing_is_the_oriented_games_sorted() -> None:
+    # Listed by counting (distinct keys repeated by their counts): the same games, in the same places, as the
+    # oriented games sorted by (a, b, score), or by (prompt, a, b, score); packed the same.
+    from elotui.rating.elo import canonical
+    from elotui.rating.elo_kernels import pack
+
+    rng = np.random.default_rng(23)
+    for n, size, prompts in ((2, 1, 1), (5, 400, 3), (40, 20_000, 17), (130, 5_000, 2)):
+        a = rng.integers(0, n, size)
+        g = Games(
+            a=a.astype(np.int32),
+            b=((a + rng.integers(1, n, size)) % n).astype(np.int32),
+            score_a=rng.choice([0.0, 0.25, 0.5, 1.0], size),
+            n_contestants=n,
+            counts={},
+            prompt=rng.integers(0, prompts, size).astype(np.int32),
+        )
+        oa, ob, os_ = _oriented(g)
+        c = canonical(g)
+        order = np.lexsort((os_, ob, oa))
+        want = (oa[order], ob[order], os_[order])
+        for got, expected in zip(c.games(), want, strict=True):
+            assert np.array_equal(got, expected)
+        assert np.array_equal(c.packed(n).words, pack(*want, n).words)
+        listing = c.by_prompt(g.prompt)
+        order = np.lexsort((os_, ob, oa, g.prompt))
+        want = (oa[order], ob[order], os_[order])
+        for got, expected in zip(c.games(listing), want, strict=True):
+            assert np.array_equal(got, expected)
+        assert np.array_equal(c.packed(n, listing).words, pack(*want, n).words)
+        assert np.array_equal(listing.repeated(listing.keys // c.span), g.prompt[order])
+
+
+def test_a_listing_too_wide_for_one_integer_key_is_refused() -> None:
+    from elotui.rating.elo import canonical
+
+    n = 1 << 20
+    g = Games(
+        a=np.array([0, 5], np.int32),
+        b=np.array([n - 1, 7], np.int32),
+        score_a=np.array([1.0, 0.5]),
+        n_contestants=n,
+        counts={},
+        prompt=np.array([0, 1 << 22], np.int32),
+    )
+    with pytest.raises(ValueError, match="too many prompts"):
+        canonical(g).by_prompt(g.prompt)
+
+
+@pytest.mark.parametrize("unit", ["prompt", "game"])
+def test_bootstrap_rounds_natively_and_with_numpy_agree(unit: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    from elotui.rating import elo
+
+    rows = simulate({"A": 100, "B": 50, "C": 0, "D": -80}, prompts=7, judges=3, seed=11)
+    g = games(VerdictTable.from_rows(rows), "none")
+    native = elo_rounds(g, rounds=9, unit=unit, seed=4)  # type: ignore[arg-type]
+    monkeypatch.setattr(elo, "_KERNELS", {"state": "off"})  # as with ELOTUI_NO_JIT=1
+    assert elo.jit_kernels() is None
+    fallback = elo_rounds(g, rounds=9, unit=unit, seed=4)  # type: ignore[arg-type]
+    np.testing.assert_allclose(native, fallback, atol=1e-9)

@@ -12,6 +12,7 @@ from elotui.rating.radix import (
     groups_by_arrival,
     lexicographic_order,
     stable_argsort,
+    unique_counts,
     unique_ints,
 )
 
@@ -115,3 +116,15 @@ def test_count_distinct_is_the_length_of_numpys_unique(key_range: int) -> None:
     for size in (0, 1, 50, 5000):
         codes = rng.integers(0, key_range, size)
         assert count_distinct(codes) == len(np.unique(codes))
+
+
+@pytest.mark.parametrize("key_range", [1, 5, 70_000, 1 << 40])
+def test_unique_counts_are_numpys_unique_with_counts(key_range: int) -> None:
+    # a count of each key where the range is small (1, 5, 70,000 against 10,000 keys), a sort where it is not
+    rng = np.random.default_rng(key_range % 89)
+    for n in (0, 1, 10, 10_000):
+        keys = rng.integers(0, key_range, n)
+        distinct, counts = unique_counts(keys, key_range)
+        want, want_counts = np.unique(keys, return_counts=True)
+        assert np.array_equal(distinct, want) and np.array_equal(counts, want_counts)
+        assert distinct.dtype == counts.dtype == np.int64
