@@ -72,27 +72,6 @@ def _searched_codes(values: NDArray[np.floating], table: NDArray[np.float64]) ->
     return codes if np.array_equal(table[codes], values) else None
 
 
-def lexicographic_order(*columns: tuple[NDArray[np.integer], int]) -> NDArray[np.intp]:
-    """np.lexsort of integer columns given most significant first, each with its range: (codes, range), ...;
-    one composite key sorted by digits when the ranges' product fits in 63 bits, np.lexsort otherwise."""
-    total = 1
-    for _, size in columns:
-        total *= max(size, 1)
-    if total >= 1 << 63:
-        return np.lexsort([codes for codes, _ in reversed(columns)])
-    # built in place, without a copy per column, in 16 bits where the key fits them (10^7 games: 20 MB, not 80)
-    kind = np.uint16 if total <= 1 << DIGIT else np.int64
-    key: NDArray[np.integer] = np.asarray(columns[0][0]).astype(kind)
-    for codes, size in columns[1:]:
-        codes = np.asarray(codes)
-        if codes.dtype == np.uint64:  # int64 + uint64 would be computed in float64
-            codes = codes.astype(np.int64)
-        # integer products and sums, exact: every partial key lies below `total`
-        np.multiply(key, max(size, 1), out=key)
-        np.add(key, codes, out=key, casting="unsafe")
-    return stable_argsort(key, total)
-
-
 def unique_ints(
     keys: NDArray[np.integer], key_range: int
 ) -> tuple[NDArray[np.int64], NDArray[np.intp], NDArray[np.intp]]:

@@ -10,7 +10,6 @@ from elotui.rating.radix import (
     dense_codes,
     dense_ints,
     groups_by_arrival,
-    lexicographic_order,
     stable_argsort,
     unique_counts,
     unique_ints,
@@ -38,17 +37,6 @@ def test_keys_already_in_order_keep_their_order() -> None:
         assert np.array_equal(stable_argsort(keys, key_range), np.argsort(keys, kind="stable"))
 
 
-@pytest.mark.parametrize("dtype", [np.int32, np.int64, np.uint8, np.uint32, np.uint64, np.intp])
-def test_lexicographic_order_takes_codes_of_any_integer_type(dtype: type) -> None:
-    rng = np.random.default_rng(11)
-    a, b, c = rng.integers(0, 100, 3000), rng.integers(0, 7, 3000), rng.integers(0, 200, 3000)
-    got = lexicographic_order((a.astype(dtype), 100), (b.astype(dtype), 7), (c.astype(dtype), 200))
-    assert np.array_equal(got, np.lexsort((c, b, a)))  # 140,000 keys: two digits
-    assert np.array_equal(
-        lexicographic_order((a.astype(dtype), 100), (b.astype(dtype), 7)), np.lexsort((b, a))
-    )
-
-
 @pytest.mark.parametrize("kind", ["few", "many", "signed zeros", "one rare value", "nan"])
 def test_dense_codes_are_numpys_unique(kind: str) -> None:
     rng = np.random.default_rng(3)
@@ -66,19 +54,6 @@ def test_dense_codes_are_numpys_unique(kind: str) -> None:
     np.testing.assert_array_equal(table, expected_table)
     np.testing.assert_array_equal(codes, expected_codes.reshape(-1))
     assert len(dense_codes(np.zeros(0))[0]) == 0
-
-
-def test_lexicographic_order_is_lexsort() -> None:
-    rng = np.random.default_rng(5)
-    for _ in range(20):
-        n, c, p = int(rng.integers(0, 4000)), int(rng.integers(1, 400)), int(rng.integers(1, 3000))
-        a, b, prompt = rng.integers(0, c, n), rng.integers(0, c, n), rng.integers(0, p, n)
-        s = rng.choice([0.0, 0.5, 1.0, 0.25], n)
-        table, codes = dense_codes(s)
-        got = lexicographic_order((a, c), (b, c), (codes, len(table)), (prompt, p))
-        assert np.array_equal(got, np.lexsort((prompt, s, b, a)))
-    huge = [(rng.integers(0, 1 << 30, 100), 1 << 30)] * 3  # 2^90 composite keys: np.lexsort itself
-    assert np.array_equal(lexicographic_order(*huge), np.lexsort([col for col, _ in reversed(huge)]))
 
 
 @pytest.mark.parametrize("key_range", [1, 50, 10**6, 1 << 40])  # a table over the range, and the sorted path
