@@ -10,8 +10,9 @@ the library's own special-case branch would. `tests/rating/test_exp_ir.py` check
 
 from __future__ import annotations
 
+import functools
 import struct
-from decimal import Decimal, getcontext
+from decimal import Decimal, localcontext
 
 N = 128  # table entries: 2^(k/N)
 INV_LN2_N = float.fromhex("0x1.71547652b82fep0") * N
@@ -34,18 +35,20 @@ def _f64(value: float) -> str:
     return f"0x{_bits(value):016X}"
 
 
-def table() -> list[int]:
+@functools.cache
+def table() -> tuple[int, ...]:
     """T[2k] = the bits of the tail, T[2k+1] = the bits of 2^(k/N) less k << 45 (as the library's table holds
-    them): 2^(k/N) = H (1 + tail) with H its nearest double, computed in 60-digit decimal arithmetic."""
-    getcontext().prec = 60
-    ln2 = Decimal(2).ln()
+    them): 2^(k/N) = H (1 + tail) with H its nearest double, computed once in 60-digit decimal arithmetic."""
     out: list[int] = []
-    for k in range(N):
-        exact = (ln2 * k / N).exp()
-        nearest = float(exact)
-        tail = float((exact - Decimal(nearest)) / Decimal(nearest))
-        out += [_bits(tail), (_bits(nearest) - (k << 45)) % (1 << 64)]
-    return out
+    with localcontext() as context:  # the caller's decimal context is left as it was
+        context.prec = 60
+        ln2 = Decimal(2).ln()
+        for k in range(N):
+            exact = (ln2 * k / N).exp()
+            nearest = float(exact)
+            tail = float((exact - Decimal(nearest)) / Decimal(nearest))
+            out += [_bits(tail), (_bits(nearest) - (k << 45)) % (1 << 64)]
+    return tuple(out)
 
 
 LANES = 4  # `@fexp4`: four arguments at once, in <4 x double> (the Elo kernels' four orders side by side)

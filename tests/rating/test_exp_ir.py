@@ -116,3 +116,17 @@ def test_fexp_is_the_library_exp() -> None:
         assert int(ulps.max()) == 0  # bit for bit
     else:
         assert int(ulps.max()) <= 1
+
+
+def test_the_table_leaves_the_callers_decimal_context_alone() -> None:
+    import decimal
+
+    table.cache_clear()
+    before = decimal.getcontext().prec
+    decimal.getcontext().prec = 12
+    try:
+        first = table()
+        assert decimal.getcontext().prec == 12  # computed in a local 60-digit context
+        assert table() is first  # computed once
+    finally:
+        decimal.getcontext().prec = before
