@@ -138,7 +138,7 @@ class Canonical:
     ) -> tuple[NDArray[np.int32], NDArray[np.int32], NDArray[np.float64]]:
         """The games (a, b, score) as `listing` lists them (by default the canonical listing; a listing by
         prompt holds prompt * span + game key)."""
-        listing = listing or self.listing
+        listing = self.listing if listing is None else listing
         return tuple(listing.repeated(v) for v in self.games_of(listing.keys % self.span))  # type: ignore[return-value]
 
     def by_prompt(self, prompt: NDArray[np.integer]) -> Listing:
@@ -155,8 +155,14 @@ class Canonical:
         """The games packed for the native kernels as `listing` lists them (by default the canonical listing, made
         once: the orders and, for single games, the bootstrap rounds play the same words), or None where the
         games do not pack (the numpy path plays them)."""
-        if listing is None and n in self._packs:
-            return self._packs[n]
+        if listing is not None and listing is not self.listing:
+            return self._pack(n, listing)
+        if n not in self._packs:
+            self._packs[n] = self._pack(n, self.listing)
+        return self._packs[n]
+
+    def _pack(self, n: int, listing: Listing) -> Packed | None:
+        """Each distinct game packed once (kept), its word repeated for every game `listing` lists with it."""
         if n not in self._distinct:
             try:
                 self._distinct[n] = pack(*self.games_of(self.listing.keys), n)
@@ -165,12 +171,9 @@ class Canonical:
         distinct = self._distinct[n]
         if distinct is None:
             return None
-        if listing is None:
-            made = self._packs[n] = Packed(
-                self.listing.repeated(distinct.words), distinct.table, distinct.cbits
-            )
-            return made
-        words = distinct.words[np.searchsorted(self.listing.keys, listing.keys % self.span)]
+        words = distinct.words
+        if listing is not self.listing:  # its keys' games, among the distinct ones
+            words = words[np.searchsorted(self.listing.keys, listing.keys % self.span)]
         return Packed(listing.repeated(words), distinct.table, distinct.cbits)
 
 
@@ -341,7 +344,7 @@ def _round_orders(
                 ra, rb, rs, permutation_orders(len(ra), orders, _round_seed(seed, r)), n, k, init
             )
         return
-    src = packed if listing is c.listing else c.packed(n, listing)
+    src = c.packed(n, listing)
     assert src is not None  # games that pack in one listing pack in any
     if resampling.order is not None:  # the games grouped by cluster (listed by prompt, they are already)
         src = Packed(src.words[resampling.order], src.table, src.cbits)

@@ -186,7 +186,6 @@ class Kernels:
             i = lo
             while i < hi:
                 x = orders[i]
-                blocks = (words.ctypes.data, x.starts.ctypes.data, x.lengths.ctypes.data, len(x.starts))
                 if i + LANES <= hi:  # LANES orders side by side, in vectors
                     fields = [
                         (y.starts.ctypes.data, y.lengths.ctypes.data, len(y.starts), _signed(y.key), sizes[j])
@@ -196,7 +195,9 @@ class Kernels:
                     rows = np.array(fields, dtype=np.int64).reshape(LANES, len(LANE_FIELDS))
                     lanes(words.ctypes.data, table, rows.ctypes.data, *rules)
                     i += LANES
-                elif i + 1 < hi and _same_blocks(x, orders[i + 1]):  # two orders of the same games together
+                    continue
+                blocks = (words.ctypes.data, x.starts.ctypes.data, x.lengths.ctypes.data, len(x.starts))
+                if i + 1 < hi and _same_blocks(x, orders[i + 1]):  # two orders of the same games together
                     y, ry, wy = orders[i + 1].key, out[i + 1].ctypes.data, scratch[1].ctypes.data
                     pair(
                         *blocks,
