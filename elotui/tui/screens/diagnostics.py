@@ -17,6 +17,7 @@ from textual.widgets import Label, Static
 from elotui.tui.sanitize import one_line
 from elotui.tui.widgets.charts import HeadToHeadGrid, Histogram, RatingChart
 from elotui.tui.widgets.judge_audit_tables import trust_tables
+from elotui.tui.widgets.note import Note
 
 
 def pct(value: float | None) -> str:
@@ -173,11 +174,11 @@ def prompt_reference_table(report: Mapping[str, Any]) -> Group | None:
 
 class DiagnosticsPane(VerticalScroll):
     def compose(self) -> ComposeResult:
-        yield Static("computing diagnostics…", id="diag-summary")
+        yield Note("computing diagnostics…", id="diag-summary")
         yield Label("Position bias (mirrored AB/BA units) by judge and condition", classes="section-title")
-        yield Static(id="diag-position")
+        yield Note(id="diag-position")
         yield Label("Inter-judge agreement", classes="section-title")
-        yield Static(id="diag-agreement")
+        yield Note(id="diag-agreement")
         yield Label(
             "Head to head: row's share of verdicts against column (ties half)", classes="section-title"
         )
@@ -185,17 +186,17 @@ class DiagnosticsPane(VerticalScroll):
         yield Label("Per-prompt Kendall τ (prompt ranking vs overall), histogram", classes="section-title")
         yield Histogram(id="diag-tau")
         yield Label("Length bias and agreement with human votes", classes="section-title")
-        yield Static(id="diag-judges")
+        yield Note(id="diag-judges")
         yield Label("Agreement with the reference ranking per threshold", classes="section-title")
-        yield Static(id="diag-reference")
+        yield Note(id="diag-reference")
         yield Label(
             "Each prompt's ranking vs its own reference_ranking (win rates on the prompt)",
             classes="section-title",
             id="diag-prompt-reference-title",
         )
-        yield Static(id="diag-prompt-reference")
+        yield Note(id="diag-prompt-reference")
         yield Label("Which judge to trust", classes="section-title")
-        yield Static(id="diag-trust")
+        yield Note(id="diag-trust")
         yield Label("Ratings over the course of the run", classes="section-title", id="diag-chart-title")
         yield RatingChart(id="diag-chart")
 

@@ -12,6 +12,7 @@ from elotui.rating.leaderboard import Leaderboard
 from elotui.tui.widgets.choice import choice_select
 from elotui.tui.widgets.judges_table import JudgesTable
 from elotui.tui.widgets.leaderboard_table import LeaderboardTable
+from elotui.tui.widgets.note import Note
 
 ALL = "__all__"
 
@@ -42,7 +43,7 @@ class LeaderboardPane(Vertical):
             yield choice_select("judge", self._judges, blank="all judges", id="scope-judge")
             yield Label("keys 1–5 threshold (1.0 · 0.9 · 0.75 · 0.5 · none) · m Elo/BT", classes="bar-hint")
         yield LeaderboardTable(contestant_width=self._contestant_width, id="leaderboard")
-        yield Static(id="counts")
+        yield Note(id="counts")
         yield Label("Judges", classes="section-title")
         yield JudgesTable(id="judges")
 

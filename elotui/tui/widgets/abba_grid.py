@@ -8,11 +8,11 @@ from collections.abc import Sequence
 
 from rich.table import Table
 from rich.text import Text
-from textual.widgets import Static
 
 from elotui.records import PairDetail
 from elotui.tui.colours import theme_colour
 from elotui.tui.sanitize import one_line
+from elotui.tui.widgets.note import Note
 
 
 def unit_class(ab: PairDetail | None, ba: PairDetail | None) -> str:
@@ -27,7 +27,7 @@ def unit_class(ab: PairDetail | None, ba: PairDetail | None) -> str:
     return "FLIP" if slots[0] == slots[1] else "consistent"
 
 
-class AbbaGrid(Static):
+class AbbaGrid(Note):
     def show(self, a: str, b: str, details: Sequence[PairDetail], judges: Sequence[str]) -> None:
         app = self.app
         conds = sorted({(d.condition, d.sample) for d in details})

@@ -17,6 +17,7 @@ from elotui.records import PairDetail
 from elotui.tui.colours import theme_colour
 from elotui.tui.sanitize import clean, one_line
 from elotui.tui.widgets.abba_grid import AbbaGrid
+from elotui.tui.widgets.note import Note
 
 
 class PairDetailView(VerticalScroll):
@@ -36,12 +37,12 @@ class PairDetailView(VerticalScroll):
         self._current = -1
 
     def compose(self) -> ComposeResult:
-        yield Static("Select a pair to see both responses and every verdict.", id="pair-title")
+        yield Note("Select a pair to see both responses and every verdict.", id="pair-title")
         with Horizontal(id="responses"):
             with VerticalScroll(classes="response"):
-                yield Static(id="resp-a")
+                yield Note(id="resp-a")
             with VerticalScroll(classes="response"):
-                yield Static(id="resp-b")
+                yield Note(id="resp-b")
         yield AbbaGrid(id="abba")
         yield Vertical(id="verdicts")
 
@@ -101,7 +102,7 @@ class PairDetailView(VerticalScroll):
         box = self.query_one("#verdicts", Vertical)
         pool = list(box.query(".verdict").results(Static))
         if len(pool) < len(texts):
-            extra = [Static(classes="verdict") for _ in range(len(texts) - len(pool))]
+            extra = [Note(classes="verdict") for _ in range(len(texts) - len(pool))]
             box.mount_all(extra)
             pool += extra
         for n, widget in enumerate(pool):
