@@ -112,6 +112,9 @@ def cost_of(input_tokens: int, output_tokens: int, price_in: float | None, price
 BAND_TIED: Final = "practically tied"
 BAND_MODERATE: Final = "moderate"
 BAND_STRONG: Final = "strong"
+# Ratings closer than this (Elo points) are equal: a tie. The fits agree with themselves to ~1e-12 (the last
+# digits are rounding, which an equal record can leave on either side); any real difference is far larger.
+RATING_TIE: Final = 1e-9
 
 
 def win_probability(gap: float) -> float:

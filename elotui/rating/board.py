@@ -1,6 +1,7 @@
 """The leaderboard and its rows: order, ranks per group, bounds, gaps with their intervals, order confidence and bands.
 
-Order: the groups of the comparison graph, largest first; within a group by rating (ties by id), a bounded
+Order: the groups of the comparison graph, largest first; within a group by rating (ties by id: ratings within
+RATING_TIE of each other are one tie, and their gap is 0), a bounded
 contestant placed by its bound (just above the best contestant it beat, or just below the worst it lost to);
 unranked contestants (no games) last, by id. A gap, its interval, band and order confidence are drawn only
 between two rated contestants of one group.
@@ -17,7 +18,7 @@ from numpy.typing import NDArray
 from elotui.rating.bootstrap import gap_stats
 from elotui.rating.games import Games, record
 from elotui.rating.identify import Identified
-from elotui.vocab import band, win_probability
+from elotui.vocab import RATING_TIE, band, win_probability
 
 
 @dataclass(frozen=True)
@@ -107,10 +108,7 @@ def build_leaderboard(
     bounds = bound_values(g, rated, ident)
     groups = int(ident.component.max()) + 1 if len(ident.component) and ident.component.max() >= 0 else 0
     ordered: list[list[int]] = [
-        sorted(
-            np.flatnonzero(ident.component == k).tolist(),
-            key=lambda i: (-_sort_key(i, rated, ident, bounds), contestants[i]),
-        )
+        _ranked(np.flatnonzero(ident.component == k).tolist(), rated, ident, bounds, contestants)
         for k in range(groups)
     ]
     unranked = sorted(np.flatnonzero(ident.component < 0).tolist(), key=lambda i: contestants[i])
@@ -124,6 +122,28 @@ def build_leaderboard(
             )
     rows += [_row(i, None, None, None, contestants, rated, ident, bounds, rec) for i in unranked]
     return Leaderboard(rows=rows, settings=settings, counts=dict(g.counts), warnings=list(ident.warnings))
+
+
+def _ranked(
+    members: list[int],
+    rated: Rated,
+    ident: Identified,
+    bounds: dict[int, float | None],
+    contestants: list[str],
+) -> list[int]:
+    """Members from the highest rating down; ratings within RATING_TIE of each other (a run of them) are one
+    tie, listed by name: which of two equal ratings comes out a few units in the last place higher depends on
+    the order of the fit's floating-point operations, not on the data."""
+    keys = {i: _sort_key(i, rated, ident, bounds) for i in members}
+    ordered = sorted(members, key=lambda i: (-keys[i], contestants[i]))
+    out: list[int] = []
+    run: list[int] = []
+    for i in ordered:
+        if run and not keys[run[-1]] - keys[i] <= RATING_TIE:
+            out += sorted(run, key=lambda j: contestants[j])
+            run = []
+        run.append(i)
+    return out + sorted(run, key=lambda j: contestants[j])
 
 
 def _row(
@@ -190,6 +210,8 @@ def gap_fields(i: int, nxt: int | None, rated: Rated, ident: Identified) -> dict
     if nxt is None or not ident.rated[nxt]:
         return {"gap_to_next": None, "win_prob_vs_next": None, "band": None, "intervals_overlap_next": None}
     gap = float(rated.rating[i] - rated.rating[nxt])
+    if abs(gap) <= RATING_TIE:  # one tie (see _ranked): not a gap of a few units in the last place
+        gap = 0.0
     out: dict[str, Any] = {
         "gap_to_next": gap,
         "win_prob_vs_next": win_probability(gap),

@@ -30,6 +30,7 @@ from numpy.typing import NDArray
 
 from elotui.rating.games import Games
 from elotui.rating.radix import count_distinct, dense_ints, in_order, stable_argsort
+from elotui.vocab import RATING_TIE
 
 BootstrapUnit = Literal["prompt", "game"]
 LEVEL = 0.95
@@ -176,8 +177,9 @@ def gap_stats(
     rounds: NDArray[np.float64], upper: int, lower: int, level: float = LEVEL
 ) -> tuple[float, float, float]:
     """(gap interval low, high, order confidence) of rating[upper] - rating[lower] over the rounds: the
-    percentile interval of the gap and the share of rounds with `upper` above `lower` (a tie counts half)."""
+    percentile interval of the gap and the share of rounds with `upper` above `lower` (a tie, within
+    RATING_TIE, counts half)."""
     gaps = rounds[:, upper] - rounds[:, lower]
     low, high = percentile_interval(gaps, level)
-    confidence = float(np.mean(gaps > 0) + 0.5 * np.mean(gaps == 0))
+    confidence = float(np.mean(gaps > RATING_TIE) + 0.5 * np.mean(np.abs(gaps) <= RATING_TIE))
     return float(low), float(high), confidence

@@ -79,6 +79,34 @@ def test_gaps_overlap_and_tie_order() -> None:
     assert lb.rows[3].win_rate is None and lb.rows[3].games == 0
 
 
+def test_ratings_equal_to_rounding_are_one_tie_by_id() -> None:
+    # "a" and "c" have the same rating but for the last digits, which put "c" a unit in the last place above
+    # (the order of a fit's floating-point operations decides that, not the data): one tie, listed by id, a
+    # gap of 0 and an order confidence of one half in rounds that tie the same way
+    g = Games(np.zeros(0, np.int32), np.zeros(0, np.int32), np.zeros(0), 3, {"verdicts_used": 0})
+    tied = 1000.0
+    above = np.nextafter(tied, np.inf)
+    rating = np.array([tied, 1200.0, above])
+    rounds = np.tile(rating, (50, 1))
+    rounds[:, 2] = np.nextafter(rounds[:, 0], np.inf)
+    rounds[::2, 2] = np.nextafter(rounds[::2, 0], -np.inf)  # the rounds' rounding falls either way
+    every_one_rated = Identified(np.ones(3, dtype=bool), component=np.zeros(3, dtype=np.int64))
+    lb = build_leaderboard(
+        ["a", "b", "c"], g, Rated(rating, rating - 5, rating + 5, rounds), every_one_rated, {}
+    )
+    assert [r.contestant for r in lb.rows] == ["b", "a", "c"]
+    assert lb.rows[1].gap_to_next == 0.0 and lb.rows[1].band == "practically tied"
+    assert lb.rows[1].win_prob_vs_next == 0.5
+    assert lb.rows[1].order_confidence == 0.5
+    # a real difference, however small against the ratings' scale, still orders them
+    rating[2] = tied + 1e-6
+    lb = build_leaderboard(
+        ["a", "b", "c"], g, Rated(rating, rating - 5, rating + 5, np.zeros((0, 3))), every_one_rated, {}
+    )
+    assert [r.contestant for r in lb.rows] == ["b", "c", "a"]
+    assert lb.rows[1].gap_to_next == pytest.approx(1e-6)
+
+
 def test_every_declared_contestant_appears_and_counts() -> None:
     rows = [
         row("p", "A", "B", "j", "first"),
