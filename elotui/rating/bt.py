@@ -38,6 +38,7 @@ from elotui.rating.bootstrap import (
 from elotui.rating.games import Games
 
 DEFAULT_PRIOR = 0.01
+SPREAD_EXP = 600.0  # natural-log strengths further apart than this: sigma by tanh (exp(-745) is 0)
 _SCALE = 400.0 / math.log(10.0)  # theta (natural log) -> Elo points
 
 
@@ -119,12 +120,28 @@ def fit_theta(
 def _slopes(
     theta: NDArray[np.float64], games: NDArray[np.float64], won: NDArray[np.float64], prior: float
 ) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
-    """(gradient (B, n), curvature n_ij p_ij (1 - p_ij) (B, n, n)) of the penalised log-likelihood at `theta`."""
-    p = 0.5 * (1.0 + np.tanh(0.5 * (theta[:, :, None] - theta[:, None, :])))  # sigma(d), stable
-    grad = won - (games * p).sum(axis=2) - prior * theta
-    p *= 1.0 - p
-    p *= games
-    return grad, p
+    """(gradient (B, n), curvature n_ij p_ij (1 - p_ij) (B, n, n)) of the penalised log-likelihood at `theta`.
+
+    p_ij = sigma(theta_i - theta_j) = e_i / (e_i + e_j) with e = exp(theta - max theta): n exponentials a fit
+    and two multiplications and a reciprocal a cell, instead of a tanh a cell (3x faster; the same values to a
+    few units in the last place). Where a fit's strengths spread over more than SPREAD_EXP (e would underflow
+    for two of them), the cells take sigma from tanh, which holds at any distance."""
+    top = theta.max(axis=1, keepdims=True)
+    if (top - theta.min(axis=1, keepdims=True)).max(initial=0.0) > SPREAD_EXP:
+        p = 0.5 * (1.0 + np.tanh(0.5 * (theta[:, :, None] - theta[:, None, :])))  # sigma(d), stable
+        grad = won - (games * p).sum(axis=2) - prior * theta
+        p *= 1.0 - p
+        p *= games
+        return grad, p
+    e = np.exp(theta - top)
+    per = e[:, :, None] + e[:, None, :]
+    np.reciprocal(per, out=per)  # 1 / (e_i + e_j)
+    cells = games * per
+    cells *= e[:, :, None]  # n_ij p_ij
+    grad = won - cells.sum(axis=2) - prior * theta
+    cells *= e[:, None, :]
+    cells *= per  # n_ij e_i e_j / (e_i + e_j)^2 = n_ij p_ij (1 - p_ij)
+    return grad, cells
 
 
 def to_elo(theta: NDArray[np.float64], mean: float = 1000.0) -> NDArray[np.float64]:

@@ -9,7 +9,7 @@ import pytest
 from scipy import optimize
 
 from elotui.rating import VerdictTable, games
-from elotui.rating.bt import bradley_terry, fit_theta, log_likelihood, to_elo, win_matrix
+from elotui.rating.bt import _slopes, bradley_terry, fit_theta, log_likelihood, to_elo, win_matrix
 from elotui.rating.games import Games
 from tests.rating.rating_builders import simulate
 
@@ -101,3 +101,29 @@ def test_batched_fit_equals_single_fits() -> None:
     together = fit_theta(batch)
     for i in range(4):
         np.testing.assert_allclose(together[i], fit_theta(batch[i]), atol=1e-9)
+
+
+def _tanh_slopes(
+    theta: np.ndarray, games: np.ndarray, won: np.ndarray, prior: float
+) -> tuple[np.ndarray, ...]:
+    """The gradient and curvature written out with sigma from tanh (what _slopes computed before)."""
+    p = 0.5 * (1.0 + np.tanh(0.5 * (theta[:, :, None] - theta[:, None, :])))
+    return won - (games * p).sum(axis=2) - prior * theta, games * p * (1.0 - p)
+
+
+@pytest.mark.parametrize("spread", [0.1, 5.0, 60.0, 1500.0])
+def test_slopes_equal_the_tanh_form_at_every_spread(spread: float) -> None:
+    # e_i / (e_i + e_j) with e = exp(theta - max) is sigma(theta_i - theta_j) to rounding; past SPREAD_EXP the
+    # exponentials would underflow to 0 / 0 for two weak contestants (1500 here): the tanh form takes over
+    rng = np.random.default_rng(7)
+    theta = rng.uniform(-spread / 2, spread / 2, size=(6, 12))
+    theta[:, :2] = -spread / 2  # two at the bottom: at 2 * SPREAD_EXP both e would be 0
+    games = rng.integers(0, 30, size=(6, 12, 12)).astype(float)
+    games += np.swapaxes(games, 1, 2)
+    won = rng.uniform(0, 100, size=(6, 12))
+    with np.errstate(all="raise"):  # no overflow, underflow to zero or 0 / 0 on either path
+        grad, curv = _slopes(theta, games, won, 0.01)
+    ref_grad, ref_curv = _tanh_slopes(theta, games, won, 0.01)
+    assert np.isfinite(grad).all() and np.isfinite(curv).all()
+    np.testing.assert_allclose(grad, ref_grad, rtol=1e-12, atol=1e-10)
+    np.testing.assert_allclose(curv, ref_curv, rtol=1e-10, atol=1e-12)
