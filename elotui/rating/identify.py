@@ -35,35 +35,45 @@ class Identified:
 
 
 def components(g: Games) -> NDArray[np.int64]:
-    """Connected groups of the comparison graph (a union-find over the games); -1 for no games. Groups are
-    numbered by size, largest first (ties by their lowest contestant code)."""
+    """Connected groups of the comparison graph; -1 for no games. Groups are numbered by size, largest first
+    (ties by their lowest contestant code)."""
     n = g.n_contestants
-    parent = np.arange(n)
-
-    def find(x: int) -> int:
-        while parent[x] != x:
-            parent[x] = parent[parent[x]]
-            x = int(parent[x])
-        return x
-
     code = np.minimum(g.a, g.b).astype(np.int64) * n + np.maximum(g.a, g.b)  # one integer per pair met
     if n * n <= 1 << 24:  # the pairs that met, without sorting the games
         met = np.flatnonzero(np.bincount(code, minlength=n * n))
     else:
         met = np.unique(code)
-    for x, y in zip((met // n).tolist(), (met % n).tolist(), strict=True):
-        rx, ry = find(int(x)), find(int(y))
-        if rx != ry:
-            parent[max(rx, ry)] = min(rx, ry)
+    roots = lowest_members(met // n, met % n, n)
     played = np.zeros(n, dtype=bool)
     played[g.a] = True
     played[g.b] = True
-    roots = np.array([find(i) for i in range(n)])
     labels = np.full(n, -1, dtype=np.int64)
-    groups = sorted({int(r) for r in roots[played]}, key=lambda r: (-int(np.sum(roots[played] == r)), r))
-    for label, root in enumerate(groups):
+    sizes = np.bincount(roots[played], minlength=n)
+    groups = np.flatnonzero(sizes)
+    for label, root in enumerate(groups[np.lexsort((groups, -sizes[groups]))].tolist()):
         labels[played & (roots == root)] = label
     return labels
+
+
+def lowest_members(x: NDArray[np.int64], y: NDArray[np.int64], n: int) -> NDArray[np.int64]:
+    """For each of n nodes, the lowest node of its connected component under the edges (x, y), in whole-array
+    rounds: each root that an edge joins to a lower root hooks under the lowest such root, then every node jumps
+    to its root (pointer jumping). A round leaves only the roots lower than every root they are joined to, so a
+    few rounds settle a tournament's graph, where most contestants meet most others; a component loses a root
+    a round at the least."""
+    root = np.arange(n, dtype=np.int64)
+    while True:
+        rx, ry = root[x], root[y]
+        apart = rx != ry
+        if not apart.any():
+            return root
+        low, high = np.minimum(rx[apart], ry[apart]), np.maximum(rx[apart], ry[apart])
+        np.minimum.at(root, high, low)  # a root hooks under a lower one: no cycles
+        while True:
+            up = root[root]
+            if np.array_equal(up, root):
+                break
+            root = up
 
 
 def identify(g: Games, names: list[str]) -> Identified:

@@ -16,6 +16,7 @@ from elotui.cli import main
 from elotui.commands.run_tournament import print_leaderboard
 from elotui.config import load_tournament
 from elotui.rating import VerdictTable, rank
+from elotui.rating.identify import lowest_members
 from elotui.rating.leaderboard import RatingOptions
 from elotui.store import CallRecord, PlanRow, Store
 from tests.rating.rating_builders import row
@@ -166,3 +167,38 @@ async def test_the_tui_shows_it(tmp_path: Path) -> None:
         counts = str(app.query_one("#counts").content)
         assert "95 % bootstrap interval by prompt" in counts and "groups that never meet" in counts
     store.close()
+
+
+def _lowest_by_search(x: np.ndarray, y: np.ndarray, n: int) -> list[int]:
+    """The reference: each node's lowest reachable node, by breadth-first search."""
+    neighbours: list[set[int]] = [set() for _ in range(n)]
+    for a, b in zip(x.tolist(), y.tolist(), strict=True):
+        neighbours[a].add(b)
+        neighbours[b].add(a)
+    out = list(range(n))
+    for start in range(n):
+        seen, frontier = {start}, [start]
+        while frontier:
+            frontier = [m for v in frontier for m in neighbours[v] if m not in seen]
+            seen.update(frontier)
+        out[start] = min(seen)
+    return out
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_lowest_members_equal_a_search(seed: int) -> None:
+    # sparse and dense random graphs, and chains and stars with shuffled labels (many hooking rounds)
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(1, 60))
+    shape = seed % 4
+    if shape == 0:  # a shuffled chain
+        order = rng.permutation(n)
+        x, y = order[:-1], order[1:]
+    elif shape == 1:  # a star around a random centre, and some isolated nodes
+        centre, leaves = int(rng.integers(n)), rng.choice(n, size=n // 2)
+        x, y = np.full(len(leaves), centre), leaves
+    else:
+        m = int(rng.integers(0, n * (2 if shape == 2 else 8)))
+        x, y = rng.integers(0, n, size=m), rng.integers(0, n, size=m)
+    x, y = np.asarray(x, dtype=np.int64), np.asarray(y, dtype=np.int64)
+    assert lowest_members(x, y, n).tolist() == _lowest_by_search(x, y, n)
