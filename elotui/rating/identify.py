@@ -47,12 +47,11 @@ def components(g: Games) -> NDArray[np.int64]:
     played = np.zeros(n, dtype=bool)
     played[g.a] = True
     played[g.b] = True
-    labels = np.full(n, -1, dtype=np.int64)
     sizes = np.bincount(roots[played], minlength=n)
     groups = np.flatnonzero(sizes)
-    for label, root in enumerate(groups[np.lexsort((groups, -sizes[groups]))].tolist()):
-        labels[played & (roots == root)] = label
-    return labels
+    label_of = np.full(n, -1, dtype=np.int64)  # each group's root -> its number, largest group first
+    label_of[groups[np.lexsort((groups, -sizes[groups]))]] = np.arange(len(groups))
+    return np.where(played, label_of[roots], -1)
 
 
 def lowest_members(x: NDArray[np.int64], y: NDArray[np.int64], n: int) -> NDArray[np.int64]:

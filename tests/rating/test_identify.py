@@ -16,7 +16,8 @@ from elotui.cli import main
 from elotui.commands.run_tournament import print_leaderboard
 from elotui.config import load_tournament
 from elotui.rating import VerdictTable, rank
-from elotui.rating.identify import lowest_members
+from elotui.rating.games import Games
+from elotui.rating.identify import components, lowest_members
 from elotui.rating.leaderboard import RatingOptions
 from elotui.store import CallRecord, PlanRow, Store
 from tests.rating.rating_builders import row
@@ -202,3 +203,10 @@ def test_lowest_members_equal_a_search(seed: int) -> None:
         x, y = rng.integers(0, n, size=m), rng.integers(0, n, size=m)
     x, y = np.asarray(x, dtype=np.int64), np.asarray(y, dtype=np.int64)
     assert lowest_members(x, y, n).tolist() == _lowest_by_search(x, y, n)
+
+
+def test_components_numbered_by_size_then_lowest_code() -> None:
+    # groups {1, 4, 6} (3 members), {0, 5} and {2, 7} (2 each: the one with code 0 first), 3 never plays
+    a, b = [4, 6, 5, 7], [1, 4, 0, 2]
+    g = Games(np.array(a, dtype=np.int32), np.array(b, dtype=np.int32), np.ones(4), 8, {})
+    assert components(g).tolist() == [1, 0, 2, -1, 0, 1, 0, 2]
