@@ -6,7 +6,8 @@ the expected win probability of a rating gap and its band (seed 000 §4.4), and 
 
 from __future__ import annotations
 
-from typing import Any, Final, Literal
+from collections.abc import Callable, Iterable
+from typing import Any, Final, Literal, TypeVar
 
 # --- agreement thresholds -----------------------------------------------------------------------------------------
 
@@ -115,6 +116,28 @@ BAND_STRONG: Final = "strong"
 # Ratings closer than this (Elo points) are equal: a tie. The fits agree with themselves to ~1e-12 (the last
 # digits are rounding, which an equal record can leave on either side); any real difference is far larger.
 RATING_TIE: Final = 1e-9
+
+_T = TypeVar("_T")
+
+
+def by_rating(items: Iterable[_T], rating: Callable[[_T], float], name: Callable[[_T], str]) -> list[_T]:
+    """`items` from the highest rating down; ratings within RATING_TIE of each other (a run of them) are one
+    tie, listed by name: which of two equal ratings comes out a few units in the last place higher depends on
+    the order of a fit's floating-point operations, not on the data."""
+    ordered = sorted(items, key=lambda x: (-rating(x), name(x)))
+    out: list[_T] = []
+    run: list[_T] = []
+    for x in ordered:
+        if run and not rating(run[-1]) - rating(x) <= RATING_TIE:
+            out += sorted(run, key=name)
+            run = []
+        run.append(x)
+    return out + sorted(run, key=name)
+
+
+def ranked_names(ratings: dict[str, float]) -> list[str]:
+    """The names of `ratings` from the highest down, ties (within RATING_TIE) by name: `by_rating`."""
+    return by_rating(ratings, ratings.__getitem__, str)
 
 
 def win_probability(gap: float) -> float:

@@ -18,7 +18,7 @@ from numpy.typing import NDArray
 from elotui.rating.bootstrap import gap_stats
 from elotui.rating.games import Games, record
 from elotui.rating.identify import Identified
-from elotui.vocab import RATING_TIE, band, win_probability
+from elotui.vocab import RATING_TIE, band, by_rating, win_probability
 
 
 @dataclass(frozen=True)
@@ -131,19 +131,9 @@ def _ranked(
     bounds: dict[int, float | None],
     contestants: list[str],
 ) -> list[int]:
-    """Members from the highest rating down; ratings within RATING_TIE of each other (a run of them) are one
-    tie, listed by name: which of two equal ratings comes out a few units in the last place higher depends on
-    the order of the fit's floating-point operations, not on the data."""
+    """A group's members from the highest rating (or bound) down, ties by id (`vocab.by_rating`)."""
     keys = {i: _sort_key(i, rated, ident, bounds) for i in members}
-    ordered = sorted(members, key=lambda i: (-keys[i], contestants[i]))
-    out: list[int] = []
-    run: list[int] = []
-    for i in ordered:
-        if run and not keys[run[-1]] - keys[i] <= RATING_TIE:
-            out += sorted(run, key=lambda j: contestants[j])
-            run = []
-        run.append(i)
-    return out + sorted(run, key=lambda j: contestants[j])
+    return by_rating(members, keys.__getitem__, contestants.__getitem__)
 
 
 def _row(

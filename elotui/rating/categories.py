@@ -17,7 +17,7 @@ import numpy as np
 from elotui.rating.leaderboard import RatingOptions, rank
 from elotui.rating.table import VerdictTable
 from elotui.rating.winrates import kendall
-from elotui.vocab import Threshold, threshold_label
+from elotui.vocab import Threshold, ranked_names, threshold_label
 
 
 def per_category(
@@ -45,13 +45,13 @@ def per_category(
             "prompts": len(prompts),
             "games": int(board.counts.get("games", 0)),
             "ratings": ratings,
-            "ranking": sorted(ratings, key=lambda c: -ratings[c]),
+            "ranking": ranked_names(ratings),
             "kendall_tau": tau,
             "kendall_p": p,
         }
     return {
         "threshold": threshold_label(threshold),
         "method": method,
-        "overall": sorted(overall, key=lambda c: -overall[c]),
+        "overall": ranked_names(overall),
         "by_category": by_category,
     }

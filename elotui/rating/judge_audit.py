@@ -21,7 +21,7 @@ from numpy.typing import NDArray
 from elotui.rating.leaderboard import RatingOptions, rank
 from elotui.rating.table import OUTCOME_FIRST, OUTCOME_SECOND, OUTCOME_TIE, VerdictTable
 from elotui.rating.winrates import kendall
-from elotui.vocab import Threshold
+from elotui.vocab import Threshold, ranked_names
 
 SELF_ROUNDS = 200
 
@@ -121,8 +121,8 @@ def per_judge_rankings(
             tau_ref, _ = kendall(np.array([ratings[c] for c in in_ref]), np.array([ref[c] for c in in_ref]))
         by_judge[judge] = {
             "ratings": ratings,
-            "ranking": sorted(ratings, key=lambda c: -ratings[c]),
+            "ranking": ranked_names(ratings),
             "tau_vs_panel": tau_panel,
             "tau_vs_reference": tau_ref,
         }
-    return {"panel": sorted(panel, key=lambda c: -panel[c]), "by_judge": by_judge}
+    return {"panel": ranked_names(panel), "by_judge": by_judge}

@@ -26,6 +26,7 @@ from scipy.optimize import minimize
 from scipy.special import expit
 
 from elotui.rating.table import OUTCOME_FIRST, OUTCOME_SECOND, OUTCOME_TIE, VerdictTable
+from elotui.vocab import ranked_names
 
 ELO_SCALE = 400 / np.log(10)
 RIDGE_LOG_WEIGHT = 1e-2  # a weak Gaussian prior on log γ (and, weaker, on s): finite estimates when the data
@@ -129,7 +130,7 @@ def judge_weighted(
     for j, name in enumerate(table.judges):
         low, high = _interval([b[j] for b in boot_g])
         weights[name] = {"weight": float(g[j]), "ci_low": low, "ci_high": high}
-    ranking = [table.contestants[i] for i in np.argsort(-rating, kind="stable")]
+    ranking = ranked_names({name: float(rating[i]) for i, name in enumerate(table.contestants)})
     return {"weights": weights, "ratings": out_ratings, "ranking": ranking, "rounds": len(boot_s)}
 
 

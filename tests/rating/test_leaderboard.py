@@ -107,6 +107,15 @@ def test_ratings_equal_to_rounding_are_one_tie_by_id() -> None:
     assert lb.rows[1].gap_to_next == pytest.approx(1e-6)
 
 
+def test_every_ranking_lists_ties_as_the_board_does() -> None:
+    # the per-category, per-judge and judge-weighted rankings and the TUI's chart use the board's rule too
+    from elotui.vocab import ranked_names
+
+    tied = 1000.0
+    ratings = {"c": np.nextafter(tied, np.inf), "b": 1200.0, "a": tied, "d": tied - 1e-6}
+    assert ranked_names(ratings) == ["b", "a", "c", "d"]
+
+
 def test_every_declared_contestant_appears_and_counts() -> None:
     rows = [
         row("p", "A", "B", "j", "first"),

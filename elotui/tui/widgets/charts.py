@@ -13,6 +13,7 @@ from textual.widgets import Static
 
 from elotui.tui.colours import blend, theme_colour
 from elotui.tui.sanitize import one_line
+from elotui.vocab import ranked_names
 
 SPARKS = "▁▂▃▄▅▆▇█"
 
@@ -111,7 +112,7 @@ class RatingChart(Static):
             self.update(Text("no verdicts yet", style="dim"))
             return
         low, high = min(series), max(series)
-        order = sorted(ratings, key=lambda c: (-ratings[c][-1], c))
+        order = ranked_names({c: values[-1] for c, values in ratings.items()})
         text.append(
             f"scale {low:.0f} (▁) … {high:.0f} (█); after {done[0]} … {done[-1]} verdicts "
             "(in plan order, then as they arrive)\n",
