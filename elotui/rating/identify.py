@@ -43,10 +43,13 @@ def components(g: Games) -> NDArray[np.int64]:
         met = np.flatnonzero(np.bincount(code, minlength=n * n))
     else:
         met = np.unique(code)
-    roots = lowest_members(met // n, met % n, n)
-    played = np.zeros(n, dtype=bool)
-    played[g.a] = True
-    played[g.b] = True
+    low, high = met // n, met % n
+    roots = lowest_members(low, high, n)
+    played = np.zeros(
+        n, dtype=bool
+    )  # from the pairs that met, not the games: every game's pair is one of them
+    played[low] = True
+    played[high] = True
     sizes = np.bincount(roots[played], minlength=n)
     groups = np.flatnonzero(sizes)
     label_of = np.full(n, -1, dtype=np.int64)  # each group's root -> its number, largest group first
