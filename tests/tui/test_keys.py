@@ -43,6 +43,22 @@ async def test_threshold_keys_change_the_order(crafted_app: ElotuiApp) -> None:
         assert "threshold 0.5" in plain(app.query_one(StatusBar))
 
 
+async def test_the_cursor_stays_on_its_contestant_as_the_rows_change_in_place(crafted_app: ElotuiApp) -> None:
+    app = crafted_app
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        table = app.query_one(LeaderboardTable)
+        name = [c.label.plain for c in table.ordered_columns].index("contestant")
+        table.move_cursor(row=1)  # C, second at threshold 0.5
+        await press_and_settle(pilot, "1")  # 1.0: C first; the same three rows, their cells replaced
+        assert table.order() == ["C", "A", "B"] and table.cursor_row == 0
+        assert [str(table.get_cell_at((i, name))) for i in range(3)] == ["C", "A", "B"]
+        assert app.board is not None
+        assert [str(table.get_cell_at((i, 0))) for i in range(3)] == [str(r.rank) for r in app.board.rows]
+        await press_and_settle(pilot, "4")
+        assert table.order() == ["A", "C", "B"] and table.cursor_row == 1
+
+
 async def test_switching_back_is_served_from_the_cache(crafted_app: ElotuiApp) -> None:
     app = crafted_app
     async with app.run_test(size=SIZE) as pilot:
