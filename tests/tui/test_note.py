@@ -54,3 +54,23 @@ async def test_note_shrinks_back() -> None:
         note.update("short again")
         await pilot.pause()
         assert note.size.height == 1
+
+
+@pytest.mark.asyncio
+async def test_note_of_the_same_height_is_repainted_without_a_layout() -> None:
+    app = NoteApp()
+    async with app.run_test(size=(40, 20)) as pilot:
+        note = app.query_one(Note)
+        note.update(LONG)
+        await pilot.pause()
+        assert note.size.height == 5
+        laid_out = note._layout_updates
+        note.update(LONG.replace("word", "wore"))  # new words, the same 5 lines at 40 columns
+        assert not note._layout_required and note._layout_updates == laid_out
+        await pilot.pause()
+        assert note.size.height == 5 and "wore" in str(note.render())
+        note.update(LONG + LONG)  # 10 lines: laid out again
+        assert note._layout_required
+        await pilot.pause()
+        assert note.size.height == 10
+        assert app.query_one("#below").region.y == note.region.bottom

@@ -106,4 +106,4 @@ class StatusBar(Static):
             if p.estimated_total_cost is not None:
                 cost += f" of ~${p.estimated_total_cost:.2f} estimated"
             t.append(f" · cost {cost}")
-        self.update(t)
+        self.update(t, layout=False)  # its height is fixed (#status: 3 lines): nothing to lay out again
