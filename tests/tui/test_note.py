@@ -10,6 +10,7 @@ from __future__ import annotations
 import pytest
 from textual.app import App, ComposeResult
 from textual.containers import Vertical
+from textual.pilot import Pilot
 from textual.widgets import Static
 
 from elotui.tui.widgets.note import Note
@@ -44,13 +45,20 @@ async def test_note_height_follows_content_set_while_a_layout_is_pending() -> No
         assert below.region.y == note.region.bottom
 
 
+async def showing_long(app: NoteApp, pilot: Pilot[None]) -> Note:
+    """The app's note, laid out with LONG (5 lines at 40 columns)."""
+    note = app.query_one(Note)
+    note.update(LONG)
+    await pilot.pause()
+    assert note.size.height == 5
+    return note
+
+
 @pytest.mark.asyncio
 async def test_note_shrinks_back() -> None:
     app = NoteApp()
     async with app.run_test(size=(40, 20)) as pilot:
-        note = app.query_one(Note)
-        note.update(LONG)
-        await pilot.pause()
+        note = await showing_long(app, pilot)
         note.update("short again")
         await pilot.pause()
         assert note.size.height == 1
@@ -60,10 +68,7 @@ async def test_note_shrinks_back() -> None:
 async def test_note_of_the_same_height_is_repainted_without_a_layout() -> None:
     app = NoteApp()
     async with app.run_test(size=(40, 20)) as pilot:
-        note = app.query_one(Note)
-        note.update(LONG)
-        await pilot.pause()
-        assert note.size.height == 5
+        note = await showing_long(app, pilot)
         laid_out = note._layout_updates
         note.update(LONG.replace("word", "wore"))  # new words, the same 5 lines at 40 columns
         assert not note._layout_required and note._layout_updates == laid_out
