@@ -98,13 +98,14 @@ class LeaderboardTable(DataTable[Text | str]):
             self.move_cursor(row=self._order.index(selected) if selected in self._order else 0, animate=False)
 
     def _replace(self, rows: list[list[Text]]) -> None:
-        """The rows' cells in place where the shape is the same, else new rows."""
-        columns = [name for name, _ in self._columns()]
-        if len(rows) != self.row_count or len(columns) != len(self.columns):
+        """The rows' cells in place where as many rows are shown (a change of columns clears the rows: `_layout`),
+        else new rows."""
+        if len(rows) != self.row_count:
             self.clear()
             for i, cells in enumerate(rows):
                 self.add_row(*cells, key=str(i))
             return
+        columns = [name for name, _ in self._columns()]
         self._held = True  # one refresh for all the cells, not one each (~20 ms at 100 rows)
         try:
             for i, cells in enumerate(rows):
