@@ -6,6 +6,7 @@ Part of `bench_tui.py T STORE`; `python -m tests.benchmarks.terminal_keys T STOR
 
 from __future__ import annotations
 
+import contextlib
 import fcntl
 import os
 import pty
@@ -66,7 +67,8 @@ def key_latencies(tournament: str, store: str, size: tuple[int, int] = (80, 24))
                 latencies.append(seen[0])
         return latencies
     finally:
-        os.write(master, b"q")
+        with contextlib.suppress(OSError):  # the app may have ended already
+            os.write(master, b"q")
         try:
             proc.wait(10)
         except subprocess.TimeoutExpired:
