@@ -10,6 +10,8 @@ from rich.console import Console
 from rich.segment import Segment
 from rich.style import Style
 from rich.text import Text
+from textual.geometry import Region
+from textual.strip import Strip
 from textual.widgets import DataTable
 from textual.widgets.data_table import RowKey
 
@@ -68,6 +70,7 @@ class LeaderboardTable(DataTable[Text | str]):
         self._compact: bool | None = None
         self._last: tuple[Leaderboard, dict[str, str]] | None = None
         self._order: list[str] = []  # the contestant of each row, top to bottom
+        self._drawing: dict[object, Style] | None = None  # styles looked up in the current drawing pass
 
     def _render_cell(
         self,
@@ -125,6 +128,32 @@ class LeaderboardTable(DataTable[Text | str]):
         lines = [list(Segment.apply_style(segments, style=pre, post_style=post))]
         self._cell_render_cache[key] = lines
         return lines
+
+    def render_lines(self, crop: Region) -> list[Strip]:
+        """One drawing pass. Within it the table's styles cannot change, so its own style and the zebra rows'
+        styles are looked up once each: DataTable looks them up for every line, walking the widget's ancestors
+        each time (a third of drawing the board's 15 lines at 80x24)."""
+        self._drawing = {}
+        try:
+            return super().render_lines(crop)
+        finally:
+            self._drawing = None
+
+    @property
+    def rich_style(self) -> Style:
+        if self._drawing is None:
+            return super().rich_style
+        if (style := self._drawing.get("table")) is None:
+            style = self._drawing["table"] = super().rich_style
+        return style
+
+    def _get_row_style(self, row_index: int, base_style: Style) -> Style:
+        if self._drawing is None:
+            return super()._get_row_style(row_index, base_style)
+        key = (row_index == -1, row_index < self.fixed_rows, row_index % 2, base_style)
+        if (style := self._drawing.get(key)) is None:
+            style = self._drawing[key] = super()._get_row_style(row_index, base_style)
+        return style
 
     def on_mount(self) -> None:
         self.cursor_type = "row"
