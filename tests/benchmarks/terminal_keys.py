@@ -1,5 +1,5 @@
 """What a user sees after a key, in a real terminal: `elotui run T --store S` in a pseudo-terminal of 80x24, its
-output read by a terminal emulator (pyte, `pip install -e '.[bench]'`). After start-up (4 s without output), the
+output read by a terminal emulator (pyte, `pip install -e '.[bench]'`). After start-up (until the app has been idle for 3 s: no CPU to speak of, no change on the screen), the
 threshold and method keys are written one at a time; for each, the time from writing the key until the first
 output that changes the emulated screen (the time stamp is the output's arrival, before the emulator parses it).
 Part of `bench_tui.py T STORE`; `python -m tests.benchmarks.terminal_keys T STORE` runs it alone."""
@@ -19,7 +19,9 @@ import termios
 import time
 
 KEYS = ["1", "2", "3", "5", "m", "1", "4", "m", "2", "5"] * 3
-SETTLE_S = 4.0  # start-up is over when nothing is written for this long
+SETTLE_S = 3  # start-up is over when the app has been idle this many seconds in a row: ...
+IDLE_CPU_S = 0.05  # ... each with less CPU than this (its workers ranking every view are done) ...
+SETTLE_MAX_S = 300.0  # ... and no change on the screen; or after this long
 WINDOW_S = 0.8  # a key's screen changes are looked for this long
 
 
@@ -37,15 +39,12 @@ def key_latencies(tournament: str, store: str, size: tuple[int, int] = (80, 24))
     screen = pyte.Screen(columns, lines)
     stream = pyte.ByteStream(screen)
 
-    def changes(window: float, quiet: float | None = None) -> list[float]:
-        """Arrival times (from now) of the output that changed the screen, for `window` s (or until `quiet` s
-        pass without output)."""
+    def changes(window: float) -> list[float]:
+        """Arrival times (from now) of the output that changed the screen, for `window` s."""
         start, shown, seen = time.perf_counter(), list(screen.display), []
         while (left := window - (time.perf_counter() - start)) > 0:
-            ready, _, _ = select.select([master], [], [], left if quiet is None else min(left, quiet))
+            ready, _, _ = select.select([master], [], [], left)
             if not ready:
-                if quiet is not None:
-                    break
                 continue
             try:
                 data = os.read(master, 1 << 16)
@@ -59,7 +58,11 @@ def key_latencies(tournament: str, store: str, size: tuple[int, int] = (80, 24))
         return seen
 
     try:
-        changes(120.0, quiet=SETTLE_S)
+        quiet, deadline = 0, time.perf_counter() + SETTLE_MAX_S
+        while quiet < SETTLE_S and time.perf_counter() < deadline:  # start-up: until the app is idle
+            cpu = cpu_seconds(proc.pid)
+            changed = changes(1.0)
+            quiet = 0 if changed or cpu_seconds(proc.pid) - cpu > IDLE_CPU_S else quiet + 1
         latencies = []
         for key in KEYS:
             os.write(master, key.encode())
@@ -74,6 +77,13 @@ def key_latencies(tournament: str, store: str, size: tuple[int, int] = (80, 24))
         except subprocess.TimeoutExpired:
             proc.kill()
         os.close(master)
+
+
+def cpu_seconds(pid: int) -> float:
+    """CPU time (user + system, all threads) of a running process, from /proc."""
+    with open(f"/proc/{pid}/stat") as stat:
+        fields = stat.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def report(tournament: str, store: str) -> None:

@@ -60,7 +60,10 @@ class StatusInfo:
 
 
 class StatusBar(Static):
+    _shown: Text | None = None
+
     def show(self, info: StatusInfo) -> None:
+        """Show `info`; unchanged text is not drawn again (the app calls this 4 times a second, also when idle)."""
         app = self.app
         t = Text(no_wrap=True, overflow="ellipsis")
         t.append(one_line(info.name, 80), style="bold")
@@ -93,17 +96,26 @@ class StatusBar(Static):
             t.append(" ")
             t.append(" SIMULATED judges ", style=f"reverse {theme_colour(app, 'label-simulated')}")
         t.append("\n")
-        failed = p.failed if p else info.failed
-        invalid = p.invalid if p else info.invalid
-        t.append(f"failed {failed}", style="bold" if failed else "")
-        t.append(f" · invalid {invalid}")
-        if p is not None:
-            if info.state.endswith(("running", "paused")):
-                t.append(f" · {p.rate_per_s:.1f} calls/s · ETA {human_duration(p.eta_s)}")
-            t.append(f" · in flight {p.in_flight} · cached {p.cached}")
-            t.append(f" · tokens {human_count(p.input_tokens)} in / {human_count(p.output_tokens)} out")
-            cost = f"${p.cost:.2f}"
-            if p.estimated_total_cost is not None:
-                cost += f" of ~${p.estimated_total_cost:.2f} estimated"
-            t.append(f" · cost {cost}")
+        counts_line(t, info)
+        if t == self._shown:
+            return
+        self._shown = t
         self.update(t, layout=False)  # its height is fixed (#status: 3 lines): nothing to lay out again
+
+
+def counts_line(t: Text, info: StatusInfo) -> None:
+    """The status bar's third line: failures, and the run's rate, cache and cost."""
+    p = info.progress
+    failed = p.failed if p else info.failed
+    invalid = p.invalid if p else info.invalid
+    t.append(f"failed {failed}", style="bold" if failed else "")
+    t.append(f" · invalid {invalid}")
+    if p is not None:
+        if info.state.endswith(("running", "paused")):
+            t.append(f" · {p.rate_per_s:.1f} calls/s · ETA {human_duration(p.eta_s)}")
+        t.append(f" · in flight {p.in_flight} · cached {p.cached}")
+        t.append(f" · tokens {human_count(p.input_tokens)} in / {human_count(p.output_tokens)} out")
+        cost = f"${p.cost:.2f}"
+        if p.estimated_total_cost is not None:
+            cost += f" of ~${p.estimated_total_cost:.2f} estimated"
+        t.append(f" · cost {cost}")
