@@ -5,6 +5,8 @@ rank reads group.rank."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from rich.cells import cell_len
 from rich.console import Console
 from rich.segment import Segment
@@ -44,6 +46,23 @@ def contestant_label(contestant: str, label: str | None) -> str:
     """`id (label)`, the label only when it differs; at most 40 characters."""
     shown = one_line(contestant) + (f" ({one_line(label)})" if label and label != contestant else "")
     return one_line(shown, 40)
+
+
+def _rank_text(row: LeaderboardRow, grouped: bool) -> str:
+    return "—" if row.rank is None else f"{row.group}.{row.rank}" if grouped else str(row.rank)
+
+
+# The right-justified columns' texts, from a row (and whether ranks read group.rank).
+RIGHT_TEXT: dict[str, Callable[[LeaderboardRow, bool], str]] = {
+    "#": _rank_text,
+    "interval": lambda row, _: interval_text(row),
+    "Δ next": lambda row, _: "—" if row.gap_to_next is None else f"{row.gap_to_next:+.0f}",
+    "P(win)": lambda row, _: "—" if row.win_prob_vs_next is None else f"{100 * row.win_prob_vs_next:.0f}%",
+    "order": lambda row, _: order_text(row),
+    "W/L/D": lambda row, _: f"{row.wins}/{row.losses}/{row.draws}",
+    "games": lambda row, _: str(row.games),
+    "win rate": lambda row, _: "—" if row.win_rate is None else f"{100 * row.win_rate:.1f}%",
+}
 
 
 def one_line_segments(cell: Text, width: int, pad: int, console: Console) -> list[Segment] | None:
@@ -213,23 +232,9 @@ class LeaderboardTable(DataTable[Text | str]):
         self, row: LeaderboardRow, labels: dict[str, str], grouped: bool, names: list[str]
     ) -> list[Text]:
         """The cells of the columns `names` (only these are made: a Text costs more than its number's format)."""
-        gap = "—" if row.gap_to_next is None else f"{row.gap_to_next:+.0f}"
-        prob = "—" if row.win_prob_vs_next is None else f"{100 * row.win_prob_vs_next:.0f}%"
-        rate = "—" if row.win_rate is None else f"{100 * row.win_rate:.1f}%"
-        rank = "—" if row.rank is None else f"{row.group}.{row.rank}" if grouped else str(row.rank)
-        right: dict[str, str] = {
-            "#": rank,
-            "interval": interval_text(row),
-            "Δ next": gap,
-            "P(win)": prob,
-            "order": order_text(row),
-            "W/L/D": f"{row.wins}/{row.losses}/{row.draws}",
-            "games": str(row.games),
-            "win rate": rate,
-        }
-        return [self._cell(name, row, labels, right) for name in names]
+        return [self._cell(name, row, labels, grouped) for name in names]
 
-    def _cell(self, name: str, row: LeaderboardRow, labels: dict[str, str], right: dict[str, str]) -> Text:
+    def _cell(self, name: str, row: LeaderboardRow, labels: dict[str, str], grouped: bool) -> Text:
         if name == "contestant":
             return Text(contestant_label(row.contestant, labels.get(row.contestant)))
         if name == "rating":
@@ -237,7 +242,7 @@ class LeaderboardTable(DataTable[Text | str]):
         if name == "band":
             certain = row.band is not None and (row.band_range is None or row.band_certain)
             return Text(band_text(row), style=band_colour(self.app, row.band) if certain else "italic")
-        return Text(right[name], justify="right")
+        return Text(RIGHT_TEXT[name](row, grouped), justify="right")
 
     def order(self) -> list[str]:
         """The contestants from top to bottom (for tests and the help text)."""
