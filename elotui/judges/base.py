@@ -110,3 +110,13 @@ class Judge(Protocol):
     async def complete(self, system: str, user: str) -> Completion: ...
 
     async def aclose(self) -> None: ...
+
+
+def answers_free(judge: Judge) -> bool:
+    """A replay or simulated judge without a delay: its answers cost nothing and need no concurrency."""
+    return judge.kind != "live" and not judge.config.delay_ms
+
+
+def concurrency(judge: Judge) -> int:
+    """How many calls a run sends the judge at once: one for free answers, else its `max_concurrency`."""
+    return 1 if answers_free(judge) else judge.config.max_concurrency

@@ -30,6 +30,8 @@ from elotui.judges.base import (
     JudgeReply,
     RetryNotice,
     RetryObserver,
+    answers_free,
+    concurrency,
 )
 from elotui.records import JudgeCounts
 from elotui.run.accounting import Accounting, RateMeter, progress_of
@@ -109,6 +111,8 @@ class Runner(RunLifecycle):
         return {jid: ledger.snapshot() for jid, ledger in self._ledgers.items()}
 
     async def run(self) -> RunFinished:
+        if not self.plan.comparisons:  # a second run of this runner: the first let them go (below)
+            self.plan = build_plan(self.tournament)
         self.judges = build_judges(self.tournament, self.judge_factory, self._observer)
         final_state: RunState = "stopped"
         ticker: asyncio.Task[None] | None = None
@@ -142,6 +146,9 @@ class Runner(RunLifecycle):
             raise
         finally:
             await self._close(ticker, final_state)
+            # The comparisons go (`total` keeps their count): a process that keeps the runner (the TUI) would keep
+            # 10^6 objects that every full collection walks once thawed (~200 ms, now and then after a key).
+            self.plan = dataclasses.replace(self.plan, comparisons=())
             thaw()  # what the run froze (elotui.run.heap), foreign objects included, is collectable again
         self._emit_progress(force=True)
         result = RunFinished(
@@ -208,9 +215,7 @@ class Runner(RunLifecycle):
         self._workers = [
             asyncio.create_task(self._worker(jid, queue))
             for jid, queue in queues.items()
-            for _ in range(
-                min(1 if _free(self.judges[jid]) else self.judges[jid].config.max_concurrency, len(queue))
-            )
+            for _ in range(min(concurrency(self.judges[jid]), len(queue)))
         ]
         try:
             results = await asyncio.gather(*self._workers, return_exceptions=True)
@@ -224,7 +229,7 @@ class Runner(RunLifecycle):
         """Take calls off the endpoint's queue, claim, send and record them one at a time; a replay or simulated
         judge without a delay answers for free: FREE_BATCH calls at a time, unclaimed (see `_answer`)."""
         judge = self.judges[jid]
-        free = _free(judge)
+        free = answers_free(judge)
         try:
             await self._drain(jid, judge, free, queue)
         finally:
@@ -443,8 +448,3 @@ class Runner(RunLifecycle):
         self._last_progress = now
         self._progress_dirty = False
         self._emit(self.progress())
-
-
-def _free(judge: Judge) -> bool:
-    """A replay or simulated judge without a delay: its answers cost nothing and need no concurrency."""
-    return judge.kind != "live" and not judge.config.delay_ms

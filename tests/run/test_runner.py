@@ -378,3 +378,27 @@ async def test_a_run_leaves_nothing_frozen_so_cycles_made_meanwhile_are_collecte
     del cycle
     gc.collect()
     assert gone() is None
+
+
+async def test_a_finished_run_lets_its_planned_comparisons_go(tmp_path: Path, store: Store) -> None:
+    """The TUI keeps its runner after the run (for its controls). The runner must not keep the plan's comparisons
+    then: at 10^6 of them, thawed at the run's end, every full collection walked them (~200 ms, a key press now and
+    then that took that long to show). A second run of the same runner lays the plan out again."""
+    import gc
+
+    from elotui.run.plan import Comparison
+
+    def alive() -> int:
+        gc.collect()
+        return sum(isinstance(o, Comparison) for o in gc.get_objects())
+
+    world = FakeWorld({"a": 1})
+    runner = Runner(make(tmp_path, ["a", "b", "c"]), store, judge_factory=world.factory)
+    planned = runner.total
+    assert len(runner.plan.comparisons) == planned > 0  # made and frozen (elotui.run.heap); a run thaws them
+    result = await runner.run()
+    assert result.state == "finished" and result.total == planned
+    assert alive() == 0 and runner.total == planned
+    again = await runner.run()
+    assert again.state == "finished" and again.total == planned and again.done == planned
+    assert alive() == 0
