@@ -19,6 +19,7 @@ from textual.worker import WorkerState
 
 from elotui.files import unused_path
 from elotui.records import PairDetail
+from elotui.tui.collector import COLLECTOR
 from elotui.tui.run_monitor import Notice, RunMonitor
 from elotui.tui.screens.help import HelpScreen
 from elotui.tui.screens.pairs import PairsPane
@@ -78,9 +79,11 @@ class AppActions(_Base):
         def _update_status(self) -> None: ...
 
     def action_threshold(self, index: int) -> None:
+        COLLECTOR.until_refreshed(self)  # no full collection inside the redraw (elotui.tui.collector)
         self.threshold = THRESHOLDS[index - 1]
 
     def action_toggle_method(self) -> None:
+        COLLECTOR.until_refreshed(self)
         self.method = "bt" if self.method == "elo" else "elo"
 
     def action_show_tab(self, tab: str) -> None:
