@@ -18,13 +18,11 @@ from textual.message_pump import MessagePump
 
 
 class CollectorHold:
+    """Holds of the collector: it is off while any is on."""
+
     def __init__(self) -> None:
         self._holds = 0
         self._switched_off = False
-
-    @property
-    def holding(self) -> bool:
-        return self._holds > 0
 
     def until_refreshed(self, pump: MessagePump) -> None:
         """Hold the collector off until the screen has been refreshed (`call_after_refresh`)."""
