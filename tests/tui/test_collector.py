@@ -58,3 +58,17 @@ async def test_the_hold_does_not_switch_on_a_collector_someone_else_switched_off
         gc.enable()
         await press_and_settle(pilot, "5")
         assert gc.isenabled()
+
+
+async def test_a_screen_pushed_right_after_the_key_does_not_leave_the_collector_off(
+    crafted_app: ElotuiApp, collector_on: None
+) -> None:
+    """The hold ends after a refresh of the screen that was current at the key: a help screen pushed at once must
+    not strand it (the collector off for the rest of the session)."""
+    app = crafted_app
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await press_and_settle(pilot, "1", "question_mark")
+        assert type(app.screen).__name__ == "HelpScreen" and gc.isenabled()
+        await press_and_settle(pilot, "escape", "m", "question_mark", "escape")
+        assert gc.isenabled()
