@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import gc
 import sys
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
@@ -15,21 +14,6 @@ from elotui.errors import UserError
 if TYPE_CHECKING:  # imported when used: building the parser must not load pydantic (start-up time)
     from elotui.config import Tournament
     from elotui.store import Store
-
-
-@contextmanager
-def collector_paused() -> Iterator[None]:
-    """Python's cycle collector off for a one-shot command's body (on again after, as it was). Such a command
-    makes no garbage cycles worth collecting, while its imports, file parsing and validation allocate enough
-    objects to trigger full collections over everything loaded: ~25 % of loading a 10^4-response tournament,
-    ~0.1-0.2 s of a 10^6-verdict `elotui export` (tests/benchmarks/bench_fastchat.py)."""
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if enabled:
-            gc.enable()
 
 
 def add_tournament_arg(p: argparse.ArgumentParser) -> None:

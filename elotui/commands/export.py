@@ -9,9 +9,9 @@ from elotui.commands.common import (
     add_output_arg,
     add_store_arg,
     add_tournament_arg,
-    collector_paused,
     output_stream,
 )
+from elotui.heap import collector_off
 
 THRESHOLD_CHOICES = ("1.0", "0.9", "0.75", "0.5", "none")
 
@@ -31,7 +31,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
 
 
 def run(args: argparse.Namespace) -> int:
-    with collector_paused():
+    with collector_off():
         return _export(args)
 
 

@@ -5,7 +5,8 @@ from __future__ import annotations
 import argparse
 import sys
 
-from elotui.commands.common import add_tournament_arg, collector_paused
+from elotui.commands.common import add_tournament_arg
+from elotui.heap import collector_off
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -15,7 +16,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
 
 
 def run(args: argparse.Namespace) -> int:
-    with collector_paused():
+    with collector_off():
         return _validate(args)
 
 

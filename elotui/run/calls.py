@@ -18,8 +18,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from elotui.config import EndpointConfig, Tournament
+from elotui.heap import long_lived
 from elotui.judges.base import Judge, Presentation
-from elotui.run.heap import long_lived
 from elotui.run.keys import Escaper, call_key, canonical_json, key_of_parts, presentation_json, text_key
 from elotui.run.perturb import perturb
 from elotui.run.plan import Comparison, Plan

@@ -28,8 +28,8 @@ from dataclasses import dataclass
 from math import gcd
 
 from elotui.config import Tournament
+from elotui.heap import long_lived
 from elotui.judges.base import Presentation
-from elotui.run.heap import long_lived
 
 
 @dataclass(frozen=True, slots=True)

@@ -24,6 +24,7 @@ from typing import cast
 
 from elotui.config import Tournament
 from elotui.errors import StoreError
+from elotui.heap import long_lived, thaw
 from elotui.judges.base import (
     Completion,
     Judge,
@@ -53,7 +54,6 @@ from elotui.run.events import (
     RunState,
     VerdictRecorded,
 )
-from elotui.run.heap import long_lived, thaw
 from elotui.run.plan import build_plan
 from elotui.run.prepare import prepare, replan
 from elotui.run.prompts import PromptBuilder
@@ -149,7 +149,7 @@ class Runner(RunLifecycle):
             # The comparisons go (`total` keeps their count): a process that keeps the runner (the TUI) would keep
             # 10^6 objects that every full collection walks once thawed (~200 ms, now and then after a key).
             self.plan = dataclasses.replace(self.plan, comparisons=())
-            thaw()  # what the run froze (elotui.run.heap), foreign objects included, is collectable again
+            thaw()  # what the run froze (elotui.heap), foreign objects included, is collectable again
         self._emit_progress(force=True)
         result = RunFinished(
             state=final_state,

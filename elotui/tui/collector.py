@@ -6,38 +6,39 @@ a heap of ~1 GB: ~85 ms. Falling inside a key's handling (about one key in ten t
 redraw take ~100-150 ms instead of ~30. Held off, the collection comes just after the screen has been written
 (at the first allocation once the collector is back on), while the user reads the new view.
 
-The collector is switched back on only by the hold that switched it off, and only once every hold is over: a
-run's planning thread (elotui.run.heap) that switched it off first keeps it off.
+The collector is switched back on once every hold is over, and only if it was on at the first (as
+`elotui.heap.collector_off` does for a run's planning): a planning thread that switched it off first keeps it
+off.
 """
 
 from __future__ import annotations
 
-import gc
+from contextlib import ExitStack
 
 from textual.message_pump import MessagePump
 
+from elotui.heap import collector_off
+
 
 class CollectorHold:
-    """Holds of the collector: it is off while any is on."""
+    """Holds of the collector: it is off (`collector_off`) from the first hold until every hold is over."""
 
     def __init__(self) -> None:
         self._holds = 0
-        self._switched_off = False
+        self._off = ExitStack()
 
     def until_refreshed(self, pump: MessagePump) -> None:
         """Hold the collector off until the screen has been refreshed (`call_after_refresh`)."""
-        if self._holds == 0 and gc.isenabled():
-            gc.disable()
-            self._switched_off = True
+        if self._holds == 0:
+            self._off.enter_context(collector_off())
         self._holds += 1
         if not pump.call_after_refresh(self._release):
             self._release()  # the app is closing: no refresh will come
 
     def _release(self) -> None:
         self._holds -= 1
-        if self._holds == 0 and self._switched_off:
-            self._switched_off = False
-            gc.enable()
+        if self._holds == 0:
+            self._off.close()
 
 
 COLLECTOR = CollectorHold()  # the collector is the process's: one hold for every app in it

@@ -260,12 +260,12 @@ def test_one_shot_commands_pause_the_collector_and_restore_it(
 def test_the_collector_is_off_inside_a_one_shot_command(monkeypatch: pytest.MonkeyPatch) -> None:
     import gc
 
-    from elotui.commands.common import collector_paused
+    from elotui.heap import collector_off
 
     gc.enable()
-    with collector_paused():
+    with collector_off():
         assert not gc.isenabled()
     assert gc.isenabled()
-    with pytest.raises(RuntimeError), collector_paused():
+    with pytest.raises(RuntimeError), collector_off():
         raise RuntimeError("a failing body")
     assert gc.isenabled()

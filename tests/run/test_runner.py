@@ -352,7 +352,7 @@ async def test_each_comparison_gets_its_most_similar_example(tmp_path: Path, sto
 async def test_a_run_leaves_nothing_frozen_so_cycles_made_meanwhile_are_collected(
     tmp_path: Path, store: Store
 ) -> None:
-    """A run freezes the heap while it plans (elotui.run.heap), foreign objects included; a reference cycle that
+    """A run freezes the heap while it plans (elotui.heap), foreign objects included; a reference cycle that
     was alive then and dies later (a dismissed screen, say) must still be collected once the run is over."""
     import gc
     import weakref
@@ -395,7 +395,7 @@ async def test_a_finished_run_lets_its_planned_comparisons_go(tmp_path: Path, st
     world = FakeWorld({"a": 1})
     runner = Runner(make(tmp_path, ["a", "b", "c"]), store, judge_factory=world.factory)
     planned = runner.total
-    assert len(runner.plan.comparisons) == planned > 0  # made and frozen (elotui.run.heap); a run thaws them
+    assert len(runner.plan.comparisons) == planned > 0  # made and frozen (elotui.heap); a run thaws them
     result = await runner.run()
     assert result.state == "finished" and result.total == planned
     assert alive() == 0 and runner.total == planned
