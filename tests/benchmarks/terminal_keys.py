@@ -1,7 +1,8 @@
 """What a user sees after a key, in a real terminal: `elotui run T --store S` in a pseudo-terminal of 80x24, its
-output read by a terminal emulator (pyte, `pip install -e '.[bench]'`). After start-up (until the app has been idle for 3 s: no CPU to speak of, no change on the screen), the
-threshold and method keys are written one at a time; for each, the time from writing the key until the first
-output that changes the emulated screen (the time stamp is the output's arrival, before the emulator parses it).
+output read by a terminal emulator (pyte, `pip install -e '.[bench]'`). After start-up (until the app has been
+idle for 3 s: no CPU to speak of, no change on the screen), the threshold and method keys are written one at a
+time; for each, the time from writing the key until the first output that changes the emulated screen (the time
+stamp is the output's arrival, before the emulator parses it).
 Part of `bench_tui.py T STORE`; `python -m tests.benchmarks.terminal_keys T STORE` runs it alone."""
 
 from __future__ import annotations

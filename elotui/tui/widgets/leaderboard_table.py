@@ -208,7 +208,8 @@ class LeaderboardTable(DataTable[Text | str]):
         selected = self._order[self.cursor_row] if shown else None
         grouped = len({r.group for r in board.rows if r.group is not None}) > 1
         names = [name for name, _ in self._columns()]
-        self._replace([self._cells(row, labels, grouped, names) for row in board.rows])
+        # only the columns shown are made (a Text costs more than its number's format)
+        self._replace([[self._cell(name, row, labels, grouped) for name in names] for row in board.rows])
         self._order = [row.contestant for row in board.rows]
         if selected is not None:
             self.move_cursor(row=self._order.index(selected) if selected in self._order else 0, animate=False)
@@ -227,12 +228,6 @@ class LeaderboardTable(DataTable[Text | str]):
             self._data[RowKey(str(i))] = dict(zip(columns, cells, strict=True))
         self._update_count += 1
         self.refresh()
-
-    def _cells(
-        self, row: LeaderboardRow, labels: dict[str, str], grouped: bool, names: list[str]
-    ) -> list[Text]:
-        """The cells of the columns `names` (only these are made: a Text costs more than its number's format)."""
-        return [self._cell(name, row, labels, grouped) for name in names]
 
     def _cell(self, name: str, row: LeaderboardRow, labels: dict[str, str], grouped: bool) -> Text:
         if name == "contestant":
