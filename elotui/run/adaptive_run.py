@@ -11,7 +11,8 @@ from elotui.config import Tournament
 from elotui.rating.leaderboard import RatingOptions
 from elotui.rating.table import VerdictTable
 from elotui.run.adaptive import AdaptivePlanner, Settlement, UnitKey, unit_of, units_in_order
-from elotui.run.calls import Call, VerdictCalls
+from elotui.run.calls import Call
+from elotui.run.verdict_plan import VerdictCalls
 from elotui.store import Store
 
 

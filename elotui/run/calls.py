@@ -18,13 +18,12 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from elotui.config import EndpointConfig, Tournament
-from elotui.heap import long_lived
 from elotui.judges.base import Judge, Presentation
-from elotui.run.keys import Escaper, call_key, canonical_json, key_of_parts, presentation_json, text_key
+from elotui.run.keys import call_key, text_key
 from elotui.run.perturb import perturb
 from elotui.run.plan import Comparison, Plan
-from elotui.run.prompts import MessageParts, PromptBuilder, RenderedPrompt
-from elotui.store import PlanRow, Store
+from elotui.run.prompts import MessageParts, PromptBuilder, RenderedFields, RenderedPrompt
+from elotui.store import Store
 from elotui.vocab import CallKind, cost_of, tokens_in_text
 
 PARAPHRASER_ID = "paraphraser"
@@ -136,6 +135,7 @@ class Texts:
     placeholders: bool = False  # dry run: stand-in texts of the expected length for what is not produced yet
     labels: bool = False  # with placeholders: a readable label instead of a text of the expected length
     _keys: dict[tuple[str, ...], str] = field(default_factory=dict, repr=False)  # text keys, computed once
+    _perturbed: dict[tuple[str, ...], str] = field(default_factory=dict, repr=False)  # lexical variants, once
 
     @classmethod
     def load(
@@ -189,9 +189,12 @@ class Texts:
         base = self.base_response(prompt, contestant)
         if base is None or condition != "lexical":
             return base
-        return perturb(
-            base, seed=self.tournament.spec.comparison.perturbation_seed, salt=f"{prompt}\x00{contestant}"
-        )
+        memo = ("perturbed", prompt, contestant)
+        found = self._perturbed.get(memo)
+        if found is None:  # perturbed once per response, not once per presentation
+            seed = self.tournament.spec.comparison.perturbation_seed
+            found = self._perturbed[memo] = perturb(base, seed=seed, salt=f"{prompt}\x00{contestant}")
+        return found
 
     def shown_prompt(self, prompt: str, condition: str) -> str | None:
         text = self.tournament.prompt_texts[prompt]
@@ -283,158 +286,21 @@ def _put_once(store: Store, key: str, kind: str, text: str, **meta: str | None) 
 
 def render_comparison(builder: PromptBuilder, texts: Texts, c: Comparison) -> RenderedPrompt | None:
     """The rendered judge prompt of one planned comparison, or None while a prerequisite is missing."""
+    fields = comparison_fields(builder, texts, c)
+    return None if fields is None else RenderedPrompt(*fields)
+
+
+def comparison_fields(builder: PromptBuilder, texts: Texts, c: Comparison) -> RenderedFields | None:
+    """`render_comparison`'s fields as a tuple (`PromptBuilder.render_parts`)."""
     prompt_text = texts.shown_prompt(c.prompt, c.condition)
     first = texts.shown_response(c.prompt, c.first, c.condition)
     second = texts.shown_response(c.prompt, c.second, c.condition)
     if prompt_text is None or first is None or second is None:
         return None
     example = None
+    original = texts.tournament.prompt_texts[c.prompt]
     if builder.index is not None:
         clean_a = texts.base_response(c.prompt, c.first) or ""
         clean_b = texts.base_response(c.prompt, c.second) or ""
-        example = builder.example_for(texts.tournament.prompt_texts[c.prompt], clean_a, clean_b)
-    return builder.render(
-        prompt_id=c.prompt,
-        prompt_text=prompt_text,
-        first_text=first,
-        second_text=second,
-        condition=c.condition,
-        example=example,
-        boundary_text=texts.tournament.prompt_texts[c.prompt],
-    )
-
-
-@dataclass
-class VerdictCalls:
-    rows: list[PlanRow]  # the plan to store, seq = run order
-    calls: list[Call]  # distinct verdict calls (by key), in order of first appearance
-    blocked: dict[str, int]  # prerequisite key -> number of plan rows waiting for it
-
-
-def verdict_calls(
-    plan: Plan,
-    builder: PromptBuilder,
-    texts: Texts,
-    judges: Mapping[str, Judge],
-    *,
-    only: set[int] | None = None,
-) -> VerdictCalls:
-    """Every plan row with its call key (or its missing prerequisite), and the distinct calls; `only`: just the
-    rows with these seqs (a reused plan's unanswered presentations)."""
-    with long_lived():
-        return _verdict_calls(plan, builder, texts, judges, only)
-
-
-def _verdict_calls(
-    plan: Plan,
-    builder: PromptBuilder,
-    texts: Texts,
-    judges: Mapping[str, Judge],
-    only: set[int] | None = None,
-) -> VerdictCalls:
-    keys: list[str] = []  # per plan row: its call key (or missing prerequisite) and shown text keys
-    shown_texts: tuple[list[str | None], list[str | None], list[str | None]] = ([], [], [])
-    calls: dict[str, Call] = {}
-    blocked: dict[str, int] = {}
-    identities = {jid: canonical_json(judges[jid].identity()) for jid in {c.judge for c in plan.comparisons}}
-    escaper = Escaper().__getitem__  # each template piece, prompt and response escaped once for all its calls
-    render_cache: dict[tuple[str, str, str], tuple[RenderedPrompt | None, tuple[str, str, str]]] = {}
-    unit: tuple[str, frozenset[str]] | None = None
-    for seq, c in enumerate(plan.comparisons):
-        if only is not None and seq not in only:
-            continue
-        if (
-            c.prompt,
-            frozenset((c.first, c.second)),
-        ) != unit:  # units are contiguous: keep one unit's renders
-            unit = (c.prompt, frozenset((c.first, c.second)))
-            render_cache.clear()
-        missing = texts.missing_key(c)
-        if missing is not None:
-            _add_row(keys, shown_texts, missing, (None, None, None))
-            blocked[missing] = blocked.get(missing, 0) + 1
-            continue
-        # The rendering depends on (prompt, first, second, condition) only: reuse it across judges and samples.
-        render_key = (c.prompt, f"{c.first}\x00{c.second}", c.condition)
-        cached = render_cache.get(render_key)
-        if cached is None:
-            shown = (
-                texts.shown_prompt_key(c.prompt, c.condition),
-                texts.shown_response_key(c.prompt, c.first, c.condition),
-                texts.shown_response_key(c.prompt, c.second, c.condition),
-            )
-            cached = render_cache[render_key] = (render_comparison(builder, texts, c), shown)
-        rendered, shown_keys = cached
-        assert rendered is not None
-        judge = judges[c.judge]
-        presentation = c.presentation
-        context = None
-        if judge.kind != "live":  # the key_context of replay and simulated judges, written out
-            context = presentation_json(c.prompt, c.first, c.second, c.condition, escaper)
-        key = key_of_parts(
-            identities[c.judge],
-            rendered.system_parts,
-            rendered.user_parts,
-            sample=c.sample,
-            kind="verdict",
-            escaper=escaper,
-            context_json=context,
-        )
-        _add_row(keys, shown_texts, key, shown_keys)
-        if key in calls:
-            calls[key].rows += 1
-        else:
-            calls[key] = Call(
-                key,
-                "verdict",
-                c.judge,
-                rendered.system_parts,
-                rendered.user_parts,
-                presentation,
-                rendered.first_text,
-                rendered.second_text,
-            )
-    return VerdictCalls(_plan_rows(plan, only, keys, shown_texts), list(calls.values()), blocked)
-
-
-def _add_row(
-    keys: list[str],
-    shown_texts: tuple[list[str | None], list[str | None], list[str | None]],
-    key: str,
-    shown: tuple[str | None, str | None, str | None],
-) -> None:
-    keys.append(key)
-    for column, shown_key in zip(shown_texts, shown, strict=True):
-        column.append(shown_key)
-
-
-def _plan_rows(
-    plan: Plan,
-    only: set[int] | None,
-    keys: list[str],
-    shown_texts: tuple[list[str | None], list[str | None], list[str | None]],
-) -> list[PlanRow]:
-    """The plan rows, made after the calls from the keys noted meanwhile: allocated together, they free their
-    memory together once stored (made between the calls, the 10^6 rows a run drops left ~140 MB of holes that
-    the replay log's index could not reuse)."""
-    prompts, firsts, seconds = shown_texts
-    rows: list[PlanRow] = []
-    for seq, c in enumerate(plan.comparisons):
-        if only is None or seq in only:
-            i = len(rows)
-            rows.append(
-                PlanRow(
-                    seq,
-                    c.prompt,
-                    c.first,
-                    c.second,
-                    c.judge,
-                    c.condition,
-                    c.sample,
-                    keys[i],
-                    prompts[i],
-                    firsts[i],
-                    seconds[i],
-                )
-            )
-    return rows
+        example = builder.example_for(original, clean_a, clean_b)
+    return builder.render_parts(c.prompt, prompt_text, first, second, c.condition, example, original)

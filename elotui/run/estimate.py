@@ -20,10 +20,10 @@ from elotui.run.calls import (
     estimated_output_tokens,
     prerequisite_calls,
     render_comparison,
-    verdict_calls,
 )
 from elotui.run.plan import Plan, build_plan
 from elotui.run.prompts import PromptBuilder, RenderedPrompt
+from elotui.run.verdict_plan import verdict_calls
 from elotui.store import Store
 
 

@@ -17,10 +17,11 @@ import numpy as np
 
 from elotui.config import Tournament
 from elotui.judges.base import Judge
-from elotui.run.calls import Call, Texts, VerdictCalls, prerequisite_calls, verdict_calls
+from elotui.run.calls import Call, Texts, prerequisite_calls
 from elotui.run.keys import canonical_json
 from elotui.run.plan import Plan
 from elotui.run.prompts import PromptBuilder
+from elotui.run.verdict_plan import VerdictCalls, verdict_calls
 from elotui.store import Store
 from elotui.vocab import OUTCOME_INVALID
 

@@ -147,6 +147,10 @@ class RenderedPrompt(MessageParts):
     example: Example | None = None
 
 
+# RenderedPrompt's fields in order: system parts, user parts, first text, second text, example
+RenderedFields = tuple[tuple[str, ...], tuple[str, ...], str, str, Example | None]
+
+
 class PromptBuilder:
     """Renders judge prompts for one tournament (templates checked once, examples indexed once)."""
 
@@ -239,6 +243,23 @@ class PromptBuilder:
         """The judge prompt for one presentation. `prompt_text` is what the judge sees (the paraphrase under
         `paraphrase`); `boundary_text` (default: `prompt_text`) is the original prompt text the token derives
         from, so every condition of a prompt shares one token."""
+        return RenderedPrompt(
+            *self.render_parts(
+                prompt_id, prompt_text, first_text, second_text, condition, example, boundary_text
+            )
+        )
+
+    def render_parts(
+        self,
+        prompt_id: str,
+        prompt_text: str,
+        first_text: str,
+        second_text: str,
+        condition: str,
+        example: Example | None,
+        boundary_text: str | None,
+    ) -> RenderedFields:
+        """`render`'s fields as a tuple (planning a million calls makes no RenderedPrompt each: ~1 us apiece)."""
         boundary = self.boundary(prompt_id, boundary_text if boundary_text is not None else prompt_text)
         safe_a = neutralise(first_text, boundary)
         safe_b = neutralise(second_text, boundary)
@@ -247,13 +268,7 @@ class PromptBuilder:
             boundary, prompt_text, condition == "injected", bool(example_block)
         )
         values = {"response_a": safe_a, "response_b": safe_b, "example": example_block}
-        return RenderedPrompt(
-            system_parts=system_parts,
-            user_parts=fill_parts(user_template, values),
-            first_text=safe_a,
-            second_text=safe_b,
-            example=example,
-        )
+        return system_parts, fill_parts(user_template, values), safe_a, safe_b, example
 
     def _prefill(
         self, boundary: str, prompt_text: str, injected: bool, with_example: bool

@@ -38,7 +38,6 @@ from elotui.records import JudgeCounts
 from elotui.run.accounting import Accounting, RateMeter, progress_of
 from elotui.run.calls import (
     Call,
-    VerdictCalls,
     endpoints,
     estimated_call_cost,
 )
@@ -59,6 +58,7 @@ from elotui.run.prepare import prepare, replan
 from elotui.run.prompts import PromptBuilder
 from elotui.run.recording import ask_completion, ask_verdict, completion_record, verdict_record
 from elotui.run.setup import JudgeFactory, build_judges, default_judge_factory, manifest
+from elotui.run.verdict_plan import VerdictCalls
 from elotui.store import Store
 from elotui.store.runs import HEARTBEAT_EVERY_S, claim_many, heartbeat
 from elotui.vocab import CACHED_STATUSES

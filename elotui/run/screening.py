@@ -19,7 +19,8 @@ from collections import defaultdict
 from elotui.rating.leaderboard import RatingOptions, rank
 from elotui.run.adaptive import UnitKey, settlement, unit_of
 from elotui.run.adaptive_run import Host, answered_table, run_adaptive
-from elotui.run.calls import Call, VerdictCalls
+from elotui.run.calls import Call
+from elotui.run.verdict_plan import VerdictCalls
 
 
 def _unit_winners(

@@ -133,7 +133,8 @@ async def test_the_plan_is_let_go_while_calls_are_sent(
 
     monkeypatch.setattr(runner_module, "FREE_BATCH", 128)
     from elotui.records import PlanRow
-    from elotui.run.calls import Call, VerdictCalls
+    from elotui.run.calls import Call
+    from elotui.run.verdict_plan import VerdictCalls
 
     seen: list[tuple[int, int, int]] = []
     record = Store.record_calls

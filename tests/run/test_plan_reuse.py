@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from elotui.config import load_tournament
-from elotui.run import calls as calls_module
+from elotui.run import verdict_plan as planning
 from elotui.run.runner import Runner
 from elotui.store import Store
 from tests.run.fakes import FakeWorld, write_tournament
@@ -33,14 +33,14 @@ async def run(t, store: Store, world: FakeWorld, **kw):  # type: ignore[no-untyp
 def rendered(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     """How many presentations each planning pass rendered and keyed."""
     passes: list[int] = []
-    real = calls_module._verdict_calls
+    real = planning._verdict_calls
 
     def counting(plan, builder, texts, judges, only=None):  # type: ignore[no-untyped-def]
         out = real(plan, builder, texts, judges, only)
         passes.append(len(out.rows))
         return out
 
-    monkeypatch.setattr(calls_module, "_verdict_calls", counting)
+    monkeypatch.setattr(planning, "_verdict_calls", counting)
     return passes
 
 
