@@ -14,11 +14,13 @@ key of the missing prerequisite call, so the store reports it as missing (or as 
 
 from __future__ import annotations
 
+import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from elotui.config import EndpointConfig, Tournament
 from elotui.judges.base import Judge, Presentation
+from elotui.records import TextRow
 from elotui.run.keys import call_key, text_key
 from elotui.run.perturb import perturb
 from elotui.run.plan import Comparison, Plan
@@ -241,47 +243,32 @@ class Texts:
         return None
 
     def store_derived(self, store: Store, plan: Plan) -> None:
-        """Base responses, prompts and their variants into the texts table (only those not stored yet)."""
+        """Base responses, prompts and their variants into the texts table (only those not stored yet), in one
+        transaction (10^4 texts: one commit, not one each)."""
         t = self.tournament
         lexical = "lexical" in t.spec.comparison.conditions
+        now = time.time()
+        rows: list[TextRow] = []
         for pid in t.prompt_ids:
             prompt_key = text_key("prompt", pid, t.prompt_texts[pid])
-            _put_once(store, prompt_key, "prompt", t.prompt_texts[pid], prompt=pid)
+            rows.append(TextRow(prompt_key, "prompt", pid, None, None, None, t.prompt_texts[pid], now))
             if pid in self.paraphrased:
-                _put_once(
-                    store,
-                    self.paraphrase_keys[pid],
-                    "paraphrase",
-                    self.paraphrased[pid],
-                    prompt=pid,
-                    condition="paraphrase",
-                    base_key=prompt_key,
-                )
+                paraphrase = self.paraphrased[pid]
+                key = self.paraphrase_keys[pid]
+                rows.append(TextRow(key, "paraphrase", pid, None, "paraphrase", prompt_key, paraphrase, now))
             for cid in t.contestant_ids:
                 base = t.responses.get((pid, cid), self.generated.get((pid, cid)))
                 if base is None:
                     continue
                 base_key = self.base_key(pid, cid)
                 kind = "response" if (pid, cid) in t.responses else "generation"
-                _put_once(store, base_key, kind, base, prompt=pid, contestant=cid)
+                rows.append(TextRow(base_key, kind, pid, cid, None, None, base, now))
                 if lexical:
                     variant = self.shown_response(pid, cid, "lexical")
                     assert variant is not None
-                    _put_once(
-                        store,
-                        self.shown_response_key(pid, cid, "lexical"),
-                        "perturbed",
-                        variant,
-                        prompt=pid,
-                        contestant=cid,
-                        condition="lexical",
-                        base_key=base_key,
-                    )
-
-
-def _put_once(store: Store, key: str, kind: str, text: str, **meta: str | None) -> None:
-    if store.get_text(key) is None:
-        store.put_text(key, kind, text, **meta)
+                    key = self.shown_response_key(pid, cid, "lexical")
+                    rows.append(TextRow(key, "perturbed", pid, cid, "lexical", base_key, variant, now))
+        store.add_texts(rows)
 
 
 def render_comparison(builder: PromptBuilder, texts: Texts, c: Comparison) -> RenderedPrompt | None:

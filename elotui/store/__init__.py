@@ -37,13 +37,13 @@ from elotui.records import (
     PlanRow,
     PlanVerdict,
     RunRow,
-    TextRow,
 )
 from elotui.store import columns, keysets, plan_table, schema, writes
 from elotui.store.call_cache import CallCache
 from elotui.store.columns import VerdictColumns
 from elotui.store.connect import connect
 from elotui.store.schema import DETAIL_SQL, JUDGE_STATS_SQL, MIGRATIONS, PLAN_SQL, SCHEMA_VERSION, upgrade
+from elotui.store.texts import TextsTable
 from elotui.vocab import CACHED_STATUSES
 
 if TYPE_CHECKING:
@@ -66,7 +66,7 @@ def default_store_path(tournament: Tournament) -> Path:
     return stores_dir() / f"{tournament.slug}-{digest}.sqlite"
 
 
-class Store:
+class Store(TextsTable):
     """Thread-safe (one lock) access to a tournament's SQLite store. Reads are named for what they return; no
     caller writes SQL."""
 
@@ -124,7 +124,7 @@ class Store:
             cur.row_factory = _factory(kind)
             return cur.execute(sql, params).fetchall()
 
-    def _transaction(self, body: Callable[[], None]) -> None:
+    def _transaction(self, body: Callable[[], object]) -> None:
         """Run `body` in one write transaction (BEGIN IMMEDIATE ... COMMIT, rolled back if it raises: the rollback
         never hides the real cause)."""
         with self._lock, self._guarded():
@@ -387,39 +387,6 @@ class Store:
         return rows[0] if rows else None
 
     # --- derived texts --------------------------------------------------------------------------------------------
-
-    def put_text(
-        self,
-        key: str,
-        kind: str,
-        text: str,
-        *,
-        prompt: str | None = None,
-        contestant: str | None = None,
-        condition: str | None = None,
-        base_key: str | None = None,
-    ) -> None:
-        with self._lock, self._guarded():
-            self._db.execute(
-                "INSERT OR REPLACE INTO texts VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                (key, kind, prompt, contestant, condition, base_key, text, time.time()),
-            )
-
-    def get_text(self, key: str) -> str | None:
-        return next(iter(self._rows(str, "SELECT text FROM texts WHERE key = ?", (key,))), None)
-
-    def texts(self, kind: str | None = None) -> list[TextRow]:
-        return self._rows(TextRow, "SELECT * FROM texts WHERE ? IS NULL OR kind = ?", (kind, kind))
-
-    def generated_text(self, prompt: str, contestant: str) -> str | None:
-        """The latest generated response of a contestant to a prompt, if any."""
-        rows = self._rows(
-            str,
-            "SELECT text FROM texts WHERE kind = 'generation' AND prompt = ? AND contestant = ? "
-            "ORDER BY created_at DESC LIMIT 1",
-            (prompt, contestant),
-        )
-        return rows[0] if rows else None
 
     # --- runs -----------------------------------------------------------------------------------------------------
 

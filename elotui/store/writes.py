@@ -23,7 +23,7 @@ _by_key = operator.attrgetter("key")
 _INSERT_CALLS = f"INSERT OR REPLACE INTO calls ({', '.join(CALL_COLUMNS)}) VALUES ({', '.join('?' for _ in CALL_COLUMNS)})"
 
 
-def transaction(db: sqlite3.Connection, body: Callable[[], None]) -> None:
+def transaction(db: sqlite3.Connection, body: Callable[[], object]) -> None:
     """Run `body` in one write transaction (BEGIN IMMEDIATE ... COMMIT), rolled back if it raises."""
     db.execute("BEGIN IMMEDIATE")
     try:

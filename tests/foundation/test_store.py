@@ -14,6 +14,7 @@ import pytest
 
 from elotui.commands.verdicts import log_rows
 from elotui.errors import UserError
+from elotui.records import TextRow
 from elotui.store import MIGRATIONS, SCHEMA_VERSION, CallRecord, PlanRow, Store, writes
 from tests.foundation.old_stores import store_at_version
 
@@ -137,6 +138,17 @@ def test_texts_and_runs(tmp_path: Path) -> None:
         )
         assert store.get_text("t1") == "A.I. text"
         assert store.texts("lexical")[0].base_key == "b"
+        store.put_text("t1", "lexical", "replaced", prompt="p")  # put_text replaces the row of its key
+        assert store.get_text("t1") == "replaced"
+        # add_texts stores what is new, in one transaction, and leaves the row of a key held already as it is
+        store.add_texts(
+            [
+                TextRow("t1", "prompt", "q", None, None, None, "ignored", 1.0),
+                TextRow("t2", "prompt", "q", None, None, None, "new", 2.0),
+            ]
+        )
+        assert store.get_text("t1") == "replaced" and store.get_text("t2") == "new"
+        assert store.texts("prompt") == [TextRow("t2", "prompt", "q", None, None, None, "new", 2.0)]
         run_id = store.start_run({"elotui": "x", "judges": []})
         store.finish_run(run_id, "finished")
         assert store.runs()[0].state == "finished"
