@@ -7,7 +7,7 @@ A judge never raises for a provider fault: it returns a `JudgeReply` whose statu
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Literal, Protocol, runtime_checkable
+from typing import Literal, NamedTuple, Protocol, runtime_checkable
 
 from elotui.config import EndpointConfig
 from elotui.vocab import Status, Winner
@@ -27,9 +27,9 @@ __all__ = [
 JudgeKind = Literal["live", "replay", "simulated"]
 
 
-@dataclass(frozen=True, slots=True)
-class Presentation:
-    """What is being compared: `first` is shown as Response A, `second` as Response B."""
+class Presentation(NamedTuple):
+    """What is being compared: `first` is shown as Response A, `second` as Response B. (Immutable records made
+    once per planned call, 10^6 in a large run: a NamedTuple is built in a third of a frozen dataclass's time.)"""
 
     prompt: str
     first: str
@@ -38,8 +38,9 @@ class Presentation:
     sample: int = 0
 
 
-@dataclass(frozen=True)
-class JudgeRequest:
+class JudgeRequest(NamedTuple):
+    """One call as a judge receives it (immutable; made once per call sent)."""
+
     key: str  # the cache key of this call (elotui.run.keys)
     system: str  # the rendered system message
     user: str  # the rendered user message (few-shot example, prompt, both responses, answer format)
