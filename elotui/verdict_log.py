@@ -21,11 +21,10 @@ from typing import IO, Any, Literal, TypedDict, cast
 from elotui.errors import UserError
 
 FIELDS = ("prompt", "first", "second", "judge", "condition", "sample", "winner", "reasoning", "status")
-WINNERS = ("first", "second", "tie")
-STATUSES = ("ok", "invalid", "error")
-
 LogWinner = Literal["first", "second", "tie"]
 LogStatus = Literal["ok", "invalid", "error"]
+WINNERS: tuple[LogWinner, ...] = ("first", "second", "tie")
+STATUSES: tuple[LogStatus, ...] = ("ok", "invalid", "error")
 
 
 class VerdictRow(TypedDict):
@@ -49,7 +48,68 @@ def _open_text(path: Path) -> IO[str]:
 MAX_SAMPLE = 1_000_000  # a sample index past this is a mistake, not a sample (and would overflow SQLite)
 
 
-def _check_ids(obj: dict[str, Any], where: str) -> None:
+Verdict = tuple[
+    str, str, str, str, str, int, "LogWinner | None", "str | None", LogStatus
+]  # a row, FIELDS order
+
+
+def _check(obj: Any, path: Path, lineno: int) -> Verdict:
+    """The row a parsed line holds, or UserError naming the line and what is wrong with it (`_explain`)."""
+    row = _verdict(obj)
+    if row is None:
+        _explain(obj, f"{path}:{lineno}")
+        raise UserError(
+            f"{path}:{lineno}: not a verdict"
+        )  # _explain names every flaw _verdict sees: not reached
+    return row
+
+
+def _verdict(obj: Any) -> Verdict | None:
+    """The row, or None where anything is wrong (read the way json.loads builds it: exact dicts, strs and ints).
+    One test per field and no message built (a log is 10^6 lines; a message only for the line that is bad)."""
+    if type(obj) is not dict:
+        return None
+    get = obj.get
+    prompt, first, second, judge = get("prompt"), get("first"), get("second"), get("judge")
+    condition, sample, reasoning = get("condition"), get("sample", 0), get("reasoning")
+    status, winner = get("status", "ok"), get("winner")
+    outcome = _OUTCOMES.get((status, winner)) if type(status) is str and type(winner) in _TEXT else None
+    if (
+        outcome is None
+        or not type(prompt) is type(first) is type(second) is type(judge) is str
+        or "" in (prompt, first, second, judge)
+        or type(condition) not in _TEXT
+        or type(reasoning) not in _TEXT
+        or type(sample) is not int
+        or not 0 <= sample <= MAX_SAMPLE
+    ):
+        return None
+    return (prompt, first, second, judge, condition or "clean", sample, outcome[1], reasoning, outcome[0])
+
+
+_TEXT = (str, type(None))  # the types of an optional text
+# (status, winner) as a line may give them -> as the row keeps them (a failed verdict's winner is dropped)
+_OUTCOMES: dict[tuple[str, str | None], tuple[LogStatus, LogWinner | None]] = {
+    **{("ok", w): ("ok", w) for w in WINNERS},
+    **{(s, w): (s, None) for s in STATUSES if s != "ok" for w in (*WINNERS, None)},
+}
+
+
+def _explain(obj: Any, where: str) -> None:
+    """Raise UserError naming the first thing wrong with a line that `_verdict` refused."""
+    if not isinstance(obj, dict):
+        raise UserError(f"{where}: expected a JSON object per line")
+    _explain_ids(obj, where)
+    _explain_outcome(obj, where)
+    sample = obj.get("sample", 0)
+    if isinstance(sample, bool) or not isinstance(sample, int) or not 0 <= sample <= MAX_SAMPLE:
+        raise UserError(f"{where}: `sample` must be a whole number ≥ 0 (at most {MAX_SAMPLE:,})")
+    reasoning = obj.get("reasoning")
+    if reasoning is not None and not isinstance(reasoning, str):
+        raise UserError(f"{where}: `reasoning` must be a string or null")
+
+
+def _explain_ids(obj: dict[str, Any], where: str) -> None:
     for key in ("prompt", "first", "second", "judge"):
         if not isinstance(obj.get(key), str) or not obj[key]:
             raise UserError(f"{where}: `{key}` must be a non-empty string (got {obj.get(key)!r})")
@@ -58,7 +118,7 @@ def _check_ids(obj: dict[str, Any], where: str) -> None:
         raise UserError(f"{where}: `condition` must be a string (got {condition!r})")
 
 
-def _check_outcome(obj: dict[str, Any], where: str) -> tuple[LogStatus, LogWinner | None]:
+def _explain_outcome(obj: dict[str, Any], where: str) -> None:
     status = obj.get("status", "ok")
     if status not in STATUSES:
         raise UserError(f"{where}: `status` must be one of {', '.join(STATUSES)} (got {status!r})")
@@ -67,37 +127,6 @@ def _check_outcome(obj: dict[str, Any], where: str) -> tuple[LogStatus, LogWinne
         raise UserError(f"{where}: `winner` must be first, second, tie or null (got {winner!r})")
     if status == "ok" and winner is None:
         raise UserError(f"{where}: a verdict with status ok needs a `winner`")
-    return cast(LogStatus, status), cast("LogWinner | None", winner)
-
-
-Verdict = tuple[
-    str, str, str, str, str, int, "LogWinner | None", "str | None", LogStatus
-]  # a row, FIELDS order
-
-
-def _check(obj: Any, path: Path, lineno: int) -> Verdict:
-    where = f"{path}:{lineno}"
-    if not isinstance(obj, dict):
-        raise UserError(f"{where}: expected a JSON object per line")
-    _check_ids(obj, where)
-    status, winner = _check_outcome(obj, where)
-    sample = obj.get("sample", 0)
-    if isinstance(sample, bool) or not isinstance(sample, int) or not 0 <= sample <= MAX_SAMPLE:
-        raise UserError(f"{where}: `sample` must be a whole number ≥ 0 (at most {MAX_SAMPLE:,})")
-    reasoning = obj.get("reasoning")
-    if reasoning is not None and not isinstance(reasoning, str):
-        raise UserError(f"{where}: `reasoning` must be a string or null")
-    return (
-        str(obj["prompt"]),
-        str(obj["first"]),
-        str(obj["second"]),
-        str(obj["judge"]),
-        str(obj.get("condition") or "clean"),
-        sample,
-        winner if status == "ok" else None,
-        reasoning,
-        status,
-    )
 
 
 # What json.loads runs on a line once past its leading whitespace (typeshed does not declare it).
@@ -145,7 +174,7 @@ def read_verdicts(path: str | Path) -> Iterator[Verdict]:
         try:
             blank = 0
             for lineno, line in enumerate(fh, start=1):
-                if not line.strip():
+                if line.isspace():  # (a line read from a file is never empty)
                     blank += 1
                     if blank >= MAX_BLANK_RUN:
                         raise UserError(

@@ -46,6 +46,30 @@ def test_round_trip_plain_and_gzip(tmp_path: Path) -> None:
         (json.dumps({**ROW, "winner": None}), "v.jsonl:2: a verdict with status ok needs a `winner`"),
         (json.dumps({**ROW, "first": ""}), "v.jsonl:2: `first` must be a non-empty string"),
         (json.dumps({**ROW, "sample": -1}), "v.jsonl:2: `sample` must be a whole number ≥ 0"),
+        # every other flaw, each with its own message (the fast test of a row refuses, the explanation names it)
+        ("[1, 2]", "v.jsonl:2: expected a JSON object per line"),
+        (
+            json.dumps({k: v for k, v in ROW.items() if k != "judge"}),
+            "`judge` must be a non-empty string (got None)",
+        ),
+        (json.dumps({**ROW, "prompt": 7}), "`prompt` must be a non-empty string (got 7)"),
+        (json.dumps({**ROW, "second": ["b"]}), "`second` must be a non-empty string (got ['b'])"),
+        (json.dumps({**ROW, "condition": 5}), "`condition` must be a string (got 5)"),
+        (json.dumps({**ROW, "status": ["ok"]}), "`status` must be one of ok, invalid, error (got ['ok'])"),
+        (json.dumps({**ROW, "status": None}), "`status` must be one of ok, invalid, error (got None)"),
+        (
+            json.dumps({**ROW, "winner": {"a": 1}}),
+            "`winner` must be first, second, tie or null (got {'a': 1})",
+        ),
+        (
+            json.dumps({**ROW, "status": "error", "winner": "A"}),
+            "`winner` must be first, second, tie or null",
+        ),
+        (json.dumps({**ROW, "sample": True}), "`sample` must be a whole number"),
+        (json.dumps({**ROW, "sample": 1.0}), "`sample` must be a whole number"),
+        (json.dumps({**ROW, "sample": None}), "`sample` must be a whole number"),
+        (json.dumps({**ROW, "sample": 1_000_001}), "`sample` must be a whole number ≥ 0 (at most 1,000,000)"),
+        (json.dumps({**ROW, "reasoning": ["why"]}), "v.jsonl:2: `reasoning` must be a string or null"),
     ],
 )
 def test_bad_lines_name_file_and_line(tmp_path: Path, line: str, message: str) -> None:
@@ -54,6 +78,23 @@ def test_bad_lines_name_file_and_line(tmp_path: Path, line: str, message: str) -
     with pytest.raises(UserError) as info:
         list(read_log(path))
     assert message in str(info.value)
+
+
+def test_what_a_row_may_leave_out(tmp_path: Path) -> None:
+    """A missing condition or an empty one is clean, a missing sample 0, a missing status ok; a failed verdict's
+    winner, if any, is dropped."""
+    path = tmp_path / "v.jsonl"
+    lean = {"prompt": "q", "first": "a", "second": "b", "judge": "j", "winner": "first"}
+    rows = [lean, {**lean, "condition": ""}, {**ROW, "status": "invalid", "winner": "second"}]
+    rows.append({**ROW, "status": "error", "winner": None, "reasoning": None, "sample": 1_000_000})
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    got = list(read_log(path))
+    assert got[0] == {**lean, "condition": "clean", "sample": 0, "reasoning": None, "status": "ok"}
+    assert got[1]["condition"] == "clean"
+    assert (
+        got[2]["status"] == "invalid" and got[2]["winner"] is None and got[2]["reasoning"] == ROW["reasoning"]
+    )
+    assert got[3]["status"] == "error" and got[3]["sample"] == 1_000_000
 
 
 LINES = [
