@@ -11,16 +11,19 @@ hands its connection to nobody else until that end is over: every use of the con
 
 from __future__ import annotations
 
+import functools
 import operator
 import sqlite3
 from collections.abc import Callable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 
-from elotui.records import CALL_COLUMNS, CallRecord, call_row
+from elotui.records import CALL_COLUMNS, CallRecord
 from elotui.store.columns import ANSWER_SQL
 
 _by_key = operator.attrgetter("key")
-_INSERT_CALLS = f"INSERT OR REPLACE INTO calls ({', '.join(CALL_COLUMNS)}) VALUES ({', '.join('?' for _ in CALL_COLUMNS)})"
+# The columns of `calls` whose default is not NULL: always written, as they always were (a None there is stored as
+# the default: OR REPLACE resolves a NOT NULL conflict so).
+DEFAULTED_CALL_COLUMNS = frozenset({"attempts", "http_429s"})
 
 
 def transaction(db: sqlite3.Connection, body: Callable[[], object]) -> None:
@@ -48,8 +51,35 @@ def write_call_rows(db: sqlite3.Connection, records: Sequence[CallRecord]) -> in
     wins): 65,536 inserts walk the key index in order instead of probing random pages. Returns the largest rowid
     before them: the calls written are those above it (see `log_answers`)."""
     (last,) = db.execute("SELECT COALESCE(MAX(rowid), 0) FROM calls").fetchone()
-    db.executemany(_INSERT_CALLS, list(map(call_row, sorted(records, key=_by_key))))
+    ordered = sorted(records, key=_by_key)
+    written = _columns_with_values(ordered)
+    db.executemany(_insert_calls(written), list(map(operator.attrgetter(*written), ordered)))
     return int(last)
+
+
+def _columns_with_values(records: Sequence[CallRecord]) -> tuple[str, ...]:
+    """The columns to write: all but those (with a NULL default) that are None in every record, which the insert
+    leaves to their default: the same row, without binding a None per column and row (a replay verdict has eight:
+    ~1 us a row of 2.9, 10^6 rows in a large replay). Checked on the columns the first record leaves empty, all
+    at once, then one by one where some record has a value."""
+    if not records:
+        return CALL_COLUMNS
+    first = records[0]
+    empty = tuple(c for c in CALL_COLUMNS if getattr(first, c) is None and c not in DEFAULTED_CALL_COLUMNS)
+    if not empty:
+        return CALL_COLUMNS
+    nothing: object = (None,) * len(empty) if len(empty) > 1 else None
+    values: list[object] = list(map(operator.attrgetter(*empty), records))
+    if values.count(nothing) != len(records):
+        empty = tuple(
+            c for c in empty if list(map(operator.attrgetter(c), records)).count(None) == len(records)
+        )
+    return tuple(c for c in CALL_COLUMNS if c not in empty)
+
+
+@functools.lru_cache(maxsize=64)
+def _insert_calls(written: tuple[str, ...]) -> str:
+    return f"INSERT OR REPLACE INTO calls ({', '.join(written)}) VALUES ({', '.join('?' for _ in written)})"
 
 
 def log_answers(db: sqlite3.Connection, last: int) -> None:

@@ -19,7 +19,13 @@ from elotui.store import MIGRATIONS, SCHEMA_VERSION, CallRecord, PlanRow, Store,
 from tests.foundation.old_stores import store_at_version
 
 
-def verdict(key: str, winner: str | None = "first", status: str = "ok", **kw: object) -> CallRecord:
+def verdict(
+    key: str,
+    winner: str | None = "first",
+    status: str = "ok",
+    reasoning: str | None = "because",
+    **kw: object,
+) -> CallRecord:
     return CallRecord(
         key=key,
         kind="verdict",
@@ -31,7 +37,7 @@ def verdict(key: str, winner: str | None = "first", status: str = "ok", **kw: ob
         second="b",
         condition="clean",
         sample=0,
-        reasoning="because",
+        reasoning=reasoning,
         **kw,
     )  # type: ignore[arg-type]
 
@@ -104,6 +110,31 @@ def test_none_binds_as_null_and_a_write_logs_the_answers_of_its_own_calls(tmp_pa
             ("ok", "first"),
             ("ok", "second"),
         ]
+
+
+def test_columns_empty_in_a_whole_batch_are_left_to_their_null_default(tmp_path: Path) -> None:
+    """A batch writes only the columns some record fills (elotui.store.writes): what is read back is every field of
+    every record all the same, a column empty in the first record but filled in a later one included; the columns
+    with a default other than NULL are always written, as before."""
+    with Store(tmp_path / "s.sqlite") as store:
+        db = store._db
+        defaults = {name: default for _, name, _, _, default, _ in db.execute("PRAGMA table_info(calls)")}
+        assert {c for c, d in defaults.items() if d is not None} == writes.DEFAULTED_CALL_COLUMNS
+        lean = [verdict(f"a{i}", reasoning=None) for i in range(3)]
+        mixed = [verdict("b0", reasoning=None), verdict("b1", reasoning=None, cost=0.5, error="late")]
+        mixed.append(verdict("b2", reasoning="only here", input_tokens=7))
+        for batch in (lean, mixed, [verdict("c0", cost=1.0)]):
+            store.record_calls(batch, claimed=False, share=False)
+            for rec in batch:
+                assert store.get_call(rec.key) == rec
+        filled = [c for c in writes.CALL_COLUMNS if getattr(lean[0], c) is not None]
+        assert "reasoning" not in filled and writes._columns_with_values(lean) == tuple(filled)
+        assert "reasoning" in writes._columns_with_values(mixed) and "cost" in writes._columns_with_values(
+            mixed
+        )
+        store.record_calls([verdict("d0", attempts=None)], claimed=False, share=False)
+        got = store.get_call("d0")  # OR REPLACE puts a NOT NULL column's default for a None, as it always did
+        assert got is not None and got.attempts == 1
 
 
 def test_plan_join_reports_missing_and_only_current_plan(tmp_path: Path) -> None:
