@@ -101,9 +101,10 @@ class ReplayJudge:
         return nth(self.index().get((prompt, first, second, condition)), sample)
 
     async def judge(self, request: JudgeRequest) -> JudgeReply:
-        return await answer_offline(self.config.delay_ms, lambda: self._answer(request))
+        return await answer_offline(self.config.delay_ms, lambda: self.answer(request))
 
-    def _answer(self, request: JudgeRequest) -> JudgeReply:
+    def answer(self, request: JudgeRequest) -> JudgeReply:
+        """The recorded verdict, at once (`judge` gives it after the configured delay)."""
         p = request.presentation
         if p is None:
             return JudgeReply(

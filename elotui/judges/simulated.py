@@ -40,8 +40,9 @@ class SimulatedJudge:
         digest = hashlib.sha256(f"{self.sim.seed}\x00{key}".encode()).digest()
         return random.Random(int.from_bytes(digest[:8], "big"))
 
-    def decide(self, request: JudgeRequest) -> JudgeReply:
-        """The verdict, without delay or counters (pure function of the request and the parameters)."""
+    def answer(self, request: JudgeRequest) -> JudgeReply:
+        """The verdict, at once, without counters (pure function of the request and the parameters; `judge` gives
+        it after the configured delay)."""
         p = request.presentation
         if p is None:
             return JudgeReply(status="error", error=f"judge {self.id}: judge() needs a presentation")
@@ -73,7 +74,7 @@ class SimulatedJudge:
         return JudgeReply(status=status, winner=winner, reasoning=parsed_reasoning, raw_reply=raw)
 
     async def judge(self, request: JudgeRequest) -> JudgeReply:
-        return await answer_offline(self.config.delay_ms, lambda: self.decide(request))
+        return await answer_offline(self.config.delay_ms, lambda: self.answer(request))
 
     async def complete(self, system: str, user: str) -> Completion:
         """A deterministic stand-in text (for simulated generators and paraphrasers), labelled as simulated."""

@@ -4,21 +4,44 @@ one does, the call failed)."""
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 
 from elotui.judges.base import Completion, Judge, JudgeReply, JudgeRequest
 from elotui.records import CallRecord
 from elotui.run.calls import Call
+from elotui.run.events import VerdictRecorded
 
 
 async def ask_verdict(judge: Judge, call: Call) -> JudgeReply:
     """The judge's verdict on the call (a judge never raises; if one does, the call failed)."""
-    request = JudgeRequest(
+    try:
+        return await judge.judge(_request(call))
+    except Exception as exc:  # noqa: BLE001 - a judge must not raise; if one does, the call failed
+        return _raised(exc)
+
+
+def verdict_now(answer: Callable[[JudgeRequest], JudgeReply], call: Call) -> JudgeReply:
+    """What `ask_verdict` gives for a judge that answers without delay (elotui.judges.base.answers_now), taken
+    from its `answer` at once, without the coroutines of a call sent (~1.5 us of each of 10^6 replayed verdicts):
+    the reply, with its latency measured around the answer as elotui.judges.offline.answer_offline measures it."""
+    request = _request(call)
+    started = time.perf_counter()
+    try:
+        reply = answer(request)
+    except Exception as exc:  # noqa: BLE001 - as in ask_verdict
+        return _raised(exc)
+    reply.latency_ms = (time.perf_counter() - started) * 1000.0
+    return reply
+
+
+def _request(call: Call) -> JudgeRequest:
+    return JudgeRequest(
         call.key, call.system, call.user, call.presentation, call.first_text, call.second_text
     )
-    try:
-        return await judge.judge(request)
-    except Exception as exc:  # noqa: BLE001 - a judge must not raise; if one does, the call failed
-        return JudgeReply(status="error", error=f"{type(exc).__name__}: {exc}")
+
+
+def _raised(exc: Exception) -> JudgeReply:
+    return JudgeReply(status="error", error=f"{type(exc).__name__}: {exc}")
 
 
 async def ask_completion(judge: Judge, call: Call) -> Completion:
@@ -26,7 +49,7 @@ async def ask_completion(judge: Judge, call: Call) -> Completion:
     try:
         reply = await judge.complete(call.system, call.user)
     except Exception as exc:  # noqa: BLE001
-        return Completion(status="error", error=f"{type(exc).__name__}: {exc}")
+        return Completion(status="error", error=_raised(exc).error)
     if reply.status == "ok" and not (reply.text or "").strip():
         reply.status, reply.error = "error", "empty completion"
     return reply
@@ -107,4 +130,23 @@ def completion_record(
         run_id,
         (call.prompt, call.contestant, None, None, None),
         (None, None, None, text if reply.status == "ok" else None),
+    )
+
+
+def verdict_recorded(call: Call, reply: JudgeReply) -> VerdictRecorded | None:
+    """The event that tells a recorded verdict (to a subscriber of per-call events); None for a failed call."""
+    p = call.presentation
+    if reply.status == "error" or p is None:
+        return None
+    return VerdictRecorded(
+        key=call.key,
+        judge=call.judge,
+        presentation=p,
+        status=reply.status,  # type: ignore[arg-type]
+        winner=reply.winner if reply.status == "ok" else None,
+        reasoning=reply.reasoning,
+        latency_ms=reply.latency_ms,
+        input_tokens=reply.input_tokens,
+        output_tokens=reply.output_tokens,
+        cost=reply.cost,
     )

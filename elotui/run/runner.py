@@ -32,6 +32,7 @@ from elotui.judges.base import (
     RetryNotice,
     RetryObserver,
     answers_free,
+    answers_now,
     concurrency,
 )
 from elotui.records import JudgeCounts
@@ -51,12 +52,18 @@ from elotui.run.events import (
     RunFinished,
     RunStarted,
     RunState,
-    VerdictRecorded,
 )
 from elotui.run.plan import build_plan
 from elotui.run.prepare import prepare, replan
 from elotui.run.prompts import PromptBuilder
-from elotui.run.recording import ask_completion, ask_verdict, completion_record, verdict_record
+from elotui.run.recording import (
+    ask_completion,
+    ask_verdict,
+    completion_record,
+    verdict_now,
+    verdict_record,
+    verdict_recorded,
+)
 from elotui.run.setup import JudgeFactory, build_judges, default_judge_factory, manifest
 from elotui.run.verdict_plan import VerdictCalls
 from elotui.store import Store
@@ -254,13 +261,19 @@ class Runner(RunLifecycle):
         second (committing 10^4-10^5 rows at once: a transaction per 10^3 rewrites the random-key index pages
         each time), the event loop let run every FREE_YIELD_EVERY calls, a pause or stop honoured there."""
         answered: list[Answered] = []
-        began = time.monotonic()
+        began, now = time.monotonic(), answers_now(judge) if free else None
         for n, (call, estimate) in enumerate(taken, 1):
-            self._acct.in_flight_cost += estimate
-            try:
-                got = await self._send(judge, call)
-            finally:
-                self._acct.in_flight_cost -= estimate
+            if (
+                now is not None and call.kind == "verdict"
+            ):  # answered at once (elotui.run.recording.verdict_now)
+                started_at = self._started(call)
+                got: Answered | None = (call, verdict_now(now, call), started_at)
+            else:
+                self._acct.in_flight_cost += estimate
+                try:
+                    got = await self._send(judge, call)
+                finally:
+                    self._acct.in_flight_cost -= estimate
             if got is not None:
                 answered.append(got)
             if free and n % FREE_YIELD_EVERY == 0:
@@ -333,10 +346,7 @@ class Runner(RunLifecycle):
         ledger = self._ledgers[call.judge]
         self.in_flight += 1
         ledger.in_flight += 1
-        self._progress_dirty = True
-        if self._per_call:
-            self._emit(CallStarted(call.key, call.judge, call.kind, call.presentation))
-        started_at = time.time()
+        started_at = self._started(call)
         try:
             if call.kind == "verdict":
                 reply = await ask_verdict(judge, call)
@@ -350,6 +360,13 @@ class Runner(RunLifecycle):
         self._record_completion(judge, call, completion, started_at)
         return None
 
+    def _started(self, call: Call) -> float:
+        """When a call is sent, said to a subscriber of per-call events."""
+        self._progress_dirty = True
+        if self._per_call:
+            self._emit(CallStarted(call.key, call.judge, call.kind, call.presentation))
+        return time.time()
+
     def _record_verdicts(
         self, judge: Judge, answered: list[Answered], paid: bool, *, behind: bool = False
     ) -> None:
@@ -360,27 +377,8 @@ class Runner(RunLifecycle):
         if not behind:
             self.store.settle()  # a write finished behind before this one failed: said now, not at the end
         for call, reply, _ in answered:
-            counted = self._count(call, reply)
-            if (
-                counted
-                and self._per_call
-                and reply.status != "error"
-                and (p := call.presentation) is not None
-            ):
-                self._emit(
-                    VerdictRecorded(
-                        key=call.key,
-                        judge=call.judge,
-                        presentation=p,
-                        status=reply.status,  # type: ignore[arg-type]
-                        winner=reply.winner if reply.status == "ok" else None,
-                        reasoning=reply.reasoning,
-                        latency_ms=reply.latency_ms,
-                        input_tokens=reply.input_tokens,
-                        output_tokens=reply.output_tokens,
-                        cost=reply.cost,
-                    )
-                )
+            if self._count(call, reply) and self._per_call and (told := verdict_recorded(call, reply)):
+                self._emit(told)
         self._emit_progress()
 
     def _record_completion(self, judge: Judge, call: Call, reply: Completion, started_at: float) -> None:

@@ -2,7 +2,7 @@
 
 A simulated tournament (20 contestants, 10 prompts, 5 judges, both orders: 19,000 judge calls, no delay) run by
 `Runner` into a fresh SQLite store, against a plain reference measured in the same run: a loop that renders the
-same prompts, computes the same keys, asks the same simulated judges (`decide`) and records every call with
+same prompts, computes the same keys, asks the same simulated judges (`answer`) and records every call with
 `store.record_call`, without scheduling, events or accounting. Prints wall time, calls per second, the ratio
 (runner / reference) and the peak number of asyncio tasks; then a second, fully cached run.
 """
@@ -74,7 +74,7 @@ def reference(t_path: Path, store_path: Path) -> float:
     store.set_plan(calls.rows)
     for call in calls.calls:
         judge = judges[call.judge]
-        reply = judge.decide(
+        reply = judge.answer(
             JudgeRequest(
                 call.key,
                 call.system,
@@ -133,7 +133,7 @@ def main() -> None:
         f"plan: {done:,} judge calls ({N_CONTESTANTS} contestants, {N_PROMPTS} prompts, {N_JUDGES} simulated judges)"
     )
     print(
-        f"reference loop (render + key + decide + record_call): {ref_s:.2f} s ({done / ref_s:,.0f} calls/s)"
+        f"reference loop (render + key + answer + record_call): {ref_s:.2f} s ({done / ref_s:,.0f} calls/s)"
     )
     print(
         f"Runner (async, events, accounting):                   {run_s:.2f} s ({done / run_s:,.0f} calls/s)"

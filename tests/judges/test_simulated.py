@@ -37,17 +37,17 @@ def first_win_rate(
 ) -> float:
     wins = 0.0
     for i in range(n):
-        r = judge.decide(ask(f"k{i}", first, second, a, b))
+        r = judge.answer(ask(f"k{i}", first, second, a, b))
         wins += 1.0 if r.winner == "first" else 0.5 if r.winner == "tie" else 0.0
     return wins / n
 
 
 def test_deterministic_per_seed_and_key() -> None:
     a, b = sim_judge(seed=1, noise=80), sim_judge(seed=1, noise=80)
-    seq_a = [a.decide(ask(f"k{i}", "strong", "weak")).winner for i in range(200)]
-    seq_b = [b.decide(ask(f"k{i}", "strong", "weak")).winner for i in range(200)]
+    seq_a = [a.answer(ask(f"k{i}", "strong", "weak")).winner for i in range(200)]
+    seq_b = [b.answer(ask(f"k{i}", "strong", "weak")).winner for i in range(200)]
     assert seq_a == seq_b
-    other = [sim_judge(seed=2, noise=80).decide(ask(f"k{i}", "strong", "weak")).winner for i in range(200)]
+    other = [sim_judge(seed=2, noise=80).answer(ask(f"k{i}", "strong", "weak")).winner for i in range(200)]
     assert other != seq_a
 
 
@@ -81,10 +81,10 @@ def test_length_bias_prefers_the_longer_text() -> None:
 
 def test_tie_margin_and_invalid_rate() -> None:
     judge = sim_judge(tie_margin=50.0)
-    assert all(judge.decide(ask(f"k{i}", "same", "weak")).winner == "tie" for i in range(50))
-    assert all(judge.decide(ask(f"k{i}", "strong", "weak")).winner != "tie" for i in range(50))
+    assert all(judge.answer(ask(f"k{i}", "same", "weak")).winner == "tie" for i in range(50))
+    assert all(judge.answer(ask(f"k{i}", "strong", "weak")).winner != "tie" for i in range(50))
     flaky = sim_judge(invalid_rate=0.3)
-    replies = [flaky.decide(ask(f"k{i}", "strong", "weak")) for i in range(2000)]
+    replies = [flaky.answer(ask(f"k{i}", "strong", "weak")) for i in range(2000)]
     invalid = [r for r in replies if r.status == "invalid"]
     assert abs(len(invalid) / 2000 - 0.3) < 4 * math.sqrt(0.21 / 2000)
     assert all(parse_verdict(r.raw_reply)[0] == "invalid" and r.winner is None for r in invalid)

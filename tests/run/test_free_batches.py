@@ -256,3 +256,52 @@ async def test_the_heartbeat_does_not_wait_for_a_write_behind_but_comes_at_most_
         assert min(gaps) >= 0.2 - 0.02
     else:
         assert min(gaps) >= 0.1 - 0.02 and min(gaps) < 0.2
+
+
+async def test_a_free_judge_is_answered_at_once_with_the_verdicts_its_calls_would_give(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Without a delay a free judge's verdicts are taken from its `answer` at once (no coroutine per call:
+    elotui.run.recording.verdict_now); with one, each is sent through `judge`. Both record the same verdicts and
+    tell the same per-call events, with a latency for each."""
+    from elotui.run.events import CallStarted
+
+    at_once: list[str] = []
+    now = runner_module.verdict_now
+    monkeypatch.setattr(runner_module, "verdict_now", lambda a, c: (at_once.append(c.key), now(a, c))[1])
+    stores, told = [], []
+    for delay in (0.0, 0.01):
+        events: list[Event] = []
+        (tmp_path / f"d{delay}").mkdir()
+        store = Store(tmp_path / f"d{delay}.sqlite")
+        stores.append(store)
+        result = await Runner(simulated(tmp_path / f"d{delay}", delay), store, on_event=events.append).run()
+        assert result.done == TOTAL
+        told.append([sum(isinstance(e, kind) for e in events) for kind in (CallStarted, VerdictRecorded)])
+        assert all(e.latency_ms is not None for e in events if isinstance(e, VerdictRecorded))
+        assert len(at_once) == TOTAL  # every call of the first run, none of the delayed one
+        assert all(c.latency_ms is not None for c in store.calls())
+    try:
+        assert stores[0].plan_verdicts() == stores[1].plan_verdicts()
+        assert told[0] == told[1] == [TOTAL, TOTAL]
+    finally:
+        for store in stores:
+            store.close()
+
+
+def test_a_judge_that_raises_when_asked_at_once_fails_the_call_as_when_sent() -> None:
+    from elotui.judges.base import JudgeRequest, Presentation
+    from elotui.run.calls import Call
+    from elotui.run.recording import ask_verdict, verdict_now
+
+    class Raising:
+        async def judge(self, request: JudgeRequest) -> None:
+            raise RuntimeError("boom")
+
+        def answer(self, request: JudgeRequest) -> None:
+            raise RuntimeError("boom")
+
+    call = Call("k", "verdict", "j", ("s",), ("u",), Presentation("p", "a", "b"))
+    sent = asyncio.run(ask_verdict(Raising(), call))  # type: ignore[arg-type]
+    taken = verdict_now(Raising().answer, call)  # type: ignore[arg-type]
+    assert taken == sent and taken.status == "error" and taken.error == "RuntimeError: boom"
