@@ -263,9 +263,7 @@ class Runner(RunLifecycle):
         answered: list[Answered] = []
         began, now = time.monotonic(), answers_now(judge) if free else None
         for n, (call, estimate) in enumerate(taken, 1):
-            if (
-                now is not None and call.kind == "verdict"
-            ):  # answered at once (elotui.run.recording.verdict_now)
+            if now is not None and call.kind == "verdict":  # at once: elotui.run.recording.verdict_now
                 started_at = self._started(call)
                 got: Answered | None = (call, verdict_now(now, call), started_at)
             else:
@@ -291,7 +289,10 @@ class Runner(RunLifecycle):
         return not (self._stopping or self.paused)
 
     def _take(self, queue: deque[Call], judge: Judge, batch: int) -> list[tuple[Call, float]]:
-        """Up to `batch` calls off the queue with their cost estimates, as long as the budget allows them."""
+        """Up to `batch` calls off the queue with their cost estimates (none needed without a budget: 0), as long
+        as the budget allows them."""
+        if self.max_cost is None:
+            return [(queue.popleft(), 0.0) for _ in range(min(batch, len(queue)))]
         c, planned, taken = judge.config, 0.0, cast("list[tuple[Call, float]]", [])
         while queue and len(taken) < batch:
             estimate = estimated_call_cost(c, queue[0])
