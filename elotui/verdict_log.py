@@ -57,10 +57,8 @@ def _check(obj: Any, path: Path, lineno: int) -> Verdict:
     """The row a parsed line holds, or UserError naming the line and what is wrong with it (`_explain`)."""
     row = _verdict(obj)
     if row is None:
-        _explain(obj, f"{path}:{lineno}")
-        raise UserError(
-            f"{path}:{lineno}: not a verdict"
-        )  # _explain names every flaw _verdict sees: not reached
+        _explain(obj, f"{path}:{lineno}")  # names the flaw: every line _verdict refuses has one
+        raise UserError(f"{path}:{lineno}: not a verdict")
     return row
 
 
