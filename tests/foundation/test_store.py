@@ -242,6 +242,29 @@ def test_plans_replaced_keep_their_text_keys(tmp_path: Path) -> None:
         assert store._db.execute("SELECT count(*) FROM text_keys").fetchone()[0] == 5
 
 
+def test_plan_rows_are_written_in_primary_key_order() -> None:
+    """`plan_table.in_key_order` gives the rows in the order sorting their primary keys gives, for plans whose key
+    fields vary in every combination (a field the same in every row included), samples past 9 and 10 included."""
+    import random
+
+    from elotui.store.plan_table import _pk, in_key_order
+
+    rng = random.Random(5)
+    for trial in range(30):
+        fields = [
+            [f"q{i}" for i in range(rng.randint(1, 12))],
+            ["a", "b", "ab", "B", "é", "m10", "m9"][: rng.randint(1, 7)],
+            ["a", "b", "ab", "B", "é", "m10", "m9"][: rng.randint(1, 7)],
+            ["j", "judge-2", "J"][: rng.randint(1, 3)],
+            ["clean", "lexical", "instructed"][: rng.randint(1, 3)],
+            list(range(rng.randint(1, 12))),
+        ]
+        keys = {tuple(rng.choice(f) for f in fields) for _ in range(rng.randint(0, 300))}
+        rows = [PlanRow(seq, *key, f"k{seq}") for seq, key in enumerate(keys)]
+        rng.shuffle(rows)
+        assert in_key_order(rows) == sorted(rows, key=_pk), trial
+
+
 def test_recorded_details_stream_from_one_snapshot(tmp_path: Path) -> None:
     """The verdict log's rows come a batch at a time, all from the store as it was when reading began: calls that
     another process records meanwhile are in the next read, not half in this one."""
