@@ -6,7 +6,6 @@ A judge never raises for a provider fault: it returns a `JudgeReply` whose statu
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Literal, NamedTuple, Protocol, runtime_checkable
 
@@ -117,13 +116,6 @@ class Judge(Protocol):
 def answers_free(judge: Judge) -> bool:
     """A replay or simulated judge without a delay: its answers cost nothing and need no concurrency."""
     return judge.kind != "live" and not judge.config.delay_ms
-
-
-def answers_now(judge: Judge) -> Callable[[JudgeRequest], JudgeReply] | None:
-    """Where a judge answers free, its `answer(request)`: the verdict its `judge` would give after its (zero) delay,
-    at once (replay, simulated). None for any other judge."""
-    answer = getattr(judge, "answer", None)
-    return answer if answers_free(judge) and callable(answer) else None
 
 
 def concurrency(judge: Judge) -> int:

@@ -13,7 +13,7 @@ from pathlib import Path
 
 from elotui.config import EndpointConfig
 from elotui.judges.base import Completion, JudgeKind, JudgeReply, JudgeRequest
-from elotui.judges.offline import answer_offline
+from elotui.judges.offline import OfflineJudge
 from elotui.verdict_log import LogStatus, LogWinner, content_hash, read_verdicts
 
 _WINNERS: dict[str, LogWinner] = {
@@ -65,7 +65,7 @@ def nth(entry: Entry | None, sample: int) -> Recorded | None:
     return entry if sample == 0 else None  # type: ignore[return-value]
 
 
-class ReplayJudge:
+class ReplayJudge(OfflineJudge):
     kind: JudgeKind = "replay"
 
     def __init__(self, config: EndpointConfig, *, judge_id: str, base_dir: Path) -> None:
@@ -99,9 +99,6 @@ class ReplayJudge:
 
     def lookup(self, prompt: str, first: str, second: str, condition: str, sample: int) -> Recorded | None:
         return nth(self.index().get((prompt, first, second, condition)), sample)
-
-    async def judge(self, request: JudgeRequest) -> JudgeReply:
-        return await answer_offline(self.config.delay_ms, lambda: self.answer(request))
 
     def answer(self, request: JudgeRequest) -> JudgeReply:
         """The recorded verdict, at once (`judge` gives it after the configured delay)."""

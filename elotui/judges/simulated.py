@@ -16,14 +16,14 @@ import random
 
 from elotui.config import EndpointConfig, SimulationConfig
 from elotui.judges.base import Completion, JudgeKind, JudgeReply, JudgeRequest
-from elotui.judges.offline import answer_offline
+from elotui.judges.offline import OfflineJudge
 from elotui.judges.parse import parse_verdict
 from elotui.vocab import win_probability
 
 INVALID_TEXT = "I cannot decide which response is better. (simulated unparseable reply)"
 
 
-class SimulatedJudge:
+class SimulatedJudge(OfflineJudge):
     kind: JudgeKind = "simulated"
 
     def __init__(self, config: EndpointConfig, *, judge_id: str) -> None:
@@ -72,9 +72,6 @@ class SimulatedJudge:
         raw = json.dumps({"reasoning": reasoning, "better": better}, ensure_ascii=False)
         status, winner, parsed_reasoning = parse_verdict(raw)
         return JudgeReply(status=status, winner=winner, reasoning=parsed_reasoning, raw_reply=raw)
-
-    async def judge(self, request: JudgeRequest) -> JudgeReply:
-        return await answer_offline(self.config.delay_ms, lambda: self.answer(request))
 
     async def complete(self, system: str, user: str) -> Completion:
         """A deterministic stand-in text (for simulated generators and paraphrasers), labelled as simulated."""

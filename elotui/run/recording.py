@@ -17,21 +17,16 @@ async def ask_verdict(judge: Judge, call: Call) -> JudgeReply:
     try:
         return await judge.judge(_request(call))
     except Exception as exc:  # noqa: BLE001 - a judge must not raise; if one does, the call failed
-        return _raised(exc)
+        return JudgeReply(status="error", error=_failure(exc))
 
 
 def verdict_now(answer: Callable[[JudgeRequest], JudgeReply], call: Call) -> JudgeReply:
-    """What `ask_verdict` gives for a judge that answers without delay (elotui.judges.base.answers_now), taken
-    from its `answer` at once, without the coroutines of a call sent (~1.5 us of each of 10^6 replayed verdicts):
-    the reply, with its latency measured around the answer as elotui.judges.offline.answer_offline measures it."""
-    request = _request(call)
-    started = time.perf_counter()
+    """What `ask_verdict` gives for a free judge, from its `answer_now` (elotui.judges.offline.answers_now): at
+    once, without the coroutines of a call sent (~1.5 us of each of 10^6 replayed verdicts)."""
     try:
-        reply = answer(request)
+        return answer(_request(call))
     except Exception as exc:  # noqa: BLE001 - as in ask_verdict
-        return _raised(exc)
-    reply.latency_ms = (time.perf_counter() - started) * 1000.0
-    return reply
+        return JudgeReply(status="error", error=_failure(exc))
 
 
 def _request(call: Call) -> JudgeRequest:
@@ -40,8 +35,9 @@ def _request(call: Call) -> JudgeRequest:
     )
 
 
-def _raised(exc: Exception) -> JudgeReply:
-    return JudgeReply(status="error", error=f"{type(exc).__name__}: {exc}")
+def _failure(exc: Exception) -> str:
+    """The error of a call whose judge raised (a judge must not: the call failed)."""
+    return f"{type(exc).__name__}: {exc}"
 
 
 async def ask_completion(judge: Judge, call: Call) -> Completion:
@@ -49,7 +45,7 @@ async def ask_completion(judge: Judge, call: Call) -> Completion:
     try:
         reply = await judge.complete(call.system, call.user)
     except Exception as exc:  # noqa: BLE001
-        return Completion(status="error", error=_raised(exc).error)
+        return Completion(status="error", error=_failure(exc))
     if reply.status == "ok" and not (reply.text or "").strip():
         reply.status, reply.error = "error", "empty completion"
     return reply

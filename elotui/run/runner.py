@@ -32,9 +32,9 @@ from elotui.judges.base import (
     RetryNotice,
     RetryObserver,
     answers_free,
-    answers_now,
     concurrency,
 )
+from elotui.judges.offline import answers_now
 from elotui.records import JudgeCounts
 from elotui.run.accounting import Accounting, RateMeter, progress_of
 from elotui.run.calls import (
@@ -261,7 +261,7 @@ class Runner(RunLifecycle):
         second (committing 10^4-10^5 rows at once: a transaction per 10^3 rewrites the random-key index pages
         each time), the event loop let run every FREE_YIELD_EVERY calls, a pause or stop honoured there."""
         answered: list[Answered] = []
-        began, now = time.monotonic(), answers_now(judge) if free else None
+        began, now = time.monotonic(), answers_now(judge)
         for n, (call, estimate) in enumerate(taken, 1):
             if now is not None and call.kind == "verdict":  # at once: elotui.run.recording.verdict_now
                 started_at = self._started(call)
