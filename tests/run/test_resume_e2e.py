@@ -39,6 +39,18 @@ def kill_when(proc: subprocess.Popen[bytes], ready: Callable[[], bool], timeout_
     assert proc.returncode == -signal.SIGKILL
 
 
+def interruptible(cmd: list[str], env: dict[str, str]) -> subprocess.Popen[str]:
+    """`cmd` started as from a terminal, where Ctrl-C delivers SIGINT: with SIGINT's default disposition even when
+    this test process ignores it (a suite started as a background job, `cmd &` in a non-interactive shell, inherits
+    SIG_IGN, and so would the child: Python then installs no KeyboardInterrupt handler and the run would ignore
+    the signal). A Python-level handler here becomes the default one in the exec'd child."""
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        return subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
 def stored_ok(store: Path) -> set[tuple[str, str, str]]:
     if not store.exists():
         return set()
@@ -106,7 +118,7 @@ def test_ctrl_c_stops_cleanly_and_the_next_run_finishes(tmp_path: Path, fake_llm
     cmd = [sys.executable, "-m", "elotui.cli", "run", str(path), "--headless", "--store", str(store)]
     env = {**os.environ, "ELOTUI_HOME": str(tmp_path / "home")}
     stall_after(server, 14)
-    proc = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    proc = interruptible(cmd, env)
     deadline = time.monotonic() + 60
     while len(stored_ok(store)) < 10:
         assert proc.poll() is None and time.monotonic() < deadline
