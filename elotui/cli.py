@@ -13,6 +13,7 @@ import os
 import sys
 import traceback
 
+from elotui import heap
 from elotui.commands import COMMANDS
 from elotui.errors import UserError
 from elotui.terminal import SafeStream
@@ -86,8 +87,18 @@ def _run(args: argparse.Namespace) -> int:
         return 1
 
 
+# Commands whose body runs with the cyclic collector off (elotui.heap.collector_off): their process keeps it off.
+ONE_SHOT_COMMANDS = ("export", "validate")
+
+
 def entry() -> None:
-    sys.exit(main())
+    """The `elotui` process (the console script, `python -m elotui.cli`); `main` is what runs in a caller's process."""
+    argv = sys.argv[1:]
+    if argv and argv[0] in ONE_SHOT_COMMANDS:
+        heap.one_shot_process()
+    code = main(argv)
+    heap.before_exit()
+    sys.exit(code)
 
 
 if __name__ == "__main__":

@@ -269,3 +269,36 @@ def test_the_collector_is_off_inside_a_one_shot_command(monkeypatch: pytest.Monk
     with pytest.raises(RuntimeError), collector_off():
         raise RuntimeError("a failing body")
     assert gc.isenabled()
+
+
+def test_the_process_of_a_one_shot_command_keeps_the_collector_off_and_freezes_before_it_exits(
+    filled, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # `elotui export` as a process (cli.entry): the collector off from the start and never switched on again, and
+    # everything frozen before the interpreter's last collection; the CSV is whole, written and closed by then.
+    # Another command keeps the collector on and is frozen at its end too.
+    import gc
+    import sys
+
+    from elotui import cli
+
+    seen: list[tuple[str, bool]] = []
+    monkeypatch.setattr(gc, "freeze", lambda: seen.append(("freeze", gc.isenabled())))
+    out = tmp_path / "ranking.csv"
+    export = ["elotui", "export", str(filled.path), "--store", str(filled.store_path), "-o", str(out)]
+    runs = ["elotui", "runs", str(filled.path), "--store", str(filled.store_path)]
+    try:
+        for argv, collector_on in ((export, False), (runs, True)):
+            gc.enable()  # as in a new process
+            monkeypatch.setattr(sys, "argv", argv)
+            seen.clear()
+            with pytest.raises(SystemExit) as exc:
+                cli.entry()
+            assert exc.value.code == 0
+            assert seen == [("freeze", collector_on)]
+            assert gc.isenabled() is collector_on
+    finally:
+        gc.enable()
+    rows = list(csv.DictReader(out.open(encoding="utf-8")))
+    assert [r["contestant"] for r in rows] == [r.contestant for r in _expected(filled).rows]
+    capsys.readouterr()
