@@ -2,10 +2,11 @@
 one-shot command's body, a run's planning, the TUI's keys in elotui.tui.collector; in the `elotui` process, off
 for good in a one-shot command and everything frozen before exit: `one_shot_process`, `before_exit`), and kept
 off a run's large, long-lived structures (the plan's comparisons and calls, the stored plan's rows, a replay log's
-index). Those are made with the collector off (a million records and no cycles: its full passes over the growing heap would cost a
-third of the planning time) and then frozen (`gc.freeze`), so that the collections the run's many small
-allocations trigger do not walk them again and again. At 10^6 verdicts the collector otherwise took 25 of 83 s of
-an ingest. Frozen objects are still freed by reference counting (the plan's records hold no reference cycles).
+index). Those are made with the collector off (a million records and no cycles: its full passes over the growing
+heap would cost a third of the planning time) and then frozen (`gc.freeze`), so that the collections the run's
+many small allocations trigger do not walk them again and again. At 10^6 verdicts the collector otherwise took 25
+of 83 s of an ingest. Frozen objects are still freed by reference counting (the plan's records hold no reference
+cycles).
 
 `gc.freeze` freezes every object alive, not only the run's: in the TUI, widgets and tasks whose reference cycles
 die later would never be collected. So a run ends by thawing them (`thaw`): by then the plan's records are
