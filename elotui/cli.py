@@ -14,7 +14,7 @@ import sys
 import traceback
 
 from elotui import heap
-from elotui.commands import COMMANDS
+from elotui.commands import COMMANDS, ONE_SHOT_COMMANDS
 from elotui.errors import UserError
 from elotui.terminal import SafeStream
 
@@ -87,12 +87,9 @@ def _run(args: argparse.Namespace) -> int:
         return 1
 
 
-# Commands whose body runs with the cyclic collector off (elotui.heap.collector_off): their process keeps it off.
-ONE_SHOT_COMMANDS = ("export", "validate")
-
-
 def entry() -> None:
-    """The `elotui` process (the console script, `python -m elotui.cli`); `main` is what runs in a caller's process."""
+    """The `elotui` process (the console script, `python -m elotui.cli`); `main` is what runs in a caller's
+    process."""
     argv = sys.argv[1:]
     if argv and argv[0] in ONE_SHOT_COMMANDS:
         heap.one_shot_process()
