@@ -9,7 +9,7 @@ import sqlite3
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from operator import itemgetter
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -39,22 +39,49 @@ _pk = itemgetter(1, 2, 3, 4, 5, 6)
 
 
 def changes(rows: Iterable[PlanRow], old_rows: Iterable[PlanRow]) -> PlanChange:
-    """What turns the stored plan `old_rows` into `rows` (the last row of a presentation given twice wins)."""
-    unique = {_pk(r): r for r in rows}
-    old = {_pk(r): r for r in old_rows}
-    gone = [k for k in old if k not in unique]
-    changed = in_key_order([r for k, r in unique.items() if old.get(k) != r])
-    return PlanChange(list(unique.values()), gone, changed)
+    """What turns the stored plan `old_rows` (a row per presentation) into `rows` (the last row of a presentation
+    given twice wins; the plan keeps the place of its first). Worked out on the primary keys' ranks (`_key_ranks`)
+    with numpy: the new and old rows sorted together by key, a presentation's rows are neighbours, the new ones
+    first (the sort is stable). No tuple or dict entry per row: for 10^6 rows ~90 MB less at the run's peak and
+    half the time of keying two dicts by the rows' key tuples and then sorting the changed rows."""
+    new, old = list(rows), list(old_rows)
+    both = new + old
+    if not both:
+        return PlanChange([], [], [])
+    ranks = _key_ranks(both)
+    order = np.lexsort(ranks) if ranks else np.arange(len(both))
+    start = np.zeros(len(both), dtype=bool)  # where a presentation begins, in key order
+    start[0] = True
+    for rank in ranks:
+        in_order = rank[order]
+        start[1:] |= in_order[1:] != in_order[:-1]
+        del in_order
+    del ranks
+    first = np.flatnonzero(start)
+    last = np.append(first[1:], len(both)) - 1
+    del start
+    is_new = order < len(new)
+    has_new, ends_old = is_new[first], ~is_new[last]
+    gone = [_pk(both[i]) for i in np.sort(order[last[~has_new]]).tolist()]
+    first, last, ends_old = first[has_new], last[has_new], ends_old[has_new]
+    latest = order[last - ends_old]  # a presentation's last new row (its old row, if any, is after it)
+    stored = np.where(ends_old, order[last], -1)  # its old row, or -1
+    unique = new
+    if len(latest) < len(new):  # presentations given twice: each once, where it came first, as last given
+        unique = [new[i] for i in latest[np.argsort(order[first], kind="stable")].tolist()]
+    del order, first, last, ends_old
+    # the rows to write, in key order (the indices read out a slice at a time: not 10^6 Python ints at once)
+    changed: list[tuple[Any, ...]] = []
+    for lo in range(0, len(latest), _SLICE):
+        pairs = zip(latest[lo : lo + _SLICE].tolist(), stored[lo : lo + _SLICE].tolist(), strict=True)
+        changed += [both[i] for i, was in pairs if was < 0 or both[was] != both[i]]
+    return PlanChange(unique, gone, changed)
 
 
-def in_key_order(rows: list[PlanRow]) -> list[tuple[Any, ...]]:
-    """The rows (of distinct primary keys) in primary-key order, as `sorted(rows, key=_pk)` gives them: each key
-    field's values are ranked (a field has few distinct values: prompts, contestants, judges, conditions,
-    samples), and the rows ordered by their ranks, field after field, with numpy (10^6 rows: ~0.65 s, against
-    ~1.7 s for sorting their key tuples). Memory: a small int array per varying field and the order, which is
-    read out a slice at a time (not 10^6 Python ints at once)."""
-    if len(rows) < 2:
-        return list(rows)
+def _key_ranks(rows: list[PlanRow]) -> list[np.ndarray[Any, np.dtype[np.int32]]]:
+    """For each primary-key field that varies, every row's rank among the field's distinct values (a field has few:
+    prompts, contestants, judges, conditions, samples), the last field first: `np.lexsort` of them orders the rows
+    as sorting their key tuples does."""
     ranks = []
     for field in range(6, 0, -1):  # np.lexsort sorts by its last key first: the prompt
         values = list(map(itemgetter(field), rows))
@@ -63,14 +90,7 @@ def in_key_order(rows: list[PlanRow]) -> list[tuple[Any, ...]]:
             rank = {v: n for n, v in enumerate(sorted(distinct))}
             ranks.append(np.fromiter(map(rank.__getitem__, values), dtype=np.int32, count=len(rows)))
         del values, distinct
-    if not ranks:  # one key given again and again: in order as given
-        return list(rows)
-    order = np.lexsort(ranks)
-    del ranks
-    out: list[tuple[Any, ...]] = []
-    for start in range(0, len(order), _SLICE):
-        out += map(rows.__getitem__, order[start : start + _SLICE].tolist())
-    return out
+    return ranks
 
 
 _SLICE = 65_536
@@ -95,7 +115,11 @@ def write(db: sqlite3.Connection, change: PlanChange, fingerprint: str | None) -
 def _numbered(db: sqlite3.Connection, rows: list[tuple[Any, ...]]) -> Iterator[tuple[Any, ...]]:
     """The rows as stored: their three text keys replaced by their numbers in `text_keys` (new keys numbered
     now), made one at a time as they are inserted (10^6 rows: no second list of them)."""
-    wanted = {k for r in rows for k in r[8:11] if k is not None}
+    keys: set[str | None] = set()
+    for field in (8, 9, 10):  # each text key field of every row, taken in C
+        keys.update(map(itemgetter(field), rows))
+    keys.discard(None)
+    wanted = cast("set[str]", keys)
     db.executemany("INSERT OR IGNORE INTO text_keys (key) VALUES (?)", [(k,) for k in sorted(wanted)])
     number: dict[str | None, int | None] = {None: None}
     number.update((k, i) for i, k in db.execute("SELECT id, key FROM text_keys") if k in wanted)

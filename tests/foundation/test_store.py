@@ -242,19 +242,30 @@ def test_plans_replaced_keep_their_text_keys(tmp_path: Path) -> None:
         assert store._db.execute("SELECT count(*) FROM text_keys").fetchone()[0] == 5
 
 
-def test_plan_rows_are_written_in_primary_key_order(monkeypatch: pytest.MonkeyPatch) -> None:
-    """`plan_table.in_key_order` gives the rows in the order sorting their primary keys gives, for plans whose key
-    fields vary in every combination (a field the same in every row included), samples past 9 and 10 included;
-    the order read out a few rows at a time here."""
+def test_plan_changes_are_those_of_keying_the_rows_by_presentation(monkeypatch: pytest.MonkeyPatch) -> None:
+    """`plan_table.changes` (worked out on the keys' ranks with numpy) gives what keying the rows by their primary
+    keys gives: the new plan with a presentation given twice once (where it came first, as last given), the keys
+    of the old rows it drops, and the rows to write (new, or different from the stored row) sorted by key. Plans
+    whose key fields vary in every combination (a field the same in every row included), samples past 9 and 10,
+    repeats, old plans that overlap, equal or differ; the rows read out a few at a time here."""
     import random
 
     from elotui.store import plan_table
-    from elotui.store.plan_table import _pk, in_key_order
+    from elotui.store.plan_table import _pk, changes
 
     monkeypatch.setattr(plan_table, "_SLICE", 7)
 
+    def keyed(
+        rows: list[PlanRow], old_rows: list[PlanRow]
+    ) -> tuple[list[PlanRow], list[tuple], list[PlanRow]]:
+        unique = {_pk(r): r for r in rows}
+        old = {_pk(r): r for r in old_rows}
+        gone = [k for k in old if k not in unique]
+        changed = sorted((r for k, r in unique.items() if old.get(k) != r), key=_pk)
+        return list(unique.values()), gone, changed
+
     rng = random.Random(5)
-    for trial in range(30):
+    for trial in range(60):
         fields = [
             [f"q{i}" for i in range(rng.randint(1, 12))],
             ["a", "b", "ab", "B", "é", "m10", "m9"][: rng.randint(1, 7)],
@@ -263,10 +274,18 @@ def test_plan_rows_are_written_in_primary_key_order(monkeypatch: pytest.MonkeyPa
             ["clean", "lexical", "instructed"][: rng.randint(1, 3)],
             list(range(rng.randint(1, 12))),
         ]
-        keys = {tuple(rng.choice(f) for f in fields) for _ in range(rng.randint(0, 300))}
-        rows = [PlanRow(seq, *key, f"k{seq}") for seq, key in enumerate(keys)]
+        keys = [tuple(rng.choice(f) for f in fields) for _ in range(rng.randint(0, 300))]
+        rows = [PlanRow(seq, *key, f"k{rng.randint(0, 3)}") for seq, key in enumerate(keys)]  # repeats, too
+        old = list({_pk(r): r for r in rows if rng.random() < 0.5}.values())  # a stored plan: a key once
+        old = [r._replace(key="other") if rng.random() < 0.3 else r for r in old]
+        old += [
+            PlanRow(900 + i, "gone", f"c{i}", "x", "j", "clean", i, "k") for i in range(rng.randint(0, 3))
+        ]
         rng.shuffle(rows)
-        assert in_key_order(rows) == sorted(rows, key=_pk), trial
+        once = list({_pk(r): r for r in rows}.values())
+        for given, stored in ((rows, []), (rows, old), ([], old), (rows, once), (once, once), (old, old)):
+            change = changes(given, stored)
+            assert (change.rows, change.gone, change.changed) == keyed(given, stored), trial
 
 
 def test_recorded_details_stream_from_one_snapshot(tmp_path: Path) -> None:
