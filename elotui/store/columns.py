@@ -21,6 +21,7 @@ import json
 import sqlite3
 from collections.abc import Sequence
 from dataclasses import dataclass
+from operator import itemgetter
 from typing import Any
 
 import numpy as np
@@ -98,18 +99,25 @@ def empty_columns() -> VerdictColumns:
 
 
 def _code(values: Sequence[str], book: dict[str, int]) -> NDArray[np.int32]:
-    get = book.setdefault
-    return np.fromiter((get(v, len(book)) for v in values), dtype=np.int32, count=len(values))
+    """The values' numbers in `book`, a name new to it numbered next, in the order names first come."""
+    new = [v for v in dict.fromkeys(values) if v not in book]
+    book.update(zip(new, range(len(book), len(book) + len(new)), strict=True))
+    return np.fromiter(map(book.__getitem__, values), dtype=np.int32, count=len(values))
+
+
+_FIELD = {name: itemgetter(i) for i, name in enumerate(PlanRow._fields)}  # a plan row's field, taken in C
 
 
 def write_plan(db: sqlite3.Connection, rows: Sequence[PlanRow], fingerprint: str | None) -> None:
     """Replace the snapshot with the plan `rows` (within the caller's transaction, after the `plan` table holds
     them): code the columns, read every outcome from `calls` once, clear `answers`."""
-    rows = sorted(rows, key=lambda r: r.seq)
+    seq = np.fromiter(map(_FIELD["seq"], rows), dtype=np.int32, count=len(rows))
+    if np.any(seq[1:] < seq[:-1]):  # in seq order (a plan comes in it: then as it is)
+        order = np.argsort(seq, kind="stable")
+        rows, seq = [rows[i] for i in order.tolist()], seq[order]
     books: dict[str, dict[str, int]] = {"prompts": {}, "contestants": {}, "judges": {}, "conditions": {}}
-    columns = {c: _code([getattr(r, c) for r in rows], books[_BOOKS[c]]) for c in _CODED}
-    seq = np.fromiter((r.seq for r in rows), dtype=np.int32, count=len(rows))
-    sample = np.fromiter((r.sample for r in rows), dtype=np.int32, count=len(rows))
+    columns = {c: _code(list(map(_FIELD[c], rows)), books[_BOOKS[c]]) for c in _CODED}
+    sample = np.fromiter(map(_FIELD["sample"], rows), dtype=np.int32, count=len(rows))
     outcome = np.full(len(rows), OUTCOME_MISSING, dtype=np.int8)
     # the smaller table drives the join (SQLite has no statistics to choose by): a fresh store's few calls, or
     # a large store's plan when it is re-planned
