@@ -8,20 +8,10 @@ import math
 import struct
 
 from elotui.rating.exp_ir import LANES, fexp_ir, splat, vector_of
+from elotui.rating.shuffle_ir import draws_ir, shuffle_ir
 
-GOLDEN = 0x9E3779B97F4A7C15
-M1 = 0xBF58476D1CE4E5B9
-M2 = 0x94D049BB133111EB
 C = math.log(10.0) / 400.0
-# Draws: a Fisher–Yates load is prefetched this many swaps before it is needed (a power of 2). 64 was too short
-# for orders of 10^7 games, whose scratch words do not fit in the cache (~20 % slower there).
-PREFETCH_AHEAD = 256
 WORD_BITS = (16, 32, 64)  # packed games: `elo_order16`, `elo_order32`, `elo_order64` play words of each width
-
-
-def _i64(value: int) -> str:
-    """An unsigned 64-bit constant as LLVM's signed decimal literal."""
-    return str(value - (1 << 64) if value >= 1 << 63 else value)
 
 
 def _f64(value: float) -> str:
@@ -35,14 +25,15 @@ def module_ir(*, fma: bool, widths: tuple[int, ...] = WORD_BITS) -> str:
     # elo_order: one order; elo_pair: two orders of the same blocks side by side, twice the independent work in
     # flight for the processor (an update waits ~75 cycles for the last one of its contestants)
     orders = "".join(
-        _ORDER_IR.format(W=width, AHEAD=PREFETCH_AHEAD, MASK=PREFETCH_AHEAD - 1, WIDEN=_widen(width))
+        _ORDER_IR.format(W=width, WIDEN=_widen(width))
+        + shuffle_ir(width)
         + _player_ir(width, "elo_order", ("",))
         + _player_ir(width, "elo_pair", ("", "2"))
         + _lanes_ir(width)
         for width in widths
     )
     exps = fexp_ir(fma=fma) + "\n" + fexp_ir(fma=fma, lanes=LANES)
-    return _IR.replace("; @fexp\n", exps) + orders + _ATTRIBUTES
+    return _IR.replace("; @fexp\n", exps) + draws_ir() + orders + _ATTRIBUTES
 
 
 def _player_ir(width: int, name: str, orders: tuple[str, ...]) -> str:
@@ -202,18 +193,6 @@ declare void @llvm.prefetch.p0(ptr, i32, i32, i32)
 
 ; @fexp
 
-define internal i64 @mix(i64 %z) #0 {{
-  %a1 = lshr i64 %z, 30
-  %a2 = xor i64 %z, %a1
-  %a3 = mul i64 %a2, {_i64(M1)}
-  %b1 = lshr i64 %a3, 27
-  %b2 = xor i64 %a3, %b1
-  %b3 = mul i64 %b2, {_i64(M2)}
-  %c1 = lshr i64 %b3, 31
-  %c2 = xor i64 %b3, %c1
-  ret i64 %c2
-}}
-
 define internal void @fill(ptr %r, i64 %n, double %v) #0 {{
 entry:
   %empty = icmp sle i64 %n, 0
@@ -278,17 +257,6 @@ done:
   ret void
 }}
 
-define internal i64 @draw_j(i64 %key, i64 %i) #0 {{
-  %gi = mul i64 %i, {_i64(GOLDEN)}
-  %z = add i64 %key, %gi
-  %draw = call i64 @mix(i64 %z)
-  %hi = lshr i64 %draw, 32
-  %ip1 = add i64 %i, 1
-  %prod = mul i64 %hi, %ip1
-  %j = lshr i64 %prod, 32
-  ret i64 %j
-}}
-
 """
 
 _ORDER_IR = """define internal void @gather{W}(ptr %src, ptr %starts, ptr %lengths, i64 %n_blocks, ptr %w) #0 {{
@@ -320,47 +288,6 @@ block_end:
   %bi1 = add i64 %bi, 1
   %more = icmp slt i64 %bi1, %n_blocks
   br i1 %more, label %block, label %done
-done:
-  ret void
-}}
-
-; Fisher-Yates from the last position down. The draw of swap i is made AHEAD swaps earlier, when the load it
-; will need is prefetched, and kept in a ring of AHEAD slots (slot i mod AHEAD) until its swap.
-define internal void @shuffle{W}(ptr %w, i64 %n_games, i64 %key) #0 {{
-entry:
-  %ring = alloca [{AHEAD} x i64]
-  %last = sub i64 %n_games, 1
-  %any = icmp sgt i64 %last, 0
-  br i1 %any, label %fill, label %done
-fill:
-  %p = phi i64 [0, %entry], [%p1, %fill]
-  %pi0 = sub i64 %last, %p
-  %pj0 = call i64 @draw_j(i64 %key, i64 %pi0)
-  %slot0 = and i64 %pi0, {MASK}
-  %pr0 = getelementptr inbounds [{AHEAD} x i64], ptr %ring, i64 0, i64 %slot0
-  store i64 %pj0, ptr %pr0
-  %p1 = add i64 %p, 1
-  %pmore = icmp slt i64 %p1, {AHEAD}
-  br i1 %pmore, label %fill, label %loop
-loop:
-  %i = phi i64 [%last, %fill], [%i1, %loop]
-  %slot = and i64 %i, {MASK}
-  %pr = getelementptr inbounds [{AHEAD} x i64], ptr %ring, i64 0, i64 %slot
-  %j = load i64, ptr %pr
-  %fi = sub i64 %i, {AHEAD}
-  %fj = call i64 @draw_j(i64 %key, i64 %fi)
-  store i64 %fj, ptr %pr
-  %pf = getelementptr i{W}, ptr %w, i64 %fj
-  call void @llvm.prefetch.p0(ptr %pf, i32 1, i32 3, i32 1)
-  %pi = getelementptr inbounds i{W}, ptr %w, i64 %i
-  %pj = getelementptr inbounds i{W}, ptr %w, i64 %j
-  %held = load i{W}, ptr %pi
-  %oj = load i{W}, ptr %pj
-  store i{W} %oj, ptr %pi
-  store i{W} %held, ptr %pj
-  %i1 = sub i64 %i, 1
-  %more = icmp sgt i64 %i1, 0
-  br i1 %more, label %loop, label %done
 done:
   ret void
 }}

@@ -15,8 +15,9 @@ Games are packed one per word (contestant codes in two fields of `cbits` bits, t
 small table of the distinct scores; in the narrowest of 16, 32 or 64 bits they fit), so an order moves one word
 per game: the words are copied into a scratch array (from blocks of a source array, which is how a bootstrap round
 lists its resampled prompts), shuffled in place (each Fisher–Yates draw is made PREFETCH_AHEAD swaps ahead, its
-load prefetched then and the draw kept in a small ring until its swap: the draws do not depend on the data) and
-played front to back. Playing the shuffled words is playing the games in the shuffled order of their indices, so
+load prefetched then and the draw kept in a small ring until its swap: the draws do not depend on the data; they
+are made eight at a time in a vector, `shuffle_ir.DRAWS`: 1M-game orders ~17-23 % faster with AVX-512, ~11 % with
+AVX2 alone) and played front to back. Playing the shuffled words is playing the games in the shuffled order of their indices, so
 the ratings are those of the index-order kernel this replaced, bit for bit.
 
 Functions (C ABI, called through ctypes, which releases the GIL during the call):

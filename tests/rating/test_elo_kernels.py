@@ -88,6 +88,25 @@ def test_orders_of_blocks_play_the_blocks_laid_end_to_end(kernels: Kernels) -> N
         np.testing.assert_allclose(got, want, atol=1e-9)
 
 
+def test_orders_of_every_length_are_the_numpy_orders(kernels: Kernels) -> None:
+    # The shuffle makes its draws a block of 8 at a time in vectors where the position is 7 mod 8 (and swaps one
+    # at a time before, between and after): every length around the block and the prefetch ring (256) plays the
+    # orders `permutation_orders` draws. A draw out of place would play the games in another order: ratings apart
+    # by far more than the 1e-9 the exp of numpy and of the kernel may differ by.
+    n = 12
+    a, b, s = random_games(44, n, 1_200)
+    src = pack(a, b, s, n)
+    for size in (2, 3, 7, 8, 9, 15, 16, 17, 255, 256, 257, 263, 264, 265, 271, 272, 520, 1_031, 1_200):
+        keys = _stream_keys(4, size)
+        got = kernels.play_packed(
+            src, [Order(np.array([0]), np.array([size]), int(k)) for k in keys], n, 16.0, 1000.0
+        )
+        want = run_orders_numpy(
+            a[:size], b[:size], s[:size], permutation_orders(size, 4, size), n, 16.0, 1000.0
+        )
+        np.testing.assert_allclose(got, want, atol=1e-9, err_msg=f"{size} games")
+
+
 def test_orders_played_in_pairs_are_the_orders_played_one_by_one(kernels: Kernels) -> None:
     # Two orders of the same games go to elo_pair (side by side); alone, or next to an order of other blocks, to
     # elo_order: the same ratings bit for bit either way, whatever the pairing.
