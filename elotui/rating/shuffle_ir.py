@@ -24,52 +24,37 @@ def _i64(value: int) -> str:
 
 
 def draws_ir() -> str:
-    """`@mix`, `@draw_j(key, i)` (swap i's partner) and `@draw_j_vec(key, <DRAWS x i64> i)` (the same for each
-    lane: the same integer operations lane by lane; multiplies and shifts wrap alike in a vector)."""
-    v = f"<{DRAWS} x i64>"
+    """`@draw_j(key, i)` (swap i's partner) and `@draw_j_vec(key, <DRAWS x i64> i)` (the same for each lane), both
+    from `_draw_ir`: the same integer operations; multiplies and shifts wrap alike in a vector."""
+    return _draw_ir(1) + _draw_ir(DRAWS)
+
+
+def _draw_ir(lanes: int) -> str:
+    """`@draw_j` (one lane) or `@draw_j_vec` (a vector of `lanes`): j = ((mix(key + i * golden) >> 32) * (i + 1))
+    >> 32, splitmix64's mix written out."""
+    t = "i64" if lanes == 1 else f"<{lanes} x i64>"
+    name = "draw_j" if lanes == 1 else "draw_j_vec"
 
     def c(value: int) -> str:
-        return splat(DRAWS, "i64", _i64(value))
+        return splat(lanes, "i64", _i64(value))
 
-    scalar = f"""
-define internal i64 @mix(i64 %z) #0 {{
-  %a1 = lshr i64 %z, 30
-  %a2 = xor i64 %z, %a1
-  %a3 = mul i64 %a2, {_i64(M1)}
-  %b1 = lshr i64 %a3, 27
-  %b2 = xor i64 %a3, %b1
-  %b3 = mul i64 %b2, {_i64(M2)}
-  %c1 = lshr i64 %b3, 31
-  %c2 = xor i64 %b3, %c1
-  ret i64 %c2
-}}
-
-define internal i64 @draw_j(i64 %key, i64 %i) #0 {{
-  %gi = mul i64 %i, {_i64(GOLDEN)}
-  %z = add i64 %key, %gi
-  %draw = call i64 @mix(i64 %z)
-  %hi = lshr i64 %draw, 32
-  %ip1 = add i64 %i, 1
-  %prod = mul i64 %hi, %ip1
-  %j = lshr i64 %prod, 32
-  ret i64 %j
-}}
-
-"""
-    return scalar + (
-        f"define internal {v} @draw_j_vec(i64 %key, {v} %i) #0 {{\n"
-        f"  %k0 = insertelement {v} undef, i64 %key, i64 0\n"
-        f"  %k = shufflevector {v} %k0, {v} undef, <{DRAWS} x i32> zeroinitializer\n"
-        f"  %gi = mul {v} %i, {c(GOLDEN)}\n"
-        f"  %z = add {v} %k, %gi\n"
-        f"  %a1 = lshr {v} %z, {c(30)}\n  %a2 = xor {v} %z, %a1\n  %a3 = mul {v} %a2, {c(M1)}\n"
-        f"  %b1 = lshr {v} %a3, {c(27)}\n  %b2 = xor {v} %a3, %b1\n  %b3 = mul {v} %b2, {c(M2)}\n"
-        f"  %c1 = lshr {v} %b3, {c(31)}\n  %draw = xor {v} %b3, %c1\n"
-        f"  %hi = lshr {v} %draw, {c(32)}\n"
-        f"  %ip1 = add {v} %i, {c(1)}\n"
-        f"  %prod = mul {v} %hi, %ip1\n"
-        f"  %j = lshr {v} %prod, {c(32)}\n"
-        f"  ret {v} %j\n}}\n\n"
+    key = (
+        "  %k = add i64 %key, 0\n"
+        if lanes == 1
+        else f"  %k0 = insertelement {t} undef, i64 %key, i64 0\n"
+        f"  %k = shufflevector {t} %k0, {t} undef, <{lanes} x i32> zeroinitializer\n"
+    )
+    return (
+        f"define internal {t} @{name}(i64 %key, {t} %i) #0 {{\n" + key + f"  %gi = mul {t} %i, {c(GOLDEN)}\n"
+        f"  %z = add {t} %k, %gi\n"
+        f"  %a1 = lshr {t} %z, {c(30)}\n  %a2 = xor {t} %z, %a1\n  %a3 = mul {t} %a2, {c(M1)}\n"
+        f"  %b1 = lshr {t} %a3, {c(27)}\n  %b2 = xor {t} %a3, %b1\n  %b3 = mul {t} %b2, {c(M2)}\n"
+        f"  %c1 = lshr {t} %b3, {c(31)}\n  %draw = xor {t} %b3, %c1\n"
+        f"  %hi = lshr {t} %draw, {c(32)}\n"
+        f"  %ip1 = add {t} %i, {c(1)}\n"
+        f"  %prod = mul {t} %hi, %ip1\n"
+        f"  %j = lshr {t} %prod, {c(32)}\n"
+        f"  ret {t} %j\n}}\n\n"
     )
 
 
