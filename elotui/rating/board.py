@@ -9,6 +9,7 @@ between two rated contestants of one group.
 
 from __future__ import annotations
 
+import itertools
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -113,14 +114,16 @@ def build_leaderboard(
     ]
     unranked = sorted(np.flatnonzero(ident.component < 0).tolist(), key=lambda i: contestants[i])
     rec = record(g)
+    gaps = gap_intervals(ordered, rated, ident)
     rows: list[LeaderboardRow] = []
     for k, members in enumerate(ordered):
         for pos, i in enumerate(members):
             nxt = members[pos + 1] if pos + 1 < len(members) else None
+            gap = gap_fields(i, nxt, rated, ident, gaps)
             rows.append(
-                _row(i, nxt, pos + 1, k + 1 if groups > 1 else 1, contestants, rated, ident, bounds, rec)
+                _row(i, pos + 1, k + 1 if groups > 1 else 1, contestants, rated, ident, bounds, rec, gap)
             )
-    rows += [_row(i, None, None, None, contestants, rated, ident, bounds, rec) for i in unranked]
+    rows += [_row(i, None, None, contestants, rated, ident, bounds, rec, {}) for i in unranked]
     return Leaderboard(rows=rows, settings=settings, counts=dict(g.counts), warnings=list(ident.warnings))
 
 
@@ -138,7 +141,6 @@ def _ranked(
 
 def _row(
     i: int,
-    nxt: int | None,
     rank: int | None,
     group: int | None,
     contestants: list[str],
@@ -146,6 +148,7 @@ def _row(
     ident: Identified,
     bounds: dict[int, float | None],
     rec: dict[str, Any],
+    gap: dict[str, Any],
 ) -> LeaderboardRow:
     games_i = int(rec["games"][i])
     common: dict[str, Any] = {
@@ -182,7 +185,6 @@ def _row(
             bound=kind,
             **common,
         )
-    gap = gap_fields(i, nxt, rated, ident)
     spread = rated.spread
     return LeaderboardRow(
         rating=float(rated.rating[i]),
@@ -195,9 +197,34 @@ def _row(
     )
 
 
-def gap_fields(i: int, nxt: int | None, rated: Rated, ident: Identified) -> dict[str, Any]:
-    """The gap to the next row and how certain it is (only between two rated contestants)."""
-    if nxt is None or not ident.rated[nxt]:
+def gap_intervals(
+    ordered: list[list[int]], rated: Rated, ident: Identified
+) -> dict[tuple[int, int], tuple[float, float, float]]:
+    """(gap interval low, high, order confidence) over the bootstrap rounds for each two neighbours of a group
+    that are both rated, all in one pass over the rounds; empty without rounds."""
+    pairs = [
+        (i, nxt)
+        for members in ordered
+        for i, nxt in itertools.pairwise(members)
+        if ident.rated[i] and ident.rated[nxt]
+    ]
+    if not pairs or not len(rated.rounds):
+        return {}
+    upper, lower = np.array(pairs, dtype=np.intp).T
+    stats = zip(*(values.tolist() for values in gap_stats(rated.rounds, upper, lower)), strict=True)
+    return dict(zip(pairs, stats, strict=True))
+
+
+def gap_fields(
+    i: int,
+    nxt: int | None,
+    rated: Rated,
+    ident: Identified,
+    gaps: dict[tuple[int, int], tuple[float, float, float]],
+) -> dict[str, Any]:
+    """The gap to the next row and how certain it is (only between two rated contestants; the interval and
+    the order confidence from `gap_intervals`)."""
+    if nxt is None or not (ident.rated[i] and ident.rated[nxt]):
         return {"gap_to_next": None, "win_prob_vs_next": None, "band": None, "intervals_overlap_next": None}
     gap = float(rated.rating[i] - rated.rating[nxt])
     if abs(gap) <= RATING_TIE:  # one tie (see _ranked): not a gap of a few units in the last place
@@ -208,8 +235,8 @@ def gap_fields(i: int, nxt: int | None, rated: Rated, ident: Identified) -> dict
         "band": band(gap),
         "intervals_overlap_next": bool(rated.low[i] <= rated.high[nxt] and rated.low[nxt] <= rated.high[i]),
     }
-    if len(rated.rounds):
-        low, high, confidence = gap_stats(rated.rounds, i, nxt)
+    if (i, nxt) in gaps:
+        low, high, confidence = gaps[i, nxt]
         out.update(
             gap_ci_low=low, gap_ci_high=high, order_confidence=confidence, band_range=band_range(low, high)
         )

@@ -174,12 +174,12 @@ def prompt_win_rounds(g: Games, rounds: int, seed: int) -> NDArray[np.float64]:
 
 
 def gap_stats(
-    rounds: NDArray[np.float64], upper: int, lower: int, level: float = LEVEL
-) -> tuple[float, float, float]:
-    """(gap interval low, high, order confidence) of rating[upper] - rating[lower] over the rounds: the
-    percentile interval of the gap and the share of rounds with `upper` above `lower` (a tie, within
-    RATING_TIE, counts half)."""
+    rounds: NDArray[np.float64], upper: NDArray[np.intp], lower: NDArray[np.intp], level: float = LEVEL
+) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64]]:
+    """(gap interval lows, highs, order confidences) of rating[upper[k]] - rating[lower[k]] over the rounds, for
+    each pair k at once: the percentile interval of the gap and the share of rounds with `upper` above `lower`
+    (a tie, within RATING_TIE, counts half)."""
     gaps = rounds[:, upper] - rounds[:, lower]
     low, high = percentile_interval(gaps, level)
-    confidence = float(np.mean(gaps > RATING_TIE) + 0.5 * np.mean(np.abs(gaps) <= RATING_TIE))
-    return float(low), float(high), confidence
+    confidence = np.mean(gaps > RATING_TIE, axis=0) + 0.5 * np.mean(np.abs(gaps) <= RATING_TIE, axis=0)
+    return low, high, confidence

@@ -78,12 +78,9 @@ def games(table: VerdictTable, threshold: Threshold, mask: NDArray[np.bool_] | N
     first = table.first
     second = table.second
     counts = table.counts(mask)
-    valid = outcome <= OUTCOME_TIE
-    if mask is not None:
-        valid &= mask
-    rows = np.flatnonzero(valid)
     n = len(table.contestants)
     if threshold == "none":
+        rows = valid_rows(table, mask)
         every = len(rows) == len(outcome)  # every row is a game: the table's own columns, not gathers
 
         def kept(column: NDArray[np.int32]) -> NDArray[np.int32]:
@@ -107,11 +104,56 @@ def games(table: VerdictTable, threshold: Threshold, mask: NDArray[np.bool_] | N
             kept(table.judge),
         )
 
-    out_v = outcome[rows]
+    pres = (
+        table.derived("presentations", lambda: presentations(table, valid_rows(table, None)))
+        if mask is None
+        else presentations(table, valid_rows(table, mask))
+    )
+    share_first = pres.share_first
+    share_second = 1.0 - share_first
+    if threshold == 0.5:
+        first_wins = share_first > 0.5 + _EPS
+        second_wins = share_second > 0.5 + _EPS
+    else:
+        first_wins = share_first >= threshold - _EPS
+        second_wins = share_second >= threshold - _EPS
+    score = np.where(first_wins, 1.0, np.where(second_wins, 0.0, 0.5))
+    pres_rows = pres.rows
+    counts["games"] = len(pres_rows)
+    return Games(
+        first[pres_rows],
+        second[pres_rows],
+        score,
+        n,
+        counts,
+        table.prompt[pres_rows].astype(np.int32),
+    )
 
+
+def valid_rows(table: VerdictTable, mask: NDArray[np.bool_] | None) -> NDArray[np.intp]:
+    """The rows of valid verdicts (a side or a tie), within `mask`."""
+    valid = table.outcome <= OUTCOME_TIE
+    if mask is not None:
+        valid &= mask
+    return np.flatnonzero(valid)
+
+
+@dataclass(frozen=True)
+class Presentations:
+    """The valid verdicts of `rows` grouped by presentation, the groups in arrival order: each group's first row
+    and the share of its votes for the contestant shown first (what every threshold compares)."""
+
+    rows: NDArray[np.intp]
+    share_first: NDArray[np.float64]
+
+
+def presentations(table: VerdictTable, rows: NDArray[np.intp]) -> Presentations:
+    """The presentations of the verdicts at `rows` (valid ones, ascending), with their first-shown vote share."""
+    out_v = table.outcome[rows]
+    n = len(table.contestants)
     n_cond = max(len(table.conditions), 1)
     key = table.prompt[rows].astype(np.int64)
-    key = (key * n + first[rows]) * n + second[rows]
+    key = (key * n + table.first[rows]) * n + table.second[rows]
     key = key * n_cond + table.condition[rows]
     # presentations in arrival order (their first verdict's row), and each verdict's presentation
     first_row, inverse = groups_by_arrival(key, max(len(table.prompts), 1) * n * n * n_cond)
@@ -121,25 +163,9 @@ def games(table: VerdictTable, threshold: Threshold, mask: NDArray[np.bool_] | N
         inverse, weights=np.where(out_v == OUTCOME_FIRST, 2.0, (out_v == OUTCOME_TIE) * 1.0), minlength=n_pres
     )
     votes = np.bincount(inverse, minlength=n_pres).astype(np.float64)
-    share_first = half_first / (2.0 * votes)
-    share_second = 1.0 - share_first
-    if threshold == 0.5:
-        first_wins = share_first > 0.5 + _EPS
-        second_wins = share_second > 0.5 + _EPS
-    else:
-        first_wins = share_first >= threshold - _EPS
-        second_wins = share_second >= threshold - _EPS
-    score = np.where(first_wins, 1.0, np.where(second_wins, 0.0, 0.5))
-    pres_rows = rows[first_row]
-    counts["games"] = n_pres
-    return Games(
-        first[pres_rows].copy(),
-        second[pres_rows].copy(),
-        score,
-        n,
-        counts,
-        table.prompt[pres_rows].astype(np.int32),
-    )
+    out = Presentations(rows[first_row], half_first / (2.0 * votes))
+    out.rows.flags.writeable = out.share_first.flags.writeable = False  # a table may keep them (`derived`)
+    return out
 
 
 def tally(

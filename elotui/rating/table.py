@@ -7,9 +7,9 @@ prompt, judge and condition ids) are coded as small integers in the order they w
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import numpy as np
 from numpy.typing import NDArray
@@ -40,6 +40,7 @@ __all__ = [
 ]
 
 IntArray = NDArray[np.int32]
+T = TypeVar("T")
 _COLUMNS = ("prompt", "first", "second", "judge", "condition", "sample", "outcome")
 
 
@@ -118,6 +119,7 @@ class VerdictTable:
         self._n = 0
         self._data: dict[str, IntArray] = {name: np.zeros(0, dtype=np.int32) for name in _COLUMNS}
         self.version = 0  # bumped on every append (caches key on it)
+        self._derived: dict[str, tuple[int, Any]] = {}
 
     # -- construction -----------------------------------------------------------------------------------------
     @classmethod
@@ -209,6 +211,16 @@ class VerdictTable:
             grown = np.zeros(new_capacity, dtype=np.int32)
             grown[: self._n] = old[: self._n]
             self._data[name] = grown
+
+    def derived(self, name: str, make: Callable[[], T]) -> T:
+        """What `make` computes from the whole table, made once and kept until the table changes (the next
+        append): the leaderboards of the four agreement thresholds share one grouping of the verdicts into
+        presentations. A subset is a new table, with nothing kept."""
+        found = self._derived.get(name)
+        if found is None or found[0] != self.version:
+            found = self._derived[name] = (self.version, make())
+        value: T = found[1]
+        return value
 
     # -- columns and ids ----------------------------------------------------------------------------------------
     def __len__(self) -> int:

@@ -168,3 +168,32 @@ def test_games_of_a_table_stay_as_they_were_when_the_table_grows() -> None:
     assert [x.tolist() for x in (g.a, g.b, g.score_a, g.prompt)] == [x.tolist() for x in before]
     with pytest.raises(ValueError):
         g.a[0] = 1
+
+
+def test_thresholds_share_one_grouping_that_follows_the_table() -> None:
+    """The four thresholds' games come from one grouping of the whole table into presentations, kept on the table
+    (`VerdictTable.derived`): equal to the games of a fresh copy of the table (nothing kept), and made again when
+    rows are appended, whichever threshold asks first."""
+    rng = np.random.default_rng(7)
+    names = ["A", "B", "C", "D"]
+    winners = ["first", "second", "tie", None]
+    rows = []
+    for _ in range(400):
+        first, second = (str(x) for x in rng.choice(names, 2, replace=False))
+        winner = winners[rng.integers(4)]
+        status = "ok" if winner else "invalid"
+        rows.append(row(f"p{rng.integers(3)}", first, second, f"j{rng.integers(3)}", winner, status=status))
+    table = VerdictTable.from_rows(rows[:200], contestants=names)
+    for cut in (200, 201, 400):
+        if cut > len(table):
+            table.append(rows[len(table) : cut])
+        for threshold in (1.0, 0.9, 0.75, 0.5):
+            g, fresh = games(table, threshold), games(table.subset(None), threshold)
+            assert [x.tolist() for x in (g.a, g.b, g.score_a, g.prompt)] == [
+                x.tolist() for x in (fresh.a, fresh.b, fresh.score_a, fresh.prompt)
+            ]
+            assert g.counts == fresh.counts and len(g) == g.counts["games"]
+    # a scope is grouped on its own rows, never from the whole table's grouping
+    mask = table.prompt == 0
+    scoped, alone = games(table, 0.5, mask), games(table.subset(mask), 0.5)
+    assert scoped.a.tolist() == alone.a.tolist() and scoped.score_a.tolist() == alone.score_a.tolist()

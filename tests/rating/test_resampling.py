@@ -3,11 +3,13 @@ played natively from blocks equal the numpy path round for round."""
 
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
 import pytest
 
 from elotui.rating import VerdictTable, games
-from elotui.rating.bootstrap import Resampling, resampled_blocks
+from elotui.rating.bootstrap import Resampling, gap_stats, percentile_interval, resampled_blocks
 from elotui.rating.elo import _KERNELS, elo_rounds
 from tests.rating.rating_builders import simulate
 
@@ -62,3 +64,24 @@ def test_games_listed_by_prompt_are_resampled_without_an_order() -> None:
     assert listed.order is None and shuffled.order is not None
     for a, b in zip(listed.rounds, shuffled.rounds, strict=True):
         assert np.array_equal(order[Resampling.indices(None, a)], Resampling.indices(shuffled.order, b))
+
+
+def test_gap_statistics_of_all_neighbours_at_once_are_each_pairs() -> None:
+    """`gap_stats` takes every pair of neighbours in one pass over the rounds; each pair's interval and order
+    confidence are those of its own gaps alone (the percentile interval of one column, the share of rounds above
+    with a tie counting half), bit for bit, ties and equal columns included."""
+    from elotui.vocab import RATING_TIE
+
+    rng = np.random.default_rng(3)
+    for trial in range(60):
+        rounds = rng.normal(1000.0, 40.0, (int(rng.integers(1, 250)), int(rng.integers(2, 30))))
+        if trial % 3 == 0:
+            rounds = np.round(rounds / 10.0) * 10.0  # many ties
+        rounds[:, 1] = rounds[:, 0]
+        order = rng.permutation(rounds.shape[1])
+        low, high, confidence = gap_stats(rounds, order[:-1], order[1:])
+        for k, (upper, lower) in enumerate(itertools.pairwise(order)):
+            gaps = rounds[:, upper] - rounds[:, lower]
+            want_low, want_high = percentile_interval(gaps)
+            above = np.mean(gaps > RATING_TIE) + 0.5 * np.mean(np.abs(gaps) <= RATING_TIE)
+            assert (low[k], high[k], confidence[k]) == (want_low, want_high, above)
