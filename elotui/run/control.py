@@ -28,6 +28,22 @@ class RunLifecycle:
     def paused(self) -> bool:
         return not self._resume.is_set() and not self._stopping
 
+    def _going_on(self) -> bool:
+        """Free answers are committed behind (overlapping the next answers) unless a pause or stop waits for it."""
+        return not (self._stopping or self.paused)
+
+    def _over_budget(self, cost: float, max_cost: float | None) -> bool:
+        """Whether a cost in all (spent, in flight, about to be) passes `max_cost`; the first time, the run goes
+        to the budget state: no new calls."""
+        over = max_cost is not None and cost > max_cost
+        if over and not self._budget_hit:
+            self._budget_hit = True
+            reason = (
+                f"max_cost {max_cost:g} would be exceeded: no new calls (raise it and run again to continue)"
+            )
+            self._set_state("budget", reason)
+        return over
+
     @property
     def stopping(self) -> bool:  # stopped (Ctrl-C, quit) or at the budget: no new calls
         return self._stopping or self._budget_hit

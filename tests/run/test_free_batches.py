@@ -305,3 +305,47 @@ def test_a_judge_that_raises_when_asked_at_once_fails_the_call_as_when_sent() ->
     sent = asyncio.run(ask_verdict(Raising(), call))  # type: ignore[arg-type]
     taken = verdict_now(Raising().answer, call)  # type: ignore[arg-type]
     assert taken == sent and taken.status == "error" and taken.error == "RuntimeError: boom"
+
+
+async def test_free_answers_are_made_and_recorded_with_the_collector_off_and_the_loop_runs_with_it_on(
+    tmp_path: Path, small_batches: list[int], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Free answers are made, taken off the queue and committed with Python's cyclic collector off (elotui.heap:
+    a million records and no cycles), but whatever else the event loop runs between two of its stretches (the
+    TUI) runs with it on, and it is on again when the run is over. (While the plan is made in its thread, the
+    collector is off throughout: elotui.heap.long_lived.)"""
+    import gc
+
+    answering: list[bool] = []
+    recording: list[bool] = []
+    others: list[bool] = []  # while the calls are answered
+    answer = runner_module.verdict_now
+    record = Store.record_calls
+
+    def answer_spy(now, call):  # type: ignore[no-untyped-def]
+        answering.append(gc.isenabled())
+        return answer(now, call)
+
+    def record_spy(self, records, **kw):  # type: ignore[no-untyped-def]
+        recording.append(gc.isenabled())
+        return record(self, records, **kw)
+
+    monkeypatch.setattr(runner_module, "verdict_now", answer_spy)
+    monkeypatch.setattr(Store, "record_calls", record_spy)
+
+    async def other_task() -> None:
+        while True:
+            if 0 < len(answering) < TOTAL:
+                others.append(gc.isenabled())
+            await asyncio.sleep(0)
+
+    assert gc.isenabled()
+    with Store(tmp_path / "s.sqlite") as store:
+        ticker = asyncio.create_task(other_task())
+        result = await Runner(simulated(tmp_path), store).run()
+        ticker.cancel()
+    assert result.state == "finished" and result.done == TOTAL
+    assert len(answering) == TOTAL and not any(answering)
+    assert len(recording) >= TOTAL // 64 and not any(recording)
+    assert len(others) >= TOTAL // 64 and all(others)
+    assert gc.isenabled()
