@@ -251,9 +251,7 @@ class Runner(RunLifecycle):
             if getattr(judge, "unreachable", None):
                 self._give_up_on(jid, str(getattr(judge, "unreachable", "")), queue)
                 return
-            with (
-                collector_off() if free else contextlib.nullcontext()
-            ):  # 65,536 (call, cost) pairs: see `_answer`
+            with collector_off() if free else contextlib.nullcontext():  # FREE_BATCH pairs: see `_answer`
                 taken = self._take(queue, judge, FREE_BATCH if free else 1)
             if not taken:
                 return
@@ -273,7 +271,8 @@ class Runner(RunLifecycle):
                 with collector_off():  # (elotui.run.recording.verdict_now)
                     stop = min(len(taken), (n // FREE_YIELD_EVERY + 1) * FREE_YIELD_EVERY)
                     while n < stop and (call := taken[n][0]).kind == "verdict":
-                        answered.append((call, verdict_now(now, call), self._started(call)))
+                        started_at = self._started(call)
+                        answered.append((call, verdict_now(now, call), started_at))
                         n += 1
             else:
                 n += 1
