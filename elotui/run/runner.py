@@ -64,7 +64,7 @@ from elotui.run.recording import (
     verdict_record,
     verdict_recorded,
 )
-from elotui.run.setup import JudgeFactory, build_judges, default_judge_factory, manifest
+from elotui.run.setup import JudgeFactory, build_judges, default_judge_factory, manifest, ready_judges
 from elotui.run.verdict_plan import VerdictCalls
 from elotui.store import Store
 from elotui.store.runs import HEARTBEAT_EVERY_S, claim_many, heartbeat
@@ -216,9 +216,7 @@ class Runner(RunLifecycle):
             queues.setdefault(call.judge, deque()).append(call)
         if release:
             calls.clear()
-        for jid in queues:  # a replay judge reads its log now: a malformed one is bad input (exit 2)
-            with long_lived():
-                getattr(self.judges[jid], "prepare", lambda: None)()
+        await ready_judges(self.judges[jid] for jid in queues)  # a replay judge's log: read now, off the loop
         self._workers = [
             asyncio.create_task(self._worker(jid, queue))
             for jid, queue in queues.items()

@@ -3,12 +3,14 @@ produced it: never an API key)."""
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from elotui import __version__
 from elotui.config import EndpointConfig, Tournament
+from elotui.heap import long_lived
 from elotui.judges.base import Judge, RetryObserver
 from elotui.run.calls import endpoints
 from elotui.run.plan import Plan
@@ -28,6 +30,21 @@ def default_judge_factory(tournament: Tournament, *, no_delay: bool = False) -> 
         return build_judge(config, judge_id=judge_id, base_dir=tournament.base_dir, observer=observer)
 
     return factory
+
+
+async def ready_judges(judges: Iterable[Judge]) -> None:
+    """Each judge that reads something before its first call reads it now (a replay judge its log: UserError naming
+    the file and line if it is malformed), in a thread: a 10^6-verdict log takes ~4 s to read, and the event loop
+    (the TUI) runs on meanwhile. What it reads is long-lived (elotui.heap)."""
+    for judge in judges:
+        prepare = getattr(judge, "prepare", None)
+        if prepare is not None:
+            await asyncio.to_thread(_long_lived, prepare)
+
+
+def _long_lived(make: Callable[[], object]) -> None:
+    with long_lived():
+        make()
 
 
 def build_judges(

@@ -6,11 +6,13 @@ from __future__ import annotations
 
 import asyncio
 import itertools
+import threading
 from pathlib import Path
 
 import pytest
 
 from elotui.config import load_tournament
+from elotui.judges.replay import ReplayJudge
 from elotui.run import runner as runner_module
 from elotui.run.events import Event, VerdictRecorded
 from elotui.run.runner import Runner
@@ -349,3 +351,45 @@ async def test_free_answers_are_made_and_recorded_with_the_collector_off_and_the
     assert len(recording) >= TOTAL // 64 and not any(recording)
     assert len(others) >= TOTAL // 64 and all(others)
     assert gc.isenabled()
+
+
+async def test_a_replay_log_is_read_off_the_event_loop_which_runs_on_meanwhile(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Reading a 10^6-verdict log takes seconds: the TUI's event loop must not stop for it."""
+    log = tmp_path / "log.jsonl"
+    rows = [(p, x, y) for p in ("p1", "p2") for x, y in (("a", "b"), ("b", "a"))]
+    log.write_text(
+        "".join(
+            f'{{"prompt": "{p}", "first": "{x}", "second": "{y}", "judge": "r", "winner": "first"}}\n'
+            for p, x, y in rows
+        )
+    )
+    judge = {"id": "r", "provider": "replay", "path": "log.jsonl"}
+    t = load_tournament(write_tournament(tmp_path / "t.toml", contestants=["a", "b"], judges=[judge]))
+    reading, turned = threading.Event(), threading.Event()
+    readers: list[int] = []
+    loop_turned_while_reading: list[bool] = []
+    read = ReplayJudge.prepare
+
+    def prepare(self: ReplayJudge) -> None:
+        readers.append(threading.get_ident())
+        reading.set()
+        loop_turned_while_reading.append(turned.wait(2.0))
+        read(self)
+
+    monkeypatch.setattr(ReplayJudge, "prepare", prepare)
+
+    async def other_task() -> None:  # the TUI
+        while True:
+            if reading.is_set():
+                turned.set()
+            await asyncio.sleep(0.001)
+
+    with Store(tmp_path / "s.sqlite") as store:
+        ticker = asyncio.create_task(other_task())
+        result = await Runner(t, store).run()
+        ticker.cancel()
+    assert result.state == "finished" and result.done == result.total == len(rows)
+    assert loop_turned_while_reading == [True]
+    assert readers != [threading.get_ident()]  # not the loop's thread
