@@ -21,6 +21,7 @@ from elotui.run.calls import Call, Texts, prerequisite_calls
 from elotui.run.keys import canonical_json
 from elotui.run.plan import Plan
 from elotui.run.prompts import PromptBuilder
+from elotui.run.setup import ready_now
 from elotui.run.verdict_plan import VerdictCalls, verdict_calls
 from elotui.store import Store
 from elotui.vocab import OUTCOME_INVALID
@@ -66,17 +67,41 @@ class Prepared:
 
 
 def prepare(
-    tournament: Tournament, plan: Plan, builder: PromptBuilder, judges: Mapping[str, Judge], store: Store
+    tournament: Tournament,
+    plan: Plan,
+    builder: PromptBuilder,
+    judges: Mapping[str, Judge],
+    store: Store,
+    *,
+    read_ahead: bool = False,
 ) -> Prepared:
+    """The calls, the plan stored, which calls are answered. `read_ahead` (a run that `sends_all`): the plan rows go
+    once stored (10^6 rows: ~150 MB), and the judges with calls to answer read what they read before their first
+    call (a replay judge its log: elotui.run.setup.ready_now) while the plan's end (its key index, snapshot and
+    commit: ~5 s of SQLite work at 10^6 rows, without Python's lock) is written behind (Store.set_plan), instead
+    of after it. Which calls the store answered is asked before the plan is stored, so that no judge whose calls
+    are all answered reads anything."""
     prereqs = prerequisite_calls(tournament, plan, builder, judges)
     texts = Texts.load(tournament, store, prereqs)
-    verdicts, reused = store_plan(tournament, plan, builder, judges, store, texts)
+    verdicts, reused, fingerprint = _planned(tournament, plan, builder, judges, store, texts)
     answered = store.cached_keys([c.key for c in prereqs] + [c.key for c in verdicts.calls])
+    if fingerprint is not None:
+        store.set_plan(verdicts.rows, None if verdicts.blocked else fingerprint, behind=True)
+    if read_ahead:
+        verdicts.rows.clear()
+        ready_now(judges[jid] for jid in sorted({c.judge for c in verdicts.calls if c.key not in answered}))
     cached = sum(1 for c in prereqs if c.key in answered)
     cached += sum(c.rows for c in verdicts.calls if c.key in answered) + reused
     if not any(c.key not in answered for c in prereqs):
         texts.store_derived(store, plan)
     return Prepared(prereqs, verdicts, answered, cached)
+
+
+def sends_all(tournament: Tournament) -> bool:
+    """Whether a run sends every call of the plan: not an adaptive or screened one, which choose as they go (from
+    the plan rows: elotui.run.screening)."""
+    comparison = tournament.spec.comparison
+    return not (comparison.plan == "adaptive" or comparison.screen)
 
 
 def store_plan(
@@ -89,16 +114,30 @@ def store_plan(
 ) -> tuple[VerdictCalls, int]:
     """The verdict calls, with the plan stored; and how many plan rows were answered already when the stored
     plan was reused (their calls are left out)."""
+    verdicts, reused, fingerprint = _planned(tournament, plan, builder, judges, store, texts)
+    if fingerprint is not None:
+        store.set_plan(verdicts.rows, None if verdicts.blocked else fingerprint)
+    return verdicts, reused
+
+
+def _planned(
+    tournament: Tournament,
+    plan: Plan,
+    builder: PromptBuilder,
+    judges: Mapping[str, Judge],
+    store: Store,
+    texts: Texts,
+) -> tuple[VerdictCalls, int, str | None]:
+    """The verdict calls; how many plan rows were answered already when the stored plan is reused (their calls
+    are left out); and the fingerprint to store the plan with (None: the stored plan is reused)."""
     fingerprint = plan_fingerprint(tournament, builder, judges, texts)
     if fingerprint == store.plan_fingerprint():
         outcome = store.verdict_columns().outcome
         unanswered = np.flatnonzero(outcome > OUTCOME_INVALID)
         if len(outcome) == len(plan.comparisons):
             calls = verdict_calls(plan, builder, texts, judges, only=set(unanswered.tolist()))
-            return calls, len(outcome) - len(unanswered)
-    verdicts = verdict_calls(plan, builder, texts, judges)
-    store.set_plan(verdicts.rows, None if verdicts.blocked else fingerprint)
-    return verdicts, 0
+            return calls, len(outcome) - len(unanswered), None
+    return verdict_calls(plan, builder, texts, judges), 0, fingerprint
 
 
 def replan(

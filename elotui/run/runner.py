@@ -54,7 +54,7 @@ from elotui.run.events import (
     RunState,
 )
 from elotui.run.plan import build_plan
-from elotui.run.prepare import prepare, replan
+from elotui.run.prepare import prepare, replan, sends_all
 from elotui.run.prompts import PromptBuilder
 from elotui.run.recording import (
     ask_completion,
@@ -137,9 +137,7 @@ class Runner(RunLifecycle):
             pending_prereqs = [c for c in prereqs if c.key not in answered]
             if pending_prereqs:
                 verdicts, answered = await self._produce_texts(pending_prereqs, prereqs)
-            comparison = self.tournament.spec.comparison
-            partial = comparison.plan == "adaptive" or comparison.screen
-            if partial and not self.stopping:
+            if not sends_all(self.tournament) and not self.stopping:
                 from elotui.run.screening import run_partial  # adaptive planning or screening
 
                 self.adaptive_status = await run_partial(self, verdicts, answered)
@@ -176,9 +174,11 @@ class Runner(RunLifecycle):
 
     def _prepare(self) -> list[tuple[list[Call], VerdictCalls, set[str]]]:
         """The prerequisite and verdict calls, the plan stored (or reused: elotui.run.prepare), and which calls
-        the store already answered (in a list of one, for the caller to take out)."""
+        the store already answered (in a list of one, for the caller to take out); the judges with calls to answer
+        read their logs meanwhile."""
         with long_lived():
-            ready = prepare(self.tournament, self.plan, self.builder, self.judges, self.store)
+            t, read_ahead = self.tournament, sends_all(self.tournament)
+            ready = prepare(t, self.plan, self.builder, self.judges, self.store, read_ahead=read_ahead)
         self.cached = self.done = ready.cached
         self._acct.cost = self.store.recorded_cost(c.key for c in ready.prereqs) + self.store.plan_cost()
         return [(ready.prereqs, ready.verdicts, ready.answered)]

@@ -42,6 +42,15 @@ async def ready_judges(judges: Iterable[Judge]) -> None:
             await asyncio.to_thread(_long_lived, prepare)
 
 
+def ready_now(judges: Iterable[Judge]) -> None:
+    """`ready_judges` in the calling thread: the runner's planning thread, while the plan's end is written behind
+    (elotui.run.prepare). A judge that has read its log does not read it again."""
+    for judge in judges:
+        prepare = getattr(judge, "prepare", None)
+        if prepare is not None:
+            _long_lived(prepare)
+
+
 def _long_lived(make: Callable[[], object]) -> None:
     with long_lived():
         make()

@@ -75,7 +75,8 @@ class Store(TextsTable):
         self.cache = cache
         self._conn, self.read_only = connect(self.path)
         self._lock = threading.RLock()
-        self._behind = writes.Behind()  # the end of a write of free answers, finished in a helper thread
+        # the end of a write (free answers, a new plan) finished in a helper thread
+        self._behind = writes.Behind()
         self._answers_written = 0  # answers rows written since this process last compacted (store.columns)
         self._columns: tuple[tuple[int, int], tuple[VerdictColumns, int]] | None = None  # the last read
         self._migrate()
@@ -282,15 +283,38 @@ class Store(TextsTable):
 
     # --- plan -----------------------------------------------------------------------------------------------------
 
-    def set_plan(self, rows: Iterable[PlanRow], fingerprint: str | None = None) -> None:
+    def set_plan(
+        self, rows: Iterable[PlanRow], fingerprint: str | None = None, *, behind: bool = False
+    ) -> None:
         """Make `rows` the current plan in one transaction, writing only the rows that changed (an unchanged plan
         writes nothing, so a re-run needs no free disk for it), and its columnar snapshot. `fingerprint`: what the
         plan was computed from (`plan_fingerprint` finds it again, so that an unchanged tournament is not planned
-        twice). elotui.store.plan_table."""
+        twice). `behind`: the rows are written now, the end of the transaction (the key index built again, the
+        snapshot, the commit: elotui.store.plan_table.write_end) in the helper thread while the caller goes on,
+        as for free answers (`record_calls`): the store's next use waits for it. elotui.store.plan_table."""
         change = plan_table.changes(rows, self.plan())
         if change.nothing and (fingerprint is None or fingerprint == self.plan_fingerprint()):
             return
-        self._transaction(lambda: plan_table.write(self._db, change, fingerprint))
+        if not behind:
+            self._transaction(lambda: plan_table.write(self._db, change, fingerprint))
+            return
+        with self._lock, self._guarded():
+            db = self._db
+            db.execute("BEGIN IMMEDIATE")
+            try:
+                coded = columns.code_plan(change.rows)  # the end needs no row: the rows can go meanwhile
+                rebuild = plan_table.write_rows(db, change)
+            except BaseException:
+                writes.rollback(db)
+                raise
+            self._behind.start(functools.partial(self._end_plan_behind, coded, fingerprint, rebuild))
+
+    def _end_plan_behind(self, coded: columns.CodedPlan, fingerprint: str | None, rebuild: bool) -> None:
+        """In the helper thread, which has the connection to itself until this returns (so: `_conn`, no lock)."""
+        with self._guarded():
+            writes.commit_after(
+                self._conn, lambda: plan_table.write_end(self._conn, coded, fingerprint, rebuild)
+            )
 
     def plan(self) -> list[PlanRow]:
         return self._rows(PlanRow, f"{PLAN_SQL} ORDER BY p.seq")

@@ -110,7 +110,23 @@ _FIELD = {name: itemgetter(i) for i, name in enumerate(PlanRow._fields)}  # a pl
 
 def write_plan(db: sqlite3.Connection, rows: Sequence[PlanRow], fingerprint: str | None) -> None:
     """Replace the snapshot with the plan `rows` (within the caller's transaction, after the `plan` table holds
-    them): code the columns, read every outcome from `calls` once, clear `answers`."""
+    them): `code_plan`, then `write_snapshot`."""
+    write_snapshot(db, code_plan(rows), fingerprint)
+
+
+@dataclass(frozen=True)
+class CodedPlan:
+    """A plan's columns as the snapshot keeps them (`code_plan`): no Python object per row."""
+
+    seq: NDArray[np.int32]
+    sample: NDArray[np.int32]
+    columns: dict[str, NDArray[np.int32]]  # the coded fields (_CODED), numbers into `books`
+    books: dict[str, dict[str, int]]
+
+
+def code_plan(rows: Sequence[PlanRow]) -> CodedPlan:
+    """The plan `rows` coded, in seq order (needs no store: a plan written behind is coded before, and its rows can
+    go while the rest is written)."""
     seq = np.fromiter(map(_FIELD["seq"], rows), dtype=np.int32, count=len(rows))
     if np.any(seq[1:] < seq[:-1]):  # in seq order (a plan comes in it: then as it is)
         order = np.argsort(seq, kind="stable")
@@ -118,11 +134,18 @@ def write_plan(db: sqlite3.Connection, rows: Sequence[PlanRow], fingerprint: str
     books: dict[str, dict[str, int]] = {"prompts": {}, "contestants": {}, "judges": {}, "conditions": {}}
     columns = {c: _code(list(map(_FIELD[c], rows)), books[_BOOKS[c]]) for c in _CODED}
     sample = np.fromiter(map(_FIELD["sample"], rows), dtype=np.int32, count=len(rows))
-    outcome = np.full(len(rows), OUTCOME_MISSING, dtype=np.int8)
+    return CodedPlan(seq, sample, columns, books)
+
+
+def write_snapshot(db: sqlite3.Connection, plan: CodedPlan, fingerprint: str | None) -> None:
+    """Replace the snapshot with the coded plan (within the caller's transaction, after the `plan` table holds
+    it): read every outcome from `calls` once, clear `answers`."""
+    seq = plan.seq
+    outcome = np.full(len(seq), OUTCOME_MISSING, dtype=np.int8)
     # the smaller table drives the join (SQLite has no statistics to choose by): a fresh store's few calls, or
     # a large store's plan when it is re-planned
     calls = int(db.execute("SELECT coalesce(max(rowid), 0) FROM calls").fetchone()[0])
-    join = "calls c CROSS JOIN plan p" if calls < len(rows) else "plan p CROSS JOIN calls c"
+    join = "calls c CROSS JOIN plan p" if calls < len(seq) else "plan p CROSS JOIN calls c"
     answered = db.execute(f"SELECT p.seq, {OUTCOME_SQL} FROM {join} ON c.key = p.key").fetchall()
     if answered:
         seqs, codes = np.array(answered, dtype=np.int64).T
@@ -130,13 +153,17 @@ def write_plan(db: sqlite3.Connection, rows: Sequence[PlanRow], fingerprint: str
     db.execute("DELETE FROM answers")
     through = last_answer(db)  # every answer so far is in `outcome`
     meta = {
-        "n": len(rows),
+        "n": len(seq),
         "fingerprint": fingerprint,
         "through": through,
-        **{k: list(v) for k, v in books.items()},
+        **{k: list(v) for k, v in plan.books.items()},
     }
-    data: dict[str, bytes] = {"seq": seq.tobytes(), "sample": sample.tobytes(), "outcome": outcome.tobytes()}
-    data.update((c, columns[c].tobytes()) for c in _CODED)
+    data: dict[str, bytes] = {
+        "seq": seq.tobytes(),
+        "sample": plan.sample.tobytes(),
+        "outcome": outcome.tobytes(),
+    }
+    data.update((c, plan.columns[c].tobytes()) for c in _CODED)
     data["meta"] = json.dumps(meta).encode()
     db.execute("DELETE FROM snapshot")
     db.executemany("INSERT INTO snapshot (name, data) VALUES (?, ?)", list(data.items()))

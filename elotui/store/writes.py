@@ -4,9 +4,11 @@ of exactly those calls (`write_calls`), and a write whose end (answers rows, com
 
 A batch of free answers (a replay or simulated judge: 10^4-10^5 calls about once a second) spends about half its
 store time in work that SQLite does without Python's lock: the answers rows (one INSERT ... SELECT), the commit
-and the compaction of the columns. Finished behind, that half overlaps the answering of the next batch. The store
-hands its connection to nobody else until that end is over: every use of the connection first waits for it
-(`Behind.wait`) and raises what it raised, so a full disk is reported at the next write, never lost.
+and the compaction of the columns. Finished behind, that half overlaps the answering of the next batch. A new
+plan's end (its key index built again, its snapshot, the commit: elotui.store.plan_table.write_end) is finished
+behind the same way, while a replay judge reads its log (elotui.run.prepare). The store hands its connection to
+nobody else until that end is over: every use of the connection first waits for it (`Behind.wait`) and raises
+what it raised, so a full disk is reported at the next write, never lost.
 """
 
 from __future__ import annotations
@@ -90,8 +92,13 @@ def log_answers(db: sqlite3.Connection, last: int) -> None:
 def finish_calls(db: sqlite3.Connection, last: int) -> None:
     """The end of the transaction `write_call_rows` wrote in: the answers rows and the commit (rolled back if
     either fails)."""
+    commit_after(db, lambda: log_answers(db, last))
+
+
+def commit_after(db: sqlite3.Connection, body: Callable[[], object]) -> None:
+    """The end of an open transaction: `body`, then the commit (the transaction rolled back if either fails)."""
     try:
-        log_answers(db, last)
+        body()
         db.execute("COMMIT")
     except BaseException:
         rollback(db)

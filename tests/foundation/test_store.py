@@ -408,3 +408,43 @@ def test_a_failure_behind_that_no_use_met_is_raised_by_close(
         store.close()
     with pytest.raises(sqlite3.ProgrammingError):  # closed all the same
         store._conn.execute("SELECT 1")
+
+
+def test_a_plan_whose_end_is_written_behind_is_whole_at_the_next_use_and_a_failed_end_keeps_the_old_plan(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """set_plan(behind=True): the rows now, the key index (rebuilt for a bulk change), the snapshot and the commit
+    in the helper thread. The next use waits for them: it sees the whole plan with its outcomes and fingerprint,
+    the index is there again; another connection sees it once settled. A failed end (a full disk) is raised at the
+    next use, and the transaction is rolled back: the plan before it stays, whole."""
+    from elotui.errors import StoreError
+    from elotui.store import plan_table
+
+    monkeypatch.setattr(plan_table, "BULK_PLAN_ROWS", 4)  # the index dropped and built again, as at 10^6 rows
+    path = tmp_path / "s.sqlite"
+    old = [PlanRow(i, f"p{i}", "a", "b", "j", "clean", 0, f"k{i}") for i in range(6)]
+    new = [PlanRow(i, f"q{i}", "a", "b", "j", "clean", 0, f"k{i}") for i in range(8)]
+    with Store(path) as store, Store(path) as other:
+        store.record_calls([verdict("k1")])
+        store.set_plan(old, "old", behind=True)
+        assert store.plan() == old and store.plan_fingerprint() == "old"  # waited for
+        assert [r.status for r in store.plan_verdicts()][:3] == ["missing", "ok", "missing"]
+        indexes = {r[1] for r in store._conn.execute("PRAGMA index_list(plan)")}
+        assert "plan_key" in indexes
+        store.settle()
+        assert other.plan() == old and other.plan_fingerprint() == "old"
+
+        real = plan_table.write_end
+
+        def full(*args: object) -> None:
+            real(*args)  # type: ignore[arg-type]
+            raise sqlite3.OperationalError("database or disk is full")
+
+        monkeypatch.setattr(plan_table, "write_end", full)
+        store.set_plan(new, "new", behind=True)
+        with pytest.raises(StoreError, match="no space left on the device"):
+            store.plan()
+        monkeypatch.setattr(plan_table, "write_end", real)
+        assert other.plan() == old and other.plan_fingerprint() == "old"
+        assert [r.status for r in other.plan_verdicts()][:3] == ["missing", "ok", "missing"]
+        assert "plan_key" in {r[1] for r in other._conn.execute("PRAGMA index_list(plan)")}

@@ -208,8 +208,9 @@ async def test_a_full_disk_while_batches_end_behind_stops_the_run_and_the_next_r
     monkeypatch.setattr(Store, "record_calls", spy)
     set_plan = Store.set_plan
 
-    def capped(self, rows, fingerprint=None):  # type: ignore[no-untyped-def]
-        set_plan(self, rows, fingerprint)
+    def capped(self, rows, fingerprint=None, **kw):  # type: ignore[no-untyped-def]
+        set_plan(self, rows, fingerprint, **kw)
+        self.settle()  # the plan's end, written behind, is over
         pages = self._conn.execute("PRAGMA page_count").fetchone()[0]
         self._conn.execute(f"PRAGMA max_page_count = {pages + 40}")
 
@@ -391,5 +392,80 @@ async def test_a_replay_log_is_read_off_the_event_loop_which_runs_on_meanwhile(
         result = await Runner(t, store).run()
         ticker.cancel()
     assert result.state == "finished" and result.done == result.total == len(rows)
-    assert loop_turned_while_reading == [True]
-    assert readers != [threading.get_ident()]  # not the loop's thread
+    # read in the planning thread (while the plan's end is written behind), then asked again before the first
+    # call, which finds it read: never on the loop's thread, which turned meanwhile each time
+    assert loop_turned_while_reading and all(loop_turned_while_reading)
+    assert readers and threading.get_ident() not in readers
+
+
+def _replay_world(tmp_path: Path) -> Path:
+    """A tournament of two prompts and one replay judge with a verdict for each of its four presentations."""
+    log = tmp_path / "log.jsonl"
+    rows = [(p, x, y) for p in ("p1", "p2") for x, y in (("a", "b"), ("b", "a"))]
+    log.write_text(
+        "".join(
+            f'{{"prompt": "{p}", "first": "{x}", "second": "{y}", "judge": "r", "winner": "first"}}\n'
+            for p, x, y in rows
+        )
+    )
+    judge = {"id": "r", "provider": "replay", "path": "log.jsonl"}
+    return write_tournament(tmp_path / "t.toml", contestants=["a", "b"], judges=[judge])
+
+
+async def test_a_replay_log_is_read_while_the_plans_end_is_written_behind(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The plan's key index, snapshot and commit (seconds of SQLite work at 10^6 rows, without Python's lock) are
+    written behind while the replay judge reads its log (seconds of Python work), not one after the other."""
+    from elotui.store import plan_table
+
+    t = load_tournament(_replay_world(tmp_path))
+    log_read = threading.Event()
+    read_during_end: list[bool] = []
+    read, end = ReplayJudge.prepare, plan_table.write_end
+
+    def prepare(self: ReplayJudge) -> None:
+        log_read.set()
+        read(self)
+
+    def write_end(*args: object) -> None:  # waits for the log read to start, at most 5 s
+        read_during_end.append(log_read.wait(5.0))
+        end(*args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(ReplayJudge, "prepare", prepare)
+    monkeypatch.setattr(plan_table, "write_end", write_end)
+    with Store(tmp_path / "s.sqlite") as store:
+        result = await Runner(t, store).run()
+        assert [v.status for v in store.plan_verdicts()] == ["ok"] * 4
+    assert result.state == "finished" and result.done == result.total == 4
+    assert read_during_end == [True]
+
+
+async def test_a_judge_whose_calls_are_all_answered_reads_nothing_when_an_edited_tournament_is_planned_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An edit that changes no call (here the ranking threshold) makes the plan be computed and stored again; the
+    answered calls are known before it is stored, so the replay judge, with nothing to answer, reads no log."""
+    toml = _replay_world(tmp_path)
+    reads: list[str] = []
+    read = ReplayJudge.prepare
+
+    def prepare(self: ReplayJudge) -> None:
+        reads.append(self.id)
+        read(self)
+
+    monkeypatch.setattr(ReplayJudge, "prepare", prepare)
+    with Store(tmp_path / "s.sqlite") as store:
+        first = await Runner(load_tournament(toml), store).run()
+        assert first.done == 4 and reads
+        fingerprint = store.plan_fingerprint()
+        reads.clear()
+        toml.write_text(
+            toml.read_text(encoding="utf-8") + "\n[ranking]\nthreshold = 0.75\npermutations = 7\n",
+            encoding="utf-8",
+        )
+        again = await Runner(load_tournament(toml), store).run()
+        assert store.plan_fingerprint() != fingerprint  # planned and stored again
+        assert [v.status for v in store.plan_verdicts()] == ["ok"] * 4
+    assert again.state == "finished" and again.done == again.total == 4
+    assert reads == []
