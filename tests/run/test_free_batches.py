@@ -469,3 +469,34 @@ async def test_a_judge_whose_calls_are_all_answered_reads_nothing_when_an_edited
         assert [v.status for v in store.plan_verdicts()] == ["ok"] * 4
     assert again.state == "finished" and again.done == again.total == 4
     assert reads == []
+
+
+async def test_a_full_disk_while_the_plans_end_is_written_behind_stops_the_run_and_the_next_resumes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The plan's end fails behind (a full disk): the run stops with the store's message (not a crash), nothing of
+    the plan is half-stored, and the next run, with room again, plans and answers everything."""
+    import sqlite3
+
+    from elotui.errors import StoreError
+    from elotui.store import plan_table
+
+    t = load_tournament(_replay_world(tmp_path))
+    end = plan_table.write_end
+
+    def full(*args: object) -> None:
+        raise sqlite3.OperationalError("database or disk is full")
+
+    with Store(tmp_path / "s.sqlite") as store:
+        monkeypatch.setattr(plan_table, "write_end", full)
+        with pytest.raises(StoreError, match="no space left on the device"):
+            await Runner(t, store).run()
+        monkeypatch.setattr(plan_table, "write_end", end)
+    with Store(tmp_path / "s.sqlite") as store:
+        assert store.plan() == [] and store.plan_fingerprint() is None  # rolled back whole
+        from elotui.store.runs import LEASE_S, reap
+
+        reap(store, now=__import__("time").time() + LEASE_S + 1)  # the failed run's lease, lapsed
+        result = await Runner(t, store).run()
+        assert [v.status for v in store.plan_verdicts()] == ["ok"] * 4
+    assert result.state == "finished" and result.done == result.total == 4
