@@ -85,8 +85,7 @@ def prepare(
     texts = Texts.load(tournament, store, prereqs)
     verdicts, reused, fingerprint = _planned(tournament, plan, builder, judges, store, texts)
     answered = store.cached_keys([c.key for c in prereqs] + [c.key for c in verdicts.calls])
-    if fingerprint is not None:
-        store.set_plan(verdicts.rows, None if verdicts.blocked else fingerprint, behind=True)
+    _store(store, verdicts, fingerprint, behind=True)
     if read_ahead:
         verdicts.rows.clear()
         ready_now(judges[jid] for jid in sorted({c.judge for c in verdicts.calls if c.key not in answered}))
@@ -104,20 +103,10 @@ def sends_all(tournament: Tournament) -> bool:
     return not (comparison.plan == "adaptive" or comparison.screen)
 
 
-def store_plan(
-    tournament: Tournament,
-    plan: Plan,
-    builder: PromptBuilder,
-    judges: Mapping[str, Judge],
-    store: Store,
-    texts: Texts,
-) -> tuple[VerdictCalls, int]:
-    """The verdict calls, with the plan stored; and how many plan rows were answered already when the stored
-    plan was reused (their calls are left out)."""
-    verdicts, reused, fingerprint = _planned(tournament, plan, builder, judges, store, texts)
+def _store(store: Store, verdicts: VerdictCalls, fingerprint: str | None, *, behind: bool = False) -> None:
+    """The plan stored (Store.set_plan), unless the stored one is reused (`fingerprint` None)."""
     if fingerprint is not None:
-        store.set_plan(verdicts.rows, None if verdicts.blocked else fingerprint)
-    return verdicts, reused
+        store.set_plan(verdicts.rows, None if verdicts.blocked else fingerprint, behind=behind)
 
 
 def _planned(
@@ -151,7 +140,8 @@ def replan(
     """After the generation and paraphrase calls: the plan stored again with every key resolved. The verdict
     calls, which of them are answered, and how many plan rows those answer."""
     texts = Texts.load(tournament, store, prereqs)
-    verdicts, reused = store_plan(tournament, plan, builder, judges, store, texts)
+    verdicts, reused, fingerprint = _planned(tournament, plan, builder, judges, store, texts)
     answered = store.cached_keys(c.key for c in verdicts.calls)
+    _store(store, verdicts, fingerprint)
     texts.store_derived(store, plan)
     return verdicts, answered, reused + sum(c.rows for c in verdicts.calls if c.key in answered)

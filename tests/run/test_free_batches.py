@@ -354,10 +354,8 @@ async def test_free_answers_are_made_and_recorded_with_the_collector_off_and_the
     assert gc.isenabled()
 
 
-async def test_a_replay_log_is_read_off_the_event_loop_which_runs_on_meanwhile(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """Reading a 10^6-verdict log takes seconds: the TUI's event loop must not stop for it."""
+def _replay_world(tmp_path: Path) -> Path:
+    """A tournament of two prompts and one replay judge with a verdict for each of its four presentations."""
     log = tmp_path / "log.jsonl"
     rows = [(p, x, y) for p in ("p1", "p2") for x, y in (("a", "b"), ("b", "a"))]
     log.write_text(
@@ -367,7 +365,14 @@ async def test_a_replay_log_is_read_off_the_event_loop_which_runs_on_meanwhile(
         )
     )
     judge = {"id": "r", "provider": "replay", "path": "log.jsonl"}
-    t = load_tournament(write_tournament(tmp_path / "t.toml", contestants=["a", "b"], judges=[judge]))
+    return write_tournament(tmp_path / "t.toml", contestants=["a", "b"], judges=[judge])
+
+
+async def test_a_replay_log_is_read_off_the_event_loop_which_runs_on_meanwhile(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Reading a 10^6-verdict log takes seconds: the TUI's event loop must not stop for it."""
+    t = load_tournament(_replay_world(tmp_path))
     reading, turned = threading.Event(), threading.Event()
     readers: list[int] = []
     loop_turned_while_reading: list[bool] = []
@@ -391,25 +396,11 @@ async def test_a_replay_log_is_read_off_the_event_loop_which_runs_on_meanwhile(
         ticker = asyncio.create_task(other_task())
         result = await Runner(t, store).run()
         ticker.cancel()
-    assert result.state == "finished" and result.done == result.total == len(rows)
+    assert result.state == "finished" and result.done == result.total == 4
     # read in the planning thread (while the plan's end is written behind), then asked again before the first
     # call, which finds it read: never on the loop's thread, which turned meanwhile each time
     assert loop_turned_while_reading and all(loop_turned_while_reading)
     assert readers and threading.get_ident() not in readers
-
-
-def _replay_world(tmp_path: Path) -> Path:
-    """A tournament of two prompts and one replay judge with a verdict for each of its four presentations."""
-    log = tmp_path / "log.jsonl"
-    rows = [(p, x, y) for p in ("p1", "p2") for x, y in (("a", "b"), ("b", "a"))]
-    log.write_text(
-        "".join(
-            f'{{"prompt": "{p}", "first": "{x}", "second": "{y}", "judge": "r", "winner": "first"}}\n'
-            for p, x, y in rows
-        )
-    )
-    judge = {"id": "r", "provider": "replay", "path": "log.jsonl"}
-    return write_tournament(tmp_path / "t.toml", contestants=["a", "b"], judges=[judge])
 
 
 async def test_a_replay_log_is_read_while_the_plans_end_is_written_behind(
