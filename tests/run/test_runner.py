@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -380,25 +381,40 @@ async def test_a_run_leaves_nothing_frozen_so_cycles_made_meanwhile_are_collecte
     assert gone() is None
 
 
-async def test_a_finished_run_lets_its_planned_comparisons_go(tmp_path: Path, store: Store) -> None:
+async def test_a_finished_run_lets_its_planned_comparisons_go(
+    tmp_path: Path, store: Store, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """The TUI keeps its runner after the run (for its controls). The runner must not keep the plan's comparisons
     then: at 10^6 of them, thawed at the run's end, every full collection walked them (~200 ms, a key press now and
-    then that took that long to show). A second run of the same runner lays the plan out again."""
-    import gc
+    then that took that long to show). A second run of the same runner lays the plan out again. (Comparisons are
+    named tuples, which the collector may stop tracking: what holds one is counted by its references.)"""
+    import sys
 
-    from elotui.run.plan import Comparison
+    from elotui.run import runner as runner_module
 
-    def alive() -> int:
-        gc.collect()
-        return sum(isinstance(o, Comparison) for o in gc.get_objects())
+    built: list[object] = []  # the first comparison of each plan laid out
+    lay_out = runner_module.build_plan
 
+    def spied(t: Any) -> Any:
+        plan = lay_out(t)
+        built.append(plan.comparisons[0])
+        return plan
+
+    control = [object()]
+    alone = sys.getrefcount(control[0])  # an object its list alone holds, counted the same way
+
+    monkeypatch.setattr(runner_module, "build_plan", spied)
     world = FakeWorld({"a": 1})
     runner = Runner(make(tmp_path, ["a", "b", "c"]), store, judge_factory=world.factory)
     planned = runner.total
     assert len(runner.plan.comparisons) == planned > 0  # made and frozen (elotui.heap); a run thaws them
+    held = sys.getrefcount(built[0])  # (counted outside an assert, which pytest rewrites with temporaries)
+    assert held == alone + 1  # and the plan
     result = await runner.run()
     assert result.state == "finished" and result.total == planned
-    assert alive() == 0 and runner.total == planned
+    held = sys.getrefcount(built[0])
+    assert held == alone and runner.total == planned
     again = await runner.run()
     assert again.state == "finished" and again.total == planned and again.done == planned
-    assert alive() == 0
+    held = sys.getrefcount(built[-1])
+    assert len(built) == 2 and held == alone
