@@ -36,10 +36,7 @@ async def ready_judges(judges: Iterable[Judge]) -> None:
     """Each judge that reads something before its first call reads it now (a replay judge its log: UserError naming
     the file and line if it is malformed), in a thread: a 10^6-verdict log takes ~4 s to read, and the event loop
     (the TUI) runs on meanwhile. What it reads is long-lived (elotui.heap)."""
-    for judge in judges:
-        prepare = getattr(judge, "prepare", None)
-        if prepare is not None:
-            await asyncio.to_thread(_long_lived, prepare)
+    await asyncio.to_thread(ready_now, list(judges))
 
 
 def ready_now(judges: Iterable[Judge]) -> None:

@@ -26,7 +26,7 @@ import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Self
+from typing import TYPE_CHECKING, Any, Self, TypeVar
 
 from elotui.errors import store_problem
 from elotui.records import (
@@ -64,6 +64,9 @@ def default_store_path(tournament: Tournament) -> Path:
 
     digest = hashlib.sha256(str(tournament.path).encode()).hexdigest()[:10]
     return stores_dir() / f"{tournament.slug}-{digest}.sqlite"
+
+
+_Made = TypeVar("_Made")  # what the start of a write finished behind hands its end
 
 
 class Store(TextsTable):
@@ -190,22 +193,35 @@ class Store(TextsTable):
             self._behind.wait()
 
     def _write_behind(self, records: Sequence[CallRecord]) -> None:
-        """The call rows now, the rest of their transaction behind (`_end_behind`)."""
+        """The call rows now, the rest of their transaction behind (answers rows, commit, compaction)."""
+        count = len(records)  # the end holds the count, not the records
+
+        def rest(db: sqlite3.Connection, last: int) -> None:
+            writes.finish_calls(db, last)
+            self._after_answers(count, db)
+
+        self._begin_behind(lambda db: writes.write_call_rows(db, records), rest)
+
+    def _begin_behind(
+        self, now: Callable[[sqlite3.Connection], _Made], rest: Callable[[sqlite3.Connection, _Made], object]
+    ) -> None:
+        """One write transaction begun now: `now(db)` in the caller's thread (rolled back if it raises), then
+        `rest(db, what now made)`, which ends the transaction, in the helper thread while the caller goes on. The
+        store's next use waits for it and raises what it raised (elotui.store.writes.Behind)."""
         with self._lock, self._guarded():
             db = self._db
             db.execute("BEGIN IMMEDIATE")
             try:
-                last = writes.write_call_rows(db, records)
+                made = now(db)
             except BaseException:
                 writes.rollback(db)
                 raise
-            self._behind.start(functools.partial(self._end_behind, last, len(records)))
+            self._behind.start(functools.partial(self._end_behind, rest, made))
 
-    def _end_behind(self, last: int, count: int) -> None:
+    def _end_behind(self, rest: Callable[[sqlite3.Connection, _Made], object], made: _Made) -> None:
         """In the helper thread, which has the connection to itself until this returns (so: `_conn`, no lock)."""
         with self._guarded():
-            writes.finish_calls(self._conn, last)
-            self._after_answers(count, self._conn)
+            rest(self._conn, made)
 
     def _after_answers(self, count: int, db: sqlite3.Connection | None = None) -> None:
         """Fold the answers log into the snapshot once COMPACT_EVERY rows have gathered (a writer's job); `db`: the
@@ -298,23 +314,16 @@ class Store(TextsTable):
         if not behind:
             self._transaction(lambda: plan_table.write(self._db, change, fingerprint))
             return
-        with self._lock, self._guarded():
-            db = self._db
-            db.execute("BEGIN IMMEDIATE")
-            try:
-                coded = columns.code_plan(change.rows)  # the end needs no row: the rows can go meanwhile
-                rebuild = plan_table.write_rows(db, change)
-            except BaseException:
-                writes.rollback(db)
-                raise
-            self._behind.start(functools.partial(self._end_plan_behind, coded, fingerprint, rebuild))
 
-    def _end_plan_behind(self, coded: columns.CodedPlan, fingerprint: str | None, rebuild: bool) -> None:
-        """In the helper thread, which has the connection to itself until this returns (so: `_conn`, no lock)."""
-        with self._guarded():
-            writes.commit_after(
-                self._conn, lambda: plan_table.write_end(self._conn, coded, fingerprint, rebuild)
-            )
+        def now(
+            db: sqlite3.Connection,
+        ) -> tuple[columns.CodedPlan, bool]:  # the end needs no row: they can go
+            return columns.code_plan(change.rows), plan_table.write_rows(db, change)
+
+        def rest(db: sqlite3.Connection, made: tuple[columns.CodedPlan, bool]) -> None:
+            writes.commit_after(db, lambda: plan_table.write_end(db, made[0], fingerprint, made[1]))
+
+        self._begin_behind(now, rest)
 
     def plan(self) -> list[PlanRow]:
         return self._rows(PlanRow, f"{PLAN_SQL} ORDER BY p.seq")
