@@ -18,6 +18,7 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import IO, Any, Literal, TypedDict, cast
 
+from elotui.checkpoints import EVERY, checkpoint
 from elotui.errors import UserError
 
 FIELDS = ("prompt", "first", "second", "judge", "condition", "sample", "winner", "reasoning", "status")
@@ -172,6 +173,8 @@ def read_verdicts(path: str | Path) -> Iterator[Verdict]:
         try:
             blank = 0
             for lineno, line in enumerate(fh, start=1):
+                if lineno % EVERY == 0:
+                    checkpoint()  # a run stopped while its replay judge reads the log (elotui.checkpoints)
                 if line.isspace():  # (a line read from a file is never empty)
                     blank += 1
                     if blank >= MAX_BLANK_RUN:

@@ -4,6 +4,7 @@ and the events that say so (elotui.run.events) to `on_event`."""
 from __future__ import annotations
 
 import asyncio
+import threading
 from collections.abc import Callable
 
 from elotui.run.events import Event, RunState, RunStateChanged
@@ -22,6 +23,7 @@ class RunLifecycle:
         self._resume = asyncio.Event()  # set: running (clear: paused)
         self._resume.set()
         self._stopping = self._budget_hit = False
+        self._halt = threading.Event()  # set by `stop`: the run's work in threads ends at its next checkpoint
         self._workers: list[asyncio.Task[None]] = []
 
     @property
@@ -66,6 +68,7 @@ class RunLifecycle:
         if not self._stopping:
             self._stopping = True
             self._set_state("stopped", "stopped by the user")
+        self._halt.set()  # planning or a log read in a thread stops too (elotui.checkpoints), not only new calls
         self._resume.set()
         if cancel:
             for task in self._workers:

@@ -22,6 +22,7 @@ from collections import deque
 from collections.abc import Callable
 from typing import cast
 
+from elotui.checkpoints import Stopped, to_thread
 from elotui.config import Tournament
 from elotui.errors import StoreError
 from elotui.heap import collector_off, long_lived, thaw
@@ -128,8 +129,9 @@ class Runner(RunLifecycle):
                 manifest(self.tournament, self.judges, self.builder, self.plan, self.max_cost),
                 force=self.force,
             )
-            # Planned in a thread: the loop (the TUI) runs on. Popped: the finished future keeps its result.
-            prereqs, verdicts, answered = (await asyncio.to_thread(self._prepare)).pop()
+            # Planned in a thread: the loop (the TUI) runs on; a stop ends it at its next checkpoint. Popped: the
+            # finished future keeps its result.
+            prereqs, verdicts, answered = (await to_thread(self._prepare, stop=self._halt)).pop()
             self._emit(RunStarted(total=self.total, cached=self.cached, run_id=self.run_id))
             self._set_state("running", "started", force=True)
             ticker = asyncio.create_task(self._tick())
@@ -146,6 +148,8 @@ class Runner(RunLifecycle):
                 del verdicts  # the plan is stored: its rows and answered calls go (10^6 rows: ~300 MB)
                 await self._execute(pending, release=True)
             final_state = "stopped" if self._stopping else "budget" if self._budget_hit else "finished"
+        except Stopped:  # stopped while it prepared (elotui.checkpoints): what it began is undone
+            final_state = "stopped"
         except (asyncio.CancelledError, KeyboardInterrupt):
             final_state = "stopped"
             raise
@@ -216,7 +220,7 @@ class Runner(RunLifecycle):
             queues.setdefault(call.judge, deque()).append(call)
         if release:
             calls.clear()
-        await ready_judges(self.judges[jid] for jid in queues)  # a replay judge's log: read now, off the loop
+        await ready_judges((self.judges[jid] for jid in queues), self._halt)  # a log: read now, off the loop
         self._workers = [
             asyncio.create_task(self._worker(jid, queue))
             for jid, queue in queues.items()

@@ -3,12 +3,13 @@ produced it: never an API key)."""
 
 from __future__ import annotations
 
-import asyncio
 import hashlib
+import threading
 from collections.abc import Callable, Iterable
 from typing import Any
 
 from elotui import __version__
+from elotui.checkpoints import to_thread
 from elotui.config import EndpointConfig, Tournament
 from elotui.heap import long_lived
 from elotui.judges.base import Judge, RetryObserver
@@ -32,11 +33,12 @@ def default_judge_factory(tournament: Tournament, *, no_delay: bool = False) -> 
     return factory
 
 
-async def ready_judges(judges: Iterable[Judge]) -> None:
+async def ready_judges(judges: Iterable[Judge], stop: threading.Event | None = None) -> None:
     """Each judge that reads something before its first call reads it now (a replay judge its log: UserError naming
     the file and line if it is malformed), in a thread: a 10^6-verdict log takes ~4 s to read, and the event loop
-    (the TUI) runs on meanwhile. What it reads is long-lived (elotui.heap)."""
-    await asyncio.to_thread(ready_now, list(judges))
+    (the TUI) runs on meanwhile. What it reads is long-lived (elotui.heap). The reading ends early (Stopped) once
+    `stop` is set or the caller is cancelled (elotui.checkpoints)."""
+    await to_thread(ready_now, list(judges), stop=stop)
 
 
 def ready_now(judges: Iterable[Judge]) -> None:

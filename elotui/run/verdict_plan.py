@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+from elotui.checkpoints import EVERY, checkpoint
 from elotui.heap import long_lived
 from elotui.judges.base import Judge
 from elotui.run.calls import Call, Texts, comparison_fields
@@ -111,6 +112,8 @@ def _verdict_calls(
     may_wait = bool(texts.generation_keys or texts.paraphrase_keys)  # else no presentation waits for a text
     unit = _Unit()
     for seq, c in enumerate(plan.comparisons):
+        if seq % EVERY == 0:
+            checkpoint()  # a run stopped meanwhile stops planning (elotui.checkpoints)
         if only is not None and seq not in only:
             continue
         prompt, first, second, condition = c.prompt, c.first, c.second, c.condition
@@ -168,6 +171,8 @@ def _plan_rows(
     prompts, firsts, seconds = shown_texts
     rows: list[PlanRow] = []
     for seq, c in enumerate(plan.comparisons):
+        if seq % EVERY == 0:
+            checkpoint()
         if only is None or seq in only:
             i = len(rows)
             rows.append(

@@ -13,6 +13,7 @@ from typing import Any, cast
 
 import numpy as np
 
+from elotui.checkpoints import EVERY, checkpoint
 from elotui.records import PlanRow
 from elotui.store import columns
 from elotui.store.schema import PLAN_COLUMNS, PLAN_KEY_INDEX
@@ -130,7 +131,8 @@ def write_end(
 
 def _numbered(db: sqlite3.Connection, rows: list[tuple[Any, ...]]) -> Iterator[tuple[Any, ...]]:
     """The rows as stored: their three text keys replaced by their numbers in `text_keys` (new keys numbered
-    now), made one at a time as they are inserted (10^6 rows: no second list of them)."""
+    now), made one at a time as they are inserted (10^6 rows: no second list of them). A run stopped meanwhile
+    stops the inserts at a checkpoint (elotui.checkpoints): the transaction is rolled back."""
     keys: set[str | None] = set()
     for field in (8, 9, 10):  # each text key field of every row, taken in C
         keys.update(map(itemgetter(field), rows))
@@ -139,4 +141,10 @@ def _numbered(db: sqlite3.Connection, rows: list[tuple[Any, ...]]) -> Iterator[t
     db.executemany("INSERT OR IGNORE INTO text_keys (key) VALUES (?)", [(k,) for k in sorted(wanted)])
     number: dict[str | None, int | None] = {None: None}
     number.update((k, i) for i, k in db.execute("SELECT id, key FROM text_keys") if k in wanted)
-    return ((*r[:8], number[r[8]], number[r[9]], number[r[10]]) for r in rows)
+    return _stored(rows, number)
+
+
+def _stored(rows: list[tuple[Any, ...]], number: dict[str | None, int | None]) -> Iterator[tuple[Any, ...]]:
+    for start in range(0, len(rows), EVERY):
+        checkpoint()
+        yield from ((*r[:8], number[r[8]], number[r[9]], number[r[10]]) for r in rows[start : start + EVERY])

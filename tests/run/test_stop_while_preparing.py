@@ -1,0 +1,112 @@
+"""A run stopped while it prepares (quit in the TUI, Ctrl-C headless) stops preparing at its next checkpoint
+(elotui.checkpoints) instead of planning, storing the plan and reading the replay log to the end first (11-19 s at
+10^6 verdicts before the process could exit); a plan half-written is rolled back, the old one stays whole, and
+the next run plans and answers everything."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from elotui.checkpoints import Stopped, to_thread
+from elotui.config import load_tournament
+from elotui.run import prepare as prepare_module
+from elotui.run.runner import Runner
+from elotui.store import Store
+from tests.run.test_free_batches import _replay_world
+
+
+def _planning_held(monkeypatch: pytest.MonkeyPatch) -> tuple[threading.Event, threading.Event, list[str]]:
+    """Planning waits (at most 10 s) for `go` once `planning` is set, then plans for real; `outcome` says how its
+    real planning ended."""
+    planning, go, outcome = threading.Event(), threading.Event(), list[str]()
+    real = prepare_module.verdict_calls
+
+    def held(*args: Any, **kwargs: Any) -> Any:
+        planning.set()
+        go.wait(10.0)
+        try:
+            found = real(*args, **kwargs)
+        except Stopped:
+            outcome.append("stopped")
+            raise
+        outcome.append("planned")
+        return found
+
+    monkeypatch.setattr(prepare_module, "verdict_calls", held)
+    return planning, go, outcome
+
+
+async def _until(done: Callable[[], bool]) -> None:
+    for _ in range(10_000):  # a bound against a hang, not a timing
+        if done():
+            return
+        await asyncio.sleep(0.001)
+    raise AssertionError("never happened")
+
+
+async def test_a_run_stopped_while_it_plans_stops_planning_stores_no_plan_and_the_next_run_answers_all(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    t = load_tournament(_replay_world(tmp_path))
+    planning, go, outcome = _planning_held(monkeypatch)
+    with Store(tmp_path / "s.sqlite") as store:
+        runner = Runner(t, store)
+        task = asyncio.create_task(runner.run())
+        await _until(planning.is_set)
+        runner.stop()  # quit in the TUI
+        go.set()
+        result = await task
+        assert result.state == "stopped" and result.done == 0
+        assert outcome == ["stopped"]  # planning stopped at its first checkpoint, not run to its end
+        assert store.plan() == [] and store.plan_fingerprint() is None
+        assert store.runs()[-1].state == "stopped"
+        monkeypatch.undo()  # planning as usual
+        again = await Runner(t, store).run()
+        assert [v.status for v in store.plan_verdicts()] == ["ok"] * 4
+    assert again.state == "finished" and again.done == again.total == 4
+
+
+async def test_a_run_cancelled_while_it_plans_ctrl_c_ends_its_planning_thread_too(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Headless, Ctrl-C cancels the run's task; the process then waits for the planning thread, which must end at
+    its next checkpoint rather than plan, store and read everything first."""
+    t = load_tournament(_replay_world(tmp_path))
+    planning, go, outcome = _planning_held(monkeypatch)
+    with Store(tmp_path / "s.sqlite") as store:
+        task = asyncio.create_task(Runner(t, store).run())
+        await _until(planning.is_set)
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await task
+        go.set()
+        await _until(lambda: bool(outcome))
+        assert outcome == ["stopped"]
+        assert store.runs()[-1].state == "stopped"
+    with Store(tmp_path / "s.sqlite") as store:
+        assert store.plan() == []
+
+
+async def test_a_plan_write_stopped_at_a_checkpoint_is_rolled_back_and_the_old_plan_stays_whole(
+    tmp_path: Path,
+) -> None:
+    t = load_tournament(_replay_world(tmp_path))
+    with Store(tmp_path / "s.sqlite") as store:
+        assert (await Runner(t, store).run()).done == 4
+        old, fingerprint = store.plan(), store.plan_fingerprint()
+        new = [r._replace(key=r.key[::-1]) for r in old]  # every row changed
+        stop = threading.Event()
+        stop.set()
+        with pytest.raises(Stopped):
+            await to_thread(lambda: store.set_plan(new, "other", behind=True), stop=stop)
+        store.settle()
+        assert store.plan() == old and store.plan_fingerprint() == fingerprint
+        assert [v.status for v in store.plan_verdicts()] == ["ok"] * 4
+        store.set_plan(new, "other")  # the store is usable afterwards
+        assert store.plan() == new
