@@ -213,7 +213,7 @@ class ElotuiApp(AppActions, App[int]):
         )
 
     def _start_runner(self) -> None:
-        self.monitor.state = "running"
+        self.monitor.state = "preparing"  # until RunStarted: the calls planned, the plan stored
         self._run_worker = self._workers_by_group["run"] = self._run()
 
     @work(exclusive=True, group="run", exit_on_error=False)

@@ -48,7 +48,7 @@ class StatusInfo:
     threshold: str
     method: str
     scope: str
-    state: str  # running, paused, finished, stopped, budget, stored
+    state: str  # preparing (a run plans, before its first call), running, paused, finished, stopped, budget, stored
     kinds: list[str]  # the judge kinds: live, replay, simulated
     progress: Progress | None = None
     done: int = 0
@@ -81,12 +81,15 @@ class StatusBar(Static):
         done = p.done if p else info.done
         total = p.total if p else info.total
         t.append(" ")
-        narrow = self.app.size.width < 110
-        t.append(
-            progress_bar(done, total, 10 if narrow else BAR_WIDTH), style=theme_colour(app, "band-strong")
-        )
-        pct = f"{100 * done / total:.0f}%" if total else "—"
-        t.append(f" {done}/{total} calls ({pct})")
+        if info.state == "preparing":  # no count yet: the calls are being planned (q stops it at once)
+            t.append("planning the calls…", style="italic")
+        else:
+            narrow = self.app.size.width < 110
+            t.append(
+                progress_bar(done, total, 10 if narrow else BAR_WIDTH), style=theme_colour(app, "band-strong")
+            )
+            pct = f"{100 * done / total:.0f}%" if total else "—"
+            t.append(f" {done}/{total} calls ({pct})")
         if info.detail:
             t.append(f"  {one_line(info.detail, 80)}", style="italic")
         if "replay" in info.kinds:

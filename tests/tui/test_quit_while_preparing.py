@@ -1,0 +1,46 @@
+"""While a run prepares (plans its calls, stores the plan: ~20 s at 10^6 verdicts) the header says so instead of
+"0/0 calls", and quitting stops the preparation at its next checkpoint (elotui.checkpoints): the app exits without
+planning to the end, the run is recorded as stopped and no half plan is stored."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from elotui.config import load_tournament
+from elotui.run.control import RunLifecycle
+from elotui.store import Store
+from elotui.tui.launch import make_app
+from elotui.tui.widgets.status_bar import StatusBar
+from tests.run.test_free_batches import _replay_world
+from tests.run.test_stop_while_preparing import _planning_held
+
+
+async def test_the_header_says_preparing_and_quitting_stops_the_preparation(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    t = load_tournament(_replay_world(tmp_path))
+    planning, go, outcome = _planning_held(monkeypatch)
+    stop = RunLifecycle.stop
+
+    def stop_then_go(self: RunLifecycle, *, cancel: bool = False) -> None:
+        stop(self, cancel=cancel)
+        go.set()
+
+    monkeypatch.setattr(RunLifecycle, "stop", stop_then_go)
+    with Store(tmp_path / "s.sqlite") as store:
+        app = make_app(t, store, no_delay=True)
+        async with app.run_test(size=(80, 24)) as pilot:
+            for _ in range(2000):  # until the run plans (a bound against a hang, not a timing)
+                if planning.is_set():
+                    break
+                await pilot.pause(0.005)
+            assert planning.is_set()
+            app._update_status()
+            header = str(app.query_one(StatusBar).content)
+            assert "PREPARING" in header and "planning the calls" in header and "0/0" not in header
+            await pilot.press("q")  # the stop lets planning go on: it meets the stop at its first checkpoint
+        assert outcome == ["stopped"]
+        assert store.runs()[-1].state == "stopped"
+        assert store.plan() == []
