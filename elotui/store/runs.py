@@ -27,6 +27,12 @@ if TYPE_CHECKING:
 
 LEASE_S = float(os.environ.get("ELOTUI_LEASE_S") or 10.0)  # a run whose heartbeat is older than this is dead
 HEARTBEAT_EVERY_S = 1.0
+# A run's heartbeat starts once it has prepared (planned its calls, stored the plan, read a replay log: ~20 s at 10^6
+# comparisons on a 2-core machine, in a thread and a long write transaction that no heartbeat could get past). The
+# lease taken at its start covers that too, at this much per planned comparison (~5x what it takes), so that a
+# second process does not find a preparing run's lease expired, declare it dead and run everything again beside it.
+# A run that dies while it prepares is still found dead at once on its own host (its pid is gone).
+PREPARE_S_PER_COMPARISON = 1e-4
 Claim = Literal["mine", "answered", "taken"]
 LIVE_STATES = ("running", "paused", "budget")
 
@@ -111,10 +117,17 @@ def live_run(store: Store) -> dict[str, Any] | None:
     return found[-1] if found else None
 
 
-def begin_run(store: Store, manifest: dict[str, Any], *, force: bool = False) -> int:
-    """Take the tournament's run lease and record the run; raises RunActive when another live run holds it
-    (with `force`, that run's lease is taken over: its claims stay valid until they expire)."""
+def preparing_lease(comparisons: int) -> float:
+    """The lease a run takes at its start, in seconds: LEASE_S and its preparation (PREPARE_S_PER_COMPARISON)."""
+    return LEASE_S + PREPARE_S_PER_COMPARISON * comparisons
+
+
+def begin_run(store: Store, manifest: dict[str, Any], *, force: bool = False, lease_s: float = 0.0) -> int:
+    """Take the tournament's run lease (for `lease_s`; 0: LEASE_S. The heartbeat renews it) and record the run;
+    raises RunActive when another live run holds it (with `force`, that run's lease is taken over: its claims stay
+    valid until they expire)."""
     out: list[int] = []
+    lease = lease_s or LEASE_S
 
     def body() -> None:
         now = time.time()
@@ -129,7 +142,7 @@ def begin_run(store: Store, manifest: dict[str, Any], *, force: bool = False) ->
         cur = store._db.execute(
             "INSERT INTO runs (started_at, state, manifest, host, pid, heartbeat_at, lease_until) "
             "VALUES (?, 'running', ?, ?, ?, ?, ?)",
-            (now, json.dumps(manifest, sort_keys=True), host_name(), os.getpid(), now, now + LEASE_S),
+            (now, json.dumps(manifest, sort_keys=True), host_name(), os.getpid(), now, now + lease),
         )
         out.append(int(cur.lastrowid or 0))
 

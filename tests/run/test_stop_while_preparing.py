@@ -110,3 +110,30 @@ async def test_a_plan_write_stopped_at_a_checkpoint_is_rolled_back_and_the_old_p
         assert [v.status for v in store.plan_verdicts()] == ["ok"] * 4
         store.set_plan(new, "other")  # the store is usable afterwards
         assert store.plan() == new
+
+
+async def test_a_run_preparing_longer_than_a_lease_is_not_taken_for_dead_by_a_second_process(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Its heartbeat starts once it has prepared (~20 s at 10^6 comparisons): the lease taken at its start covers
+    the preparation, so a second `elotui run` meanwhile refuses (RunActive) and a watcher sees it running, instead
+    of declaring it dead and running everything again beside it (what happened at 14 s into a 10^6 run)."""
+    from elotui.store import runs
+
+    monkeypatch.setattr(runs, "LEASE_S", 0.05)
+    monkeypatch.setattr(
+        runs, "PREPARE_S_PER_COMPARISON", 30.0, raising=False
+    )  # this plan's 4 comparisons: 2 minutes
+    t = load_tournament(_replay_world(tmp_path))
+    planning, go, _ = _planning_held(monkeypatch)
+    with Store(tmp_path / "s.sqlite") as store, Store(tmp_path / "s.sqlite") as other:
+        task = asyncio.create_task(Runner(t, store).run())
+        await _until(planning.is_set)
+        await asyncio.sleep(0.2)  # past the plain lease
+        with pytest.raises(runs.RunActive):
+            runs.begin_run(other, {"second": "process"})
+        seen = runs.latest_run(other)
+        assert seen is not None and seen["state"] == "running"
+        go.set()
+        result = await task
+    assert result.state == "finished" and result.done == 4
