@@ -65,6 +65,8 @@ class StoreWatcher:
         if state == "died":
             when = time.strftime("%H:%M:%S", time.localtime(float(run.get("lease_until") or 0)))  # type: ignore[arg-type]
             return "writer gone", f"{who}: no heartbeat since its lease expired at {when}"
+        if state == "running" and not run.get("progress"):  # no heartbeat yet: it plans (elotui.store.runs)
+            return "watching · preparing", who
         if state in ("running", "paused", "budget"):
             return f"watching · {state}", who
         return f"run {state}", who

@@ -44,3 +44,31 @@ async def test_the_header_says_preparing_and_quitting_stops_the_preparation(
         assert outcome == ["stopped"]
         assert store.runs()[-1].state == "stopped"
         assert store.plan() == []
+
+
+def test_a_watcher_says_the_writer_prepares_until_its_first_heartbeat() -> None:
+    """The writer publishes its progress with its first heartbeat, once it has prepared: until then a watcher's
+    header says it prepares (not RUNNING 0/0 calls, nor WRITER GONE: its lease covers the preparation)."""
+    from elotui.tui.watch import StoreWatcher
+
+    run = {"id": 1, "pid": 7, "host": "h", "state": "running", "progress": None}
+    assert StoreWatcher.describe(run) == ("watching · preparing", "run 1 · pid 7 on h")
+    assert StoreWatcher.describe({**run, "progress": {"done": 0}})[0] == "watching · running"
+    assert StoreWatcher.describe({**run, "state": "paused"})[0] == "watching · paused"
+
+
+async def test_the_header_of_a_watcher_of_a_preparing_run_says_planning() -> None:
+    from textual.app import App, ComposeResult
+
+    from elotui.tui.widgets.status_bar import StatusInfo
+
+    class BarApp(App[None]):
+        def compose(self) -> ComposeResult:
+            yield StatusBar()
+
+    app = BarApp()
+    async with app.run_test(size=(80, 5)):
+        bar = app.query_one(StatusBar)
+        bar.show(StatusInfo("t", "0.5", "Elo", "all", "watching · preparing", ["replay"]))
+        shown = str(bar.content)
+        assert "WATCHING · PREPARING" in shown and "planning the calls" in shown and "0/0" not in shown

@@ -81,7 +81,7 @@ class StatusBar(Static):
         done = p.done if p else info.done
         total = p.total if p else info.total
         t.append(" ")
-        if info.state == "preparing":  # no count yet: the calls are being planned (q stops it at once)
+        if info.state.endswith("preparing"):  # no count yet: the calls are being planned (q stops it at once)
             t.append("planning the calls…", style="italic")
         else:
             narrow = self.app.size.width < 110
