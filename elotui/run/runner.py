@@ -134,7 +134,7 @@ class Runner(RunLifecycle):
             # finished future keeps its result.
             prereqs, verdicts, answered = (await to_thread(self._prepare, stop=self._halt)).pop()
             self._emit(RunStarted(total=self.total, cached=self.cached, run_id=self.run_id))
-            self._set_state("running", "started", force=True)
+            self._set_state("paused" if self.paused else "running", "started", force=True)
             ticker = asyncio.create_task(self._tick())
             self._meter.new_phase()
             pending_prereqs = [c for c in prereqs if c.key not in answered]

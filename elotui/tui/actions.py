@@ -111,7 +111,7 @@ class AppActions(_Base):
             return
         if runner.paused:
             runner.resume()
-            self.monitor.state = "running"
+            self.monitor.state = "running" if self.monitor.started else "preparing"
             self._notice(Notice("judging resumed"))
         else:
             runner.pause()

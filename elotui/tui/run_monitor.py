@@ -85,7 +85,8 @@ class PlanCounts:
 
 @dataclass
 class RunMonitor:
-    state: str = "stored"  # "stored" (no run in this process), or a RunState
+    state: str = "stored"  # "stored" (no run in this process), "preparing" (until RunStarted), or a RunState
+    started: bool = False  # RunStarted came: the run has prepared (planned and stored its plan)
     progress: Progress | None = None
     result: RunFinished | None = None
     last_invalid_key: str | None = None
@@ -119,12 +120,12 @@ class RunMonitor:
                 ]
         elif isinstance(event, Progress):
             self.progress = event
-        elif isinstance(event, RunStateChanged):
-            self.state = event.state
+        elif isinstance(event, RunStateChanged):  # resumed before it has prepared: it still prepares
+            self.state = event.state if self.started or event.state != "running" else "preparing"
             if event.state == "budget":
                 return [Notice(one_line(event.reason, 300), "budget reached", "warning", 30)]
         elif isinstance(event, RunStarted):
-            self.state = "running"
+            self.state, self.started = "running", True
             self.reload_wanted = True
         elif isinstance(event, RunFinished):
             return self.finished(event)

@@ -4,6 +4,7 @@ planning to the end, the run is recorded as stopped and no half plan is stored."
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -13,6 +14,7 @@ from elotui.run.control import RunLifecycle
 from elotui.store import Store
 from elotui.tui.launch import make_app
 from elotui.tui.widgets.status_bar import StatusBar
+from elotui.vocab import OUTCOME_MISSING
 from tests.run.test_free_batches import _replay_world
 from tests.run.test_stop_while_preparing import _planning_held
 
@@ -72,3 +74,44 @@ async def test_the_header_of_a_watcher_of_a_preparing_run_says_planning() -> Non
         bar.show(StatusInfo("t", "0.5", "Elo", "all", "watching · preparing", ["replay"]))
         shown = str(bar.content)
         assert "WATCHING · PREPARING" in shown and "planning the calls" in shown and "0/0" not in shown
+
+
+async def test_a_run_paused_while_it_prepares_says_so_and_stays_paused_once_prepared(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """p during the preparation: PAUSED; p again: back to PREPARING (not RUNNING 0/0); paused when the preparation
+    ends: the header says PAUSED (it said RUNNING while the run waited) and no call is made until p."""
+    t = load_tournament(_replay_world(tmp_path))
+    planning, go, _ = _planning_held(monkeypatch)
+
+    def header() -> str:
+        app._update_status()
+        return str(app.query_one(StatusBar).content)
+
+    async def until(done: Callable[[], bool]) -> None:
+        for _ in range(2000):  # a bound against a hang, not a timing
+            if done():
+                return
+            await pilot.pause(0.005)
+        raise AssertionError("never happened")
+
+    with Store(tmp_path / "s.sqlite") as store:
+        app = make_app(t, store, no_delay=True)
+        async with app.run_test(size=(80, 24)) as pilot:
+            await until(planning.is_set)
+            await pilot.press("p")
+            assert "PAUSED" in header()
+            await pilot.press("p")
+            assert "PREPARING" in header() and "0/0" not in header()
+            await pilot.press("p")
+            go.set()
+            await until(lambda: app.monitor.started)
+            await pilot.pause(0.05)
+            assert "PAUSED" in header() and app.monitor.state == "paused"
+            assert (
+                store.verdict_columns().outcome.tolist() == [OUTCOME_MISSING] * 4
+            )  # nothing asked meanwhile
+            await pilot.press("p")
+            await until(lambda: app.monitor.result is not None)
+            assert app.monitor.result is not None and app.monitor.result.state == "finished"
+            assert app.monitor.result.done == 4
