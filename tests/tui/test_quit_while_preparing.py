@@ -4,7 +4,6 @@ planning to the end, the run is recorded as stopped and no half plan is stored."
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -16,7 +15,7 @@ from elotui.tui.launch import make_app
 from elotui.tui.widgets.status_bar import StatusBar
 from elotui.vocab import OUTCOME_MISSING
 from tests.run.test_free_batches import _replay_world
-from tests.run.test_stop_while_preparing import _planning_held
+from tests.run.test_stop_while_preparing import _planning_held, _until
 
 
 async def test_the_header_says_preparing_and_quitting_stops_the_preparation(
@@ -34,11 +33,7 @@ async def test_the_header_says_preparing_and_quitting_stops_the_preparation(
     with Store(tmp_path / "s.sqlite") as store:
         app = make_app(t, store, no_delay=True)
         async with app.run_test(size=(80, 24)) as pilot:
-            for _ in range(2000):  # until the run plans (a bound against a hang, not a timing)
-                if planning.is_set():
-                    break
-                await pilot.pause(0.005)
-            assert planning.is_set()
+            await _until(planning.is_set)  # the run plans
             app._update_status()
             header = str(app.query_one(StatusBar).content)
             assert "PREPARING" in header and "planning the calls" in header and "0/0" not in header
@@ -88,30 +83,23 @@ async def test_a_run_paused_while_it_prepares_says_so_and_stays_paused_once_prep
         app._update_status()
         return str(app.query_one(StatusBar).content)
 
-    async def until(done: Callable[[], bool]) -> None:
-        for _ in range(2000):  # a bound against a hang, not a timing
-            if done():
-                return
-            await pilot.pause(0.005)
-        raise AssertionError("never happened")
-
     with Store(tmp_path / "s.sqlite") as store:
         app = make_app(t, store, no_delay=True)
         async with app.run_test(size=(80, 24)) as pilot:
-            await until(planning.is_set)
+            await _until(planning.is_set)
             await pilot.press("p")
             assert "PAUSED" in header()
             await pilot.press("p")
             assert "PREPARING" in header() and "0/0" not in header()
             await pilot.press("p")
             go.set()
-            await until(lambda: app.monitor.started)
+            await _until(lambda: app.monitor.started)
             await pilot.pause(0.05)
             assert "PAUSED" in header() and app.monitor.state == "paused"
             assert (
                 store.verdict_columns().outcome.tolist() == [OUTCOME_MISSING] * 4
             )  # nothing asked meanwhile
             await pilot.press("p")
-            await until(lambda: app.monitor.result is not None)
+            await _until(lambda: app.monitor.result is not None)
             assert app.monitor.result is not None and app.monitor.result.state == "finished"
             assert app.monitor.result.done == 4
