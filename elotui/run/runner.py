@@ -189,11 +189,11 @@ class Runner(RunLifecycle):
         return [(ready.prereqs, ready.verdicts, ready.answered)]
 
     async def _produce_texts(self, pending: list[Call], prereqs: list[Call]) -> tuple[VerdictCalls, set[str]]:
-        """Send the missing generation and paraphrase calls, then store the plan again with every key resolved."""
+        """Send the missing generation and paraphrase calls, then plan and store again with every key resolved (in
+        a thread, as at the start: the loop, its heartbeat and the TUI run on; a stop ends it)."""
         await self._execute(pending)
-        verdicts, answered, rows = replan(
-            self.tournament, self.plan, self.builder, self.judges, self.store, prereqs
-        )
+        parts = self.tournament, self.plan, self.builder, self.judges, self.store
+        verdicts, answered, rows = (await to_thread(lambda: [replan(*parts, prereqs)], stop=self._halt)).pop()
         self.done += rows  # e.g. the same text was judged before under another generation
         self.cached += rows
         for key, count in verdicts.blocked.items():  # waiting for a generation/paraphrase that failed

@@ -137,3 +137,28 @@ async def test_a_run_preparing_longer_than_a_lease_is_not_taken_for_dead_by_a_se
         go.set()
         result = await task
     assert result.state == "finished" and result.done == 4
+
+
+async def test_the_plan_made_again_after_the_generations_is_made_off_the_event_loop(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """After its generation calls a run plans and stores again (as long as the first planning at 10^6
+    comparisons): in a thread, so that the heartbeat that keeps its lease and the TUI run on meanwhile."""
+    from elotui.run import runner as runner_module
+    from tests.run.fakes import FakeWorld
+    from tests.run.test_runner import make, run
+
+    threads: list[int] = []
+    real = runner_module.replan
+
+    def replan(*args: Any) -> Any:
+        threads.append(threading.get_ident())
+        return real(*args)
+
+    monkeypatch.setattr(runner_module, "replan", replan)
+    gen = {"id": "g", "generator": {"provider": "openai-compatible", "model": "m", "base_url": "http://x"}}
+    t = make(tmp_path, ["a", "b"], extra_contestants=[gen])
+    with Store(tmp_path / "s.sqlite") as store:
+        result = await run(t, store, FakeWorld())
+    assert result.state == "finished" and result.done == result.total == 2 * 3 * 2 + 2
+    assert threads and threading.get_ident() not in threads
