@@ -225,6 +225,11 @@ class HeadlessReporter:
         elif isinstance(event, RunFinished) and self.latest is not None:
             self._write(progress_line(self.latest), final=True)
 
+    def preparing(self) -> None:
+        """Said before the run starts: it plans its calls and stores its plan before its first progress line (~20 s
+        at 10^6 calls, silent before)."""
+        self._write("preparing: planning the calls and storing the plan (Ctrl-C stops it)")
+
     def _write(self, text: str, final: bool = False) -> None:
         if self.tty:
             self.err.write("\r\x1b[2K" + text + ("\n" if final else ""))
@@ -243,6 +248,7 @@ def _headless(
 
     reporter = HeadlessReporter(sys.stderr)
     runner = Runner(tournament, store, on_event=reporter, max_cost=max_cost, no_delay=no_delay, force=force)
+    reporter.preparing()  # (no other run holds the lease: checked by the caller)
     result = asyncio.run(runner.run())
     print_leaderboard(tournament, store, sys.stdout)
     if result.adaptive:

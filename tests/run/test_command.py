@@ -105,6 +105,10 @@ def test_headless_prints_progress_and_the_leaderboard(
     assert re.search(
         r"12/12 \(100%\) \| [\d.]+/s \| failed 0 \| invalid 0 \| ETA 0:00 \| tokens [\d,]+ in", captured.err
     )
+    # before it: what the run does while it prepares (silent for ~20 s at 10^6 calls before)
+    assert (
+        captured.err.splitlines()[0] == "preparing: planning the calls and storing the plan (Ctrl-C stops it)"
+    )
 
 
 def _by_name(request: object) -> Verdict:
