@@ -298,8 +298,8 @@ class ElotuiApp(AppActions, App[int]):
             self._show_judges()
         self._update_status()
 
-    def _refresh_judges(self) -> None:
-        if self._stats_version != self.ranking.version:
+    def _refresh_judges(self) -> None:  # a fifth of a core at most: elotui.session.judge_stats_rested
+        if self._stats_version != self.ranking.version and self.session.judge_stats_rested(4.0):
             self._stats_version = self.ranking.version
             self._spawn("judge-stats", self._load_judge_stats)
 
