@@ -59,10 +59,8 @@ class TournamentSession:
         self.store = store
         self.options = RatingOptions.from_config(tournament.spec.ranking)
         self._ranked: tuple[VerdictColumns, VerdictTable] | None = None
-        self._stats_read: tuple[float, float] | None = (
-            0.0,
-            0.0,
-        )  # the last judge_stats read: (its cost, its end)
+        # the last judge_stats read: (its cost, its end); None while one is going on
+        self._stats_read: tuple[float, float] | None = (0.0, 0.0)
         if tournament.spec.ranking.exclude_self:
             self.options = self.options.replace(
                 excluded=tuple((j, c) for j, (c, _) in sorted(tournament.selves().items()))

@@ -68,7 +68,7 @@ from elotui.run.recording import (
 from elotui.run.setup import JudgeFactory, build_judges, default_judge_factory, manifest, ready_judges
 from elotui.run.verdict_plan import VerdictCalls
 from elotui.store import Store
-from elotui.store.runs import HEARTBEAT_EVERY_S, claim_many, heartbeat, preparing_lease
+from elotui.store.runs import HEARTBEAT_EVERY_S, claim_many, heartbeat
 from elotui.vocab import CACHED_STATUSES
 
 PROGRESS_INTERVAL_S = 0.5
@@ -128,7 +128,7 @@ class Runner(RunLifecycle):
             self.run_id = self.store.start_run(  # a lease long enough to prepare (elotui.store.runs)
                 manifest(self.tournament, self.judges, self.builder, self.plan, self.max_cost),
                 force=self.force,
-                lease_s=preparing_lease(len(self.plan.comparisons)),
+                comparisons=len(self.plan.comparisons),
             )
             # Planned in a thread: the loop (the TUI) runs on; a stop ends it at its next checkpoint. Popped: the
             # finished future keeps its result.

@@ -423,11 +423,11 @@ class Store(TextsTable):
 
     # --- runs -----------------------------------------------------------------------------------------------------
 
-    def start_run(self, manifest: dict[str, Any], *, force: bool = False, lease_s: float = 0.0) -> int:
+    def start_run(self, manifest: dict[str, Any], *, force: bool = False, comparisons: int = 0) -> int:
         """Take the run lease and record the run (elotui.store.runs.begin_run; raises RunActive)."""
         from elotui.store.runs import begin_run
 
-        return begin_run(self, manifest, force=force, lease_s=lease_s)
+        return begin_run(self, manifest, force=force, comparisons=comparisons)
 
     def finish_run(self, run_id: int, state: str, progress: dict[str, Any] | None = None) -> None:
         from elotui.store.runs import finish_run

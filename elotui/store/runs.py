@@ -117,17 +117,12 @@ def live_run(store: Store) -> dict[str, Any] | None:
     return found[-1] if found else None
 
 
-def preparing_lease(comparisons: int) -> float:
-    """The lease a run takes at its start, in seconds: LEASE_S and its preparation (PREPARE_S_PER_COMPARISON)."""
-    return LEASE_S + PREPARE_S_PER_COMPARISON * comparisons
-
-
-def begin_run(store: Store, manifest: dict[str, Any], *, force: bool = False, lease_s: float = 0.0) -> int:
-    """Take the tournament's run lease (for `lease_s`; 0: LEASE_S. The heartbeat renews it) and record the run;
-    raises RunActive when another live run holds it (with `force`, that run's lease is taken over: its claims stay
-    valid until they expire)."""
+def begin_run(store: Store, manifest: dict[str, Any], *, force: bool = False, comparisons: int = 0) -> int:
+    """Take the tournament's run lease, long enough for a run of that many planned `comparisons` to prepare
+    (PREPARE_S_PER_COMPARISON; the heartbeat renews it after), and record the run; raises RunActive when another
+    live run holds it (with `force`, that run's lease is taken over: its claims stay valid until they expire)."""
     out: list[int] = []
-    lease = lease_s or LEASE_S
+    lease = LEASE_S + PREPARE_S_PER_COMPARISON * comparisons
 
     def body() -> None:
         now = time.time()
