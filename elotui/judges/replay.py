@@ -7,62 +7,13 @@ starts with "missing:" (the comparison is reported, not invented).
 
 from __future__ import annotations
 
-import functools
-import sys
 from pathlib import Path
 
 from elotui.config import EndpointConfig
 from elotui.judges.base import Completion, JudgeKind, JudgeReply, JudgeRequest
 from elotui.judges.offline import OfflineJudge
-from elotui.verdict_log import LogStatus, LogWinner, content_hash, read_verdicts
-
-_WINNERS: dict[str, LogWinner] = {
-    "first": "first",
-    "second": "second",
-    "tie": "tie",
-}  # one string object each
-_STATUSES: dict[str, LogStatus] = {"ok": "ok", "invalid": "invalid", "error": "error"}
-IndexKey = tuple[str, str, str, str]  # prompt, first, second, condition
-Recorded = tuple[LogStatus, LogWinner | None, str | None]  # status, winner, reasoning: what a replay needs
-Entry = Recorded | list[Recorded]  # a presentation's rows: the one row itself, or a list of two or more
-_PLAIN: dict[tuple[str, str | None], Recorded] = {
-    (s, w): (s, w, None) for s in _STATUSES.values() for w in (*_WINNERS.values(), None)
-}  # the rows without reasoning, one tuple each
-
-
-@functools.lru_cache(maxsize=4)
-def log_index(path: Path, content_hash: str) -> dict[str, dict[IndexKey, Entry]]:
-    """A verdict log's verdicts by judge, then by presentation, in log order: parsed once per (file, content) and
-    shared by every replay judge that reads it (five judges on one log: one parse, not five). Read-only. A row is
-    kept as a (status, winner, reasoning) tuple under names interned once, a presentation's only row without a
-    list around it, a row without reasoning as one of a dozen shared tuples (~150 bytes a verdict, ~600 for the
-    parsed row: 10^6 verdicts in ~150 MB)."""
-    index: dict[str, dict[IndexKey, Entry]] = {}
-    name = sys.intern
-    for prompt, first, second, judge, condition, _, winner, reasoning, status in read_verdicts(path):
-        key = (name(prompt), name(first), name(second), name(condition))
-        status, winner = _STATUSES[status], None if winner is None else _WINNERS[winner]
-        recorded = _PLAIN[(status, winner)] if reasoning is None else (status, winner, reasoning)
-        rows = index.get(judge)
-        if rows is None:
-            rows = index[name(judge)] = {}
-        held = rows.get(key)
-        if held is None:
-            rows[key] = recorded
-        elif type(held) is list:
-            held.append(recorded)
-        else:
-            rows[key] = [held, recorded]  # type: ignore[list-item]
-    return index
-
-
-def nth(entry: Entry | None, sample: int) -> Recorded | None:
-    """Row `sample` of a presentation's index entry, if the log has that many."""
-    if entry is None:
-        return None
-    if type(entry) is list:
-        return entry[sample] if sample < len(entry) else None
-    return entry if sample == 0 else None  # type: ignore[return-value]
+from elotui.log_index import Entry, IndexKey, LogKey, Recorded, log_index, nth
+from elotui.verdict_log import content_hash
 
 
 class ReplayJudge(OfflineJudge):
@@ -92,6 +43,10 @@ class ReplayJudge(OfflineJudge):
         if self._index is None:
             self._index = log_index(self.path, self.content_hash).get(self.replay_name, {})
         return self._index
+
+    def log(self) -> LogKey:
+        """The log this judge reads (`elotui.log_index.reading_ahead` can start reading it early)."""
+        return self.path, self.content_hash
 
     def prepare(self) -> None:
         """Read the log before the first call (UserError naming the file and line if it is malformed)."""

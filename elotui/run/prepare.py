@@ -10,18 +10,20 @@ presentations are unanswered from the store's columns and renders only those.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
+from contextlib import ExitStack
 from dataclasses import dataclass
 
 import numpy as np
 
 from elotui.config import Tournament
 from elotui.judges.base import Judge
+from elotui.log_index import reading_ahead
 from elotui.run.calls import Call, Texts, prerequisite_calls
 from elotui.run.keys import canonical_json
 from elotui.run.plan import Plan
 from elotui.run.prompts import PromptBuilder
-from elotui.run.setup import ready_now
+from elotui.run.setup import logs_read, ready_now
 from elotui.run.verdict_plan import VerdictCalls, verdict_calls
 from elotui.store import Store
 from elotui.vocab import OUTCOME_INVALID
@@ -79,16 +81,28 @@ def prepare(
     once stored (10^6 rows: ~150 MB), and the judges with calls to answer read what they read before their first
     call (a replay judge its log: elotui.run.setup.ready_now) while the plan's end (its key index, snapshot and
     commit: ~5 s of SQLite work at 10^6 rows, without Python's lock) is written behind (Store.set_plan), instead
-    of after it. Which calls the store answered is asked before the plan is stored, so that no judge whose calls
-    are all answered reads anything."""
+    of after it; what they read is read ahead by child processes while the plan is made (a replay judge's log:
+    elotui.log_index.reading_ahead), and a child whose judge has nothing to answer is stopped. Which calls the
+    store answered is asked before the plan is stored, so that no judge whose calls are all answered reads
+    anything."""
     prereqs = prerequisite_calls(tournament, plan, builder, judges)
     texts = Texts.load(tournament, store, prereqs)
-    verdicts, reused, fingerprint = _planned(tournament, plan, builder, judges, store, texts)
-    answered = store.cached_keys([c.key for c in prereqs] + [c.key for c in verdicts.calls])
-    _store(store, verdicts, fingerprint, behind=True)
-    if read_ahead:
-        verdicts.rows.clear()
-        ready_now(judges[jid] for jid in sorted({c.judge for c in verdicts.calls if c.key not in answered}))
+    with ExitStack() as ahead:
+
+        def read_logs_ahead() -> None:  # while the plan is made, on another core (elotui.log_index)
+            if read_ahead:
+                ahead.enter_context(reading_ahead(logs_read(judges.values())))
+
+        verdicts, reused, fingerprint = _planned(
+            tournament, plan, builder, judges, store, texts, read_logs_ahead
+        )
+        answered = store.cached_keys([c.key for c in prereqs] + [c.key for c in verdicts.calls])
+        _store(store, verdicts, fingerprint, behind=True)
+        if read_ahead:
+            verdicts.rows.clear()
+            ready_now(
+                judges[jid] for jid in sorted({c.judge for c in verdicts.calls if c.key not in answered})
+            )
     cached = sum(1 for c in prereqs if c.key in answered)
     cached += sum(c.rows for c in verdicts.calls if c.key in answered) + reused
     if not any(c.key not in answered for c in prereqs):
@@ -116,16 +130,21 @@ def _planned(
     judges: Mapping[str, Judge],
     store: Store,
     texts: Texts,
+    about_to_plan: Callable[[], None] = lambda: None,
 ) -> tuple[VerdictCalls, int, str | None]:
     """The verdict calls; how many plan rows were answered already when the stored plan is reused (their calls
-    are left out); and the fingerprint to store the plan with (None: the stored plan is reused)."""
+    are left out); and the fingerprint to store the plan with (None: the stored plan is reused).
+    `about_to_plan` is called before planning rows some of which may still be unanswered."""
     fingerprint = plan_fingerprint(tournament, builder, judges, texts)
     if fingerprint == store.plan_fingerprint():
         outcome = store.verdict_columns().outcome
         unanswered = np.flatnonzero(outcome > OUTCOME_INVALID)
         if len(outcome) == len(plan.comparisons):
+            if len(unanswered):
+                about_to_plan()
             calls = verdict_calls(plan, builder, texts, judges, only=set(unanswered.tolist()))
             return calls, len(outcome) - len(unanswered), None
+    about_to_plan()
     return verdict_calls(plan, builder, texts, judges), 0, fingerprint
 
 

@@ -13,6 +13,7 @@ from elotui.checkpoints import to_thread
 from elotui.config import EndpointConfig, Tournament
 from elotui.heap import long_lived
 from elotui.judges.base import Judge, RetryObserver
+from elotui.log_index import LogKey
 from elotui.run.calls import endpoints
 from elotui.run.plan import Plan
 from elotui.run.prompts import PromptBuilder
@@ -48,6 +49,11 @@ def ready_now(judges: Iterable[Judge]) -> None:
         prepare = getattr(judge, "prepare", None)
         if prepare is not None:
             _long_lived(prepare)
+
+
+def logs_read(judges: Iterable[Judge]) -> list[LogKey]:
+    """The logs these judges read before their first call (a replay judge's: `ReplayJudge.log`)."""
+    return [log() for judge in judges if (log := getattr(judge, "log", None)) is not None]
 
 
 def _long_lived(make: Callable[[], object]) -> None:

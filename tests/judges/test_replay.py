@@ -128,7 +128,7 @@ def test_identity_has_resolved_path_and_content_hash(tmp_path: Path) -> None:
 
 
 async def test_large_log_is_indexed_once(tmp_path: Path, monkeypatch) -> None:
-    from elotui.judges import replay
+    from elotui import log_index
 
     rows = [
         row(f"q{p}", f"m{i}", f"m{j}", f"j{k}", "first")
@@ -141,8 +141,8 @@ async def test_large_log_is_indexed_once(tmp_path: Path, monkeypatch) -> None:
     assert len(rows) == 8000
     write(tmp_path / "big.jsonl.gz", rows)
     reads = []
-    real = replay.read_verdicts
-    monkeypatch.setattr(replay, "read_verdicts", lambda p: reads.append(p) or real(p))
+    real = log_index.read_verdicts
+    monkeypatch.setattr(log_index, "read_verdicts", lambda p: reads.append(p) or real(p))
     judge = build_judge(
         JudgeConfig(id="j3", provider="replay", path="big.jsonl.gz"), judge_id="j3", base_dir=tmp_path
     )
@@ -152,7 +152,7 @@ async def test_large_log_is_indexed_once(tmp_path: Path, monkeypatch) -> None:
     assert len(reads) == 1
     index = judge.index()  # one row per presentation for this judge: the row itself, no list
     assert len(index) == 1600 and all(
-        replay.nth(e, 0) == e and replay.nth(e, 1) is None for e in index.values()
+        log_index.nth(e, 0) == e and log_index.nth(e, 1) is None for e in index.values()
     )
 
 
@@ -168,20 +168,21 @@ async def test_delay_ms_is_applied(tmp_path: Path) -> None:
 
 
 def test_judges_reading_one_log_share_one_parse(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    from elotui import log_index
     from elotui.config import load_tournament
     from elotui.judges import replay
     from tests.samples.sample_paths import SAMPLES
 
     t = load_tournament(SAMPLES / "vicuna80" / "tournament.toml")
-    replay.log_index.cache_clear()
+    log_index.forget()
     calls = []
-    real = replay.read_verdicts
+    real = log_index.read_verdicts
 
     def counting(path):  # type: ignore[no-untyped-def]
         calls.append(path)
         return real(path)
 
-    monkeypatch.setattr(replay, "read_verdicts", counting)
+    monkeypatch.setattr(log_index, "read_verdicts", counting)
     judges = [replay.ReplayJudge(j, judge_id=j.id, base_dir=t.base_dir) for j in t.spec.judges]
     sizes = [len(j.index()) for j in judges]
     assert len(judges) == 5 and len(calls) == 1

@@ -14,8 +14,9 @@ from typing import Any
 import pytest
 
 from elotui.checkpoints import Stopped, to_thread
-from elotui.config import load_tournament
+from elotui.config import Tournament, load_tournament
 from elotui.run import prepare as prepare_module
+from elotui.run.events import RunFinished
 from elotui.run.runner import Runner
 from elotui.store import Store
 from tests.run.test_free_batches import _replay_world
@@ -50,18 +51,27 @@ async def _until(done: Callable[[], bool]) -> None:
     raise AssertionError("never happened")
 
 
+async def stopped_while_planning(
+    t: Tournament, store: Store, monkeypatch: pytest.MonkeyPatch, meanwhile: Callable[[], None] = lambda: None
+) -> tuple[RunFinished, list[str]]:
+    """A run stopped (quit in the TUI) while it plans, once `meanwhile` has looked at it planning; and how its
+    planning ended."""
+    planning, go, outcome = _planning_held(monkeypatch)
+    runner = Runner(t, store)
+    task = asyncio.create_task(runner.run())
+    await _until(planning.is_set)
+    meanwhile()
+    runner.stop()
+    go.set()
+    return await task, outcome
+
+
 async def test_a_run_stopped_while_it_plans_stops_planning_stores_no_plan_and_the_next_run_answers_all(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     t = load_tournament(_replay_world(tmp_path))
-    planning, go, outcome = _planning_held(monkeypatch)
     with Store(tmp_path / "s.sqlite") as store:
-        runner = Runner(t, store)
-        task = asyncio.create_task(runner.run())
-        await _until(planning.is_set)
-        runner.stop()  # quit in the TUI
-        go.set()
-        result = await task
+        result, outcome = await stopped_while_planning(t, store, monkeypatch)
         assert result.state == "stopped" and result.done == 0
         assert outcome == ["stopped"]  # planning stopped at its first checkpoint, not run to its end
         assert store.plan() == [] and store.plan_fingerprint() is None
