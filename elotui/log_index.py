@@ -10,7 +10,12 @@ have made itself; where the child cannot be started, dies or sends nothing usabl
 process as before. A malformed log gives the same UserError (file, line) either way. A child whose index is not
 needed (every call already answered, or the run stopped) is killed when the run leaves `reading_ahead`.
 
-This module imports only the standard library and `elotui.verdict_log`: the child starts in ~0.05 s."""
+Measured at 10^6 verdicts: resuming a run killed at 20 % (the stored plan reused) takes ~5 s less (27.9 against
+32.7 s, median of 3 interleaved). A fresh run gains nothing measurable: its new plan's end (key index, snapshot,
+commit: SQLite work written behind, elotui.store) takes as long as the parse did, and the run's first write
+waits for it.
+
+This module imports only the standard library and `elotui.verdict_log`: the child starts in ~0.04 s."""
 
 from __future__ import annotations
 
@@ -46,9 +51,8 @@ _PLAIN: dict[tuple[str, str | None], Recorded] = {
     (s, w): (s, w, None) for s in _STATUSES.values() for w in (*_WINNERS.values(), None)
 }  # the rows without reasoning, one tuple each
 _KEPT = 4  # indexes kept (the logs of a tournament's judges)
-READ_AHEAD_MIN_BYTES = (
-    1 << 22
-)  # smaller logs (< ~30,000 verdicts, ~0.1 s to parse) are parsed here: a child costs more
+# smaller logs (below ~30,000 verdicts, ~0.1 s to parse) are parsed here: a child would cost more than it saves
+READ_AHEAD_MIN_BYTES = 1 << 22
 _WAIT_S = 0.1  # between two checkpoints while waiting for a child's first byte
 
 
