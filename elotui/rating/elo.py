@@ -8,13 +8,10 @@ order (each game oriented lower code first, then sorted), so the result depends 
 seed only, not on the order the verdicts were stored in, nor on which contestant was shown first.
 
 Orders are Fisher–Yates shuffles driven by a counter-based splitmix64 stream, seeded. The sequential kernel
-(shuffle + play) is native code compiled at run time from LLVM IR with llvmlite (`elotui.rating.elo_kernels`,
-~0.1 s to import and ~0.2 s to compile for the word width the games need, in a background thread where
-`warm_kernels` is called; the machine code is kept on disk by what it is made from, so later processes load it
-in ~3 ms: `elotui.rating.kernel_cache`); without llvmlite (or with ELOTUI_NO_JIT=1) the orders are drawn with
-numpy and every game step advances all orders at once. Both paths draw the same orders and give the same ratings
-(up to float rounding); the native path is the fast one (see tests/benchmarks/bench_rating.py and
-bench_export.py).
+(shuffle + play) is native code compiled from LLVM IR with llvmlite (`elotui.rating.elo_kernels`; compiled once a
+machine, `warm_kernels`, and kept on disk, `elotui.rating.kernel_cache`); without llvmlite (or with
+ELOTUI_NO_JIT=1) the orders are drawn with numpy and every game step advances all orders at once. Both paths draw
+the same orders and give the same ratings (up to float rounding); the native one is fast (bench_rating.py).
 """
 
 from __future__ import annotations
@@ -406,9 +403,8 @@ _COMPILING = threading.Lock()
 
 
 def jit_kernels() -> Kernels | None:
-    """The native kernels (compiled once per process, on first use; a caller that comes while they are being
-    compiled waits for them), or None: without llvmlite, when the compilation fails, or with ELOTUI_NO_JIT=1
-    (which forces the numpy path)."""
+    """The native kernels (loaded once per process, on first use; a caller that comes meanwhile waits for them),
+    or None: without llvmlite, when the compilation fails, or with ELOTUI_NO_JIT=1 (forcing the numpy path)."""
     if "state" in _KERNELS:
         return _KERNELS.get("kernels")
     with _COMPILING:
@@ -428,12 +424,23 @@ def jit_kernels() -> Kernels | None:
 
 
 def warm_kernels() -> None:
-    """Start compiling the native kernels in a background thread (~0.2 s, mostly in LLVM, which runs without
-    the GIL): a command that will rate by Elo starts it before loading its inputs, so the compile is not on its
-    path. Their first user waits for it (jit_kernels). Not a daemon: a process that ends sooner (bad input) waits
-    for the compile to finish instead of unloading LLVM under it (which crashes the process)."""
-    if "state" not in _KERNELS:
-        threading.Thread(target=_compile_narrowest, name="elotui-elo-compile").start()
+    """Have the native kernels ready before a command that rates by Elo needs them. Where this machine has not
+    compiled them yet, a background thread compiles them (~0.2 s, mostly in LLVM, without the GIL) while the command
+    loads its inputs; their first user waits for it (jit_kernels). Where they are on disk (`compiled_before`),
+    their first user loads them (~3 ms a module): a thread importing llvmlite meanwhile would only take turns with
+    the loading at the GIL (~0.05 s later to the first kernel at 10^6 verdicts). Not a daemon: a process that ends
+    sooner waits for the compile instead of unloading LLVM under it (which crashes the process)."""
+    if "state" in _KERNELS or os.environ.get("ELOTUI_NO_JIT"):
+        return
+    # without llvmlite, or where it cannot compile, jit_kernels finds out on first use
+    try:
+        from elotui.rating.elo_kernels import compiled_before
+
+        if compiled_before():
+            return
+    except (ImportError, OSError, RuntimeError):
+        return
+    threading.Thread(target=_compile_narrowest, name="elotui-elo-compile").start()
 
 
 def _compile_narrowest() -> None:

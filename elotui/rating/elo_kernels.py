@@ -4,9 +4,9 @@ Why not numba: for the `elotui export` process the kernel itself takes ~0.1 s fo
 numba costs ~0.5 s before it runs anything (importing numba, which imports scipy.linalg, then initialising its CPU
 target even when the machine code comes from its on-disk cache). llvmlite (numba's own LLVM binding) needs ~0.03 s
 to import and ~0.2 s to optimise and compile the IR below for one word width (exp inlined; a width is compiled
-when first needed, and the export compiles the 16-bit one in the background, `elo.warm_kernels`). The object code
-is kept on disk under a name that is the hash of everything it is made from (`elotui.rating.kernel_cache`): it
-cannot go stale, and later processes load it in ~3 ms. The IR is small and does exactly what the earlier numba
+when first needed; the export has the 16-bit one compiled in the background where it is not on disk yet,
+`elo.warm_kernels`). The object code is kept on disk under a name that is the hash of everything it is made from
+(`elotui.rating.kernel_cache`): it cannot go stale, and later processes load it in ~3 ms. The IR is small and does exactly what the earlier numba
 kernel did (same splitmix64 shuffle, same floating-point operations in the same order, no fast-math), so both
 give bit-identical ratings. exp is the C library's own algorithm inlined (`elotui.rating.exp_ir`, bit for bit the
 library's: half the update's time was the call; ~20 % faster).
@@ -57,7 +57,7 @@ from numpy.typing import NDArray
 
 from elotui.rating.elo_ir import LANE_FIELDS, WORD_BITS, module_ir
 from elotui.rating.exp_ir import LANES
-from elotui.rating.kernel_cache import cached_object
+from elotui.rating.kernel_cache import cached_object, is_cached
 from elotui.rating.radix import dense_codes
 
 PARALLEL_MIN_UPDATES = 1_000_000  # below this many game updates per thread, one thread is faster
@@ -280,12 +280,7 @@ def compile_ir(ir: str) -> Any:
     through LLVM's -O2 pipeline; it owns the machine code, so it must outlive the functions taken from it. The
     object code is kept on disk by what it is made from (`elotui.rating.kernel_cache`): compiled once a
     machine, loaded in ~3 ms after that."""
-    import llvmlite
-
-    llvm = _binding()
-    cpu, features, _ = _host(llvm)
-    target = llvm.Target.from_default_triple()
-    machine = target.create_target_machine(cpu=cpu, features=features, opt=2)
+    llvm, machine, made_from = _target(ir)
 
     def make() -> bytes:
         module = llvm.parse_assembly(ir)
@@ -293,13 +288,34 @@ def compile_ir(ir: str) -> Any:
         _optimise(llvm, module, machine)
         return bytes(machine.emit_object(module))
 
-    made_from = "\0".join(
-        (llvmlite.__version__, ".".join(map(str, llvm.llvm_version_info)), target.triple, cpu, features, ir)
-    )
     engine = llvm.create_mcjit_compiler(llvm.parse_assembly(""), machine)
     engine.add_object_file(llvm.ObjectFileRef.from_data(cached_object(made_from, make)))
     engine.finalize_object()
     return engine
+
+
+def compiled_before(widths: tuple[int, ...] = (16,)) -> bool:
+    """Whether this machine has compiled the kernels before: the object code of `elo_online`'s module and of the
+    order functions for words of `widths` bits is in the cache (`elotui.rating.kernel_cache`), so that loading
+    them takes llvmlite's import and ~3 ms a module, and no compile."""
+    fma = host_fma()
+    return all(is_cached(_target(module_ir(fma=fma, widths=w))[2]) for w in ((), *((w,) for w in widths)))
+
+
+def _target(ir: str) -> tuple[Any, Any, str]:
+    """llvmlite's binding, a target machine for this processor, and everything the object code of `ir` is made
+    from (its name in the cache: llvmlite's and LLVM's versions, the target, the processor and its features, the
+    IR)."""
+    import llvmlite
+
+    llvm = _binding()
+    cpu, features, _ = _host(llvm)
+    target = llvm.Target.from_default_triple()
+    machine = target.create_target_machine(cpu=cpu, features=features, opt=2)
+    made_from = "\0".join(
+        (llvmlite.__version__, ".".join(map(str, llvm.llvm_version_info)), target.triple, cpu, features, ir)
+    )
+    return llvm, machine, made_from
 
 
 def host_fma() -> bool:

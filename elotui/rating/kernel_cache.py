@@ -29,7 +29,7 @@ _DIGEST = 32  # bytes of SHA-256 at the head of a file
 def cached_object(recipe: str, make: Callable[[], bytes]) -> bytes:
     """The object code for `recipe` (everything it is made from, as text): read from the cache, or made by
     `make` and kept there."""
-    name = hashlib.sha256(recipe.encode("utf-8")).hexdigest() + ".o"
+    name = _name(recipe)
     folder = _folder()
     if folder is not None:
         found = _read(folder / name)
@@ -39,6 +39,16 @@ def cached_object(recipe: str, make: Callable[[], bytes]) -> bytes:
     if folder is not None:
         _write(folder, name, code)
     return code
+
+
+def is_cached(recipe: str) -> bool:
+    """Whether the object code for `recipe` is in the cache, whole (`cached_object` would read it, not make it)."""
+    folder = _folder()
+    return folder is not None and _read(folder / _name(recipe)) is not None
+
+
+def _name(recipe: str) -> str:
+    return hashlib.sha256(recipe.encode("utf-8")).hexdigest() + ".o"
 
 
 def _folder() -> Path | None:
