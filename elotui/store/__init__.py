@@ -41,7 +41,7 @@ from elotui.records import (
 from elotui.store import columns, keysets, plan_table, schema, writes
 from elotui.store.call_cache import CallCache
 from elotui.store.columns import VerdictColumns
-from elotui.store.connect import connect
+from elotui.store.connect import connect, for_writing
 from elotui.store.schema import DETAIL_SQL, JUDGE_STATS_SQL, MIGRATIONS, PLAN_SQL, SCHEMA_VERSION, upgrade
 from elotui.store.texts import TextsTable
 from elotui.vocab import CACHED_STATUSES
@@ -427,6 +427,7 @@ class Store(TextsTable):
         """Take the run lease and record the run (elotui.store.runs.begin_run; raises RunActive)."""
         from elotui.store.runs import begin_run
 
+        for_writing(self._db)
         return begin_run(self, manifest, force=force, comparisons=comparisons)
 
     def finish_run(self, run_id: int, state: str, progress: dict[str, Any] | None = None) -> None:

@@ -185,6 +185,20 @@ def test_texts_and_runs(tmp_path: Path) -> None:
         assert store.runs()[0].state == "finished"
 
 
+def test_only_a_run_gives_the_store_a_large_page_cache(tmp_path: Path) -> None:
+    # A reader (export, watch) reads the stored columns once into arrays: a 64 MiB cache would only copy them
+    # into fresh memory a second time. A run's inserts by random key want it.
+    def cache(store: Store) -> int:
+        return int(store._db.execute("PRAGMA cache_size").fetchone()[0])
+
+    with Store(tmp_path / "s.sqlite") as store:
+        assert cache(store) == -2000  # SQLite's default: 2000 KiB
+        store.start_run({"elotui": "x", "judges": []})
+        assert cache(store) == -65536
+    with Store(tmp_path / "s.sqlite") as again:
+        assert cache(again) == -2000
+
+
 def test_migration_from_version_1_keeps_data(tmp_path: Path) -> None:
     path = tmp_path / "old.sqlite"
     db = sqlite3.connect(path)
