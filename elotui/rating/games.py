@@ -80,20 +80,20 @@ def games(table: VerdictTable, threshold: Threshold, mask: NDArray[np.bool_] | N
     counts = table.counts(mask)
     n = len(table.contestants)
     if threshold == "none":
-        rows = valid_rows(table, mask)
-        every = len(rows) == len(outcome)  # every row is a game: the table's own columns, not gathers
+        valid = _valid(table, mask)
+        every = bool(valid.all())  # every row a game: the table's own columns, not copies
 
         def kept(column: NDArray[np.int32]) -> NDArray[np.int32]:
-            if not every:
-                return column[rows].astype(np.int32, copy=False)
+            if not every:  # by the mask itself: no list of rows (8 MB at 10^6)
+                return column[valid].astype(np.int32, copy=False)
             # a read-only view: the table only ever appends, so its first rows stay as they are (10^7 rows: four
             # 40 MB copies fewer)
             view = column.view()
             view.flags.writeable = False
             return view
 
-        out_v = outcome if every else outcome[rows]
-        counts["games"] = len(rows)
+        out_v = outcome if every else outcome[valid]
+        counts["games"] = len(out_v)
         return Games(
             kept(first),
             kept(second),
@@ -132,10 +132,14 @@ def games(table: VerdictTable, threshold: Threshold, mask: NDArray[np.bool_] | N
 
 def valid_rows(table: VerdictTable, mask: NDArray[np.bool_] | None) -> NDArray[np.intp]:
     """The rows of valid verdicts (a side or a tie), within `mask`."""
+    return np.flatnonzero(_valid(table, mask))
+
+
+def _valid(table: VerdictTable, mask: NDArray[np.bool_] | None) -> NDArray[np.bool_]:
     valid = table.outcome <= OUTCOME_TIE
     if mask is not None:
         valid &= mask
-    return np.flatnonzero(valid)
+    return valid
 
 
 @dataclass(frozen=True)
