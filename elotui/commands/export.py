@@ -41,7 +41,7 @@ def _export(args: argparse.Namespace) -> int:
     # (A value the user set is kept.)
     os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
     if args.method != "bt":  # Elo, or the file's method: its kernels compile while the file and store load
-        from elotui.rating.elo import warm_kernels
+        from elotui.rating.native import warm_kernels
 
         warm_kernels()
     from elotui.config import load_tournament

@@ -9,7 +9,7 @@ seed only, not on the order the verdicts were stored in, nor on which contestant
 
 Orders are Fisher–Yates shuffles driven by a counter-based splitmix64 stream, seeded. The sequential kernel
 (shuffle + play) is native code compiled from LLVM IR with llvmlite (`elotui.rating.elo_kernels`; compiled once a
-machine, `warm_kernels`, and kept on disk, `elotui.rating.kernel_cache`); without llvmlite (or with
+machine, `elotui.rating.native`, and kept on disk, `elotui.rating.kernel_cache`); without llvmlite (or with
 ELOTUI_NO_JIT=1) the orders are drawn with numpy and every game step advances all orders at once. Both paths draw
 the same orders and give the same ratings (up to float rounding); the native one is fast (bench_rating.py).
 """
@@ -18,8 +18,6 @@ from __future__ import annotations
 
 import itertools
 import math
-import os
-import threading
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -37,6 +35,7 @@ from elotui.rating.bootstrap import (
 )
 from elotui.rating.elo_kernels import Order, Packed, pack, whole
 from elotui.rating.games import Games
+from elotui.rating.native import jit_kernels
 from elotui.rating.radix import dense_codes, unique_counts
 
 if TYPE_CHECKING:
@@ -169,8 +168,14 @@ class Canonical:
         if distinct is None:
             return None
         words = distinct.words
-        if listing is not self.listing:  # its keys' games, among the distinct ones
-            words = words[np.searchsorted(self.listing.keys, listing.keys % self.span)]
+        if listing is not self.listing:  # its keys' games, among the distinct ones: by a table over the keys
+            keys = listing.keys % self.span  # where it is small, else by a search (~6x slower at 10^6)
+            if self.span <= 4 * len(keys) + 65536:
+                by_key = np.zeros(self.span, dtype=words.dtype)
+                by_key[self.listing.keys] = words
+                words = by_key[keys]
+            else:
+                words = words[np.searchsorted(self.listing.keys, keys)]
         return Packed(listing.repeated(words), distinct.table, distinct.cbits)
 
 
@@ -396,55 +401,3 @@ def run_orders_numpy(
             ratings[ia] = ra + d
             ratings[ib] = rb - d
     return ratings.reshape(n_orders, n)
-
-
-_KERNELS: dict[str, Any] = {}
-_COMPILING = threading.Lock()
-
-
-def jit_kernels() -> Kernels | None:
-    """The native kernels (loaded once per process, on first use; a caller that comes meanwhile waits for them),
-    or None: without llvmlite, when the compilation fails, or with ELOTUI_NO_JIT=1 (forcing the numpy path)."""
-    if "state" in _KERNELS:
-        return _KERNELS.get("kernels")
-    with _COMPILING:
-        if "state" in _KERNELS:
-            return _KERNELS.get("kernels")
-        if os.environ.get("ELOTUI_NO_JIT"):
-            _KERNELS["state"] = "off"
-            return None
-        try:
-            from elotui.rating.elo_kernels import Kernels as Compiled
-
-            _KERNELS["kernels"] = Compiled()
-            _KERNELS["state"] = "ok"
-        except (ImportError, OSError, RuntimeError):  # no llvmlite, or it cannot compile here: numpy path
-            _KERNELS["state"] = "unavailable"
-    return _KERNELS.get("kernels")
-
-
-def warm_kernels() -> None:
-    """Have the native kernels ready before a command that rates by Elo needs them. Where this machine has not
-    compiled them yet, a background thread compiles them (~0.2 s, mostly in LLVM, without the GIL) while the command
-    loads its inputs; their first user waits for it (jit_kernels). Where they are on disk (`compiled_before`),
-    their first user loads them (~3 ms a module): a thread importing llvmlite meanwhile would only take turns with
-    the loading at the GIL (~0.05 s later to the first kernel at 10^6 verdicts). Not a daemon: a process that ends
-    sooner waits for the compile instead of unloading LLVM under it (which crashes the process)."""
-    if "state" in _KERNELS or os.environ.get("ELOTUI_NO_JIT"):
-        return
-    # without llvmlite, or where it cannot compile, jit_kernels finds out on first use
-    try:
-        from elotui.rating.elo_kernels import compiled_before
-
-        if compiled_before():
-            return
-    except (ImportError, OSError, RuntimeError):
-        return
-    threading.Thread(target=_compile_narrowest, name="elotui-elo-compile").start()
-
-
-def _compile_narrowest() -> None:
-    """The kernels, with the 16-bit words most tournaments' games fit (a wider width compiles on first use)."""
-    kernels = jit_kernels()
-    if kernels is not None:
-        kernels.order_functions(np.dtype(np.uint16))

@@ -5,7 +5,7 @@ numba costs ~0.5 s before it runs anything (importing numba, which imports scipy
 target even when the machine code comes from its on-disk cache). llvmlite (numba's own LLVM binding) needs ~0.03 s
 to import and ~0.2 s to optimise and compile the IR below for one word width (exp inlined; a width is compiled
 when first needed; the export has the 16-bit one compiled in the background where it is not on disk yet,
-`elo.warm_kernels`). The object code is kept on disk under a name that is the hash of everything it is made from
+`native.warm_kernels`). The object code is kept on disk under a name that is the hash of everything it is made from
 (`elotui.rating.kernel_cache`): it cannot go stale, and later processes load it in ~3 ms. The IR is small and does exactly what the earlier numba
 kernel did (same splitmix64 shuffle, same floating-point operations in the same order, no fast-math), so both
 give bit-identical ratings. exp is the C library's own algorithm inlined (`elotui.rating.exp_ir`, bit for bit the

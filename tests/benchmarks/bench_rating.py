@@ -29,12 +29,12 @@ from elotui.rating import VerdictTable, games, rank
 from elotui.rating.bt import bradley_terry
 from elotui.rating.elo import (
     canonical_games,
-    jit_kernels,
     permutation_elo,
     permutation_orders,
     run_orders_numpy,
 )
 from elotui.rating.games import THRESHOLDS
+from elotui.rating.native import jit_kernels
 
 
 def synthetic_rows(

@@ -10,13 +10,13 @@ from elotui.rating.elo import (
     canonical_games,
     elo_rounds,
     expected_score,
-    jit_kernels,
     online_elo,
     permutation_elo,
     permutation_orders,
     run_orders_numpy,
 )
 from elotui.rating.games import Games
+from elotui.rating.native import jit_kernels
 from tests.rating.rating_builders import simulate
 
 
@@ -170,7 +170,8 @@ def test_the_canonical_listing_is_the_oriented_games_sorted() -> None:
     from elotui.rating.elo_kernels import pack
 
     rng = np.random.default_rng(23)
-    for n, size, prompts in ((2, 1, 1), (5, 400, 3), (40, 20_000, 17), (130, 5_000, 2)):
+    # the last: keys over a range too wide for a table (their words are searched for, not looked up)
+    for n, size, prompts in ((2, 1, 1), (5, 400, 3), (40, 20_000, 17), (130, 5_000, 2), (300, 2_000, 3)):
         a = rng.integers(0, n, size)
         g = Games(
             a=a.astype(np.int32),
@@ -214,12 +215,12 @@ def test_a_listing_too_wide_for_one_integer_key_is_refused() -> None:
 
 @pytest.mark.parametrize("unit", ["prompt", "game"])
 def test_bootstrap_rounds_natively_and_with_numpy_agree(unit: str, monkeypatch: pytest.MonkeyPatch) -> None:
-    from elotui.rating import elo
+    from elotui.rating import native as loading
 
     rows = simulate({"A": 100, "B": 50, "C": 0, "D": -80}, prompts=7, judges=3, seed=11)
     g = games(VerdictTable.from_rows(rows), "none")
     native = elo_rounds(g, rounds=9, unit=unit, seed=4)  # type: ignore[arg-type]
-    monkeypatch.setattr(elo, "_KERNELS", {"state": "off"})  # as with ELOTUI_NO_JIT=1
-    assert elo.jit_kernels() is None
+    monkeypatch.setattr(loading, "_KERNELS", {"state": "off"})  # as with ELOTUI_NO_JIT=1
+    assert loading.jit_kernels() is None
     fallback = elo_rounds(g, rounds=9, unit=unit, seed=4)  # type: ignore[arg-type]
     np.testing.assert_allclose(native, fallback, atol=1e-9)

@@ -189,7 +189,7 @@ def test_a_process_that_ends_while_the_kernels_compile_ends_cleanly(tmp_path: Pa
     import sys
 
     code = (
-        "import sys, time, numpy; from elotui.rating.elo import warm_kernels; warm_kernels(); "
+        "import sys, time, numpy; from elotui.rating.native import warm_kernels; warm_kernels(); "
         "time.sleep(float(sys.argv[1])); raise SystemExit(2)"
     )
     for delay in ("0", "0.05", "0.08", "0.1", "0.12", "0.15", "0.2"):  # across the ~0.2 s the compile takes

@@ -104,7 +104,7 @@ def test_warm_kernels_compiles_in_the_background_only_what_is_not_on_disk(tmp_pa
     import sys
 
     code = (
-        "import threading; from elotui.rating.elo import warm_kernels; warm_kernels(); "
+        "import threading; from elotui.rating.native import warm_kernels; warm_kernels(); "
         "print(sorted(t.name for t in threading.enumerate()))"
     )
     env = {**os.environ, "ELOTUI_HOME": str(tmp_path)}

@@ -10,7 +10,8 @@ import pytest
 
 from elotui.rating import VerdictTable, games
 from elotui.rating.bootstrap import Resampling, gap_stats, percentile_interval, resampled_blocks
-from elotui.rating.elo import _KERNELS, elo_rounds
+from elotui.rating.elo import elo_rounds
+from elotui.rating.native import _KERNELS
 from tests.rating.rating_builders import simulate
 
 
