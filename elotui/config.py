@@ -34,7 +34,8 @@ from elotui.config_sections import (
     TournamentMeta,
     _Strict,
 )
-from elotui.data_files import DataReport, merge_data_files
+from elotui.data_cache import merged as merged_data_files
+from elotui.data_files import DataReport
 from elotui.errors import UserError
 from elotui.files import read_regular_file
 from elotui.vocab import THRESHOLDS, Threshold, parse_threshold
@@ -367,7 +368,7 @@ def load_tournament(path: str | Path) -> Tournament:
         raise UserError(toml_syntax_error(path, text, exc)) from None
     except RecursionError:
         raise UserError(f"{path}:1: tables or arrays nested too deeply to be a tournament file") from None
-    report = merge_data_files(data, path.parent)
+    report = merged_data_files(data, path.parent, raw_bytes)
     spec: TournamentFile | None = None
     schema: list[str] = []
     try:

@@ -93,6 +93,12 @@ class _Fields:
         return ", ".join(".".join(str(s) for s in p) for p in self.paths[name])
 
 
+def data_path(base_dir: Path, relative: str) -> Path:
+    """A data file named in the tournament file (relative to its folder, or absolute; `~` expanded)."""
+    path = Path(relative).expanduser()
+    return path if path.is_absolute() else base_dir / path
+
+
 def text_id(text: str) -> str:
     """The id of a prompt known only by its text: stable across file orders and runs."""
     return "p-" + hashlib.sha256(text.encode("utf-8")).hexdigest()[:10]
@@ -161,8 +167,7 @@ class _Loader:
     # --- files ---------------------------------------------------------------------------------------------
 
     def _rows(self, key: str, relative: str) -> tuple[Path, list[Row]] | None:
-        path = Path(relative).expanduser()
-        path = path if path.is_absolute() else self.base / path
+        path = data_path(self.base, relative)
         try:
             raw_problems: list[str] = []
             rows = read_rows(path, raw_problems)

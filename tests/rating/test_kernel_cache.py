@@ -34,7 +34,7 @@ def test_made_once_then_read(tmp_path: Path) -> None:
     assert made == ["a", "b"]
     assert len(_files(Path(os.environ["ELOTUI_HOME"]))) == 2
     assert not list(
-        (Path(os.environ["ELOTUI_HOME"]) / "cache" / "kernels").glob(".kernels-*")
+        (Path(os.environ["ELOTUI_HOME"]) / "cache" / "kernels").glob(".made-*")
     )  # no scratch left
 
 

@@ -1,0 +1,104 @@
+"""A tournament's data files are merged once and read back after that (elotui.data_cache), and never stale: an
+edited, removed or moved data file, a damaged cache file or a merge with problems means merging again."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+
+from elotui import data_cache
+from elotui.config import load_tournament
+from elotui.errors import UserError
+from tests.foundation.test_data_files import MODELS, _mt_bench, _mt_toml
+
+
+def _kept(home: Path) -> list[Path]:
+    folder = home / "cache" / "data"
+    return sorted(folder.glob("*.marshal")) if folder.exists() else []
+
+
+@pytest.fixture
+def merges(monkeypatch: pytest.MonkeyPatch) -> list[Path]:
+    """The folders merged from the files themselves (not read from the cache)."""
+    made: list[Path] = []
+    real = data_cache.merge_data_files
+
+    def counted(data: dict[str, object], base_dir: Path) -> object:
+        made.append(base_dir)
+        return real(data, base_dir)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(data_cache, "merge_data_files", counted)
+    return made
+
+
+def test_merged_once_then_read_back_the_same(tmp_path: Path, merges: list[Path]) -> None:
+    _mt_bench(tmp_path)
+    toml = _mt_toml(tmp_path)
+    first, second = load_tournament(toml), load_tournament(toml)
+    assert merges == [tmp_path]  # the second load read the merge back
+    assert len(_kept(Path(os.environ["ELOTUI_HOME"]))) == 1
+    assert second.spec == first.spec and second.data == first.data
+    assert second.responses == first.responses and len(second.responses) == 9
+
+
+def test_an_edited_data_file_is_merged_again(tmp_path: Path, merges: list[Path]) -> None:
+    _mt_bench(tmp_path)
+    toml = _mt_toml(tmp_path)
+    load_tournament(toml)
+    answers = tmp_path / "model_answer" / "gpt-4.jsonl"
+    rows = [json.loads(line) for line in answers.read_text().splitlines()]
+    rows[0]["choices"][0]["turns"][0] = "an edited answer"
+    answers.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    assert load_tournament(toml).responses[("81", "gpt-4")] == "an edited answer"
+    assert load_tournament(toml).responses[("81", "gpt-4")] == "an edited answer"
+    assert len(merges) == 2  # merged again once, then read back
+
+
+def test_a_removed_data_file_is_reported_as_without_the_cache(tmp_path: Path, merges: list[Path]) -> None:
+    _mt_bench(tmp_path)
+    toml = _mt_toml(tmp_path)
+    load_tournament(toml)
+    (tmp_path / "model_answer" / "llama-13b.jsonl").unlink()
+    for _ in range(2):  # a merge with problems is never kept: reported from the files each time
+        with pytest.raises(UserError) as err:
+            load_tournament(toml)
+        assert "llama-13b.jsonl does not exist" in "\n".join(err.value.details)
+    assert len(merges) == 3
+
+
+def test_a_merge_with_problems_is_not_kept(tmp_path: Path, merges: list[Path]) -> None:
+    _mt_bench(tmp_path, skip={(82, "gpt-4")})
+    toml = _mt_toml(tmp_path)
+    for _ in range(2):
+        with pytest.raises(UserError):
+            load_tournament(toml)
+    assert len(merges) == 2 and not _kept(Path(os.environ["ELOTUI_HOME"]))
+
+
+def test_a_damaged_cache_file_is_merged_again_and_written_over(tmp_path: Path, merges: list[Path]) -> None:
+    _mt_bench(tmp_path)
+    toml = _mt_toml(tmp_path)
+    want = load_tournament(toml).responses
+    (kept,) = _kept(Path(os.environ["ELOTUI_HOME"]))
+    for damage in (kept.read_bytes()[:-5], b"", kept.read_bytes()[:32] + b"\0" * 40):
+        kept.write_bytes(damage)
+        assert load_tournament(toml).responses == want
+        assert load_tournament(toml).responses == want
+    assert len(merges) == 4  # once, then once after each damage
+
+
+def test_a_moved_tournament_is_merged_from_its_new_folder(tmp_path: Path, merges: list[Path]) -> None:
+    _mt_bench(tmp_path / "a")
+    _mt_toml(tmp_path / "a")
+    load_tournament(tmp_path / "a" / "tournament.toml")
+    shutil.copytree(tmp_path / "a", tmp_path / "b")
+    (tmp_path / "b" / "model_answer" / "vicuna-13b.jsonl").write_text("")  # only the copy lost its answers
+    with pytest.raises(UserError) as err:
+        load_tournament(tmp_path / "b" / "tournament.toml")
+    assert "vicuna-13b" in "\n".join(err.value.details)
+    assert merges == [tmp_path / "a", tmp_path / "b"]
+    assert set(load_tournament(tmp_path / "a" / "tournament.toml").contestant_ids) == set(MODELS)
