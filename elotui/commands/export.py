@@ -40,14 +40,15 @@ def _export(args: argparse.Namespace) -> int:
     # one-shot command ~50 ms of CPU and competes with the store read; the rankings' linear algebra is small.
     # (A value the user set is kept.)
     os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
-    if args.method != "bt":  # Elo, or the file's method: its kernels compile while the file and store load
-        from elotui.rating.native import warm_kernels
-
-        warm_kernels()
     from elotui.config import load_tournament
     from elotui.store import Store
 
     tournament = load_tournament(args.tournament)
+    # Elo (or online Elo): its kernels, compiled while the store loads where this machine has not compiled them yet
+    if (args.method or tournament.spec.ranking.method) != "bt":
+        from elotui.rating.native import warm_kernels
+
+        warm_kernels()
     store = Store.open_for(tournament, args.store)
     try:
         from elotui.export.ranking import write_csv, write_json

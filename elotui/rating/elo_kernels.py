@@ -5,11 +5,11 @@ numba costs ~0.5 s before it runs anything (importing numba, which imports scipy
 target even when the machine code comes from its on-disk cache). llvmlite (numba's own LLVM binding) needs ~0.03 s
 to import and ~0.2 s to optimise and compile the IR below for one word width (exp inlined; a width is compiled
 when first needed; the export has the 16-bit one compiled in the background where it is not on disk yet,
-`native.warm_kernels`). The object code is kept on disk under a name that is the hash of everything it is made from
-(`elotui.rating.kernel_cache`): it cannot go stale, and later processes load it in ~3 ms. The IR is small and does exactly what the earlier numba
-kernel did (same splitmix64 shuffle, same floating-point operations in the same order, no fast-math), so both
-give bit-identical ratings. exp is the C library's own algorithm inlined (`elotui.rating.exp_ir`, bit for bit the
-library's: half the update's time was the call; ~20 % faster).
+`native.warm_kernels`). The object code is kept on disk under a name that is the hash of everything it is made
+from (`elotui.rating.kernel_cache`): it cannot go stale, and later processes load it in ~3 ms. The IR is small
+and does exactly what the earlier numba kernel did (same splitmix64 shuffle, same floating-point operations in
+the same order, no fast-math), so both give bit-identical ratings. exp is the C library's own algorithm inlined
+(`elotui.rating.exp_ir`, bit for bit the library's: half the update's time was the call; ~20 % faster).
 
 Games are packed one per word (contestant codes in two fields of `cbits` bits, then the index of the score in a
 small table of the distinct scores; in the narrowest of 16, 32 or 64 bits they fit), so an order moves one word

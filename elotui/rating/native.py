@@ -40,9 +40,9 @@ def jit_kernels() -> Kernels | None:
 def warm_kernels() -> None:
     """Have the native kernels ready before a command that rates by Elo needs them. Where this machine has not
     compiled them yet, a background thread compiles them (~0.2 s, mostly in LLVM, without the GIL) while the command
-    loads its inputs; their first user waits for it (jit_kernels). Where they are on disk (`compiled_before`),
+    reads its store; their first user waits for it (jit_kernels). Where they are on disk (`compiled_before`),
     their first user loads them (~3 ms a module): a thread importing llvmlite meanwhile would only take turns with
-    the loading at the GIL (~0.05 s later to the first kernel at 10^6 verdicts). Not a daemon: a process that ends
+    the reading at the GIL (~0.05 s later to the first kernel at 10^6 verdicts). Not a daemon: a process that ends
     sooner waits for the compile instead of unloading LLVM under it (which crashes the process)."""
     if "state" in _KERNELS or os.environ.get("ELOTUI_NO_JIT"):
         return
