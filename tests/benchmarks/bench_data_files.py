@@ -6,7 +6,8 @@ Writes 5,000 prompts (`question.jsonl`, MT-bench's format) and 10 contestants' a
 ~300 characters each: 50,000 responses, ~17 MB) and a page-long tournament file with one simulated judge, then
 times as whole processes (median of several runs after a warm-up):
 
-1. `elotui validate T` (target ≤ 1.5 s),
+1. `elotui validate T` (target ≤ 1.5 s): with the data files' merge kept by an earlier run (elotui.data_cache),
+   and the first time (each run with an empty cache folder: the files merged),
 2. `elotui run T --dry-run` (the whole plan, 450,000 judge calls: call keys and the cache check; target ≤ 3 s),
 
 and, as the reference measured in the same run, a plain process that reads the same files with `json.loads` per
@@ -110,12 +111,15 @@ def main(argv: list[str] | None = None) -> int:
                 str(folder),
             ],
         }
-        times: dict[str, list[float]] = {name: [] for name in commands}
+        first = "elotui validate, the first time"
+        times: dict[str, list[float]] = {name: [] for name in [*commands, first]}
         for argv_ in commands.values():
             timed(argv_, env)  # warm-up: the file cache
-        for _ in range(args.repeats):
+        for i in range(args.repeats):
             for name, argv_ in commands.items():  # interleaved: load changes hit every command alike
                 times[name].append(timed(argv_, env))
+            empty = {**env, "ELOTUI_HOME": str(folder / f"home-{i}")}  # nothing kept: the files merged
+            times[first].append(timed(commands["elotui validate"], empty))
         medians = {name: statistics.median(t) for name, t in times.items()}
         for name, m in medians.items():
             print(f"{name:32s} median {m:6.2f} s  (runs: {', '.join(f'{t:.2f}' for t in times[name])})")
