@@ -14,7 +14,8 @@ every prompt, one replay judge reading a generated verdict log) is
    `TournamentSession.leaderboard` (store read included) for Bradley–Terry with 200 prompt-bootstrap rounds, for
    all five thresholds, and for permutation-averaged Elo (100 orders) with its intervals;
 3. ranked as whole processes: `elotui export T --method bt|elo` against a Python process that reads the verdict
-   log with pandas and runs the FastChat functions (median of 3 each, interleaved).
+   log with pandas and runs the FastChat functions (interleaved: the median of 3 FastChat processes, and of 9
+   elotui exports, three before each of FastChat's, with their quartiles and the slowest).
 
 The child processes run with compiled bytecode for every module, as after `pip install` (`as_installed`).
 
@@ -206,12 +207,14 @@ def whole_process(toml: Path, store: Path, log: Path) -> None:
     for method in ("bt", "elo"):
         ours, theirs = [], []
         cmd = [sys.executable, "-m", "tests.benchmarks.bench_fastchat", "--reference", str(log), method]
-        for _ in range(3):
-            ours.append(timed([*elotui, "--method", method]))
+        for _ in range(3):  # elotui's ~1 s three times before each of FastChat's: its spread is seen too
+            ours += [timed([*elotui, "--method", method]) for _ in range(3)]
             theirs.append(timed(cmd))
         a, b = statistics.median(ours), statistics.median(theirs)
+        q1, _, q3 = statistics.quantiles(ours, n=4)
         print(
-            f"  whole process, --method {method}: elotui export {a:.2f} s, FastChat process {b:.2f} s ({b / a:.1f}x)"
+            f"  whole process, --method {method}: elotui export {a:.2f} s (q1 {q1:.2f}, q3 {q3:.2f}, slowest"
+            f" {max(ours):.2f}, {len(ours)} runs), FastChat process {b:.2f} s ({b / a:.1f}x)"
         )
 
 
