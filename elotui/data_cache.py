@@ -6,7 +6,8 @@ Merging 10^4 response rows (reading them, matching them to prompts and contestan
 tournament file's bytes, its folder, and the code that merges; the file holds the SHA-256 of every data file the
 merge read (DataReport.files), and is used only while each of them still has those bytes (hashing them costs ~1
 ms a MB), else merged again and written over. A merge that found problems is not kept: it is reported from the
-files themselves every time. So the merged prompts are always those the files give.
+files themselves every time. So the merged prompts are always those the files give. Every edit of a tournament
+file makes a new merge: the folder keeps those used last, up to KEEP_BYTES.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from elotui.data_files import DataReport, data_path, merge_data_files
 from elotui.errors import UserError
 
 KIND = "data"
+KEEP_BYTES = 256 << 20  # the merges used last, up to this much (one is kept whatever its size)
 _FORMAT = "elotui data merge 1"
 
 
@@ -31,7 +33,7 @@ def merged(data: dict[str, Any], base_dir: Path, source: bytes) -> DataReport | 
     if not data_files.uses_data_files(data):
         return None
     name = _name(base_dir, source)
-    found = disk_cache.read(KIND, name) if name is not None else None
+    found = disk_cache.read(KIND, name, refresh=True) if name is not None else None
     if found is not None:
         kept = _decoded(found)
         if kept is not None and _unchanged(base_dir, kept[1].files):
@@ -43,7 +45,7 @@ def merged(data: dict[str, Any], base_dir: Path, source: bytes) -> DataReport | 
             body = marshal.dumps((_FORMAT, data["prompts"], dataclasses.astuple(report)))
         except ValueError:  # a value marshal does not keep (a TOML date in an inline prompt)
             return report
-        disk_cache.write(KIND, name, body)
+        disk_cache.write(KIND, name, body, keep_bytes=KEEP_BYTES)
     return report
 
 

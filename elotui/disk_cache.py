@@ -4,7 +4,8 @@ tournament's data files merged (elotui.data_cache).
 
 A file is written whole (a temporary file renamed over it) and starts with the SHA-256 of what it holds; a file
 that does not match (cut short, damaged) reads as absent, and is written again by the next one to make it. A
-folder that cannot be written (read-only, full disk) only means making the thing every time. Files are the
+folder that cannot be written (read-only, full disk) only means making the thing every time. A kind whose files
+multiply as the user edits (the data merges) is pruned to a size, the files used longest ago first. Files are the
 user's own (created 0600 in the user's cache folder): reading one trusts that folder as the user's installed
 packages are trusted.
 """
@@ -26,8 +27,9 @@ def name_of(recipe: str, suffix: str) -> str:
     return hashlib.sha256(recipe.encode("utf-8")).hexdigest() + suffix
 
 
-def read(kind: str, name: str) -> bytes | None:
-    """What the file `name` of this kind holds, or None: absent, damaged, or no cache folder."""
+def read(kind: str, name: str, *, refresh: bool = False) -> bytes | None:
+    """What the file `name` of this kind holds, or None: absent, damaged, or no cache folder. `refresh`: mark it
+    used now (for a kind whose folder is pruned, `write`'s `keep_bytes`)."""
     folder = _folder(kind)
     if folder is None:
         return None
@@ -38,14 +40,27 @@ def read(kind: str, name: str) -> bytes | None:
     digest, body = data[:_DIGEST], data[_DIGEST:]
     if len(digest) < _DIGEST or not body or hashlib.sha256(body).digest() != digest:
         return None  # damaged: made again and written over
+    if refresh:
+        try:
+            os.utime(folder / name)  # used now: the last to go when the folder is pruned
+        except OSError:
+            pass
     return body
 
 
-def write(kind: str, name: str, body: bytes) -> None:
-    """Keep `body` as the file `name` of this kind (nothing where the folder cannot be written)."""
+def write(kind: str, name: str, body: bytes, *, keep_bytes: int | None = None) -> None:
+    """Keep `body` as the file `name` of this kind (nothing where the folder cannot be written). With
+    `keep_bytes`, the files of this kind used longest ago then go until the rest hold at most that many bytes
+    (the newest is always kept): a folder that grows with every edit of a file stays bounded."""
     folder = _folder(kind)
     if folder is None:
         return
+    _put(folder, name, body)
+    if keep_bytes is not None:
+        _prune(folder, keep_bytes)
+
+
+def _put(folder: Path, name: str, body: bytes) -> None:
     try:
         fd, scratch = tempfile.mkstemp(dir=folder, prefix=".made-", suffix=".tmp")
     except OSError:
@@ -59,6 +74,25 @@ def write(kind: str, name: str, body: bytes) -> None:
             os.unlink(scratch)
         except OSError:
             pass
+
+
+def _prune(folder: Path, keep_bytes: int) -> None:
+    found = []
+    try:
+        for path in folder.iterdir():
+            if not path.name.startswith("."):  # not another process's file being written
+                info = path.stat()
+                found.append((info.st_mtime_ns, info.st_size, path))
+    except OSError:  # gone meanwhile (another process pruned): pruned next time
+        return
+    held = 0
+    for _, size, path in sorted(found, reverse=True):  # the newest first
+        held += size
+        if held > keep_bytes and held > size:
+            try:
+                path.unlink()
+            except OSError:
+                pass
 
 
 def _folder(kind: str) -> Path | None:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import time
 from pathlib import Path
 
 import pytest
@@ -102,3 +103,28 @@ def test_a_moved_tournament_is_merged_from_its_new_folder(tmp_path: Path, merges
     assert "vicuna-13b" in "\n".join(err.value.details)
     assert merges == [tmp_path / "a", tmp_path / "b"]
     assert set(load_tournament(tmp_path / "a" / "tournament.toml").contestant_ids) == set(MODELS)
+
+
+def test_the_folder_keeps_the_merges_used_last_up_to_its_bound(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, merges: list[Path]
+) -> None:
+    # Every edit of the tournament file makes a new merge; the folder keeps those used last within KEEP_BYTES.
+    _mt_bench(tmp_path)
+    toml = _mt_toml(tmp_path)
+    home = Path(os.environ["ELOTUI_HOME"])
+    original = toml.read_text()
+    load_tournament(toml)
+    (first,) = _kept(home)
+    monkeypatch.setattr(data_cache, "KEEP_BYTES", 2 * first.stat().st_size + 100)  # room for two merges
+
+    def load(text: str) -> Path:
+        time.sleep(0.02)  # a later modification time than the last file's, whatever the clock's grain
+        toml.write_text(text)
+        load_tournament(toml)
+        return max(_kept(home), key=lambda p: p.stat().st_mtime_ns)  # the one used last
+
+    edit0, edit1 = load(original + "\n# edit 0\n"), load(original + "\n# edit 1\n")
+    assert set(_kept(home)) == {edit0, edit1}  # the first merge, used longest ago, went
+    assert load(original + "\n# edit 0\n") == edit0  # read back, and so used last
+    load(original)  # merged again (it had gone); edit 1 is now the one used longest ago
+    assert set(_kept(home)) == {edit0, first} and len(merges) == 4
