@@ -80,7 +80,7 @@ def games(table: VerdictTable, threshold: Threshold, mask: NDArray[np.bool_] | N
     counts = table.counts(mask)
     n = len(table.contestants)
     if threshold == "none":
-        valid = _valid(table, mask)
+        valid = table.valid(mask)
         every = bool(valid.all())  # every row a game: the table's own columns, not copies
 
         def kept(column: NDArray[np.int32]) -> NDArray[np.int32]:
@@ -105,9 +105,9 @@ def games(table: VerdictTable, threshold: Threshold, mask: NDArray[np.bool_] | N
         )
 
     pres = (
-        table.derived("presentations", lambda: presentations(table, valid_rows(table, None)))
+        table.derived("presentations", lambda: presentations(table, np.flatnonzero(table.valid())))
         if mask is None
-        else presentations(table, valid_rows(table, mask))
+        else presentations(table, np.flatnonzero(table.valid(mask)))
     )
     share_first = pres.share_first
     share_second = 1.0 - share_first
@@ -128,18 +128,6 @@ def games(table: VerdictTable, threshold: Threshold, mask: NDArray[np.bool_] | N
         counts,
         table.prompt[pres_rows].astype(np.int32),
     )
-
-
-def valid_rows(table: VerdictTable, mask: NDArray[np.bool_] | None) -> NDArray[np.intp]:
-    """The rows of valid verdicts (a side or a tie), within `mask`."""
-    return np.flatnonzero(_valid(table, mask))
-
-
-def _valid(table: VerdictTable, mask: NDArray[np.bool_] | None) -> NDArray[np.bool_]:
-    valid = table.outcome <= OUTCOME_TIE
-    if mask is not None:
-        valid &= mask
-    return valid
 
 
 @dataclass(frozen=True)

@@ -317,6 +317,13 @@ class VerdictTable:
         out._n = len(rows)
         return out
 
+    def valid(self, mask: NDArray[np.bool_] | None = None) -> NDArray[np.bool_]:
+        """Which rows hold a valid verdict (a side or a tie), within `mask`."""
+        valid = self.outcome <= OUTCOME_TIE
+        if mask is not None:
+            valid &= mask
+        return valid
+
     def counts(self, mask: NDArray[np.bool_] | None = None) -> dict[str, int]:
         """verdicts_used (valid), invalid, failed, missing."""
         outcome = self.outcome if mask is None else self.outcome[mask]

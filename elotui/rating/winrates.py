@@ -15,19 +15,12 @@ from numpy.typing import NDArray
 from elotui.rating.table import OUTCOME_FIRST, OUTCOME_SECOND, OUTCOME_TIE, VerdictTable
 
 
-def _valid_rows(table: VerdictTable, mask: NDArray[np.bool_] | None) -> NDArray[np.intp]:
-    valid = table.outcome <= OUTCOME_TIE
-    if mask is not None:
-        valid &= mask
-    return np.flatnonzero(valid)
-
-
 def win_rate_arrays(
     table: VerdictTable, mask: NDArray[np.bool_] | None = None
 ) -> tuple[NDArray[np.float64], NDArray[np.int64]]:
     """(win rate, verdicts) per contestant code; NaN win rate without verdicts."""
     n = len(table.contestants)
-    rows = _valid_rows(table, mask)
+    rows = np.flatnonzero(table.valid(mask))
     first = table.first[rows]
     second = table.second[rows]
     o = table.outcome[rows]
@@ -56,7 +49,7 @@ def win_rates(table: VerdictTable, mask: NDArray[np.bool_] | None = None) -> dic
 def head_to_head(table: VerdictTable, mask: NDArray[np.bool_] | None = None) -> dict[str, Any]:
     """wins[i][j] = verdicts where contestant i beat j (either order); ties[i][j] = tie verdicts between them."""
     n = len(table.contestants)
-    rows = _valid_rows(table, mask)
+    rows = np.flatnonzero(table.valid(mask))
     first = table.first[rows].astype(np.int64)
     second = table.second[rows].astype(np.int64)
     o = table.outcome[rows]
@@ -184,7 +177,7 @@ def length_bias(
     for (prompt, contestant), value in lengths.items():
         if prompt in p_index and contestant in c_index:
             length[p_index[prompt], c_index[contestant]] = int(value)
-    rows = _valid_rows(table, mask)
+    rows = np.flatnonzero(table.valid(mask))
     o = table.outcome[rows]
     dec = (o == OUTCOME_FIRST) | (o == OUTCOME_SECOND)
     rows, o = rows[dec], o[dec]
