@@ -91,6 +91,7 @@ def entry() -> None:
     """The `elotui` process (the console script, `python -m elotui.cli`); `main` is what runs in a caller's
     process."""
     argv = sys.argv[1:]
+    heap.small_pages_for_arrays()
     if argv and argv[0] in ONE_SHOT_COMMANDS:
         heap.one_shot_process()
     code = main(argv)

@@ -14,7 +14,8 @@ die later would never be collected. So a run ends by thawing them (`thaw`): by t
 freed, so the next full collection walks what the process holds anyway, and the cycles frozen meanwhile are
 collected again.
 
-A one-shot command's process also keeps the memory it frees for its next arrays (`keep_freed_memory`)."""
+A one-shot command's process also keeps the memory it frees for its next arrays (`keep_freed_memory`), and every
+`elotui` process takes its arrays' fresh memory in small pages (`small_pages_for_arrays`)."""
 
 from __future__ import annotations
 
@@ -58,6 +59,17 @@ def one_shot_process() -> None:
     (`keep_freed_memory`)."""
     gc.disable()
     keep_freed_memory()
+
+
+def small_pages_for_arrays() -> None:
+    """Before numpy is imported: its large arrays not advised into transparent huge pages (NUMPY_MADVISE_HUGEPAGE=0,
+    unless the environment says otherwise; child processes inherit it). On a virtual machine whose balloon driver
+    hands freed memory back to the host (free page reporting, in 2 MiB blocks), a fresh huge page waits for the
+    host to supply it again: ~5 ms a MiB a few seconds after other processes freed it, against ~0.5 ms a MiB in
+    small pages (tests/benchmarks/bench_fresh_memory.py). A 10^7-verdict export touches ~1.3 GB: 7.5 s in huge
+    pages after a pause, 2.5 s in small ones. Where huge pages are already warm they fault in ~4x faster, a few
+    hundredths of a second at 10^6 verdicts."""
+    os.environ.setdefault("NUMPY_MADVISE_HUGEPAGE", "0")
 
 
 def keep_freed_memory() -> None:

@@ -1,4 +1,5 @@
-"""A one-shot command's process keeps the memory it frees for its next arrays (elotui.heap.keep_freed_memory)."""
+"""A one-shot command's process keeps the memory it frees for its next arrays (elotui.heap.keep_freed_memory); every
+`elotui` process takes its arrays' fresh memory in small pages (elotui.heap.small_pages_for_arrays)."""
 
 from __future__ import annotations
 
@@ -38,3 +39,28 @@ def test_a_block_freed_is_reused_without_faulting_its_pages_in_again() -> None:
     # (with glibc's defaults, here, the second block faults its pages in again: [523, 518])
     first, second = _faults("keep")
     assert first > 100 and second < first // 10, (first, second)
+
+
+PAGES = """
+import os, sys
+import elotui.cli
+sys.argv = ["elotui", "--version"]
+try:
+    elotui.cli.entry()
+except SystemExit:
+    pass
+from numpy._core import multiarray
+print(os.environ.get("NUMPY_MADVISE_HUGEPAGE"), multiarray._set_madvise_hugepage(True), file=sys.stderr)
+"""
+
+
+@pytest.mark.parametrize(("given", "expected"), [(None, "0 False"), ("1", "1 True")])
+def test_an_elotui_process_takes_its_arrays_memory_in_small_pages(given: str | None, expected: str) -> None:
+    # On a VM that hands freed memory back to the host, a fresh huge page is ~10x dearer than small ones
+    # (tests/benchmarks/bench_fresh_memory.py): the `elotui` process has numpy advise none, before numpy is
+    # imported, unless the environment says otherwise. _set_madvise_hugepage returns the setting numpy had.
+    env = {k: v for k, v in os.environ.items() if k != "NUMPY_MADVISE_HUGEPAGE"}
+    if given is not None:
+        env["NUMPY_MADVISE_HUGEPAGE"] = given
+    run = subprocess.run([sys.executable, "-c", PAGES], check=True, capture_output=True, text=True, env=env)
+    assert run.stderr.strip().splitlines()[-1] == expected
