@@ -230,11 +230,14 @@ def test_orders_played_in_lanes_are_the_orders_played_one_by_one(kernels: Kernel
                 assert np.array_equal(together[i], kernels.play_packed(src, [order], n, 16.0, 1000.0)[0])
 
 
-def test_orders_are_split_over_the_cores_in_whole_lanes() -> None:
+def test_orders_are_split_over_the_cores_evenly() -> None:
+    # Runs of whole lanes (48 and 52 of 100) left one core idle for a lane group's time at the end; two runs of
+    # 50 (12 groups and a pair each) end together.
     from elotui.rating.elo_kernels import _split
 
-    assert _split(100, 2) == [0, 48, 100]
+    assert _split(100, 2) == [0, 50, 100]
     assert _split(32, 2) == [0, 16, 32]
-    assert _split(4, 2) == [0, 2, 4]  # fewer groups than runs: as even as can be
+    assert _split(4, 2) == [0, 2, 4]
+    assert _split(100, 3) == [0, 33, 66, 100]
     assert _split(7, 1) == [0, 7]
     assert _split(0, 0) == [0, 0]
