@@ -66,9 +66,9 @@ def small_pages_for_arrays() -> None:
     unless the environment says otherwise; child processes inherit it). On a virtual machine whose balloon driver
     hands freed memory back to the host (free page reporting, in 2 MiB blocks), a fresh huge page waits for the
     host to supply it again: ~5 ms a MiB a few seconds after other processes freed it, against ~0.5 ms a MiB in
-    small pages (tests/benchmarks/bench_fresh_memory.py). A 10^7-verdict export touches ~1.3 GB: 7.5 s in huge
-    pages after a pause, 2.5 s in small ones. Where huge pages are already warm they fault in ~4x faster, a few
-    hundredths of a second at 10^6 verdicts."""
+    small pages, which the host has not taken back (tests/benchmarks/bench_fresh_memory.py: 256 MiB, 1.6 s against
+    0.1 s). A 10^7-verdict `export --method bt` touches ~1.3 GB: 7.0 s in huge pages after a pause, 2.4 s in small
+    ones. Where huge pages are warm they fault in faster: ~3 % of a 10^6-verdict Elo export run back to back."""
     os.environ.setdefault("NUMPY_MADVISE_HUGEPAGE", "0")
 
 

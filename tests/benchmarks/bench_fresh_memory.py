@@ -8,13 +8,16 @@ reporting, as on the machines these stops ran on), memory that processes freed g
 later, and the next process that takes it waits for the host to supply it again. So the same command is fast
 right after a process freed as much memory, and slow after a pause. This benchmark measures both in fresh child
 processes: each child times its first touch of `--mib` MiB; "warm" children run right after one that freed as
-much, "cold" ones after `--pause` seconds. It prints the medians, the ratio, and what the machine says about
-its balloon driver. elotui's exports touch ~250 MB at 10^6 verdicts and ~1.3 GB at 10^7.
+much, "cold" ones after `--pause` seconds; in transparent huge pages (numpy's default advice on Linux) and in
+small pages (NUMPY_MADVISE_HUGEPAGE=0, what the `elotui` process sets: elotui.heap.small_pages_for_arrays). It
+prints the medians, the ratios, and what the machine says about its balloon driver. elotui's exports touch
+~250 MB at 10^6 verdicts and ~1.3 GB at 10^7.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import statistics
 import subprocess
 import sys
@@ -27,9 +30,13 @@ CHILD = (
 )
 
 
-def touch(mib: int) -> float:
-    """Seconds a new process takes to touch `mib` MiB of fresh memory (an array of ones)."""
-    done = subprocess.run([sys.executable, "-c", CHILD, str(mib)], check=True, capture_output=True, text=True)
+def touch(mib: int, huge: bool) -> float:
+    """Seconds a new process takes to touch `mib` MiB of fresh memory (an array of ones), numpy advising huge
+    pages or not."""
+    env = {**os.environ, "NUMPY_MADVISE_HUGEPAGE": "1" if huge else "0"}
+    done = subprocess.run(
+        [sys.executable, "-c", CHILD, str(mib)], check=True, capture_output=True, text=True, env=env
+    )
     return float(done.stdout)
 
 
@@ -48,16 +55,20 @@ def main() -> None:
     parser.add_argument("--pause", type=float, default=5.0)
     args = parser.parse_args()
     print(balloon())
-    warm, cold = [], []
-    for _ in range(args.runs):
-        time.sleep(args.pause)
-        cold.append(touch(args.mib))
-        touch(args.mib)  # frees as much as the next one takes
-        warm.append(touch(args.mib))
-    w, c = statistics.median(warm), statistics.median(cold)
     print(f"{args.mib} MiB of fresh memory in a new process, median of {args.runs}:")
-    print(f"  right after a process freed as much: {w:.3f} s ({w / args.mib * 1e3:.2f} ms a MiB)")
-    print(f"  after a {args.pause:g} s pause: {c:.3f} s ({c / args.mib * 1e3:.2f} ms a MiB), {c / w:.1f}x")
+    for huge in (True, False):
+        warm, cold = [], []
+        for _ in range(args.runs):
+            time.sleep(args.pause)
+            cold.append(touch(args.mib, huge))
+            touch(args.mib, huge)  # frees as much as the next one takes
+            warm.append(touch(args.mib, huge))
+        w, c = statistics.median(warm), statistics.median(cold)
+        pages = "huge pages " if huge else "small pages"
+        print(
+            f"  {pages}: right after a process freed as much {w:.3f} s ({w / args.mib * 1e3:.2f} ms a MiB); "
+            f"after a {args.pause:g} s pause {c:.3f} s ({c / args.mib * 1e3:.2f} ms a MiB, {c / w:.1f}x)"
+        )
 
 
 if __name__ == "__main__":

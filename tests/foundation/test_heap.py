@@ -49,7 +49,10 @@ try:
     elotui.cli.entry()
 except SystemExit:
     pass
-from numpy._core import multiarray
+try:
+    from numpy._core import multiarray
+except ImportError:  # numpy 1.x
+    from numpy.core import multiarray
 print(os.environ.get("NUMPY_MADVISE_HUGEPAGE"), multiarray._set_madvise_hugepage(True), file=sys.stderr)
 """
 
