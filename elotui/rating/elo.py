@@ -36,7 +36,7 @@ from elotui.rating.bootstrap import (
 from elotui.rating.elo_kernels import Order, Packed, pack, whole
 from elotui.rating.games import Games
 from elotui.rating.native import jit_kernels
-from elotui.rating.radix import dense_codes, unique_counts
+from elotui.rating.radix import dense_codes, table_fits, unique_counts
 
 if TYPE_CHECKING:
     from elotui.rating.elo_kernels import Kernels
@@ -170,7 +170,7 @@ class Canonical:
         words = distinct.words
         if listing is not self.listing:  # its keys' games, among the distinct ones: by a table over the keys
             keys = listing.keys % self.span  # where it is small, else by a search (~6x slower at 10^6)
-            if self.span <= 4 * len(keys) + 65536:
+            if table_fits(self.span, len(keys)):
                 by_key = np.zeros(self.span, dtype=words.dtype)
                 by_key[self.listing.keys] = words
                 words = by_key[keys]

@@ -13,6 +13,16 @@ DIGIT = 16
 SAMPLE = 1024  # values looked at to guess the distinct ones before checking them all
 FEW = 8  # up to this many distinct values, codes by comparisons (~3x faster than a binary search each)
 CHUNK = 1 << 20  # values coded at a time by comparisons
+TABLE_SLACK = (
+    1 << 16
+)  # entries a table over a key range may have whatever the count of keys (~0.5 MB of counts)
+
+
+def table_fits(key_range: int, count: int) -> bool:
+    """Whether `count` keys in 0 .. key_range - 1 are best handled by a table over the whole range (a count, first
+    index or value per possible key: one pass, no sort): a range of at most four entries a key, plus TABLE_SLACK.
+    Wider ranges are sorted or searched instead."""
+    return key_range <= 4 * count + TABLE_SLACK
 
 
 def in_order(keys: NDArray[np.integer]) -> bool:
@@ -90,7 +100,7 @@ def unique_counts(keys: NDArray[np.integer], key_range: int) -> tuple[NDArray[np
     """np.unique(keys, return_counts=True) for integer keys in 0 .. key_range - 1: the distinct keys ascending and
     how often each occurs, by a count of each key when their range is small, else by a stable sort."""
     wide = np.asarray(keys).astype(np.int64, copy=False)
-    if key_range <= 4 * len(wide) + 4096:
+    if table_fits(key_range, len(wide)):
         counts = np.bincount(wide, minlength=key_range)
         distinct = np.flatnonzero(counts)
         return distinct.astype(np.int64, copy=False), counts[distinct].astype(np.int64, copy=False)
@@ -130,7 +140,7 @@ def count_distinct(codes: NDArray[np.integer]) -> int:
 def _present(codes: NDArray[np.integer]) -> NDArray[np.bool_] | None:
     """Which codes of 0 .. max occur (a count of each), or None where that range is too wide for a table."""
     top = int(codes.max()) + 1
-    return None if top > 4 * len(codes) + 4096 else np.bincount(codes, minlength=top) > 0
+    return np.bincount(codes, minlength=top) > 0 if table_fits(top, len(codes)) else None
 
 
 def groups_by_arrival(keys: NDArray[np.integer], key_range: int) -> tuple[NDArray[np.intp], NDArray[np.intp]]:
@@ -139,7 +149,7 @@ def groups_by_arrival(keys: NDArray[np.integer], key_range: int) -> tuple[NDArra
     order = argsort(first): first[order], and inverse mapped through the inverse of order."""
     wide = np.asarray(keys).astype(np.int64, copy=False)
     n = len(wide)
-    if key_range <= 4 * n + (1 << 16):  # a table over the key range: each key's first index, no sort
+    if table_fits(key_range, n):  # a table over the key range: each key's first index, no sort
         first = np.full(max(key_range, 1), n, dtype=np.intp)
         np.minimum.at(first, wide, np.arange(n))
         at = first[wide]
