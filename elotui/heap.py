@@ -1,6 +1,6 @@
 """The process's cyclic garbage collector: switched off for a while and on again as it was (`collector_off`: a
 one-shot command's body, a run's planning, a run's free answers between two turns of the event loop
-(elotui.run.runner), the TUI's keys in elotui.tui.collector; in the `elotui` process, off
+(elotui.run.runner: then frozen), the TUI's keys in elotui.tui.collector; in the `elotui` process, off
 for good in a one-shot command and everything frozen before exit: `one_shot_process`, `before_exit`), and kept
 off a run's large, long-lived structures (the plan's comparisons and calls, the stored plan's rows, a replay log's
 index). Those are made with the collector off (a million records and no cycles: its full passes over the growing
