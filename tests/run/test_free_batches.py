@@ -384,7 +384,9 @@ async def test_what_free_answers_make_is_frozen_before_the_loop_runs_others(
         ticker.cancel()
     assert result.state == "finished" and result.done == TOTAL
     assert len(frozen) >= TOTAL // runner_module.FREE_YIELD_EVERY - 1
-    assert frozen[-1] - frozen[0] >= (len(frozen) - 1) * runner_module.FREE_YIELD_EVERY  # an object per answer
+    assert (
+        frozen[-1] - frozen[0] >= (len(frozen) - 1) * runner_module.FREE_YIELD_EVERY
+    )  # an object per answer
     assert gc.get_freeze_count() == 0  # thawed
 
 
