@@ -9,7 +9,11 @@ import hashlib
 import json
 from pathlib import Path
 
+import pytest
+
 from elotui.config import load_tournament
+from elotui.records import PlanRow
+from elotui.run import verdict_plan
 from elotui.run.calls import Texts, prerequisite_calls
 from elotui.run.plan import build_plan
 from elotui.run.prompts import PromptBuilder
@@ -139,3 +143,26 @@ def test_the_plan_and_its_call_keys_are_what_they_were(tmp_path: Path) -> None:
     # condition)
     assert calls == rows - blocked - 28
     assert digest == GOLDEN
+
+
+def test_a_reused_plans_rows_are_the_full_plans_rows_at_those_seqs(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`only` (a reused plan's unanswered presentations): the rows of those seqs, in seq order, as the full plan
+    has them, with their keys; seqs the plan does not have are left out (checked at every 50th row too)."""
+    (tmp_path / "t.toml").write_text(TOURNAMENT, encoding="utf-8")
+    (tmp_path / "examples.jsonl").write_text(
+        "".join(json.dumps(e) + "\n" for e in EXAMPLES), encoding="utf-8"
+    )
+    t = load_tournament(tmp_path / "t.toml")
+    judges = build_judges(t, default_judge_factory(t))
+    builder, plan = PromptBuilder(t), build_plan(t)
+    with Store(tmp_path / "s.sqlite") as store:
+        texts = Texts.load(t, store, prerequisite_calls(t, plan, builder, judges))
+    full = verdict_calls(plan, builder, texts, judges).rows
+    only = set(range(3, 384, 7)) | {0, 383, 384, 10_000}
+    monkeypatch.setattr(verdict_plan, "EVERY", 50)
+    some = verdict_calls(plan, builder, texts, judges, only=only).rows
+    assert [r.seq for r in some] == sorted(s for s in only if s < 384)
+    assert some == [full[s] for s in sorted(s for s in only if s < 384)]
+    assert all(type(r) is PlanRow for r in some)
