@@ -7,7 +7,9 @@ from __future__ import annotations
 import asyncio
 import itertools
 import threading
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -310,6 +312,29 @@ def test_a_judge_that_raises_when_asked_at_once_fails_the_call_as_when_sent() ->
     assert taken == sent and taken.status == "error" and taken.error == "RuntimeError: boom"
 
 
+def _spy_answers(monkeypatch: pytest.MonkeyPatch) -> list[bool]:
+    """Whether the collector was on at each free answer made (elotui.run.recording.verdict_now), in order."""
+    import gc
+
+    answering: list[bool] = []
+    answer = runner_module.verdict_now
+
+    def answer_spy(now, call):  # type: ignore[no-untyped-def]
+        answering.append(gc.isenabled())
+        return answer(now, call)
+
+    monkeypatch.setattr(runner_module, "verdict_now", answer_spy)
+    return answering
+
+
+async def _between_stretches(answering: list[bool], probe: Callable[[], object], seen: list[Any]) -> None:
+    """`probe()` noted each time the event loop runs others while the answers are being made (a task to cancel)."""
+    while True:
+        if 0 < len(answering) < TOTAL:
+            seen.append(probe())
+        await asyncio.sleep(0)
+
+
 async def test_free_answers_are_made_and_recorded_with_the_collector_off_and_the_loop_runs_with_it_on(
     tmp_path: Path, small_batches: list[int], monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -319,32 +344,19 @@ async def test_free_answers_are_made_and_recorded_with_the_collector_off_and_the
     collector is off throughout: elotui.heap.long_lived.)"""
     import gc
 
-    answering: list[bool] = []
+    answering = _spy_answers(monkeypatch)
     recording: list[bool] = []
     others: list[bool] = []  # while the calls are answered
-    answer = runner_module.verdict_now
     record = Store.record_calls
-
-    def answer_spy(now, call):  # type: ignore[no-untyped-def]
-        answering.append(gc.isenabled())
-        return answer(now, call)
 
     def record_spy(self, records, **kw):  # type: ignore[no-untyped-def]
         recording.append(gc.isenabled())
         return record(self, records, **kw)
 
-    monkeypatch.setattr(runner_module, "verdict_now", answer_spy)
     monkeypatch.setattr(Store, "record_calls", record_spy)
-
-    async def other_task() -> None:
-        while True:
-            if 0 < len(answering) < TOTAL:
-                others.append(gc.isenabled())
-            await asyncio.sleep(0)
-
     assert gc.isenabled()
     with Store(tmp_path / "s.sqlite") as store:
-        ticker = asyncio.create_task(other_task())
+        ticker = asyncio.create_task(_between_stretches(answering, gc.isenabled, others))
         result = await Runner(simulated(tmp_path), store).run()
         ticker.cancel()
     assert result.state == "finished" and result.done == TOTAL
@@ -362,31 +374,19 @@ async def test_what_free_answers_make_is_frozen_before_the_loop_runs_others(
     to walk (0.66 s of collections in a 10^6-verdict replay, 0.04 s frozen). They are thawed with the run's end."""
     import gc
 
-    answering: list[int] = []
+    answering = _spy_answers(monkeypatch)
     frozen: list[int] = []  # the frozen objects' count, seen between two stretches of answers
-    answer = runner_module.verdict_now
-
-    def answer_spy(now, call):  # type: ignore[no-untyped-def]
-        answering.append(1)
-        return answer(now, call)
-
-    monkeypatch.setattr(runner_module, "verdict_now", answer_spy)
-
-    async def other_task() -> None:
-        while True:
-            if 0 < len(answering) < TOTAL:
-                frozen.append(gc.get_freeze_count())
-            await asyncio.sleep(0)
-
     with Store(tmp_path / "s.sqlite") as store:
-        ticker = asyncio.create_task(other_task())
+        ticker = asyncio.create_task(_between_stretches(answering, gc.get_freeze_count, frozen))
         result = await Runner(simulated(tmp_path), store).run()
         ticker.cancel()
     assert result.state == "finished" and result.done == TOTAL
-    assert len(frozen) >= TOTAL // runner_module.FREE_YIELD_EVERY - 1
-    assert (
-        frozen[-1] - frozen[0] >= (len(frozen) - 1) * runner_module.FREE_YIELD_EVERY
-    )  # an object per answer
+    stretches = len(
+        set(frozen)
+    )  # the answers, kept until recorded at the batch's end, are not freed meanwhile
+    assert stretches >= TOTAL // runner_module.FREE_YIELD_EVERY - 1
+    assert frozen == sorted(frozen)
+    assert frozen[-1] - frozen[0] >= (stretches - 1) * runner_module.FREE_YIELD_EVERY  # an object per answer
     assert gc.get_freeze_count() == 0  # thawed
 
 
