@@ -16,6 +16,7 @@ from __future__ import annotations
 import json
 import os
 import socket
+import sqlite3
 import time
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, Literal
@@ -146,14 +147,29 @@ def begin_run(store: Store, manifest: dict[str, Any], *, force: bool = False, co
 
 
 def heartbeat(store: Store, run_id: int, state: str, progress: dict[str, Any] | None) -> None:
-    """Renew the lease and publish the progress (a JSON object) for readers."""
-    now = time.time()
-    with store._lock, store._guarded():
-        store._db.execute(
+    """Renew the lease and publish the progress (a JSON object) for readers. While a write is being finished
+    behind (elotui.store.writes.Behind), the beat is written in the helper thread right after it, and the caller
+    goes on: a run's beats had waited for those writes (at 10^6 replayed verdicts, 2.2 s of ~14 s of answering,
+    the event loop blocked meanwhile)."""
+    published = json.dumps(progress) if progress is not None else None
+
+    def beat(db: sqlite3.Connection) -> None:
+        now = time.time()
+        db.execute(
             "UPDATE runs SET heartbeat_at = ?, lease_until = ?, state = ?, progress = ? WHERE id = ? "
             "AND state NOT IN ('died', 'taken over')",
-            (now, now + LEASE_S, state, json.dumps(progress) if progress is not None else None, run_id),
+            (now, now + LEASE_S, state, published, run_id),
         )
+
+    def behind() -> None:  # the helper thread has the connection to itself until this returns
+        with store._guarded():
+            beat(store._conn)
+
+    with store._lock:  # held: no other thread swaps the write in hand meanwhile
+        if store._behind.then(behind):
+            return
+        with store._guarded():
+            beat(store._db)
 
 
 def finish_run(store: Store, run_id: int, state: str, progress: dict[str, Any] | None = None) -> None:

@@ -126,6 +126,23 @@ class Behind:
             self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="elotui-store")
         self._pending = self._pool.submit(work)
 
+    def then(self, work: Callable[[], None]) -> bool:
+        """`work` queued to run in the helper thread once the work in hand is over, and the caller goes on (`wait`
+        waits for both; if the work in hand fails, `work` does not run and `wait` raises that failure). False,
+        nothing queued, when no work is in hand: the caller does `work` itself."""
+        pending = self._pending
+        if pending is None or pending.done() or self._pool is None:
+            return False
+
+        def after() -> None:
+            failed = pending.exception()  # over by now: the one helper thread runs its work in turn
+            if failed is not None:
+                raise failed
+            work()
+
+        self._pending = self._pool.submit(after)
+        return True
+
     @property
     def busy(self) -> bool:
         """The work is still running (`wait` would block)."""

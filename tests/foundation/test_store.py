@@ -424,6 +424,51 @@ def test_a_failure_behind_that_no_use_met_is_raised_by_close(
         store._conn.execute("SELECT 1")
 
 
+def test_a_heartbeat_during_a_write_behind_is_written_after_it_without_waiting_and_hides_no_failure(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A run's heartbeat that meets a write being finished behind does not wait for it (the event loop, and the
+    free answers, would stop meanwhile): the beat is written in the helper thread right after the write, and the
+    next use of the store sees both. If the write fails, the beat is not written and the failure is said at the
+    next use, as without a beat."""
+    import json
+    import threading
+
+    from elotui.errors import StoreError
+    from elotui.store.runs import heartbeat
+
+    real = writes.finish_calls
+    release = threading.Event()
+
+    def held(db: sqlite3.Connection, last: int) -> None:  # the write's end, held until released
+        assert release.wait(10)
+        real(db, last)
+
+    path = tmp_path / "s.sqlite"
+    with Store(path) as store:
+        store.set_plan([PlanRow(i, f"p{i}", "a", "b", "j", "clean", 0, f"k{i}") for i in range(3)])
+        run_id = store.start_run({"elotui": "x", "judges": []})
+        monkeypatch.setattr(writes, "finish_calls", held)
+        store.record_calls([verdict("k0")], claimed=False, share=False, behind=True)
+        started = time.monotonic()
+        heartbeat(store, run_id, "running", {"done": 1})
+        assert time.monotonic() - started < 1.0 and store.writing_behind  # queued, not waited for
+        release.set()
+        (progress,) = store._rows(str, "SELECT progress FROM runs WHERE id = ?", (run_id,))
+        assert json.loads(progress) == {"done": 1}
+        assert [r.status for r in store.plan_verdicts()] == ["ok", "missing", "missing"]
+
+        monkeypatch.setattr(writes, "finish_calls", _full_disk)
+        store.record_calls([verdict("k1")], claimed=False, share=False, behind=True)
+        heartbeat(store, run_id, "running", {"done": 2})
+        for _ in range(2):
+            with pytest.raises(StoreError, match="no space left on the device"):
+                store.plan_verdicts()
+    with Store(path) as store:  # the failed write and the beat queued after it: neither is there
+        (progress,) = store._rows(str, "SELECT progress FROM runs WHERE id = ?", (run_id,))
+        assert json.loads(progress) == {"done": 1} and store.get_call("k1") is None
+
+
 def test_a_plan_whose_end_is_written_behind_is_whole_at_the_next_use_and_a_failed_end_keeps_the_old_plan(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
