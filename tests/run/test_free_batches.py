@@ -236,17 +236,17 @@ async def test_a_full_disk_while_batches_end_behind_stops_the_run_and_the_next_r
             assert store.plan_verdicts() == fresh.plan_verdicts()
 
 
-@pytest.mark.parametrize("busy", [False, True])
-async def test_the_heartbeat_does_not_wait_for_a_write_behind_but_comes_at_most_a_beat_late(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, busy: bool
+async def test_the_heartbeat_comes_at_its_interval_while_writes_are_finished_behind(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """While a batch's commit ends behind, a beat that would wait for it comes a tick later; never more than
-    twice the beat interval after the last one (the lease, LEASE_S, is far longer)."""
+    """A beat is not put off for a write being finished behind (it is queued after it: runs.heartbeat, tested in
+    tests/foundation/test_store.py): while the run's free answers are written behind, the beats come at their
+    interval."""
     import time
 
     monkeypatch.setattr(runner_module, "PROGRESS_INTERVAL_S", 0.02)
     monkeypatch.setattr(runner_module, "HEARTBEAT_EVERY_S", 0.1)
-    monkeypatch.setattr(Store, "writing_behind", property(lambda self: busy))
+    monkeypatch.setattr(Store, "writing_behind", property(lambda self: True))
     beats: list[float] = []
     real = runner_module.heartbeat
     monkeypatch.setattr(
@@ -256,11 +256,8 @@ async def test_the_heartbeat_does_not_wait_for_a_write_behind_but_comes_at_most_
     with Store(tmp_path / "s.sqlite") as store:
         assert (await Runner(t, store).run()).done == TOTAL
     gaps = [b - a for a, b in itertools.pairwise(beats)]
-    assert len(beats) >= 3  # busy or not, the beats come
-    if busy:  # each beat that would wait is put off: the next comes when it is late, never sooner
-        assert min(gaps) >= 0.2 - 0.02
-    else:
-        assert min(gaps) >= 0.1 - 0.02 and min(gaps) < 0.2
+    assert len(beats) >= 3
+    assert min(gaps) >= 0.1 - 0.02 and sorted(gaps)[len(gaps) // 2] < 0.2
 
 
 async def test_a_free_judge_is_answered_at_once_with_the_verdicts_its_calls_would_give(
