@@ -182,11 +182,6 @@ class Store(TextsTable):
         if self.cache is not None and share:
             self.cache.put_many([r for r in records if r.status in CACHED_STATUSES])
 
-    @property
-    def writing_behind(self) -> bool:
-        """A write is being finished behind: any use of the store now waits for it."""
-        return self._behind.busy
-
     def settle(self) -> None:
         """Wait for the end of a write finished behind (raising what it raised)."""
         with self._lock:
