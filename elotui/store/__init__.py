@@ -218,6 +218,11 @@ class Store(TextsTable):
         with self._guarded():
             rest(self._conn, made)
 
+    def _after_behind(self, work: Callable[[sqlite3.Connection], object]) -> bool:
+        """`work(db)` queued after the write being finished behind, as its end is (writes.Behind.then); False: none."""
+        with self._lock:  # no other thread swaps the write in hand meanwhile
+            return self._behind.then(functools.partial(self._end_behind, lambda db, _: work(db), None))
+
     def _after_answers(self, count: int, db: sqlite3.Connection | None = None) -> None:
         """Fold the answers log into the snapshot once COMPACT_EVERY rows have gathered (a writer's job); `db`: the
         connection of the helper thread finishing a write behind."""

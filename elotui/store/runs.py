@@ -161,14 +161,8 @@ def heartbeat(store: Store, run_id: int, state: str, progress: dict[str, Any] | 
             (now, now + LEASE_S, state, published, run_id),
         )
 
-    def behind() -> None:  # the helper thread has the connection to itself until this returns
-        with store._guarded():
-            beat(store._conn)
-
-    with store._lock:  # held: no other thread swaps the write in hand meanwhile
-        if store._behind.then(behind):
-            return
-        with store._guarded():
+    if not store._after_behind(beat):
+        with store._lock, store._guarded():
             beat(store._db)
 
 
