@@ -13,9 +13,8 @@ DIGIT = 16
 SAMPLE = 1024  # values looked at to guess the distinct ones before checking them all
 FEW = 8  # up to this many distinct values, codes by comparisons (~3x faster than a binary search each)
 CHUNK = 1 << 20  # values coded at a time by comparisons
-TABLE_SLACK = (
-    1 << 16
-)  # entries a table over a key range may have whatever the count of keys (~0.5 MB of counts)
+# entries a table over a key range may have whatever the count of keys (~0.5 MB of counts)
+TABLE_SLACK = 1 << 16
 
 
 def table_fits(key_range: int, count: int) -> bool:
