@@ -11,7 +11,7 @@ from rich.console import Group
 from rich.table import Table
 from rich.text import Text
 from textual.app import ComposeResult
-from textual.containers import VerticalScroll
+from textual.containers import HorizontalScroll, VerticalScroll
 from textual.widgets import Label, Static
 
 from elotui.tui.sanitize import one_line
@@ -26,6 +26,16 @@ def pct(value: float | None) -> str:
 
 def num(value: float | None, digits: int = 2) -> str:
     return "—" if value is None else f"{value:.{digits}f}"
+
+
+def whole_numbers(table: Table) -> Table:
+    """The table with its right-aligned (number) columns free to wrap: where the pane is too narrow for the table,
+    their headers then take two lines, and a figure, which has no space to break at, stays whole (no_wrap columns
+    were cut instead: "499…" for 499950 units at 80 columns)."""
+    for column in table.columns:
+        if column.justify == "right":
+            column.no_wrap = False
+    return table
 
 
 def position_table(report: Mapping[str, Any]) -> Table:
@@ -57,7 +67,7 @@ def position_table(report: Mapping[str, Any]) -> Table:
     if len(conditions) > 1:
         for cond in conditions:
             add("", cond, report.get("conditions_position", {}).get(cond, {}))
-    return table
+    return whole_numbers(table)
 
 
 def agreement_table(report: Mapping[str, Any]) -> Text | Table:
@@ -82,7 +92,7 @@ def agreement_table(report: Mapping[str, Any]) -> Text | Table:
         pct(agreement.get("percent_agreement")),
         num(agreement.get("fleiss_kappa")),
     )
-    return table
+    return whole_numbers(table)
 
 
 def judges_bias_table(report: Mapping[str, Any]) -> Table:
@@ -120,7 +130,7 @@ def judges_bias_table(report: Mapping[str, Any]) -> Table:
         "",
         "",
     )
-    return table
+    return whole_numbers(table)
 
 
 def reference_table(report: Mapping[str, Any]) -> Text | Group:
@@ -143,7 +153,7 @@ def reference_table(report: Mapping[str, Any]) -> Text | Group:
             num(r["kendall_tau"]),
             num(r["kendall_p"], 3),
         )
-    return Group(title, table)
+    return Group(title, whole_numbers(table))
 
 
 def prompt_reference_table(report: Mapping[str, Any]) -> Group | None:
@@ -169,7 +179,7 @@ def prompt_reference_table(report: Mapping[str, Any]) -> Group | None:
             num(r["spearman_rho"]),
             num(r["spearman_p"], 3),
         )
-    return Group(title, table)
+    return Group(title, whole_numbers(table))
 
 
 class DiagnosticsPane(VerticalScroll):
@@ -182,7 +192,10 @@ class DiagnosticsPane(VerticalScroll):
         yield Label(
             "Head to head: row's share of verdicts against column (ties half)", classes="section-title"
         )
-        yield HeadToHeadGrid(id="diag-h2h")
+        with HorizontalScroll(
+            id="diag-h2h-scroll"
+        ):  # many contestants: the grid at its width, scrolled sideways
+            yield HeadToHeadGrid(id="diag-h2h")
         yield Label("Per-prompt Kendall τ (prompt ranking vs overall), histogram", classes="section-title")
         yield Histogram(id="diag-tau")
         yield Label("Length bias and agreement with human votes", classes="section-title")

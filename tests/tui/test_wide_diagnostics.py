@@ -1,0 +1,58 @@
+"""The diagnostics pane with more columns than the terminal has: at 80x24, the simulated arena's 20 contestants
+give a head-to-head grid ~150 columns wide, and the position table does not fit either. The grid keeps its width
+and is scrolled sideways (its names and shares whole, not squeezed to "m0…"); a table's figures stay whole, its
+headers wrapping instead ("499…" was shown for 499950 units)."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from rich.console import Console
+from textual.containers import HorizontalScroll
+from textual.widgets import Static
+
+from elotui.config import load_tournament
+from elotui.run.runner import Runner
+from elotui.store import Store
+from elotui.tui.launch import make_app
+from elotui.tui.widgets.charts import HeadToHeadGrid
+from tests.samples.sample_paths import SAMPLES
+from tests.tui.conftest import press_and_settle, settle
+
+
+def shown(static: Static, width: int) -> str:
+    """The widget's content as the terminal shows it at `width` columns."""
+    console = Console(width=width, record=True, color_system=None)
+    console.print(static.content)
+    return console.export_text()
+
+
+async def test_wide_diagnostics_at_80_columns(tmp_path: Path) -> None:
+    arena = load_tournament(SAMPLES / "simulated_arena" / "tournament.toml")
+    with Store.open_for(arena, tmp_path / "arena.sqlite") as store:
+        assert (await Runner(arena, store, no_delay=True).run()).state == "finished"
+        app = make_app(arena, store, start_run=False)
+        async with app.run_test(size=(80, 24)) as pilot:
+            await settle(pilot)
+            await press_and_settle(pilot, "d")
+            scroll = app.query_one("#diag-h2h-scroll", HorizontalScroll)
+            grid = app.query_one("#diag-h2h", HeadToHeadGrid)
+            assert grid.size.width > scroll.size.width and scroll.max_scroll_x > 0
+            lines = shown(grid, grid.size.width).splitlines()
+            assert [line.split()[0] for line in lines[1:]] == arena.contestant_ids
+            assert len(lines[0].split()) == 3 + len(arena.contestant_ids)  # "row vs col" and every name whole
+            scroll.focus()  # tab reaches it from the pane; then ctrl+PgDn pages right, ← and → a column
+            await pilot.press("ctrl+pagedown")
+            await pilot.wait_for_scheduled_animations()
+            assert scroll.scroll_x == min(scroll.size.width, scroll.max_scroll_x)
+            await pilot.press("left")
+            await pilot.wait_for_scheduled_animations()
+            assert scroll.scroll_x == min(scroll.size.width, scroll.max_scroll_x) - 1
+            position = app.query_one("#diag-position", Static)
+            table = shown(position, position.size.width)
+    assert not re.search(r"\d…", table), table
+    units = {int(n) for n in re.findall(r"(?<![\d.])\d{3,}(?![\d.%])", table)}
+    assert units == {1900, 9500}, (
+        table
+    )  # each judge's mirrored units (190 pairs x 10 prompts), all five judges'
