@@ -9,7 +9,7 @@ never write SQL or assemble the table themselves. No Textual here.
 from __future__ import annotations
 
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, cast
@@ -17,10 +17,11 @@ from typing import Any, cast
 from elotui.config import Tournament
 from elotui.data_files import listing
 from elotui.errors import UserError
+from elotui.heap import collector_off
 from elotui.rating.leaderboard import Leaderboard, RatingOptions, rank
-from elotui.rating.pair_summary import PairSummary, summarise_pairs
+from elotui.rating.pair_summary import PairSummary, summarise_columns
 from elotui.rating.table import VerdictTable
-from elotui.records import DiagnoseReport, JudgeStats, PairDetail, PlanVerdict
+from elotui.records import DiagnoseReport, JudgeStats, PairDetail
 from elotui.store import Store, VerdictColumns
 from elotui.verdict_log import VerdictRow, read_log
 from elotui.vocab import SCREEN_METHODS, Threshold, parse_threshold
@@ -281,7 +282,7 @@ class TournamentSession:
             pairs
         ):  # one row per (prompt, pair): its majority class and how the judges split (rating.pair_summary)
             assert columns is not None
-            report["pairs"] = [s.as_record() for s in self.pair_summaries(rows=columns.rows())]
+            report["pairs"] = [s.as_record() for s in self.pair_summaries(columns=columns)]
         return cast(DiagnoseReport, report)
 
     # --- pairs, judges and texts ---------------------------------------------------------------------------------
@@ -318,18 +319,22 @@ class TournamentSession:
         *,
         judge: str | None = None,
         condition: str | None = None,
-        rows: Sequence[PlanVerdict] | None = None,
+        columns: VerdictColumns | None = None,
     ) -> list[PairSummary]:
         """Every (prompt, pair) of the plan summarised (elotui.rating.pair_summary), from one judge's or one
-        condition's verdicts when given; `rows`: `store.plan_verdicts()` when the caller has read them."""
-        rows = self.store.plan_verdicts() if rows is None else rows
-        if judge is not None or condition is not None:
-            rows = [
-                r
-                for r in rows
-                if (judge is None or r.judge == judge) and (condition is None or r.condition == condition)
-            ]
-        return summarise_pairs(rows, self.tournament.contestant_ids)
+        condition's verdicts when given; `columns`: `store.verdict_columns()` when the caller has read them."""
+        cols = self.store.verdict_columns() if columns is None else columns
+        keep = None
+        for value, names, codes in (
+            (judge, cols.judges, cols.judge),
+            (condition, cols.conditions, cols.condition),
+        ):
+            if value is not None:
+                match = codes == (names.index(value) if value in names else -1)
+                keep = match if keep is None else keep & match
+        # 10^5-10^6 summaries, each with its sets: the collector's passes over them would halve the speed
+        with collector_off():
+            return summarise_columns(cols, self.tournament.contestant_ids, keep)
 
     def pair_reasoning(self) -> dict[str, str]:
         """Pair key (PairSummary.key) -> the reasoning of every verdict on the pair, one per line."""

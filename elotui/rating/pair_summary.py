@@ -1,6 +1,7 @@
 """Per-pair summaries (the pairs pane, `elotui diagnose`'s pair table, the review export): the stability class
 by the majority of the pair's mirrored units (seed 002 §3.2, by `elotui.rating.stability.unit_class`), which
-judges flipped, and how the judges split, from the store's plan verdict tuples.
+judges flipped, and how the judges split, from the store's int-coded columns (numpy passes over the verdicts,
+then one Python object per pair: 10^6 verdicts in ~3 s, 17-25 s row by row before).
 
 A *unit* is one (prompt, pair, judge, condition, sample) judged in both orders: consistent (the same contestant
 wins both), position bias (both decisive, the same slot wins both), inconclusive (a tie, or an invalid / failed
@@ -17,16 +18,21 @@ an even split; `dissenter` is the one judge whose preference differs from all th
 
 from __future__ import annotations
 
-from collections import Counter, defaultdict
+from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import numpy as np
 from numpy.typing import NDArray
 
-from elotui.rating.stability import UNIT_CONSISTENT, UNIT_INCONCLUSIVE, UNIT_POSITION_BIAS, unit_class
+from elotui.rating.stability import UNIT_INCONCLUSIVE, UNIT_POSITION_BIAS, unit_class
 from elotui.rating.table import outcome_code
 from elotui.records import PlanVerdict
+
+if TYPE_CHECKING:
+    from elotui.store.columns import VerdictColumns
+from elotui.vocab import OUTCOME_FIRST, OUTCOME_MISSING, OUTCOME_SECOND, OUTCOME_TIE
 
 PairKey = tuple[str, str, str]  # (prompt, a, b)
 UnitKey = tuple[str, str, int]  # (judge, condition, sample)
@@ -128,112 +134,188 @@ class PairSummary:
         }
 
 
-Units = dict[PairKey, dict[UnitKey, dict[bool, tuple[str, str | None]]]]
+def _coded(rows: Iterable[PlanVerdict]) -> VerdictColumns:
+    """Plan verdict rows coded as the store codes its columns (`summarise_pairs`)."""
+    from elotui.store.columns import VerdictColumns  # below this floor; imported where rows are summarised
+
+    listed = list(rows)
+    prompts: dict[str, int] = {}
+    contestants: dict[str, int] = {}
+    judges: dict[str, int] = {}
+    conditions: dict[str, int] = {}
+
+    def code(book: dict[str, int], values: Iterable[str]) -> NDArray[np.int32]:
+        return np.fromiter((book.setdefault(v, len(book)) for v in values), dtype=np.int32, count=len(listed))
+
+    fields = list(zip(*listed, strict=True)) if listed else [()] * 8  # PlanVerdict's fields, by position
+    prompt = code(prompts, fields[0])
+    first = code(contestants, fields[1])
+    second = code(contestants, fields[2])
+    judge = code(judges, fields[3])
+    condition = code(conditions, fields[4])
+    sample = np.fromiter(fields[5], dtype=np.int32, count=len(listed))
+    outcome = np.fromiter(map(outcome_code, fields[6], fields[7]), dtype=np.int8, count=len(listed))
+    return VerdictColumns(
+        list(prompts),
+        list(contestants),
+        list(judges),
+        list(conditions),
+        prompt,
+        first,
+        second,
+        judge,
+        condition,
+        sample,
+        outcome,
+    )
+
+
+def _groups(code: NDArray[np.int64]) -> tuple[NDArray[np.intp], NDArray[np.intp]]:
+    """(group of each entry, first entry of each group), groups numbered in order of their first entry."""
+    _, first, inverse = np.unique(code, return_index=True, return_inverse=True)
+    order = np.argsort(first, kind="stable")
+    number = np.empty(len(order), dtype=np.intp)
+    number[order] = np.arange(len(order))
+    return number[inverse.reshape(-1)], first[order]
+
+
+def _last_of_each(code: NDArray[np.int64]) -> tuple[NDArray[np.int64], NDArray[np.intp]]:
+    """The distinct codes and the last entry holding each."""
+    flipped, last = np.unique(code[::-1], return_index=True)
+    return flipped, len(code) - 1 - last
+
+
+def _members(owner: NDArray[np.intp], value: NDArray[np.integer], n: int) -> list[list[int]]:
+    """For each of n owners, its distinct values, ascending."""
+    width = int(value.max()) + 1 if len(value) else 1
+    pairs = np.unique(owner.astype(np.int64) * width + value)
+    owners, values = pairs // width, pairs % width
+    cuts = np.searchsorted(owners, np.arange(n + 1))
+    flat = values.tolist()
+    return [flat[cuts[i] : cuts[i + 1]] for i in range(n)]
+
+
+def summarise_columns(
+    cols: VerdictColumns, contestant_order: list[str], keep: NDArray[np.bool_] | None = None
+) -> list[PairSummary]:
+    """One summary per (prompt, unordered pair) of the coded verdicts (those where `keep` is true, if given), in
+    the order the pairs first appear; a and b in `contestant_order` (names it lacks after it, by name)."""
+    take = (lambda a: a) if keep is None else (lambda a: a[keep])
+    prompt, first, second = take(cols.prompt), take(cols.first), take(cols.second)
+    judge, condition, sample = take(cols.judge), take(cols.condition), take(cols.sample)
+    outcome = take(cols.outcome).astype(np.int64)
+    if len(outcome) == 0:
+        return []
+    names, rank = cols.contestants, {c: i for i, c in enumerate(contestant_order)}
+    place = np.empty(len(names), dtype=np.int64)
+    place[sorted(range(len(names)), key=lambda i: (rank.get(names[i], len(rank)), names[i]))] = np.arange(
+        len(names)
+    )
+    ab = place[first] <= place[second]  # shown in the "AB" order
+    a, b = np.where(ab, first, second).astype(np.int64), np.where(ab, second, first).astype(np.int64)
+    nc = max(len(names), 1)
+    pair, rep = _groups((prompt.astype(np.int64) * nc + a) * nc + b)
+    n_pairs = len(rep)
+    both = (np.bincount(pair, weights=ab, minlength=n_pairs) > 0) & (
+        np.bincount(pair, weights=~ab, minlength=n_pairs) > 0
+    )
+    valid = outcome <= OUTCOME_TIE
+    verdicts = np.bincount(pair[valid], minlength=n_pairs)
+    nj = max(len(cols.judges), 1)
+    unit = ((pair.astype(np.int64) * nj + judge) * max(len(cols.conditions), 1) + condition) * (
+        int(sample.max()) + 1
+    ) + sample
+    tally, flipped_rows = _unit_tally(pair, n_pairs, ab, unit, outcome)
+    voted, side = _sides(pair.astype(np.int64) * nj + judge, ab, outcome, valid)
+    judges = _members(pair, judge, n_pairs)
+    conditions = _members(pair, condition, n_pairs)
+    flips = _members(pair[flipped_rows], judge[flipped_rows], n_pairs)
+    klasses = _classes(tally, both)
+    # per pair how many voting judges take each side, and the side most take (-1: a tie at the top)
+    sides = np.bincount((voted // nj) * 3 + side, minlength=3 * n_pairs).reshape(n_pairs, 3)
+    voting, top = sides.sum(axis=1), sides.max(axis=1)
+    leader = np.where((sides == top[:, None]).sum(axis=1) == 1, sides.argmax(axis=1), -1)
+    cuts = np.searchsorted(voted // nj, np.arange(n_pairs + 1)).tolist()
+    voters, kinds = (voted % nj).tolist(), side.tolist()
+    prompts, jn, kn = cols.prompts, cols.judges, cols.conditions
+    counts, verdict_counts = tally.tolist(), verdicts.tolist()
+    voting_l, top_l, leader_l = voting.tolist(), top.tolist(), leader.tolist()
+    out: list[PairSummary] = []
+    for n, row in enumerate(rep.tolist()):
+        pa, pb = names[a[row]], names[b[row]]
+        named = (pa, pb, "tie")
+        c, f, i = counts[n]
+        many = voting_l[n]
+        out.append(
+            PairSummary(
+                prompts[prompt[row]],
+                pa,
+                pb,
+                klasses[n],
+                c + f + i,
+                c,
+                f,
+                i,
+                verdict_counts[n],
+                many,
+                top_l[n] / many if many else None,
+                named[leader_l[n]] if many and leader_l[n] >= 0 else None,
+                {jn[j] for j in judges[n]},
+                {jn[voters[v]]: named[kinds[v]] for v in range(cuts[n], cuts[n + 1])},
+                {jn[j] for j in flips[n]},
+                {kn[k] for k in conditions[n]},
+            )
+        )
+    return out
 
 
 def _unit_tally(
-    pairs: dict[PairKey, PairSummary], orders: dict[PairKey, set[bool]], units: Units
-) -> NDArray[np.int64]:
-    """Per pair (in `pairs` order), how many of its complete units (both orders judged, neither missing) fall in
-    each class of `elotui.rating.stability.unit_class`; the judges with a position-bias unit go in `flipped`."""
-    pair_of: list[int] = []
-    judge_of: list[str] = []
-    codes_ab: list[int] = []
-    codes_ba: list[int] = []
-    for n, key in enumerate(pairs):
-        if len(orders[key]) < 2:
-            continue
-        for (judge, _, _), unit in units[key].items():
-            if True not in unit or False not in unit:
-                continue
-            (s_ab, w_ab), (s_ba, w_ba) = unit[True], unit[False]
-            if "missing" in (s_ab, s_ba):
-                continue
-            pair_of.append(n)
-            judge_of.append(judge)
-            codes_ab.append(outcome_code(s_ab, w_ab))
-            codes_ba.append(outcome_code(s_ba, w_ba))
-    tally = np.zeros((len(pairs), 3), dtype=np.int64)
-    klass = unit_class(np.array(codes_ab, dtype=np.int64), np.array(codes_ba, dtype=np.int64))
-    np.add.at(tally, (np.array(pair_of, dtype=np.intp), klass), 1)
-    summaries = list(pairs.values())
-    for i in np.flatnonzero(klass == UNIT_POSITION_BIAS):
-        summaries[pair_of[i]].flipped.add(judge_of[i])
-    return tally
+    pair: NDArray[np.intp],
+    n_pairs: int,
+    ab: NDArray[np.bool_],
+    unit: NDArray[np.int64],
+    outcome: NDArray[np.int64],
+) -> tuple[NDArray[np.int64], NDArray[np.intp]]:
+    """Per pair, how many of its complete units (judged in both orders, neither missing) fall in each class of
+    `elotui.rating.stability.unit_class`; and the rows (the AB order's) of the position-bias units."""
+    code_ab, row_ab = _last_of_each(np.where(ab, unit, -1))
+    code_ba, row_ba = _last_of_each(np.where(ab, -1, unit))
+    row_ab, row_ba = row_ab[code_ab >= 0], row_ba[code_ba >= 0]
+    _, i_ab, i_ba = np.intersect1d(unit[row_ab], unit[row_ba], assume_unique=True, return_indices=True)
+    r_ab, r_ba = row_ab[i_ab], row_ba[i_ba]
+    complete = (outcome[r_ab] != OUTCOME_MISSING) & (outcome[r_ba] != OUTCOME_MISSING)
+    r_ab, r_ba = r_ab[complete], r_ba[complete]
+    klass = unit_class(outcome[r_ab], outcome[r_ba])
+    tally = np.bincount(pair[r_ab] * 3 + klass, minlength=3 * n_pairs).reshape(n_pairs, 3)
+    return tally, r_ab[klass == UNIT_POSITION_BIAS]
 
 
-@dataclass
-class _Collected:
-    pairs: dict[PairKey, PairSummary] = field(default_factory=dict)
-    orders: dict[PairKey, set[bool]] = field(default_factory=lambda: defaultdict(set))
-    units: Units = field(default_factory=lambda: defaultdict(lambda: defaultdict(dict)))
-    scores: dict[PairKey, dict[str, int]] = field(
-        default_factory=lambda: defaultdict(lambda: defaultdict(int))
+def _sides(
+    voter: NDArray[np.int64], ab: NDArray[np.bool_], outcome: NDArray[np.int64], valid: NDArray[np.bool_]
+) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
+    """The (pair, judge) codes `voter` with a valid verdict, ascending, and the side each takes by the balance of
+    its verdicts (a won +1, b won -1, a tie 0): 0 for a, 1 for b, 2 for even."""
+    won_a = np.where(ab, outcome == OUTCOME_FIRST, outcome == OUTCOME_SECOND)
+    won_b = np.where(ab, outcome == OUTCOME_SECOND, outcome == OUTCOME_FIRST)
+    voted, vote_of = np.unique(voter[valid], return_inverse=True)
+    balance = np.bincount(
+        vote_of.reshape(-1), weights=(won_a.astype(np.int64) - won_b)[valid], minlength=len(voted)
     )
-    voted: dict[PairKey, set[str]] = field(default_factory=lambda: defaultdict(set))
+    return voted, np.where(balance > 0, 0, np.where(balance < 0, 1, 2))
 
 
-def _collect(rows: Iterable[PlanVerdict], contestant_order: list[str]) -> _Collected:
-    rank = {c: i for i, c in enumerate(contestant_order)}
-    c = _Collected()
-    for prompt, first, second, judge, condition, sample, status, winner in rows:
-        ab = (rank.get(first, len(rank)), first) <= (rank.get(second, len(rank)), second)
-        a, b = (first, second) if ab else (second, first)
-        key = (prompt, a, b)
-        summary = c.pairs.get(key)
-        if summary is None:
-            summary = c.pairs[key] = PairSummary(prompt=prompt, a=a, b=b)
-        summary.judges.add(judge)
-        summary.conditions.add(condition)
-        c.orders[key].add(ab)
-        c.units[key][(judge, condition, sample)][ab] = (status, winner)
-        if status == "ok" and winner in ("first", "second", "tie"):
-            summary.verdicts += 1
-            c.voted[key].add(judge)
-            won = first if winner == "first" else second if winner == "second" else None
-            c.scores[key][judge] += 0 if won is None else 1 if won == a else -1
-    return c
-
-
-def _classify(summary: PairSummary, tally: NDArray[np.int64]) -> str:
-    """The class most of the pair's complete units have (a tie between classes: inconclusive)."""
-    summary.consistent = int(tally[UNIT_CONSISTENT])
-    summary.flips = int(tally[UNIT_POSITION_BIAS])
-    summary.inconclusive = int(tally[UNIT_INCONCLUSIVE])
-    summary.units = int(tally.sum())
-    if summary.units == 0:
-        return PENDING
-    ranked = sorted(
-        (
-            (summary.consistent, CONSISTENT),
-            (summary.flips, POSITION_BIAS),
-            (summary.inconclusive, INCONCLUSIVE),
-        ),
-        reverse=True,
-    )
-    return INCONCLUSIVE if ranked[0][0] == ranked[1][0] else ranked[0][1]
-
-
-def _prefer(summary: PairSummary, scores: dict[str, int], voted: set[str]) -> None:
-    """Each voting judge's preferred side (by its verdicts' balance); the most common one and its share."""
-    prefs = {
-        j: (summary.a if s > 0 else summary.b if s < 0 else "tie") for j, s in scores.items() if j in voted
-    }
-    summary.prefs = prefs
-    summary.judges_voting = len(prefs)
-    if prefs:
-        counts = Counter(prefs.values())
-        top = max(counts.values())
-        leaders = sorted(p for p, n in counts.items() if n == top)
-        summary.preference = leaders[0] if len(leaders) == 1 else None
-        summary.agreement = top / len(prefs)
+def _classes(tally: NDArray[np.int64], both: NDArray[np.bool_]) -> list[str]:
+    """Each pair's class: the class most of its complete units have (a tie at the top: inconclusive), pending
+    before any unit is complete, one order when the plan shows the pair in one order only."""
+    top = tally.max(axis=1)
+    shared = (tally == top[:, None]).sum(axis=1) > 1
+    names = np.array([CONSISTENT, POSITION_BIAS, INCONCLUSIVE, PENDING, ONE_ORDER], dtype=object)
+    best = np.where(shared, UNIT_INCONCLUSIVE, tally.argmax(axis=1))
+    best = np.where(tally.sum(axis=1) == 0, 3, best)
+    return list(names[np.where(both, best, 4)])
 
 
 def summarise_pairs(rows: Iterable[PlanVerdict], contestant_order: list[str]) -> list[PairSummary]:
-    """One summary per (prompt, unordered pair) in the plan, in plan order of first appearance."""
-    c = _collect(rows, contestant_order)
-    tally = _unit_tally(c.pairs, c.orders, c.units)
-    for n, (key, summary) in enumerate(c.pairs.items()):
-        summary.klass = ONE_ORDER if len(c.orders[key]) < 2 else _classify(summary, tally[n])
-        _prefer(summary, c.scores[key], c.voted[key])
-    return list(c.pairs.values())
+    """One summary per (prompt, unordered pair) in the plan, in plan order of first appearance (`summarise_columns`
+    on the rows coded)."""
+    return summarise_columns(_coded(rows), contestant_order)

@@ -10,6 +10,10 @@ Pilot (the real app, headless):
 
 Reference, measured in the same run: the plain search a pane without an index would run per keystroke — every
 pair's texts lowercased and scanned from scratch (`all(word in text)`) — and the store read the detail needs.
+
+3. Listing the pairs (what the pane loads, in its worker): `session.pair_summaries()` against the row-by-row
+   summary it replaced at stop 50 (kept in tests/rating/test_pair_summary_columns.py as the reference), on the
+   same store. With `bench_pairs T STORE`: only this, on that tournament's store (e.g. bench_fastchat's 1M).
 """
 
 from __future__ import annotations
@@ -26,7 +30,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
-from elotui.config import load_tournament
+from elotui.config import Tournament, load_tournament
 from elotui.session import TournamentSession
 from elotui.store import Store
 from elotui.tui.launch import make_app
@@ -191,7 +195,29 @@ async def measure(tournament, store) -> None:  # type: ignore[no-untyped-def]
         )
 
 
+def listing(tournament: Tournament, store: Store, runs: int = 3) -> None:
+    """Time the pairs' listing against the row-by-row reference, each from a store read of its own."""
+    from tests.rating.test_pair_summary_columns import reference
+
+    session = TournamentSession(tournament, store)
+    ours, theirs = [], []
+    for _ in range(runs):
+        start = time.perf_counter()
+        n = len(session.pair_summaries())
+        ours.append(time.perf_counter() - start)
+        start = time.perf_counter()
+        reference(store.plan_verdicts(), tournament.contestant_ids)
+        theirs.append(time.perf_counter() - start)
+    a, b = statistics.median(ours), statistics.median(theirs)
+    print(f"listing {n:,} pairs: {a:.2f} s median of {runs} (row by row: {b:.2f} s, {b / a:.1f}x)")
+
+
 def main() -> None:
+    if len(sys.argv) == 3:
+        tournament = load_tournament(sys.argv[1])
+        with Store(sys.argv[2]) as store:
+            listing(tournament, store)
+        return
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
         tournament = load_tournament(write_files(folder))
@@ -199,6 +225,7 @@ def main() -> None:
         n = fill(store, tournament.prompt_ids)
         print(f"{n:,} cached verdicts, {N_PROMPTS * 45:,} pairs")
         asyncio.run(measure(tournament, store))
+        listing(tournament, store)
         store.close()
 
 
