@@ -43,10 +43,13 @@ class DiagnosticsComputed(Message):
 
 
 class PairsLoaded(Message):
-    def __init__(self, summaries: list[PairSummary], lengths: dict[tuple[str, str], int]) -> None:
+    def __init__(
+        self, summaries: list[PairSummary], lengths: dict[tuple[str, str], int], counts: dict[str, Any]
+    ) -> None:
         super().__init__()
         self.summaries = summaries
         self.lengths = lengths  # (prompt, contestant) -> response length (the length sort)
+        self.counts = counts  # filter selector -> what it keeps (PairsPane._counts_of, counted in the worker)
 
 
 class SearchIndexBuilt(Message):

@@ -157,14 +157,14 @@ class PairsPane(Vertical):
     def _load_pairs(self, judge: str | None, condition: str | None) -> None:
         summaries = self.session.pair_summaries(judge=judge, condition=condition)
         lengths = {k: len(v or "") for k, v in self.session.response_texts().items()}
-        self.post_message(PairsLoaded(summaries, lengths))
+        self.post_message(PairsLoaded(summaries, lengths, self._counts_of(summaries)))
 
     @on(PairsLoaded)
     def _pairs_loaded(self, message: PairsLoaded) -> None:
         self._summaries = message.summaries
         self._pairs_version += 1
         self._lengths = message.lengths
-        self._update_counts()
+        self._update_counts(message.counts)
         self._fill()
 
     # The search index (every text of every pair, lowercased) is built only when a search is typed, and again
@@ -188,9 +188,9 @@ class PairsPane(Vertical):
         if self.query_one("#f-search", Input).value.strip():
             self._fill()
 
-    def _select_counts(self) -> dict[str, tuple[str, list[str], dict[str, int]]]:
-        """selector -> (label prefix, values, pairs kept by each value), over every pair of the current scope."""
-        pairs = self._summaries
+    def _counts_of(self, pairs: list[PairSummary]) -> dict[str, Any]:
+        """selector -> (label prefix, values, pairs kept by each value) for the selects, and the number of pairs
+        each checkbox keeps, over every pair of the scope (in the loading worker: ~0.6 s at 500,000 pairs)."""
         categories = sorted(set(self._categories.values()))
         classes = Counter(s.klass for s in pairs)
         return {
@@ -202,25 +202,25 @@ class PairsPane(Vertical):
                 Counter(self._categories.get(s.prompt, "") for s in pairs),
             ),
             "#f-flipped": ("flipped:", self._judges, Counter(j for s in pairs for j in s.flipped)),
+            "#f-flip": ("any flip", sum(1 for s in pairs if s.any_flip)),
+            "#f-split": ("judges split", sum(1 for s in pairs if s.judges_split)),
+            "#f-dissent": ("one vs rest", sum(1 for s in pairs if s.dissenter is not None)),
         }
 
-    def _update_counts(self) -> None:
-        """Each filter option with the number of pairs it keeps (over every pair of the current scope)."""
-        for selector, (noun, values, counts) in self._select_counts().items():
+    def _update_counts(self, counts: dict[str, Any]) -> None:
+        """Each filter option with the number of pairs it keeps (`_counts_of`)."""
+        for selector in ("#f-class", "#f-contestant", "#f-category", "#f-flipped"):
+            noun, values, kept = counts[selector]
             found = self.query(selector)
             if not found:
                 continue
             select = found.first(Select)
             keep = select.value
-            select.set_options(_options(values, counts, noun))
+            select.set_options(_options(values, kept, noun))
             if isinstance(keep, str) and keep in values:
                 select.value = keep
-        pairs = self._summaries
-        for selector, label, n in (
-            ("#f-flip", "any flip", sum(1 for s in pairs if s.any_flip)),
-            ("#f-split", "judges split", sum(1 for s in pairs if s.judges_split)),
-            ("#f-dissent", "one vs rest", sum(1 for s in pairs if s.dissenter is not None)),
-        ):
+        for selector in ("#f-flip", "#f-split", "#f-dissent"):
+            label, n = counts[selector]
             self.query_one(selector, Checkbox).label = f"{label} ({n})"
 
     def query_now(self) -> PairQuery:
