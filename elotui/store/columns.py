@@ -98,7 +98,7 @@ def empty_columns() -> VerdictColumns:
     return VerdictColumns([], [], [], [], z, z, z, z, z, z, np.zeros(0, dtype=np.int8))
 
 
-def _code(values: Sequence[str], book: dict[str, int]) -> NDArray[np.int32]:
+def code_names(values: Sequence[str], book: dict[str, int]) -> NDArray[np.int32]:
     """The values' numbers in `book`, a name new to it numbered next, in the order names first come."""
     new = [v for v in dict.fromkeys(values) if v not in book]
     book.update(zip(new, range(len(book), len(book) + len(new)), strict=True))
@@ -132,7 +132,7 @@ def code_plan(rows: Sequence[PlanRow]) -> CodedPlan:
         order = np.argsort(seq, kind="stable")
         rows, seq = [rows[i] for i in order.tolist()], seq[order]
     books: dict[str, dict[str, int]] = {"prompts": {}, "contestants": {}, "judges": {}, "conditions": {}}
-    columns = {c: _code(list(map(_FIELD[c], rows)), books[_BOOKS[c]]) for c in _CODED}
+    columns = {c: code_names(list(map(_FIELD[c], rows)), books[_BOOKS[c]]) for c in _CODED}
     sample = np.fromiter(map(_FIELD["sample"], rows), dtype=np.int32, count=len(rows))
     return CodedPlan(seq, sample, columns, books)
 
