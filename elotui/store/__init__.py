@@ -218,10 +218,12 @@ class Store(TextsTable):
         with self._guarded():
             rest(self._conn, made)
 
-    def _after_behind(self, work: Callable[[sqlite3.Connection], object]) -> bool:
-        """`work(db)` queued after the write being finished behind, as its end is (writes.Behind.then); False: none."""
+    def _after_behind(self, work: Callable[[sqlite3.Connection], object]) -> None:
+        """`work(db)` after the write finished behind (writes.Behind.then: the caller goes on), or now if none."""
         with self._lock:  # no other thread swaps the write in hand meanwhile
-            return self._behind.then(functools.partial(self._end_behind, lambda db, _: work(db), None))
+            if not self._behind.then(functools.partial(self._end_behind, lambda db, _: work(db), None)):
+                with self._guarded():
+                    work(self._db)
 
     def _after_answers(self, count: int, db: sqlite3.Connection | None = None) -> None:
         """Fold the answers log into the snapshot once COMPACT_EVERY rows have gathered (a writer's job); `db`: the
@@ -418,8 +420,6 @@ class Store(TextsTable):
         """The (first) planned presentation that call `key` answers."""
         rows = self._rows(PairDetail, f"{DETAIL_SQL} WHERE p.key = ? ORDER BY p.seq LIMIT 1", (key,))
         return rows[0] if rows else None
-
-    # --- derived texts --------------------------------------------------------------------------------------------
 
     # --- runs -----------------------------------------------------------------------------------------------------
 

@@ -161,9 +161,7 @@ def heartbeat(store: Store, run_id: int, state: str, progress: dict[str, Any] | 
             (now, now + LEASE_S, state, published, run_id),
         )
 
-    if not store._after_behind(beat):
-        with store._lock, store._guarded():
-            beat(store._db)
+    store._after_behind(beat)
 
 
 def finish_run(store: Store, run_id: int, state: str, progress: dict[str, Any] | None = None) -> None:

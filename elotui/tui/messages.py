@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any
 
 from textual.message import Message
@@ -42,14 +44,23 @@ class DiagnosticsComputed(Message):
         self.version = version
 
 
+@dataclass(frozen=True)
+class FilterCounts:
+    """How many pairs each filter of the pairs pane keeps, counted in its loading worker (PairsPane._counts_of):
+    per select, (label prefix, its values, pairs kept by each value); per checkbox, (label, pairs kept)."""
+
+    selects: dict[str, tuple[str, list[str], Mapping[str, int]]]
+    checks: dict[str, tuple[str, int]]
+
+
 class PairsLoaded(Message):
     def __init__(
-        self, summaries: list[PairSummary], lengths: dict[tuple[str, str], int], counts: dict[str, Any]
+        self, summaries: list[PairSummary], lengths: dict[tuple[str, str], int], counts: FilterCounts
     ) -> None:
         super().__init__()
         self.summaries = summaries
         self.lengths = lengths  # (prompt, contestant) -> response length (the length sort)
-        self.counts = counts  # filter selector -> what it keeps (PairsPane._counts_of, counted in the worker)
+        self.counts = counts
 
 
 class SearchIndexBuilt(Message):
