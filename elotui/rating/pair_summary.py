@@ -94,7 +94,10 @@ class PairSummary:
     @property
     def split(self) -> float:
         """min(for a, for b) / (for a + for b): 0 unanimous (or no decisive judge), 0.5 an even split."""
-        a, b = self.for_a, self.for_b
+        a = b = 0
+        for p in self.prefs.values():  # one pass (the pairs pane sorts 500,000 pairs by this)
+            a += p == self.a
+            b += p == self.b
         return min(a, b) / (a + b) if a + b else 0.0
 
     @property

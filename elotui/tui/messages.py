@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from dataclasses import dataclass
 from typing import Any
 
 from textual.message import Message
@@ -12,7 +10,7 @@ from elotui.rating.leaderboard import Leaderboard
 from elotui.rating.pair_summary import PairSummary
 from elotui.records import DiagnoseReport, JudgeStats, PairDetail
 from elotui.tui.live_ranking import ViewKey
-from elotui.tui.pair_query import SearchIndex
+from elotui.tui.pair_query import FilterCounts, SearchIndex
 
 
 class VerdictsArrived(Message):
@@ -44,15 +42,6 @@ class DiagnosticsComputed(Message):
         self.version = version
 
 
-@dataclass(frozen=True)
-class FilterCounts:
-    """How many pairs each filter of the pairs pane keeps, counted in its loading worker (PairsPane._counts_of):
-    per select, (label prefix, its values, pairs kept by each value); per checkbox, (label, pairs kept)."""
-
-    selects: dict[str, tuple[str, list[str], Mapping[str, int]]]
-    checks: dict[str, tuple[str, int]]
-
-
 class PairsLoaded(Message):
     def __init__(
         self, summaries: list[PairSummary], lengths: dict[tuple[str, str], int], counts: FilterCounts
@@ -61,6 +50,15 @@ class PairsLoaded(Message):
         self.summaries = summaries
         self.lengths = lengths  # (prompt, contestant) -> response length (the length sort)
         self.counts = counts
+
+
+class PairsSelected(Message):
+    """The pairs pane's list for request `request` (its filters, search and sort), made in a worker."""
+
+    def __init__(self, shown: list[PairSummary], request: int) -> None:
+        super().__init__()
+        self.shown = shown
+        self.request = request
 
 
 class SearchIndexBuilt(Message):

@@ -12,10 +12,12 @@ matches only.
 from __future__ import annotations
 
 import re
+from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
-from elotui.rating.pair_summary import PairSummary
+from elotui.rating.pair_summary import CLASSES, PairSummary
 
 SORTS = ("prompt", "disagreement", "flips", "rating gap", "length difference")
 SORT_LABELS = {
@@ -63,40 +65,43 @@ def matches(s: PairSummary, q: PairQuery, categories: Mapping[str, str]) -> bool
 class SortContext:
     """What the sorts other than disagreement and flips need."""
 
-    prompt_order: Mapping[str, int]
+    prompt_order: Mapping[str, int]  # positions, from 0
     contestant_order: Mapping[str, int]
     ratings: Mapping[str, float]  # the current leaderboard's
     lengths: Mapping[tuple[str, str], int]  # (prompt, contestant) -> response length
 
 
-def sort_key(sort: str, ctx: SortContext) -> Callable[[PairSummary], tuple[float, ...]]:
-    """The key of a sort; ties fall back to prompt order, then the pair's declaration order."""
+def sort_key(sort: str, ctx: SortContext) -> Callable[[PairSummary], Any]:
+    """The key of a sort; ties fall back to prompt order, then the pair's declaration order. That fallback is one
+    integer (prompt, first, second as the digits of a mixed-radix number, so it orders as their tuple would):
+    sorting 500,000 pairs by integers takes ~0.1 s, by tuples of three ~0.8 s."""
+    prompts, contestants = ctx.prompt_order, ctx.contestant_order
+    far_p, far_c = len(prompts), len(contestants)  # unknown ids sort after the declared ones
+    radix = max([far_c, *contestants.values()]) + 1  # above every contestant digit
+    span = (max([far_p, *prompts.values()]) + 1) * radix * radix  # above every base key
 
-    def base(s: PairSummary) -> tuple[float, ...]:
-        far = len(ctx.contestant_order)
-        return (
-            ctx.prompt_order.get(s.prompt, len(ctx.prompt_order)),
-            ctx.contestant_order.get(s.a, far),
-            ctx.contestant_order.get(s.b, far),
+    def base(s: PairSummary) -> int:
+        return (prompts.get(s.prompt, far_p) * radix + contestants.get(s.a, far_c)) * radix + contestants.get(
+            s.b, far_c
         )
 
     def gap(s: PairSummary) -> float:
         a, b = ctx.ratings.get(s.a), ctx.ratings.get(s.b)
         return abs(a - b) if a is not None and b is not None else float("inf")
 
-    def length(s: PairSummary) -> float:
+    def length(s: PairSummary) -> int:
         return -abs(ctx.lengths.get((s.prompt, s.a), 0) - ctx.lengths.get((s.prompt, s.b), 0))
 
-    keys: dict[str, Callable[[PairSummary], tuple[float, ...]]] = {
+    keys: dict[str, Callable[[PairSummary], Any]] = {
         "prompt": base,
         "disagreement": lambda s: (
             -s.split,
             -(1 - (s.agreement if s.agreement is not None else 1)),
-            *base(s),
+            base(s),
         ),
-        "flips": lambda s: (-s.flips, *base(s)),
-        "rating gap": lambda s: (gap(s), *base(s)),
-        "length difference": lambda s: (length(s), *base(s)),
+        "flips": lambda s: -s.flips * span + base(s),
+        "rating gap": lambda s: (gap(s), base(s)),
+        "length difference": lambda s: length(s) * span + base(s),
     }
     if sort not in keys:
         raise ValueError(f"sort must be one of {', '.join(SORTS)}, not {sort!r}")
@@ -112,7 +117,70 @@ def select_pairs(
 ) -> list[PairSummary]:
     """The pairs that pass every filter (and the search, when `found` holds the matching keys), sorted."""
     chosen = [s for s in pairs if matches(s, q, categories) and (found is None or s.key in found)]
-    return sorted(chosen, key=sort_key(q.sort, ctx))
+    chosen.sort(key=sort_key(q.sort, ctx))
+    return chosen
+
+
+def describe(q: PairQuery, judge: str | None, condition: str | None, search: str) -> str:
+    """The list's filters in words (the review export's description): e.g. "stability position bias, judges split"."""
+    parts = [
+        f"{name} {value}"
+        for name, value in (
+            ("stability", q.klass),
+            ("contestant", q.contestant),
+            ("category", q.category),
+            ("judge flipped", q.flipped_judge),
+            ("prompt", q.prompt),
+            ("judge", judge),
+            ("condition", condition),
+        )
+        if value is not None
+    ]
+    parts += [
+        name
+        for name, on_ in (
+            ("any judge flipped", q.any_flip),
+            ("judges split", q.judges_split),
+            ("one judge against the rest", q.dissent),
+        )
+        if on_
+    ]
+    if search.strip():
+        parts.append(f"search {search.strip()!r}")
+    return ", ".join(parts) or "every pair"
+
+
+@dataclass(frozen=True)
+class FilterCounts:
+    """How many pairs each filter of the pairs pane keeps: per select, (label prefix, its values, pairs kept by
+    each value); per checkbox, (label, pairs kept). The keys are the widgets' selectors."""
+
+    selects: dict[str, tuple[str, list[str], Mapping[str, int]]]
+    checks: dict[str, tuple[str, int]]
+
+
+def filter_counts(
+    pairs: Sequence[PairSummary], contestants: list[str], judges: list[str], categories: Mapping[str, str]
+) -> FilterCounts:
+    """What each filter keeps over every pair of the scope (the pane's loading worker: ~0.6 s at 500,000 pairs)."""
+    classes = Counter(s.klass for s in pairs)
+    return FilterCounts(
+        {
+            "#f-class": ("", [k for k in CLASSES if classes[k]], classes),
+            "#f-contestant": ("with", contestants, Counter(c for s in pairs for c in (s.a, s.b))),
+            "#f-category": (
+                "category",
+                sorted(set(categories.values())),
+                Counter(categories.get(s.prompt, "") for s in pairs),
+            ),
+            "#f-flipped": ("flipped:", judges, Counter(j for s in pairs for j in s.flipped)),
+        },
+        {
+            "#f-flip": ("any flip", sum(1 for s in pairs if s.any_flip)),
+            "#f-split": ("judges split", sum(1 for s in pairs if s.judges_split)),
+            "#f-dissent": ("one vs rest", sum(1 for s in pairs if s.dissenter is not None)),
+        },
+    )
 
 
 _TERM = re.compile(r'"([^"]*)"?|(\S+)')

@@ -8,6 +8,7 @@ import csv
 import gzip
 import json
 import re
+import threading
 from collections import Counter, defaultdict
 from pathlib import Path
 
@@ -20,6 +21,7 @@ from elotui.session import TournamentSession
 from elotui.store import Store
 from elotui.tui.launch import make_app
 from elotui.tui.pair_query import PairQuery, SortContext, select_pairs, sort_key
+from elotui.tui.screens import pairs as pairs_screen
 from elotui.tui.screens.pairs import PairsPane
 from tests.samples.sample_paths import SAMPLES
 from tests.tui.conftest import settle
@@ -335,3 +337,55 @@ async def test_filters_show_their_counts_and_the_review_export_writes_the_list(
     assert {r["category"] for r in rows} == {"coding"}
     doc = json.loads(next(tmp_path.glob("*.json")).read_text(encoding="utf-8"))
     assert len(doc["pairs"]) == len(rows) and "judges split" in doc["description"]
+
+
+async def test_the_list_is_made_in_a_worker_and_requests_made_meanwhile_collapse(
+    session: TournamentSession, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """While a list is being made (held here), the event loop keeps handling keys, the count says the list is
+    being made, an export is refused (the list does not match its filters yet), and the changes made meanwhile
+    are made as one list after it: two lists in all, the last for the final filters."""
+    monkeypatch.chdir(tmp_path)
+    gate, made = threading.Event(), []
+    real = pairs_screen.select_pairs
+
+    def held(pairs, q, *args):  # type: ignore[no-untyped-def]
+        made.append(q)
+        assert gate.wait(20)
+        return real(pairs, q, *args)
+
+    app = make_app(session.tournament, session.store, start_run=False)
+    async with app.run_test(size=BIG) as pilot:
+        await settle(pilot)
+        await pilot.press("v")
+        await settle(pilot)
+        pane = app.query_one(PairsPane)
+        table = app.query_one("#pairs-table", DataTable)
+        table.focus()
+        monkeypatch.setattr(pairs_screen, "select_pairs", held)
+        monkeypatch.setattr(pairs_screen, "WORKER_FROM", 0)  # 800 pairs would be listed at once
+        app.query_one("#f-flip", Checkbox).value = True
+        await pilot.pause()
+        assert not pane.settled and "filtering…" in str(app.query_one("#pairs-count").render())
+        app.query_one("#f-category", Select).value = "coding"
+        await pilot.press("o")  # a key, handled at once: the sort changes (and asks for a list)
+        await pilot.pause()
+        assert pane.sort == "disagreement" and len(made) == 1
+        await pilot.press("x")
+        await pilot.pause()
+        assert not list(tmp_path.glob("*.csv"))
+        gate.set()
+        await settle(pilot)
+        assert pane.settled
+        assert made == [
+            PairQuery(any_flip=True),
+            PairQuery(any_flip=True, category="coding", sort="disagreement"),
+        ]
+        want = real(session.pair_summaries(), made[-1], session.tournament.categories, _ctx(session))
+        assert [s.key for s in pane.shown_pairs] == [s.key for s in want] and want
+        assert table.row_count == min(len(want), 200)
+        assert "filtering…" not in str(app.query_one("#pairs-count").render())
+        await pilot.press("x")
+        await pilot.pause()
+    (written,) = tmp_path.glob("*.csv")
+    assert len(list(csv.DictReader(written.open(encoding="utf-8")))) == len(want)

@@ -8,7 +8,6 @@ selectors re-summarise that judge's or condition's verdicts only (its own flips,
 from __future__ import annotations
 
 import re
-from collections import Counter
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any, ClassVar
@@ -21,17 +20,20 @@ from textual.containers import Horizontal, Vertical
 from textual.timer import Timer
 from textual.widgets import Checkbox, DataTable, Input, Label, Select
 
-from elotui.rating.pair_summary import CLASSES, POSITION_BIAS, PairSummary
+from elotui.rating.pair_summary import POSITION_BIAS, PairSummary
 from elotui.records import PairDetail
 from elotui.session import TournamentSession
 from elotui.tui.colours import theme_colour
-from elotui.tui.messages import FilterCounts, PairDetailLoaded, PairsLoaded, SearchIndexBuilt
+from elotui.tui.messages import PairDetailLoaded, PairsLoaded, PairsSelected, SearchIndexBuilt
 from elotui.tui.pair_query import (
     SORT_LABELS,
     SORTS,
+    FilterCounts,
     PairQuery,
     SearchIndex,
     SortContext,
+    describe,
+    filter_counts,
     select_pairs,
     words_of,
 )
@@ -49,6 +51,7 @@ PAIR_COLUMNS = (
     ("verdicts", 8),
 )
 ROWS_AT_ONCE = 200  # rows put in the table at a time (more are added as the cursor nears the end)
+WORKER_FROM = 20_000  # pairs: from here a list is made in a worker (see PairsPane._fill)
 HIGHLIGHT_AFTER_S = 0.15  # the open pair's highlights follow the search once typing pauses
 
 
@@ -102,6 +105,10 @@ class PairsPane(Vertical):
         self._last_detail: PairDetailLoaded | None = None
         self.loaded_version = -1
         self.shown_pairs: list[PairSummary] = []
+        self._requested = self._shown_request = 0  # list requests made, and the one the table shows
+        self._selecting = (
+            False  # a list is being made in a worker (one at a time; the latest request follows)
+        )
 
     def compose(self) -> ComposeResult:
         with Horizontal(id="pairs-search", classes="pairs-bar"):
@@ -157,7 +164,8 @@ class PairsPane(Vertical):
     def _load_pairs(self, judge: str | None, condition: str | None) -> None:
         summaries = self.session.pair_summaries(judge=judge, condition=condition)
         lengths = {k: len(v or "") for k, v in self.session.response_texts().items()}
-        self.post_message(PairsLoaded(summaries, lengths, self._counts_of(summaries)))
+        counts = filter_counts(summaries, self._contestants, self._judges, self._categories)
+        self.post_message(PairsLoaded(summaries, lengths, counts))
 
     @on(PairsLoaded)
     def _pairs_loaded(self, message: PairsLoaded) -> None:
@@ -187,27 +195,6 @@ class PairsPane(Vertical):
         self._index, self._index_version, self._indexing = message.index, message.version, False
         if self.query_one("#f-search", Input).value.strip():
             self._fill()
-
-    def _counts_of(self, pairs: list[PairSummary]) -> FilterCounts:
-        """What each filter keeps over every pair of the scope (in the loading worker: ~0.6 s at 500,000 pairs)."""
-        classes = Counter(s.klass for s in pairs)
-        return FilterCounts(
-            {
-                "#f-class": ("", [k for k in CLASSES if classes[k]], classes),
-                "#f-contestant": ("with", self._contestants, Counter(c for s in pairs for c in (s.a, s.b))),
-                "#f-category": (
-                    "category",
-                    sorted(set(self._categories.values())),
-                    Counter(self._categories.get(s.prompt, "") for s in pairs),
-                ),
-                "#f-flipped": ("flipped:", self._judges, Counter(j for s in pairs for j in s.flipped)),
-            },
-            {
-                "#f-flip": ("any flip", sum(1 for s in pairs if s.any_flip)),
-                "#f-split": ("judges split", sum(1 for s in pairs if s.judges_split)),
-                "#f-dissent": ("one vs rest", sum(1 for s in pairs if s.dissenter is not None)),
-            },
-        )
 
     def _update_counts(self, counts: FilterCounts) -> None:
         """Each filter option with the number of pairs it keeps."""
@@ -239,18 +226,69 @@ class PairsPane(Vertical):
     def search_words(self) -> tuple[str, ...]:
         return words_of(self.query_one("#f-search", Input).value)
 
+    # A list (filters, search, sort) of WORKER_FROM pairs or more is made in a worker: 500,000 pairs take ~0.1-1 s,
+    # which the event loop does not wait for. One worker at a time; requests made meanwhile collapse into one, made
+    # when it is done. Smaller lists are made at once (10,000 pairs: ~10 ms, less than a worker's round trip).
+    @property
+    def settled(self) -> bool:
+        """The table shows the list for the pane's current filters, search and sort."""
+        return not self._selecting and self._shown_request == self._requested
+
     def _fill(self) -> None:
-        query = self.query_one("#f-search", Input).value
-        index = self._index_for_search() if query.strip() else None
-        found = index.search(query) if index is not None else (set() if query.strip() else None)
+        self._requested += 1
+        if not self._selecting:
+            self._start_select()
+
+    def _start_select(self) -> None:
+        query, summaries, q, categories = (
+            self.query_one("#f-search", Input).value,
+            self._summaries,
+            self.query_now(),
+            self._categories,
+        )
         ctx = SortContext(
             {p: i for i, p in enumerate(self._prompts)},
             {c: i for i, c in enumerate(self._contestants)},
             self._ratings(),
             self._lengths,
         )
-        shown = select_pairs(self._summaries, self.query_now(), self._categories, ctx, found)
-        self.shown_pairs = shown
+        index = self._index_for_search() if query.strip() else None
+
+        def make() -> list[PairSummary]:  # reads nothing the event loop changes
+            found = index.search(query) if index is not None else (set() if query.strip() else None)
+            return select_pairs(summaries, q, categories, ctx, found)
+
+        if len(summaries) < WORKER_FROM:
+            self._show_list(make(), self._requested)
+            return
+        self._selecting = True
+        self._show_count(" · filtering…")
+        self._select(self._requested, make)
+
+    @work(thread=True, group="pairs-select", exit_on_error=False)
+    def _select(self, request: int, make: Callable[[], list[PairSummary]]) -> None:
+        shown: list[PairSummary] = []
+        try:
+            shown = make()
+        finally:  # the next request must run even after a failure (the worker's error is shown, not raised)
+            self.post_message(PairsSelected(shown, request))
+
+    @on(PairsSelected)
+    def _selected(self, message: PairsSelected) -> None:
+        self._selecting = False
+        self._show_list(message.shown, message.request)
+        if message.request != self._requested:
+            self._start_select()
+
+    def _show_count(self, note: str = "") -> None:
+        searching = self.query_one("#f-search", Input).value.strip()
+        indexing = " · indexing the texts…" if searching and self._indexing else ""
+        self.query_one("#pairs-count", Label).update(
+            f"{len(self.shown_pairs):,} of {len(self._summaries):,} pairs · {SORT_LABELS[self.sort]}{indexing}{note}"
+        )
+
+    def _show_list(self, shown: list[PairSummary], request: int) -> None:
+        self.shown_pairs, self._shown_request = shown, request
         table = self.query_one("#pairs-table", DataTable)
         keep = None
         if table.row_count:
@@ -258,10 +296,7 @@ class PairsPane(Vertical):
         table.clear()
         self._shown = {}
         self._add_rows(ROWS_AT_ONCE)
-        indexing = " · indexing the texts…" if query.strip() and self._indexing else ""
-        self.query_one("#pairs-count", Label).update(
-            f"{len(shown):,} of {len(self._summaries):,} pairs · {SORT_LABELS[self.sort]}{indexing}"
-        )
+        self._show_count()
         if keep is not None and keep in self._shown:
             table.move_cursor(row=table.get_row_index(keep), animate=False)
 
@@ -341,6 +376,10 @@ class PairsPane(Vertical):
         from elotui.export.pairs import pair_records, write_pairs_csv, write_pairs_json
         from elotui.files import unused_path
 
+        if not self.settled:  # the list does not yet match the filters the export would be described by
+            self.notify("the list is still being made: export again when it shows", timeout=4)
+            return
+
         t = self.session.tournament
         records = pair_records(self.shown_pairs, self._categories, t.prompt_texts)
         query = self.query_one("#f-search", Input).value.strip()
@@ -365,33 +404,8 @@ class PairsPane(Vertical):
         )
 
     def _describe(self) -> str:
-        q = self.query_now()
-        parts = [
-            f"{name} {value}"
-            for name, value in (
-                ("stability", q.klass),
-                ("contestant", q.contestant),
-                ("category", q.category),
-                ("judge flipped", q.flipped_judge),
-                ("prompt", q.prompt),
-                ("judge", self._value("#f-judge")),
-                ("condition", self._value("#f-condition")),
-            )
-            if value is not None
-        ]
-        parts += [
-            name
-            for name, on_ in (
-                ("any judge flipped", q.any_flip),
-                ("judges split", q.judges_split),
-                ("one judge against the rest", q.dissent),
-            )
-            if on_
-        ]
-        query = self.query_one("#f-search", Input).value.strip()
-        if query:
-            parts.append(f"search {query!r}")
-        return ", ".join(parts) or "every pair"
+        query = self.query_one("#f-search", Input).value
+        return describe(self.query_now(), self._value("#f-judge"), self._value("#f-condition"), query)
 
     # -- one pair --------------------------------------------------------------------------------------------------
     @on(DataTable.RowHighlighted, "#pairs-table")
