@@ -39,19 +39,41 @@ class Tallied:
     k: int
 
 
-def tally(g: Any, weights: NDArray[np.float64] | None = None) -> Tallied:
-    """Games of threshold none (with judge codes) counted by (judge, first, second)."""
+@dataclass(frozen=True)
+class Cells:
+    """The (judge, first, second) cells of a set of games: each cell's key (judge·n² + first·n + second) and
+    each game's cell. Found once; a bootstrap round only re-weights the games (one sort of 10^6 keys took
+    ~45 ms a round, three weighted counts take ~10)."""
+
+    key: NDArray[np.int64]
+    of: NDArray[np.intp]
+    n: int
+    k: int
+
+
+def cells(g: Any) -> Cells:
     judges, judge = np.unique(g.judge, return_inverse=True)
-    n, k = g.n_contestants, len(judges)
+    n = g.n_contestants
+    key, of = np.unique((judge.astype(np.int64) * n + g.a) * n + g.b, return_inverse=True)
+    return Cells(key, of, n, len(judges))
+
+
+def tally(g: Any, weights: NDArray[np.float64] | None = None, c: Cells | None = None) -> Tallied:
+    """Games of threshold none (with judge codes) counted by (judge, first, second): the cells holding a game of
+    positive weight. A game of weight 0 adds exactly 0.0 to its cell's counts, so they equal counts over the
+    weighted games alone, bit for bit."""
+    c = c if c is not None else cells(g)
+    n, m = c.n, len(c.key)
     w = np.ones(len(g.a)) if weights is None else weights
-    keep = w > 0
-    key = ((judge.astype(np.int64) * n + g.a) * n + g.b)[keep]
-    uniq, inverse = np.unique(key, return_inverse=True)
-    score, ww = g.score_a[keep], w[keep]
-    wins = np.bincount(inverse, ww * (score == 1.0), len(uniq)).astype(np.float64)
-    losses = np.bincount(inverse, ww * (score == 0.0), len(uniq)).astype(np.float64)
-    ties = np.bincount(inverse, ww * (score == 0.5), len(uniq)).astype(np.float64)
-    return Tallied(uniq // (n * n), (uniq // n) % n, uniq % n, wins, losses, ties, n, k)
+    score = g.score_a
+    wins = np.bincount(c.of, w * (score == 1.0), m).astype(np.float64)
+    losses = np.bincount(c.of, w * (score == 0.0), m).astype(np.float64)
+    ties = np.bincount(c.of, w * (score == 0.5), m).astype(np.float64)
+    present = np.bincount(c.of, w > 0, m) > 0
+    key = c.key[present]
+    return Tallied(
+        key // (n * n), (key // n) % n, key % n, wins[present], losses[present], ties[present], n, c.k
+    )
 
 
 def _nll(x: NDArray[np.float64], t: Tallied) -> tuple[float, NDArray[np.float64]]:
@@ -112,7 +134,8 @@ def position_aware_ratings(
 ) -> tuple[NDArray[np.float64], NDArray[np.float64], dict[str, Any]]:
     """(ratings on the Elo scale centred on 0, bootstrap rounds of them, {"judges", "advantage": per judge code
     (Elo points), "advantage_rounds", "tie_share"}) for games of threshold none that carry judge codes."""
-    s, h, nu = fit(tally(g))
+    c = cells(g)
+    s, h, nu = fit(tally(g, None, c))
     rng = np.random.default_rng(seed)
     clusters = g.prompt if unit == "prompt" and len(g.prompt) == len(g.a) else np.arange(len(g.a))
     used = np.unique(clusters)
@@ -121,7 +144,7 @@ def position_aware_ratings(
         w = np.bincount(rng.choice(used, len(used)), minlength=int(clusters.max()) + 1)[clusters].astype(
             np.float64
         )
-        bs, bh, _ = fit(tally(g, w))
+        bs, bh, _ = fit(tally(g, w, c))
         rounds.append(ELO_SCALE * bs)
         h_rounds.append(ELO_SCALE * bh)
     judges = np.unique(g.judge)
