@@ -78,26 +78,33 @@ class PairSummary:
         """`consistent·position bias·inconclusive`, e.g. `4·1·0`."""
         return f"{self.consistent}·{self.flips}·{self.inconclusive}"
 
+    def sides(self) -> tuple[int, int]:
+        """(judges preferring a, judges preferring b), in one pass over the judges (the pairs pane filters, counts
+        and sorts 500,000 pairs by these)."""
+        a = b = 0
+        for p in self.prefs.values():
+            a += p == self.a
+            b += p == self.b
+        return a, b
+
     @property
     def for_a(self) -> int:
-        return sum(1 for p in self.prefs.values() if p == self.a)
+        return self.sides()[0]
 
     @property
     def for_b(self) -> int:
-        return sum(1 for p in self.prefs.values() if p == self.b)
+        return self.sides()[1]
 
     @property
     def judges_split(self) -> bool:
         """Judges on both sides (each side preferred by at least one judge)."""
-        return self.for_a > 0 and self.for_b > 0
+        a, b = self.sides()
+        return a > 0 and b > 0
 
     @property
     def split(self) -> float:
         """min(for a, for b) / (for a + for b): 0 unanimous (or no decisive judge), 0.5 an even split."""
-        a = b = 0
-        for p in self.prefs.values():  # one pass (the pairs pane sorts 500,000 pairs by this)
-            a += p == self.a
-            b += p == self.b
+        a, b = self.sides()
         return min(a, b) / (a + b) if a + b else 0.0
 
     @property
