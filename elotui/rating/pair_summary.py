@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterable
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -60,10 +61,11 @@ class PairSummary:
     judges_voting: int = 0
     agreement: float | None = None  # share of judges agreeing with the most common preference
     preference: str | None = None  # the most common preferred contestant, "tie", or None
-    judges: set[str] = field(default_factory=set)
+    # judges, flipped, conditions: from the store's columns, frozensets shared between pairs
+    judges: AbstractSet[str] = field(default_factory=set)
     prefs: dict[str, str] = field(default_factory=dict)  # judge -> a, b or "tie"
-    flipped: set[str] = field(default_factory=set)  # judges with a position-bias unit on this pair
-    conditions: set[str] = field(default_factory=set)
+    flipped: AbstractSet[str] = field(default_factory=set)  # judges with a position-bias unit on this pair
+    conditions: AbstractSet[str] = field(default_factory=set)
 
     @property
     def disagreement(self) -> bool:
@@ -124,6 +126,7 @@ class PairSummary:
 
     def as_record(self) -> dict[str, object]:
         """The summary as plain values (diagnose JSON, the review export)."""
+        for_a, for_b = self.sides()
         return {
             "prompt": self.prompt,
             "a": self.a,
@@ -134,8 +137,8 @@ class PairSummary:
             "inconclusive": self.inconclusive,
             "any_flip": self.any_flip,
             "flipped_judges": sorted(self.flipped),
-            "judges_for_a": self.for_a,
-            "judges_for_b": self.for_b,
+            "judges_for_a": for_a,
+            "judges_for_b": for_b,
             "judges_tied": sum(1 for p in self.prefs.values() if p == "tie"),
             "agreement": self.agreement,
             "preference": self.preference,
@@ -192,14 +195,25 @@ def _last_of_each(code: NDArray[np.int64]) -> tuple[NDArray[np.int64], NDArray[n
     return flipped, len(code) - 1 - last
 
 
-def _members(owner: NDArray[np.intp], value: NDArray[np.integer], n: int) -> list[list[int]]:
-    """For each of n owners, its distinct values, ascending."""
+def _members(
+    owner: NDArray[np.intp], value: NDArray[np.integer], n: int, names: list[str]
+) -> list[frozenset[str]]:
+    """For each of n owners, the names of its distinct values. Owners with the same values share one frozenset
+    (a tournament has few distinct judge or condition sets: 500,000 pairs make a handful, not 500,000 sets)."""
     width = int(value.max()) + 1 if len(value) else 1
     pairs = np.unique(owner.astype(np.int64) * width + value)
     owners, values = pairs // width, pairs % width
-    cuts = np.searchsorted(owners, np.arange(n + 1))
+    cuts = np.searchsorted(owners, np.arange(n + 1)).tolist()
     flat = values.tolist()
-    return [flat[cuts[i] : cuts[i + 1]] for i in range(n)]
+    shared: dict[tuple[int, ...], frozenset[str]] = {}
+    out = []
+    for i in range(n):
+        key = tuple(flat[cuts[i] : cuts[i + 1]])
+        named = shared.get(key)
+        if named is None:
+            named = shared[key] = frozenset(names[v] for v in key)
+        out.append(named)
+    return out
 
 
 def summarise_columns(
@@ -234,9 +248,9 @@ def summarise_columns(
     ) + sample
     tally, flipped_rows = _unit_tally(pair, n_pairs, ab, unit, outcome)
     voted, side = _sides(pair.astype(np.int64) * nj + judge, ab, outcome, valid)
-    judges = _members(pair, judge, n_pairs)
-    conditions = _members(pair, condition, n_pairs)
-    flips = _members(pair[flipped_rows], judge[flipped_rows], n_pairs)
+    judges = _members(pair, judge, n_pairs, cols.judges)
+    conditions = _members(pair, condition, n_pairs, cols.conditions)
+    flips = _members(pair[flipped_rows], judge[flipped_rows], n_pairs, cols.judges)
     klasses = _classes(tally, both)
     # per pair how many voting judges take each side, and the side most take (-1: a tie at the top)
     sides = np.bincount((voted // nj) * 3 + side, minlength=3 * n_pairs).reshape(n_pairs, 3)
@@ -244,7 +258,7 @@ def summarise_columns(
     leader = np.where((sides == top[:, None]).sum(axis=1) == 1, sides.argmax(axis=1), -1)
     cuts = np.searchsorted(voted // nj, np.arange(n_pairs + 1)).tolist()
     voters, kinds = (voted % nj).tolist(), side.tolist()
-    prompts, jn, kn = cols.prompts, cols.judges, cols.conditions
+    prompts, jn = cols.prompts, cols.judges
     counts, verdict_counts = tally.tolist(), verdicts.tolist()
     voting_l, top_l, leader_l = voting.tolist(), top.tolist(), leader.tolist()
     out: list[PairSummary] = []
@@ -267,10 +281,10 @@ def summarise_columns(
                 many,
                 top_l[n] / many if many else None,
                 named[leader_l[n]] if many and leader_l[n] >= 0 else None,
-                {jn[j] for j in judges[n]},
+                judges[n],
                 {jn[voters[v]]: named[kinds[v]] for v in range(cuts[n], cuts[n + 1])},
-                {jn[j] for j in flips[n]},
-                {kn[k] for k in conditions[n]},
+                flips[n],
+                conditions[n],
             )
         )
     return out
