@@ -52,6 +52,7 @@ class Cells:
 
 
 def cells(g: Any) -> Cells:
+    """The cells of games of threshold none that carry judge codes."""
     judges, judge = np.unique(g.judge, return_inverse=True)
     n = g.n_contestants
     key, of = np.unique((judge.astype(np.int64) * n + g.a) * n + g.b, return_inverse=True)

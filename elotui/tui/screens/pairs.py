@@ -262,7 +262,7 @@ class PairsPane(Vertical):
             self._show_list(make(), self._requested)
             return
         self._selecting = True
-        self._show_count(" · filtering…")
+        self._show_count("filtering… · ")  # first: seen in a narrow terminal too
         self._select(self._requested, make)
 
     @work(thread=True, group="pairs-select", exit_on_error=False)
@@ -284,7 +284,7 @@ class PairsPane(Vertical):
         searching = self.query_one("#f-search", Input).value.strip()
         indexing = " · indexing the texts…" if searching and self._indexing else ""
         self.query_one("#pairs-count", Label).update(
-            f"{len(self.shown_pairs):,} of {len(self._summaries):,} pairs · {SORT_LABELS[self.sort]}{indexing}{note}"
+            f"{note}{len(self.shown_pairs):,} of {len(self._summaries):,} pairs · {SORT_LABELS[self.sort]}{indexing}"
         )
 
     def _show_list(self, shown: list[PairSummary], request: int) -> None:
