@@ -13,6 +13,7 @@ from collections import Counter, defaultdict
 from pathlib import Path
 
 import pytest
+from textual.pilot import Pilot
 from textual.widgets import Checkbox, DataTable, Input, Select
 
 from elotui.cli import main
@@ -256,16 +257,20 @@ def _word_of_one_judge(session: TournamentSession) -> tuple[str, set[str]]:
     raise AssertionError("no such word")
 
 
+async def _pairs_pane(pilot: Pilot[object]) -> tuple[PairsPane, DataTable[object]]:
+    """The app settled, then the pairs pane opened (`v`) and loaded: the pane and its table."""
+    await settle(pilot)
+    await pilot.press("v")
+    await settle(pilot)
+    return pilot.app.query_one(PairsPane), pilot.app.query_one("#pairs-table", DataTable)
+
+
 async def test_search_narrows_to_one_prompt_and_finds_reasoning_words(session: TournamentSession) -> None:
     prompt, phrase = _phrase_of_one_prompt(session)
     word, pairs_with_word = _word_of_one_judge(session)
     app = make_app(session.tournament, session.store, start_run=False)
     async with app.run_test(size=BIG) as pilot:
-        await settle(pilot)
-        await pilot.press("v")
-        await settle(pilot)
-        pane = app.query_one(PairsPane)
-        table = app.query_one("#pairs-table", DataTable)
+        pane, table = await _pairs_pane(pilot)
         assert (
             len(pane.shown_pairs) == 800 and table.row_count == 200
         )  # a window of the list, grown on demand
@@ -310,10 +315,7 @@ async def test_filters_show_their_counts_and_the_review_export_writes_the_list(
     monkeypatch.chdir(tmp_path)
     app = make_app(session.tournament, session.store, start_run=False)
     async with app.run_test(size=BIG) as pilot:
-        await settle(pilot)
-        await pilot.press("v")
-        await settle(pilot)
-        pane = app.query_one(PairsPane)
+        pane, _ = await _pairs_pane(pilot)
         split = sum(1 for s in session.pair_summaries() if s.judges_split)
         assert str(app.query_one("#f-split", Checkbox).label) == f"judges split ({split})"
         app.query_one("#f-split", Checkbox).value = True
@@ -356,11 +358,7 @@ async def test_the_list_is_made_in_a_worker_and_requests_made_meanwhile_collapse
 
     app = make_app(session.tournament, session.store, start_run=False)
     async with app.run_test(size=BIG) as pilot:
-        await settle(pilot)
-        await pilot.press("v")
-        await settle(pilot)
-        pane = app.query_one(PairsPane)
-        table = app.query_one("#pairs-table", DataTable)
+        pane, table = await _pairs_pane(pilot)
         table.focus()
         monkeypatch.setattr(pairs_screen, "select_pairs", held)
         monkeypatch.setattr(pairs_screen, "WORKER_FROM", 0)  # 800 pairs would be listed at once
