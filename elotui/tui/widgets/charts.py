@@ -40,35 +40,45 @@ def histogram_bins(values: Sequence[float], low: float, high: float, bins: int) 
     return counts
 
 
+def head_to_head_table(h2h: dict[str, Any], low: str, mid: str, high: str) -> Table:
+    """The heat grid: row contestant's share against the column contestant, coloured from `low` (0 %) through
+    `mid` to `high` (100 %). Each column's width is given, as Rich would measure it (its widest cell or header):
+    Rich then measures no cell, where measuring a 100 x 100 grid's cells held the event loop ~0.5 s."""
+    names: list[str] = h2h.get("contestants", [])
+    wins: list[list[float]] = h2h.get("wins", [])
+    ties: list[list[float]] = h2h.get("ties", [])
+    rows: list[list[Text]] = []
+    for i, name in enumerate(names):
+        cells: list[Text] = [Text(one_line(name, 16))]
+        for j in range(len(names)):
+            if i == j:
+                cells.append(Text("  —  "))
+                continue
+            w, l_, t = wins[i][j], wins[j][i], ties[i][j]
+            n = w + l_ + t
+            if not n:
+                cells.append(Text("  ·  "))
+                continue
+            share = (w + t / 2) / n
+            colour = blend(low, mid, share * 2) if share < 0.5 else blend(mid, high, share * 2 - 1)
+            cells.append(Text(f" {100 * share:3.0f}% ", style=f"bold #ffffff on {colour}"))
+        rows.append(cells)
+    headers = [Text("row vs col"), *(Text(one_line(name, 9)) for name in names)]
+    table = Table(box=None, show_edge=False, pad_edge=False, header_style="bold")
+    for c, header in enumerate(headers):
+        width = max([header.cell_len, *(row[c].cell_len for row in rows)])
+        table.add_column(header, justify="left" if c == 0 else "center", no_wrap=True, width=width)
+    for cells in rows:
+        table.add_row(*cells)
+    return table
+
+
 class HeadToHeadGrid(Static):
     """Row contestant's share of the decisive-or-tied verdicts against the column contestant (ties half)."""
 
     def show(self, h2h: dict[str, Any]) -> None:
-        app = self.app
-        names: list[str] = h2h.get("contestants", [])
-        wins: list[list[float]] = h2h.get("wins", [])
-        ties: list[list[float]] = h2h.get("ties", [])
-        low, mid, high = (theme_colour(app, v) for v in ("heat-low", "heat-mid", "heat-high"))
-        table = Table(box=None, show_edge=False, pad_edge=False, header_style="bold")
-        table.add_column("row vs col", no_wrap=True)
-        for name in names:
-            table.add_column(Text(one_line(name, 9)), justify="center", no_wrap=True)
-        for i, name in enumerate(names):
-            cells: list[Text] = [Text(one_line(name, 16))]
-            for j in range(len(names)):
-                if i == j:
-                    cells.append(Text("  —  "))
-                    continue
-                w, l_, t = wins[i][j], wins[j][i], ties[i][j]
-                n = w + l_ + t
-                if not n:
-                    cells.append(Text("  ·  "))
-                    continue
-                share = (w + t / 2) / n
-                colour = blend(low, mid, share * 2) if share < 0.5 else blend(mid, high, share * 2 - 1)
-                cells.append(Text(f" {100 * share:3.0f}% ", style=f"bold #ffffff on {colour}"))
-            table.add_row(*cells)
-        self.update(table)
+        colours = (theme_colour(self.app, v) for v in ("heat-low", "heat-mid", "heat-high"))
+        self.update(head_to_head_table(h2h, *colours))
 
 
 class Histogram(Static):
