@@ -1,5 +1,7 @@
-"""The head-to-head grid gives Rich each column's width (so Rich measures no cell of a 100 x 100 grid); the
-widths are those Rich would measure: the grid renders exactly as the same table left for Rich to measure."""
+"""The head-to-head grid (elotui.tui.widgets.charts): its table gives Rich each column's width (so Rich measures
+no cell of a 100 x 100 grid), and those widths are the ones Rich would measure: the table renders exactly as the
+same table left for Rich to measure. The grid is shown as that table laid out as one Text (`laid_out`), which
+renders as the table does, in Rich and on screen in Textual."""
 
 from __future__ import annotations
 
@@ -39,8 +41,12 @@ def _h2h(rng: random.Random, n: int) -> dict[str, object]:
     return {"contestants": names, "wins": wins, "ties": ties}
 
 
+def _console() -> Console:
+    return Console(width=500, color_system="truecolor", legacy_windows=False)
+
+
 def _rendered(table: Table) -> list[object]:
-    return list(Console(width=500, color_system="truecolor", legacy_windows=False).render(table))
+    return list(_console().render(table))
 
 
 @pytest.mark.parametrize("seed", range(12))
@@ -56,8 +62,7 @@ def test_the_grid_renders_as_rich_would_measure_it(seed: int) -> None:
 
 def _lines(renderable: object) -> list[list[Segment]]:
     """Each line's characters and their styles (no style = the null style), in runs of one style."""
-    console = Console(width=500, color_system="truecolor", legacy_windows=False)
-    lines = console.render_lines(renderable, pad=False)  # type: ignore[arg-type]
+    lines = _console().render_lines(renderable, pad=False)  # type: ignore[arg-type]
     return [list(Segment.simplify(Segment(s.text, s.style or Style()) for s in line)) for line in lines]
 
 
