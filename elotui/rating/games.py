@@ -161,17 +161,22 @@ def presentations(table: VerdictTable, rows: NDArray[np.intp]) -> Presentations:
 
 
 def tally(
-    a: NDArray[np.integer], b: NDArray[np.integer], s: NDArray[np.floating], n: int
+    a: NDArray[np.integer],
+    b: NDArray[np.integer],
+    s: NDArray[np.floating],
+    n: int,
+    many: NDArray[np.integer] | None = None,
 ) -> NDArray[np.int64]:
     """(n, 3) per contestant: full wins, full losses, the rest (draws and split scores), over games a vs b where a
-    scored s."""
+    scored s (each game `many` times, where given: distinct games with their counts)."""
     s = np.asarray(s)
     win = (s == 1.0).view(np.uint8)
     loss = (s == 0.0).view(np.uint8)
+    weights = None if many is None else np.asarray(many, dtype=np.float64)  # exact below 2^53
     # kind 0 a full win, 1 a full loss, 2 the rest: a's is 2 - 2 win - loss, b's 2 - 2 loss - win (one byte each)
-    counts = np.bincount(_cells(a, 2 - 2 * win - loss), minlength=3 * n)
-    counts += np.bincount(_cells(b, 2 - 2 * loss - win), minlength=3 * n)
-    return counts.reshape(n, 3)
+    counts = np.bincount(_cells(a, 2 - 2 * win - loss), weights, minlength=3 * n)
+    counts += np.bincount(_cells(b, 2 - 2 * loss - win), weights, minlength=3 * n)
+    return counts.astype(np.int64, copy=False).reshape(n, 3)
 
 
 def _cells(codes: NDArray[np.integer], kind: NDArray[np.uint8]) -> NDArray[np.intp]:

@@ -20,7 +20,8 @@ from typing import Literal
 import numpy as np
 from numpy.typing import NDArray
 
-from elotui.rating.games import Games, tally
+from elotui.rating.elo import Canonical
+from elotui.rating.games import tally
 
 Bound = Literal["lower", "upper"]
 
@@ -34,11 +35,10 @@ class Identified:
     warnings: list[dict[str, object]] = field(default_factory=list)
 
 
-def components(g: Games) -> NDArray[np.int64]:
-    """Connected groups of the comparison graph; -1 for no games. Groups are numbered by size, largest first
-    (ties by their lowest contestant code)."""
-    n = g.n_contestants
-    code = np.minimum(g.a, g.b).astype(np.int64) * n + np.maximum(g.a, g.b)  # one integer per pair met
+def components(a: NDArray[np.integer], b: NDArray[np.integer], n: int) -> NDArray[np.int64]:
+    """Connected groups of the comparison graph of n contestants whose games are a vs b (or whose pairs that met
+    are); -1 for no games. Groups are numbered by size, largest first (ties by their lowest contestant code)."""
+    code = np.minimum(a, b).astype(np.int64) * n + np.maximum(a, b)  # one integer per pair met
     if n * n <= 1 << 24:  # the pairs that met, without sorting the games
         met = np.flatnonzero(np.bincount(code, minlength=n * n))
     else:
@@ -78,30 +78,34 @@ def lowest_members(x: NDArray[np.int64], y: NDArray[np.int64], n: int) -> NDArra
             root = up
 
 
-def identify(g: Games, names: list[str]) -> Identified:
-    n = g.n_contestants
-    component = components(g)
+def identify(c: Canonical, names: list[str]) -> Identified:
+    """What the games of `c` (`canonical(g)`: the distinct games, oriented, with how many of each) determine. The
+    distinct games are at most n * n * 3 (a game's score is 1, 0.5 or 0, so orienting it loses nothing): at 10^7
+    games this takes ~5 ms, against 0.27 s over the games themselves."""
+    n = c.n
+    a, b, s = c.games_of(c.listing.keys)
+    many = c.listing.counts
+    component = components(a, b, n)
     active = component >= 0
     bounds: dict[int, Bound] = {}
     removed: list[int] = []
     while True:
-        keep = active[g.a] & active[g.b]
-        held = g.select(keep)  # g itself while every contestant is active
-        counts = tally(held.a, held.b, held.score_a, n)
+        keep = active[a] & active[b]
+        counts = tally(a[keep], b[keep], s[keep], n, many[keep])
         full_wins, full_losses = counts[:, 0], counts[:, 1]
         played = counts.sum(axis=1)
         unbeaten = np.flatnonzero(active & (played > 0) & (full_wins == played))
         winless = np.flatnonzero(active & (played > 0) & (full_losses == played))
         if len(unbeaten) == 0 and len(winless) == 0:
             break
-        for c in unbeaten:
-            bounds[int(c)] = "lower"
-        for c in winless:
-            bounds.setdefault(int(c), "upper")
-        for c in [*unbeaten, *winless]:
-            if active[c]:
-                active[c] = False
-                removed.append(int(c))
+        for k in unbeaten:
+            bounds[int(k)] = "lower"
+        for k in winless:
+            bounds.setdefault(int(k), "upper")
+        for k in [*unbeaten, *winless]:
+            if active[k]:
+                active[k] = False
+                removed.append(int(k))
     return Identified(active, bounds, removed, component, _warnings(component, bounds, names))
 
 

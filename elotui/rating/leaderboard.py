@@ -27,7 +27,7 @@ from numpy.typing import NDArray
 from elotui.rating.board import Leaderboard, LeaderboardRow, Rated, build_leaderboard
 from elotui.rating.bootstrap import ELO_MAX_ROUNDS, LEVEL, BootstrapUnit, IntervalSpec
 from elotui.rating.bt import bradley_terry
-from elotui.rating.elo import canonical, elo_rounds, online_elo, permutation_elo
+from elotui.rating.elo import Canonical, canonical, elo_rounds, online_elo, permutation_elo
 from elotui.rating.games import Games, games
 from elotui.rating.identify import Identified, identify
 from elotui.rating.table import VerdictTable
@@ -187,9 +187,13 @@ def rank_games(
     threshold = parse_threshold(threshold)
     check_method(method)
     options = options or RatingOptions()
-    ident = identify(g, list(contestants))
-    fit = g.select(ident.rated[g.a] & ident.rated[g.b])
-    rated = _centred(ratings_for(fit, method, options), ident, float(options.initial_rating))
+    listed = canonical(g)  # the distinct games: what identify reads, what Elo plays
+    ident = identify(listed, list(contestants))
+    fit = g.select(ident.rated[g.a] & ident.rated[g.b]) if ident.removed else g
+    # (with contestants removed it would list games the fit leaves out; Bradley–Terry does not use it)
+    settled = None if ident.removed or method != "elo" else listed
+    del listed
+    rated = _centred(ratings_for(fit, method, options, settled), ident, float(options.initial_rating))
     settings = {
         "threshold": threshold,
         "method": method,
@@ -229,13 +233,17 @@ SCALE_THRESHOLD = (
 )
 
 
-def ratings_for(g: Games, method: str, options: RatingOptions = RatingOptions()) -> Rated:
-    """Ratings, intervals and bootstrap rounds for a set of games."""
+def ratings_for(
+    g: Games, method: str, options: RatingOptions = RatingOptions(), settled: Canonical | None = None
+) -> Rated:
+    """Ratings, intervals and bootstrap rounds for a set of games (`settled`: `canonical(g)`, where the caller has
+    it)."""
     check_method(method)
     o = options
     n = g.n_contestants
     if method == "elo":
-        settled = canonical(g)  # the orders and the rounds play the same listing of the games
+        if settled is None:
+            settled = canonical(g)  # the orders and the rounds play the same listing of the games
         pe = permutation_elo(
             g,
             k_factor=o.k_factor,

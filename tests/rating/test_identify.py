@@ -209,4 +209,64 @@ def test_components_numbered_by_size_then_lowest_code() -> None:
     # groups {1, 4, 6} (3 members), {0, 5} and {2, 7} (2 each: the one with code 0 first), 3 never plays
     a, b = [4, 6, 5, 7], [1, 4, 0, 2]
     g = Games(np.array(a, dtype=np.int32), np.array(b, dtype=np.int32), np.ones(4), 8, {})
-    assert components(g).tolist() == [1, 0, 2, -1, 0, 1, 0, 2]
+    assert components(g.a, g.b, g.n_contestants).tolist() == [1, 0, 2, -1, 0, 1, 0, 2]
+
+
+def _identify_game_by_game(g: Games, names: list[str]) -> tuple:
+    """The reference: components, and the wins and losses counted over the games themselves, one by one (before
+    identify read the distinct games with their counts)."""
+    n = g.n_contestants
+    links = {(min(x, y), max(x, y)) for x, y in zip(g.a.tolist(), g.b.tolist(), strict=True)}
+    x = np.array([p[0] for p in links], dtype=np.int64)
+    y = np.array([p[1] for p in links], dtype=np.int64)
+    component = components(x, y, n)
+    active = component >= 0
+    bounds: dict[int, str] = {}
+    removed: list[int] = []
+    while True:
+        wins, losses, played = [0] * n, [0] * n, [0] * n
+        for p, q, s in zip(g.a.tolist(), g.b.tolist(), g.score_a.tolist(), strict=True):
+            if active[p] and active[q]:
+                played[p] += 1
+                played[q] += 1
+                wins[p if s == 1.0 else q] += s in (0.0, 1.0)
+                losses[q if s == 1.0 else p] += s in (0.0, 1.0)
+        unbeaten = [k for k in range(n) if active[k] and played[k] and wins[k] == played[k]]
+        winless = [k for k in range(n) if active[k] and played[k] and losses[k] == played[k]]
+        if not unbeaten and not winless:
+            break
+        for k in unbeaten:
+            bounds[k] = "lower"
+        for k in winless:
+            bounds.setdefault(k, "upper")
+        for k in [*unbeaten, *winless]:
+            if active[k]:
+                active[k] = False
+                removed.append(k)
+    return active.tolist(), bounds, removed, component.tolist()
+
+
+@pytest.mark.parametrize("seed", range(30))
+def test_identify_from_the_distinct_games_equals_counting_game_by_game(seed: int) -> None:
+    # random games between up to 12 contestants, some never playing, some winning (or losing) every game they
+    # play, chains of them (the next one then wins everything else), several groups; both orientations
+    from elotui.rating.elo import canonical
+    from elotui.rating.identify import identify
+
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(2, 13))
+    m = int(rng.integers(1, 80))
+    a = rng.integers(0, n, size=m)
+    b = (a + rng.integers(1, n, size=m)) % n  # never a against itself
+    s = rng.choice([0.0, 0.5, 1.0], size=m)
+    strong = rng.choice(n, size=int(rng.integers(0, 3)), replace=False)  # win every game they play
+    for k in strong:
+        s[a == k], s[b == k] = 1.0, 0.0
+    g = Games(a.astype(np.int32), b.astype(np.int32), s, n, {})
+    names = [f"c{k}" for k in range(n)]
+    got = identify(canonical(g), names)
+    rated, bounds, removed, component = _identify_game_by_game(g, names)
+    assert got.rated.tolist() == rated
+    assert got.bounds == bounds
+    assert got.removed == removed
+    assert got.component.tolist() == component
