@@ -15,7 +15,6 @@ import re
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
 
 from elotui.rating.pair_summary import CLASSES, PairSummary
 
@@ -71,41 +70,70 @@ class SortContext:
     lengths: Mapping[tuple[str, str], int]  # (prompt, contestant) -> response length
 
 
-def sort_key(sort: str, ctx: SortContext) -> Callable[[PairSummary], Any]:
-    """The key of a sort; ties fall back to prompt order, then the pair's declaration order. That fallback is one
-    integer (prompt, first, second as the digits of a mixed-radix number, so it orders as their tuple would): the
-    whole list of a 10^6-verdict tournament (499,950 pairs) sorts by prompt in 0.19 s, by the tuple in 0.31 s."""
+def sort_keys(pairs: Sequence[PairSummary], sort: str, ctx: SortContext) -> list[int]:
+    """Each pair's key in a sort, as one integer; ties fall back to prompt order, then the pair's declaration
+    order. The integer is a mixed-radix number whose digits are the primary key's, then (prompt, first, second),
+    so it orders as their tuple would; a primary key of floats (an even split, a rating gap) enters as its rank
+    among the list's distinct values (which needs the whole list first: the keys are made before the sort). The
+    whole list of a 10^6-verdict tournament (499,950 pairs; filters, keys and sort, bench_pairs): closest ratings
+    first 0.48 s and the most even split first 0.60 s, against 0.93-0.94 s when their keys held floats; by prompt
+    0.26 s, against 0.19 s when each key was made during the sort, and 0.32 s by tuples."""
+    if sort not in SORTS:
+        raise ValueError(f"sort must be one of {', '.join(SORTS)}, not {sort!r}")
     prompts, contestants = ctx.prompt_order, ctx.contestant_order
     far_p, far_c = len(prompts), len(contestants)  # unknown ids sort after the declared ones
     radix = max([far_c, *contestants.values()]) + 1  # above every contestant digit
     span = (max([far_p, *prompts.values()]) + 1) * radix * radix  # above every base key
+    bases = [
+        (prompts.get(s.prompt, far_p) * radix + contestants.get(s.a, far_c)) * radix
+        + contestants.get(s.b, far_c)
+        for s in pairs
+    ]
+    if sort == "prompt":
+        return bases
+    primary = _PRIMARY[sort](pairs, ctx)
+    return [p * span + b for p, b in zip(primary, bases, strict=True)]
 
-    def base(s: PairSummary) -> int:
-        return (prompts.get(s.prompt, far_p) * radix + contestants.get(s.a, far_c)) * radix + contestants.get(
-            s.b, far_c
-        )
 
-    def gap(s: PairSummary) -> float:
-        a, b = ctx.ratings.get(s.a), ctx.ratings.get(s.b)
-        return abs(a - b) if a is not None and b is not None else float("inf")
+def _most_flips(pairs: Sequence[PairSummary], ctx: SortContext) -> list[int]:
+    return [-s.flips for s in pairs]
 
-    def length(s: PairSummary) -> int:
-        return -abs(ctx.lengths.get((s.prompt, s.a), 0) - ctx.lengths.get((s.prompt, s.b), 0))
 
-    keys: dict[str, Callable[[PairSummary], Any]] = {
-        "prompt": base,
-        "disagreement": lambda s: (
-            -s.split,
-            -(1 - (s.agreement if s.agreement is not None else 1)),
-            base(s),
-        ),
-        "flips": lambda s: -s.flips * span + base(s),
-        "rating gap": lambda s: (gap(s), base(s)),
-        "length difference": lambda s: length(s) * span + base(s),
-    }
-    if sort not in keys:
-        raise ValueError(f"sort must be one of {', '.join(SORTS)}, not {sort!r}")
-    return keys[sort]
+def _largest_length_difference(pairs: Sequence[PairSummary], ctx: SortContext) -> list[int]:
+    lengths = ctx.lengths
+    return [-abs(lengths.get((s.prompt, s.a), 0) - lengths.get((s.prompt, s.b), 0)) for s in pairs]
+
+
+def _closest_ratings(pairs: Sequence[PairSummary], ctx: SortContext) -> list[int]:
+    """The rank of the pair's rating gap (no rating: last)."""
+    ratings, inf = ctx.ratings, float("inf")
+    gaps = []
+    for s in pairs:
+        a, b = ratings.get(s.a), ratings.get(s.b)
+        gaps.append(abs(a - b) if a is not None and b is not None else inf)
+    return _ranks(gaps)[0]
+
+
+def _most_even_split(pairs: Sequence[PairSummary], ctx: SortContext) -> list[int]:
+    """The most even split first, then the lowest agreement (no agreement: as full agreement)."""
+    split, _ = _ranks([-s.split for s in pairs])
+    agree, levels = _ranks([s.agreement - 1 if s.agreement is not None else 0.0 for s in pairs])
+    return [x * levels + y for x, y in zip(split, agree, strict=True)]
+
+
+_PRIMARY: dict[str, Callable[[Sequence[PairSummary], SortContext], list[int]]] = {
+    "disagreement": _most_even_split,
+    "flips": _most_flips,
+    "rating gap": _closest_ratings,
+    "length difference": _largest_length_difference,
+}
+
+
+def _ranks(values: list[float]) -> tuple[list[int], int]:
+    """Each value's rank among the distinct values, ascending (integers that order as the values do), and how many
+    distinct values there are."""
+    rank = {v: i for i, v in enumerate(sorted(set(values)))}
+    return [rank[v] for v in values], len(rank)
 
 
 def select_pairs(
@@ -115,10 +143,10 @@ def select_pairs(
     ctx: SortContext,
     found: set[str] | None = None,
 ) -> list[PairSummary]:
-    """The pairs that pass every filter (and the search, when `found` holds the matching keys), sorted."""
+    """The pairs that pass every filter (and the search, when `found` holds the matching keys), sorted (stably)."""
     chosen = [s for s in pairs if matches(s, q, categories) and (found is None or s.key in found)]
-    chosen.sort(key=sort_key(q.sort, ctx))
-    return chosen
+    keys = sort_keys(chosen, q.sort, ctx)
+    return [chosen[i] for i in sorted(range(len(chosen)), key=keys.__getitem__)]
 
 
 def describe(q: PairQuery, judge: str | None, condition: str | None, search: str) -> str:

@@ -1,6 +1,6 @@
 """The pairs pane's sorts order exactly as their stated keys do: the primary key, then prompt order, then the
 pair's declaration order, with ids missing from the declared order last. The keys are folded into integers
-(elotui.tui.pair_query.sort_key); the reference here compares the tuples they stand for."""
+(elotui.tui.pair_query.sort_keys); the reference here compares the tuples they stand for."""
 
 from __future__ import annotations
 

@@ -21,7 +21,7 @@ from elotui.config import load_tournament
 from elotui.session import TournamentSession
 from elotui.store import Store
 from elotui.tui.launch import make_app
-from elotui.tui.pair_query import PairQuery, SortContext, select_pairs, sort_key
+from elotui.tui.pair_query import PairQuery, SortContext, select_pairs, sort_keys
 from elotui.tui.screens import pairs as pairs_screen
 from elotui.tui.screens.pairs import PairsPane
 from tests.samples.sample_paths import SAMPLES
@@ -146,7 +146,7 @@ def test_each_sort_orders_as_stated(session: TournamentSession) -> None:
     ]
     assert diffs == sorted(diffs, reverse=True)
     with pytest.raises(ValueError):
-        sort_key("alphabetical", ctx)
+        sort_keys(pairs, "alphabetical", ctx)
 
 
 def test_each_filter_count_equals_an_independent_count(session: TournamentSession) -> None:
