@@ -17,6 +17,7 @@ from textual.widgets import Label, Static
 from elotui.tui.sanitize import one_line
 from elotui.tui.widgets.charts import HeadToHeadGrid, Histogram, RatingChart
 from elotui.tui.widgets.judge_audit_tables import trust_tables
+from elotui.tui.widgets.narrow_table import Fitted, fitted
 from elotui.tui.widgets.note import Note
 
 
@@ -28,17 +29,7 @@ def num(value: float | None, digits: int = 2) -> str:
     return "—" if value is None else f"{value:.{digits}f}"
 
 
-def whole_numbers(table: Table) -> Table:
-    """The table with its right-aligned (number) columns free to wrap: where the pane is too narrow for the table,
-    their headers then take two lines, and a figure, which has no space to break at, stays whole (no_wrap columns
-    were cut instead: "499…" for 499950 units at 80 columns)."""
-    for column in table.columns:
-        if column.justify == "right":
-            column.no_wrap = False
-    return table
-
-
-def position_table(report: Mapping[str, Any]) -> Table:
+def position_table(report: Mapping[str, Any]) -> Fitted:
     conditions: list[str] = report.get("conditions", [])
     table = Table(box=None, pad_edge=False, header_style="bold")
     table.add_column("judge", no_wrap=True)
@@ -67,10 +58,10 @@ def position_table(report: Mapping[str, Any]) -> Table:
     if len(conditions) > 1:
         for cond in conditions:
             add("", cond, report.get("conditions_position", {}).get(cond, {}))
-    return whole_numbers(table)
+    return fitted(table)
 
 
-def agreement_table(report: Mapping[str, Any]) -> Text | Table:
+def agreement_table(report: Mapping[str, Any]) -> Text | Fitted:
     agreement = report.get("agreement", {})
     pairs = agreement.get("pairs", [])
     if not pairs:
@@ -92,10 +83,10 @@ def agreement_table(report: Mapping[str, Any]) -> Text | Table:
         pct(agreement.get("percent_agreement")),
         num(agreement.get("fleiss_kappa")),
     )
-    return whole_numbers(table)
+    return fitted(table)
 
 
-def judges_bias_table(report: Mapping[str, Any]) -> Table:
+def judges_bias_table(report: Mapping[str, Any]) -> Fitted:
     table = Table(box=None, pad_edge=False, header_style="bold")
     for name in (
         "judge",
@@ -130,7 +121,7 @@ def judges_bias_table(report: Mapping[str, Any]) -> Table:
         "",
         "",
     )
-    return whole_numbers(table)
+    return fitted(table)
 
 
 def reference_table(report: Mapping[str, Any]) -> Text | Group:
@@ -153,7 +144,7 @@ def reference_table(report: Mapping[str, Any]) -> Text | Group:
             num(r["kendall_tau"]),
             num(r["kendall_p"], 3),
         )
-    return Group(title, whole_numbers(table))
+    return Group(title, fitted(table))
 
 
 def prompt_reference_table(report: Mapping[str, Any]) -> Group | None:
@@ -179,7 +170,7 @@ def prompt_reference_table(report: Mapping[str, Any]) -> Group | None:
             num(r["spearman_rho"]),
             num(r["spearman_p"], 3),
         )
-    return Group(title, whole_numbers(table))
+    return Group(title, fitted(table))
 
 
 class DiagnosticsPane(VerticalScroll):

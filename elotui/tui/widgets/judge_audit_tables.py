@@ -12,6 +12,7 @@ from rich.table import Table
 from rich.text import Text
 
 from elotui.tui.sanitize import one_line
+from elotui.tui.widgets.narrow_table import Fitted, fitted
 
 
 def _missing(value: float | None) -> bool:
@@ -33,11 +34,12 @@ def _table(*columns: str) -> Table:
     return table
 
 
-def self_preference_table(report: Mapping[str, Any]) -> Table | None:
+def self_preference_table(report: Mapping[str, Any]) -> Fitted | None:
     sp = report.get("self_preference")
     if not sp:
         return None
     t = _table("judge (is)", "presentations", "its win rate", "others'", "difference", "95 % by prompt")
+    t.columns[0].no_wrap = False  # "judge (contestant)" breaks at its space where the pane is narrow
     for judge, s in sp.items():
         ci = f"[{100 * s['ci_low']:+.1f}, {100 * s['ci_high']:+.1f}]" if s.get("rounds") else "—"
         diff = s["difference"]
@@ -49,10 +51,10 @@ def self_preference_table(report: Mapping[str, Any]) -> Table | None:
             "—" if _missing(diff) else f"{100 * diff:+.1f} pts",
             ci,
         )
-    return t
+    return fitted(t)
 
 
-def gold_table(report: Mapping[str, Any]) -> Table | None:
+def gold_table(report: Mapping[str, Any]) -> Fitted | None:
     gold = report.get("gold")
     if not gold:
         return None
@@ -61,7 +63,7 @@ def gold_table(report: Mapping[str, Any]) -> Table | None:
     t = _table(*GOLD_HEADER)
     for judge, g in gold["by_judge"].items():
         t.add_row(*gold_cells(one_line(judge, 24), g))
-    return t
+    return fitted(t)
 
 
 def weights_table(report: Mapping[str, Any]) -> RenderableType | None:
@@ -75,16 +77,16 @@ def weights_table(report: Mapping[str, Any]) -> RenderableType | None:
         ci = f"[{_num(w['ci_low'])}, {_num(w['ci_high'])}]" if w.get("ci_low") is not None else "—"
         t.add_row(one_line(judge, 24), _num(w["weight"]), ci, _pct(single.get(judge)))
     if not human:
-        return t
+        return fitted(t)
     note = Text(
         f"summed votes vs the human majority on {human['items']} items: equal weights "
         f"{_pct(human['equal_weights'])}, learned weights {_pct(human['learned_weights'])}",
         style="dim",
     )
-    return Group(t, note)
+    return Group(fitted(t), note)
 
 
-def per_judge_table(report: Mapping[str, Any]) -> Table | None:
+def per_judge_table(report: Mapping[str, Any]) -> Fitted | None:
     pj = report.get("per_judge")
     if not pj:
         return None
@@ -96,7 +98,7 @@ def per_judge_table(report: Mapping[str, Any]) -> Table | None:
             _num(j["tau_vs_reference"]),
             one_line(" > ".join(j["ranking"]), 80),
         )
-    return t
+    return fitted(t)
 
 
 def trust_tables(report: Mapping[str, Any]) -> RenderableType:
