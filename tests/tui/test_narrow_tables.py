@@ -7,23 +7,11 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from rich.console import Console
 from rich.table import Table
 from textual.widgets import Static
 
-from elotui.config import load_tournament
-from elotui.run.runner import Runner
-from elotui.store import Store
-from elotui.tui.launch import make_app
 from elotui.tui.widgets.narrow_table import fitted, two_lines
-from tests.samples.sample_paths import SAMPLES
-from tests.tui.conftest import press_and_settle, settle
-
-
-def _text(renderable: object, width: int) -> str:
-    console = Console(width=width, record=True, color_system=None)
-    console.print(renderable)
-    return console.export_text()
+from tests.tui.conftest import sample_diagnostics, shown
 
 
 @pytest.mark.parametrize(
@@ -52,8 +40,8 @@ def _position_like() -> Table:
 
 
 def test_a_table_that_fits_keeps_its_one_line_headers() -> None:
-    wide = _text(fitted(_position_like()), 120)
-    assert wide == _text(_position_like(), 120)
+    wide = shown(fitted(_position_like()), 120)
+    assert wide == shown(_position_like(), 120)
     assert wide.splitlines()[0].split() == [
         "judge",
         "units",
@@ -70,8 +58,8 @@ def test_a_table_that_fits_keeps_its_one_line_headers() -> None:
 
 def test_a_table_too_wide_breaks_its_headers_instead_of_cutting_them() -> None:
     # one-line headers need 79 columns here; at 70 Rich alone cut "inconclusive" and the units
-    assert "…" in _text(_position_like(), 70)
-    narrow = _text(fitted(_position_like()), 70)
+    assert "…" in shown(_position_like(), 70)
+    narrow = shown(fitted(_position_like()), 70)
     assert "…" not in narrow, narrow
     top, bottom, row = narrow.splitlines()
     assert top.split() == ["position", "first-slot"]
@@ -80,19 +68,13 @@ def test_a_table_too_wide_breaks_its_headers_instead_of_cutting_them() -> None:
 
 
 async def test_the_diagnostics_tables_cut_nothing_at_80_columns(tmp_path: Path) -> None:
-    vicuna = load_tournament(SAMPLES / "vicuna80" / "tournament.toml")
-    with Store.open_for(vicuna, tmp_path / "vicuna.sqlite") as store:
-        assert (await Runner(vicuna, store, no_delay=True).run()).state == "finished"
-        app = make_app(vicuna, store, start_run=False)
-        async with app.run_test(size=(80, 24)) as pilot:
-            await settle(pilot)
-            await press_and_settle(pilot, "d")
-            shown = {}
-            for name in ("position", "agreement", "judges", "reference", "trust"):
-                static = app.query_one(f"#diag-{name}", Static)
-                assert static.size.width <= 80
-                shown[name] = _text(static.content, static.size.width)
-    for name, text in shown.items():
+    async with sample_diagnostics("vicuna80", tmp_path) as (_, app, _pilot):
+        texts = {}
+        for name in ("position", "agreement", "judges", "reference", "trust"):
+            static = app.query_one(f"#diag-{name}", Static)
+            assert static.size.width <= 80
+            texts[name] = shown(static.content, static.size.width)
+    for name, text in texts.items():
         assert "…" not in text, f"{name}:\n{text}"
-    assert "inconclusive" in shown["position"]
-    assert "presentations" in shown["trust"] and "[+10.8, +15.7]" in shown["trust"].replace("\n", " ")
+    assert "inconclusive" in texts["position"]
+    assert "presentations" in texts["trust"] and "[+10.8, +15.7]" in texts["trust"].replace("\n", " ")

@@ -8,50 +8,31 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from rich.console import Console
 from textual.containers import HorizontalScroll
 from textual.widgets import Static
 
-from elotui.config import load_tournament
-from elotui.run.runner import Runner
-from elotui.store import Store
-from elotui.tui.launch import make_app
 from elotui.tui.widgets.charts import HeadToHeadGrid
-from tests.samples.sample_paths import SAMPLES
-from tests.tui.conftest import press_and_settle, settle
-
-
-def shown(static: Static, width: int) -> str:
-    """The widget's content as the terminal shows it at `width` columns."""
-    console = Console(width=width, record=True, color_system=None)
-    console.print(static.content)
-    return console.export_text()
+from tests.tui.conftest import sample_diagnostics, shown
 
 
 async def test_wide_diagnostics_at_80_columns(tmp_path: Path) -> None:
-    arena = load_tournament(SAMPLES / "simulated_arena" / "tournament.toml")
-    with Store.open_for(arena, tmp_path / "arena.sqlite") as store:
-        assert (await Runner(arena, store, no_delay=True).run()).state == "finished"
-        app = make_app(arena, store, start_run=False)
-        async with app.run_test(size=(80, 24)) as pilot:
-            await settle(pilot)
-            await press_and_settle(pilot, "d")
-            scroll = app.query_one("#diag-h2h-scroll", HorizontalScroll)
-            grid = app.query_one("#diag-h2h", HeadToHeadGrid)
-            assert grid.size.width > 2 * scroll.size.width and scroll.max_scroll_x > 0, grid.size
-            lines = shown(grid, grid.size.width).splitlines()
-            assert [line.split()[0] for line in lines[1:]] == arena.contestant_ids
-            assert len(lines[0].split()) == 3 + len(arena.contestant_ids)  # "row vs col" and every name whole
-            await pilot.press("tab")  # the grid takes the focus; ctrl+PgDn pages right, ← and → step a column
-            assert app.focused is scroll, app.focused
-            await pilot.press("ctrl+pagedown")
-            await pilot.wait_for_scheduled_animations()
-            assert scroll.scroll_x == min(scroll.size.width, scroll.max_scroll_x)
-            await pilot.press("left")
-            await pilot.wait_for_scheduled_animations()
-            assert scroll.scroll_x == min(scroll.size.width, scroll.max_scroll_x) - 1
-            position = app.query_one("#diag-position", Static)
-            table = shown(position, position.size.width)
+    async with sample_diagnostics("simulated_arena", tmp_path) as (arena, app, pilot):
+        scroll = app.query_one("#diag-h2h-scroll", HorizontalScroll)
+        grid = app.query_one("#diag-h2h", HeadToHeadGrid)
+        assert grid.size.width > 2 * scroll.size.width and scroll.max_scroll_x > 0, grid.size
+        lines = shown(grid.content, grid.size.width).splitlines()
+        assert [line.split()[0] for line in lines[1:]] == arena.contestant_ids
+        assert len(lines[0].split()) == 3 + len(arena.contestant_ids)  # "row vs col" and every name whole
+        await pilot.press("tab")  # the grid takes the focus; ctrl+PgDn pages right, ← and → step a column
+        assert app.focused is scroll, app.focused
+        await pilot.press("ctrl+pagedown")
+        await pilot.wait_for_scheduled_animations()
+        assert scroll.scroll_x == min(scroll.size.width, scroll.max_scroll_x)
+        await pilot.press("left")
+        await pilot.wait_for_scheduled_animations()
+        assert scroll.scroll_x == min(scroll.size.width, scroll.max_scroll_x) - 1
+        position = app.query_one("#diag-position", Static)
+        table = shown(position.content, position.size.width)
     assert not re.search(r"\d…", table), table
     units = {int(n) for n in re.findall(r"(?<![\d.])\d{3,}(?![\d.%])", table)}
     # each judge's mirrored units (190 pairs x 10 prompts), and all five judges'
