@@ -75,11 +75,11 @@ def small_pages_for_arrays() -> None:
 def keep_freed_memory() -> None:
     """With glibc: every block from the heap, however large (no block mapped on its own), and the heap never given
     back, so that memory a short process frees is reused by its next arrays instead of going back to the system
-    and being faulted in again page by page (where a fresh page is dear: up to ~35 us on a nested VM). Blocks are
-    taken from the heap up to 32 MiB anyway (the most `M_MMAP_THRESHOLD` allows): a 10^6-verdict Elo export takes
-    35k page faults instead of 40k, with the same peak memory. A 10^7-verdict one makes arrays of 40-80 MB, which
-    glibc would map and unmap one by one: with mapping off, 259k page faults instead of 428k, 7.52 s against
-    7.87 s (median of 6, interleaved) and 20 MB more at its peak (1,006 against 985 MB); `--method bt` 1.65-2.53 s
+    and being faulted in again page by page (where a fresh page is dear: up to ~35 us on a nested VM). Raising
+    `M_MMAP_THRESHOLD` alone takes blocks of up to 32 MiB from the heap (the most it allows): a 10^6-verdict Elo
+    export then takes 35k page faults instead of 40k, with the same peak memory. A 10^7-verdict one makes arrays of
+    40-80 MB, which glibc would still map and unmap one by one: with mapping off, 259k page faults instead of 428k, 7.52 s against
+    7.87 s (median of 6, interleaved) and 20 MiB more at its peak (982 against 962 MiB); `--method bt` 1.65-2.53 s
     against 2.88-3.34 s. A request the heap cannot grow for is still mapped (glibc falls back). The process ends
     soon, which gives it all back. Elsewhere (another C library): nothing."""
     import ctypes
