@@ -61,6 +61,7 @@ def _export(args: argparse.Namespace) -> int:
             prompt=args.prompt,
             category=args.category,
             judge=args.judge,
+            once=True,
         )
         provenance = session.provenance() if args.format == "json" else None
     finally:

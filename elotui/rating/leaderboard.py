@@ -155,13 +155,11 @@ def rank(
     prompts = list(prompts) if prompts is not None else None
     judges = list(judges) if judges is not None else None
     conditions = list(conditions) if conditions is not None else None
-    mask = table.scope_mask(prompts=prompts, judges=judges, conditions=conditions)
-    if options is not None and options.excluded:
-        keep = ~excluded_mask(table, options.excluded)
-        mask = keep if mask is None else mask & keep
     return rank_games(
         table.contestants,
-        games(table, threshold, mask),
+        scoped_games(
+            table, threshold=threshold, options=options, prompts=prompts, judges=judges, conditions=conditions
+        ),
         threshold=threshold,
         method=method,
         options=options,
@@ -169,6 +167,24 @@ def rank(
         judges=judges,
         conditions=conditions,
     )
+
+
+def scoped_games(
+    table: VerdictTable,
+    *,
+    threshold: Threshold,
+    options: RatingOptions | None = None,
+    prompts: list[str] | None = None,
+    judges: list[str] | None = None,
+    conditions: list[str] | None = None,
+) -> Games:
+    """The games `rank` ranks: the table's verdicts within the scope (None = all prompts / judges / conditions),
+    less each judge's verdicts on its own contestant (`[ranking] exclude_self`), at `threshold`."""
+    mask = table.scope_mask(prompts=prompts, judges=judges, conditions=conditions)
+    if options is not None and options.excluded:
+        keep = ~excluded_mask(table, options.excluded)
+        mask = keep if mask is None else mask & keep
+    return games(table, threshold, mask)
 
 
 def rank_games(

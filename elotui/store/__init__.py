@@ -29,15 +29,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Self, TypeVar
 
 from elotui.errors import store_problem
-from elotui.records import (
-    CALL_COLUMNS,
-    CallRecord,
-    JudgeStats,
-    PairDetail,
-    PlanRow,
-    PlanVerdict,
-    RunRow,
-)
+from elotui.records import CALL_COLUMNS, CallRecord, JudgeStats, PairDetail, PlanRow, PlanVerdict, RunRow
 from elotui.store import columns, keysets, plan_table, schema, writes
 from elotui.store.call_cache import CallCache
 from elotui.store.columns import VerdictColumns
@@ -336,10 +328,15 @@ class Store(TextsTable):
             row = self._db.execute("SELECT data FROM snapshot WHERE name = 'meta'").fetchone()
         return json.loads(row[0]).get("fingerprint") if row else None
 
-    def verdict_columns(self) -> VerdictColumns:
+    def verdict_columns(self, *, keep: bool = True) -> VerdictColumns:
         """The current plan, int-coded, with every presentation's outcome (elotui.store.columns): numpy arrays
-        read from the snapshot plus the answers recorded since, without a Python object per verdict."""
-        return self.verdict_columns_since()[0]
+        read from the snapshot plus the answers recorded since, without a Python object per verdict. `keep=False`:
+        a one-shot command's last read, not kept for a next one (its memory goes with the caller's last reference)."""
+        read = self.verdict_columns_since()[0]
+        if not keep:
+            with self._lock:
+                self._columns = None
+        return read
 
     def verdict_columns_since(self) -> tuple[VerdictColumns, int]:
         """`verdict_columns()` and the last answers id it includes (a reader follows the answers after it). The
