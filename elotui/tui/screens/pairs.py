@@ -106,9 +106,8 @@ class PairsPane(Vertical):
         self.loaded_version = -1
         self.shown_pairs: list[PairSummary] = []
         self._requested = self._shown_request = 0  # list requests made, and the one the table shows
-        self._selecting = (
-            False  # a list is being made in a worker (one at a time; the latest request follows)
-        )
+        # a list is being made in a worker (one at a time; the latest request follows)
+        self._selecting = False
 
     def compose(self) -> ComposeResult:
         with Horizontal(id="pairs-search", classes="pairs-bar"):
