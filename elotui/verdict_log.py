@@ -205,10 +205,38 @@ def content_hash(path: str | Path) -> str:
     return h.hexdigest()
 
 
-def write_log(rows: Iterable[VerdictRow | dict[str, Any]], out: IO[str]) -> int:
-    """Write rows in canonical key order; returns the number written."""
-    n = 0
+# a line of the log: each field's JSON where its %s is, as json.dumps(row, ensure_ascii=False) lays it out
+_LINE = "{" + ", ".join(f"{json.dumps(k)}: %s" for k in FIELDS) + "}\n"
+_STRING = json.encoder.encode_basestring  # the quoting json.dumps(..., ensure_ascii=False) gives a str
+_REPEATED = 64  # strings up to this long (names, statuses: the same on line after line) are quoted once
+
+
+def write_log(rows: Iterable[Verdict | VerdictRow | dict[str, Any]], out: IO[str]) -> int:
+    """Write rows (dicts, or tuples in FIELDS order) in canonical key order; returns the number written. Each line
+    is json.dumps of the row's dict with ensure_ascii=False, character for character, written a few thousand
+    lines at a time; a name that repeats on every line is quoted once (10^6 rows: 3.2 s of json.dumps before)."""
+    quoted: dict[str, str] = {}
+
+    def value(v: Any) -> str:
+        if type(v) is str:
+            text = quoted.get(v)
+            if text is None:
+                text = _STRING(v)
+                if len(v) <= _REPEATED and len(quoted) < 1 << 16:
+                    quoted[v] = text
+            return text
+        if v is None:
+            return "null"
+        if type(v) is int:
+            return int.__repr__(v)
+        return json.dumps(v, ensure_ascii=False)
+
+    n, lines = 0, []
     for row in rows:
-        out.write(json.dumps({k: row.get(k) for k in FIELDS}, ensure_ascii=False) + "\n")
-        n += 1
-    return n
+        fields = row if isinstance(row, tuple) else tuple(row.get(k) for k in FIELDS)
+        lines.append(_LINE % tuple(map(value, fields)))
+        if len(lines) >= 4096:
+            out.write("".join(lines))
+            n, lines = n + len(lines), []
+    out.write("".join(lines))
+    return n + len(lines)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 from collections.abc import Iterator
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from elotui.commands.common import (
     add_output_arg,
@@ -16,6 +16,7 @@ from elotui.commands.common import (
 
 if TYPE_CHECKING:
     from elotui.store import Store
+    from elotui.verdict_log import Verdict
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -35,20 +36,7 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def log_rows(store: Store) -> Iterator[dict[str, Any]]:
-    """Every answered or failed presentation of the current plan, as canonical verdict-log rows, one at a time
-    (a 10^6-verdict store's log is written without holding its rows: 3.3 GB of them before)."""
-    return (
-        {
-            "prompt": d.prompt,
-            "first": d.first,
-            "second": d.second,
-            "judge": d.judge,
-            "condition": d.condition,
-            "sample": d.sample,
-            "winner": d.winner if d.status == "ok" else None,
-            "reasoning": d.reasoning,
-            "status": d.status,
-        }
-        for d in store.each_recorded_detail()
-    )
+def log_rows(store: Store) -> Iterator[Verdict]:
+    """Every answered or failed presentation of the current plan, as verdict-log rows (tuples in FIELDS order),
+    a batch at a time (a 10^6-verdict store's log is written without holding its rows)."""
+    return store.each_recorded_verdict()

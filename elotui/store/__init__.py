@@ -374,14 +374,16 @@ class Store(TextsTable):
             "WHERE c.reasoning IS NOT NULL AND c.reasoning != ''"
         ).fetchall()
 
-    def recorded_details(self) -> list[PairDetail]:
-        """Every planned presentation that has a recorded call (ok, invalid or error), in plan order."""
-        return list(self.each_recorded_detail())
-
     def each_recorded_detail(self, batch: int = 4096) -> Iterator[PairDetail]:
-        """`recorded_details()` a `batch` at a time (a 10^6-verdict log written with a bounded memory), all read in
-        one read transaction: one consistent plan and its calls while other processes write. Read to the end."""
+        """Every planned presentation that has a recorded call (ok, invalid or error), in plan order, a `batch` at a
+        time (10^6 of them with a bounded memory), all read in one read transaction: one consistent plan and its
+        calls while other processes write. Read to the end."""
         return self._each(PairDetail, f"{DETAIL_SQL} WHERE c.key IS NOT NULL ORDER BY p.seq", batch)
+
+    def each_recorded_verdict(self, batch: int = 4096) -> Iterator[tuple[Any, ...]]:
+        """`each_recorded_detail()` as verdict-log rows: (prompt, first, second, judge, condition, sample, winner
+        (the call's where it is ok, else None), reasoning, status), read as plain tuples of these columns alone."""
+        return self._each(None, schema.LOG_SQL, batch)
 
     def each_plan_row(self, batch: int = 4096) -> Iterator[PlanRow]:
         """`plan()` a `batch` at a time, from one read transaction. Read to the end."""
@@ -392,10 +394,10 @@ class Store(TextsTable):
         sql = "SELECT p.judge FROM plan p JOIN calls c ON c.key = p.key GROUP BY p.judge ORDER BY MIN(p.seq)"
         return self._rows(str, sql)
 
-    def _each(self, kind: Callable[..., Any], sql: str, batch: int) -> Iterator[Any]:
+    def _each(self, kind: Callable[..., Any] | None, sql: str, batch: int) -> Iterator[Any]:
         with self._lock, self._guarded():
             cur = self._db.cursor()
-            cur.row_factory = _factory(kind)
+            cur.row_factory = None if kind is None else _factory(kind)
             cur.execute("BEGIN")  # deferred: a read snapshot, no write lock
             try:
                 cur.execute(sql)

@@ -348,7 +348,7 @@ def test_writing_the_graph_reads_it_once_and_holds_a_batch_of_evaluations(tmp_pa
 def test_store_streams_the_plan_and_names_the_recorded_judges(filled) -> None:
     store = filled.store
     assert list(store.each_plan_row(batch=3)) == store.plan()
-    recorded = store.recorded_details()
+    recorded = list(store.each_recorded_detail())
     assert store.recorded_judges() == list(dict.fromkeys(d.judge for d in recorded))
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import random
 import signal
 import sqlite3
 import subprocess
@@ -16,6 +17,7 @@ from elotui.commands.verdicts import log_rows
 from elotui.errors import UserError
 from elotui.records import TextRow
 from elotui.store import MIGRATIONS, SCHEMA_VERSION, CallRecord, PlanRow, Store, writes
+from elotui.verdict_log import FIELDS
 from tests.foundation.old_stores import store_at_version
 
 
@@ -155,9 +157,10 @@ def test_plan_join_reports_missing_and_only_current_plan(tmp_path: Path) -> None
             ("p", "b", "a", "j", "clean", 0, "error", None),
             ("p", "a", "c", "j", "clean", 0, "missing", None),
         ]
-        log = list(log_rows(store))
+        log = [dict(zip(FIELDS, r, strict=True)) for r in log_rows(store)]
         assert [r["status"] for r in log] == ["ok", "error"]
         assert log[0]["reasoning"] == "because"
+        assert log[1]["winner"] is None  # a failed call's winner is not the log's
         stats = store.judge_stats()["j"]
         assert stats.planned == 3 and stats.done == 2 and stats.error == 1
 
@@ -231,7 +234,7 @@ def test_migration_to_version_8_numbers_the_text_keys(tmp_path: Path) -> None:
     with Store(path) as store:
         assert store.schema_version == SCHEMA_VERSION == 8
         assert store.plan() == [PlanRow(*r) for r in V7_ROWS]
-        (detail,) = store.recorded_details()
+        (detail,) = list(store.each_recorded_detail())
         assert (detail.plan_key, detail.prompt_text_key, detail.first_text_key, detail.second_text_key) == (
             "k1",
             "text:p1",
@@ -309,7 +312,7 @@ def test_recorded_details_stream_from_one_snapshot(tmp_path: Path) -> None:
     with Store(path) as store, Store(path) as other:
         store.set_plan([PlanRow(i, "p", f"c{i}", "b", "j", "clean", 0, f"k{i}") for i in range(10)])
         store.record_calls([verdict(f"k{i}") for i in range(0, 10, 2)])
-        before = store.recorded_details()
+        before = list(store.each_recorded_detail())
         assert [d.plan_key for d in before] == ["k0", "k2", "k4", "k6", "k8"]
         rows = store.each_recorded_detail(batch=2)
         got = [next(rows), next(rows)]
@@ -317,7 +320,39 @@ def test_recorded_details_stream_from_one_snapshot(tmp_path: Path) -> None:
         got += list(rows)
         assert got == before
         assert not store._db.in_transaction  # the read ended with the rows
-        assert len(store.recorded_details()) == 10
+        assert len(list(store.each_recorded_detail())) == 10
+
+
+def test_the_log_rows_are_the_recorded_details_fields(tmp_path: Path) -> None:
+    """`each_recorded_verdict` reads the log's columns alone; its rows are the recorded details' fields, in plan
+    order (not the plan's key order), with a winner only where the call is ok, a call shared by two planned
+    presentations in both, and nothing for a presentation not yet called."""
+    rng = random.Random(7)
+    with Store(tmp_path / "s.sqlite") as store:
+        calls = []
+        for i in range(60):
+            status = rng.choice(["ok", "ok", "invalid", "error"])
+            winner = rng.choice(["first", "second", "tie", None]) if status != "error" else None
+            calls.append(
+                verdict(f"k{i}", winner=winner, status=status, reasoning=rng.choice([None, f"r{i}"]))
+            )
+        store.record_calls(calls)
+        seqs = rng.sample(range(200), 80)  # plan order differs from the primary key's
+        plan = [
+            PlanRow(seq, f"p{i % 7}", f"a{i}", f"b{i % 3}", "j", "clean", i % 2, f"k{rng.randrange(70)}")
+            for i, seq in enumerate(seqs)
+        ]
+        store.set_plan(plan)
+        details = list(store.each_recorded_detail(batch=5))
+        expected = [
+            (d.prompt, d.first, d.second, d.judge, d.condition, d.sample)
+            + (d.winner if d.status == "ok" else None, d.reasoning, d.status)
+            for d in details
+        ]
+        assert list(store.each_recorded_verdict(batch=5)) == expected
+        assert len(expected) == sum(row.key in {c.key for c in calls} for row in plan) > 40
+        assert any(row[6] is None and row[8] == "invalid" for row in expected)
+        assert len({row.key for row in plan}) < len(plan)  # some calls answer two presentations
 
 
 def test_newer_schema_is_refused_clearly(tmp_path: Path) -> None:

@@ -3,6 +3,7 @@ from __future__ import annotations
 import gzip
 import io
 import json
+import random
 from pathlib import Path
 
 import pytest
@@ -145,3 +146,45 @@ def test_rows_and_verdicts_agree(tmp_path: Path) -> None:
     path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
     assert [tuple(r.values()) for r in read_log(path)] == list(read_verdicts(path))
     assert list(read_verdicts(path))[2] == ("q1", "a", "b", "j", "clean", 0, "first", None, "ok")
+
+
+def test_a_written_line_is_json_dumps_of_its_row_character_for_character() -> None:
+    """write_log quotes repeated names once and lays lines out itself: every line must still be exactly
+    json.dumps(row, ensure_ascii=False), for dicts and tuples alike, whatever the strings hold."""
+    rng = random.Random(3)
+    alphabet = [
+        '"',
+        "\\",
+        "\n",
+        "\t",
+        "\x00",
+        "\x1f",
+        "\x7f",
+        "é",
+        "—",
+        "\u2028",
+        "\ud800",
+        "😀",
+        "a",
+        " ",
+        "/",
+    ]
+
+    def text(longest: int) -> str:
+        return "".join(rng.choice(alphabet) for _ in range(rng.randrange(longest)))
+
+    rows: list[dict[str, object]] = []
+    for i in range(3000):
+        row: dict[str, object] = {k: rng.choice([text(6), text(6), "m" + str(i % 5)]) for k in FIELDS[:5]}
+        row["sample"] = rng.choice([0, 7, 10**12])
+        row["winner"] = rng.choice(["first", "tie", None])
+        row["reasoning"] = rng.choice([None, text(200), "a" * 70])
+        row["status"] = rng.choice(["ok", "invalid", "error"])
+        rows.append(row)
+    rows.append(
+        {**rows[0], "sample": 1.5, "reasoning": True}
+    )  # whatever else a row holds: json.dumps decides
+    buf = io.StringIO()
+    written = [r if i % 2 else tuple(r[k] for k in FIELDS) for i, r in enumerate(rows)]
+    assert write_log(written, buf) == len(rows)
+    assert buf.getvalue() == "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows)
