@@ -10,7 +10,7 @@ default quoting); an unset property is an empty unquoted field, which neo4j-admi
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import IO, Any
 
@@ -26,19 +26,35 @@ from elotui.export.graph_model import (
 _TYPES = {"string": "string", "long": "long", "double": "double", "boolean": "boolean"}
 
 
+def _csv_string(value: str) -> str:
+    return '"' + value.replace('"', '""') + '"'
+
+
+def _csv_float(value: float) -> str:
+    return float.__repr__(value) if math.isfinite(value) else ""
+
+
+# the field of a value of exactly these types, found by one lookup; any other type goes through csv_field's tests
+_FIELDS: dict[type, Callable[[Any], str]] = {
+    str: _csv_string,
+    int: int.__repr__,
+    float: _csv_float,
+    bool: lambda value: "true" if value else "false",
+    type(None): lambda _: "",
+}
+
+
 def csv_field(value: Any) -> str:
-    if type(value) is str:  # most fields
-        return '"' + value.replace('"', '""') + '"'
-    if value is None:
-        return ""
+    field = _FIELDS.get(type(value))
+    if field is not None:
+        return field(value)
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, int):
         return str(value)
     if isinstance(value, float):
         return repr(value) if math.isfinite(value) else ""
-    text = str(value)
-    return '"' + text.replace('"', '""') + '"'
+    return _csv_string(str(value))
 
 
 def _header(name: str, kind: str) -> str:
@@ -50,14 +66,18 @@ def nodes_header(label: str) -> str:
     return ",".join(["id:ID", *(_header(n, k) for n, k in props), ":LABEL"]) + "\n"
 
 
+_NODE_NAMES = {label: tuple(name for name, _ in props) for label, props in NODE_PROPERTIES.items()}
+_REL_NAMES = {rel_type: tuple(name for name, _ in props) for rel_type, props in REL_PROPERTIES.items()}
+
+
+def csv_line(values: Iterable[Any]) -> str:
+    """The fields of `values` (csv_field each), comma-separated, as a line."""
+    return ",".join([_FIELDS.get(type(v), csv_field)(v) for v in values]) + "\n"
+
+
 def node_line(node: Node) -> str:
-    props = NODE_PROPERTIES.get(node.label, ())
-    return (
-        ",".join(
-            [csv_field(node.id), *(csv_field(node.props.get(n)) for n, _ in props), csv_field(node.label)]
-        )
-        + "\n"
-    )
+    get = node.props.get
+    return csv_line([node.id, *[get(n) for n in _NODE_NAMES.get(node.label, ())], node.label])
 
 
 def rels_header(rel_type: str) -> str:
@@ -66,14 +86,8 @@ def rels_header(rel_type: str) -> str:
 
 
 def rel_line(rel: Relationship) -> str:
-    props = REL_PROPERTIES.get(rel.type, ())
-    cells = [
-        csv_field(rel.start),
-        csv_field(rel.end),
-        csv_field(rel.type),
-        *(csv_field(rel.props.get(n)) for n, _ in props),
-    ]
-    return ",".join(cells) + "\n"
+    get = rel.props.get
+    return csv_line([rel.start, rel.end, rel.type, *[get(n) for n in _REL_NAMES.get(rel.type, ())]])
 
 
 def write_nodes_csv(label: str, nodes: list[Node], fh: IO[str]) -> None:
