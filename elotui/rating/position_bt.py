@@ -23,6 +23,8 @@ from numpy.typing import NDArray
 from scipy.optimize import minimize
 from scipy.special import expit
 
+from elotui.rating.radix import unique_ints
+
 ELO_SCALE = 400 / np.log(10)
 RIDGE = 1e-4
 
@@ -41,22 +43,29 @@ class Tallied:
 
 @dataclass(frozen=True)
 class Cells:
-    """The (judge, first, second) cells of a set of games: each cell's key (judge·n² + first·n + second) and
-    each game's cell. Found once; a bootstrap round only re-weights the games (one sort of 10^6 keys took
-    ~45 ms a round, three weighted counts take ~10)."""
+    """The (judge, first, second) cells of a set of games: each cell's key (judge·n² + first·n + second), each
+    game's cell, and which games the first-shown response won, lost and tied. Found once; a bootstrap round only
+    re-weights the games (one sort of 10^6 keys took ~45 ms a round, three weighted counts take ~10)."""
 
     key: NDArray[np.int64]
     of: NDArray[np.intp]
     n: int
     k: int
+    won: NDArray[np.bool_]
+    lost: NDArray[np.bool_]
+    tied: NDArray[np.bool_]
 
 
 def cells(g: Any) -> Cells:
-    """The cells of games of threshold none that carry judge codes."""
-    judges, judge = np.unique(g.judge, return_inverse=True)
+    """The cells of games of threshold none that carry judge codes (their keys and codes as np.unique gives
+    them, found by a count over the keys' range instead of a sort: 10^6 games 0.19 -> 0.03 s)."""
+    codes = np.asarray(g.judge)
+    judges, _, judge = unique_ints(codes, int(codes.max()) + 1 if len(codes) else 1)
     n = g.n_contestants
-    key, of = np.unique((judge.astype(np.int64) * n + g.a) * n + g.b, return_inverse=True)
-    return Cells(key, of, n, len(judges))
+    keys = (judge.astype(np.int64) * n + g.a) * n + g.b
+    key, _, of = unique_ints(keys, max(1, len(judges)) * n * n)
+    score = g.score_a
+    return Cells(key, of, n, len(judges), score == 1.0, score == 0.0, score == 0.5)
 
 
 def tally(g: Any, weights: NDArray[np.float64] | None = None, c: Cells | None = None) -> Tallied:
@@ -66,10 +75,9 @@ def tally(g: Any, weights: NDArray[np.float64] | None = None, c: Cells | None = 
     c = c if c is not None else cells(g)
     n, m = c.n, len(c.key)
     w = np.ones(len(g.a)) if weights is None else weights
-    score = g.score_a
-    wins = np.bincount(c.of, w * (score == 1.0), m).astype(np.float64)
-    losses = np.bincount(c.of, w * (score == 0.0), m).astype(np.float64)
-    ties = np.bincount(c.of, w * (score == 0.5), m).astype(np.float64)
+    wins = np.bincount(c.of, w * c.won, m).astype(np.float64)
+    losses = np.bincount(c.of, w * c.lost, m).astype(np.float64)
+    ties = np.bincount(c.of, w * c.tied, m).astype(np.float64)
     present = np.bincount(c.of, w > 0, m) > 0
     key = c.key[present]
     return Tallied(
