@@ -25,9 +25,10 @@ from __future__ import annotations
 
 import datetime as dt
 from collections import Counter
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from types import MappingProxyType
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 if TYPE_CHECKING:
     from elotui.config import Tournament
@@ -92,21 +93,26 @@ NODE_LABELS: tuple[str, ...] = tuple(NODE_PROPERTIES)
 REL_TYPES: tuple[str, ...] = tuple(REL_PROPERTIES)
 
 
-@dataclass(frozen=True)
-class Node:
+NO_PROPERTIES: Mapping[str, Any] = MappingProxyType(
+    {}
+)  # read-only: one shared by every item without properties
+
+
+# Nodes and relationships are named tuples: a graph of 10^6 evaluations makes ~6·10^6 of them (a frozen dataclass
+# took 0.78 us to make, a named tuple takes ~0.25)
+class Node(NamedTuple):
     id: str
     label: str
-    props: dict[str, Any] = field(default_factory=dict)
+    props: Mapping[str, Any] = NO_PROPERTIES
 
 
-@dataclass(frozen=True)
-class Relationship:
+class Relationship(NamedTuple):
     type: str
     start: str
     end: str
     start_label: str
     end_label: str
-    props: dict[str, Any] = field(default_factory=dict)
+    props: Mapping[str, Any] = NO_PROPERTIES
 
 
 Evaluation = tuple[Node, list[Relationship]]  # a recorded presentation's node and its relationships

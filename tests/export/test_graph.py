@@ -299,6 +299,10 @@ def test_streamed_script_is_the_whole_graph_script(filled) -> None:
         assert buf.getvalue() == _script_from_whole_graph(g, batch, "t")
 
 
+class _Props(dict[str, object]):
+    """A node's properties that a weak reference can watch (a dict cannot be)."""
+
+
 def _synthetic_graph(evaluations: int, passes: list[int], alive: list[int], peak: list[int]) -> Graph:
     """A judge, two responses and `evaluations` evaluations made on each pass (counted in `passes`), each node
     counted in `alive` while it lives (the most alive at once in `peak`)."""
@@ -312,9 +316,12 @@ def _synthetic_graph(evaluations: int, passes: list[int], alive: list[int], peak
         passes.append(1)
         for i in range(evaluations):
             eid = f"evaluation:{i}"
-            node = Node(eid, "PairwiseEvaluation", {"reasoning": "x" * 100, "sample": i})
+            props = _Props(
+                reasoning="x" * 100, sample=i
+            )  # a node is a tuple: its properties are what is watched
+            node = Node(eid, "PairwiseEvaluation", props)
             alive[0] += 1
-            weakref.finalize(node, lambda: alive.__setitem__(0, alive[0] - 1))
+            weakref.finalize(props, lambda: alive.__setitem__(0, alive[0] - 1))
             peak[0] = max(peak[0], alive[0])
             rels = [
                 Relationship(
