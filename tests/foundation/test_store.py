@@ -305,22 +305,25 @@ def test_plan_changes_are_those_of_keying_the_rows_by_presentation(monkeypatch: 
             assert (change.rows, change.gone, change.changed) == keyed(given, stored), trial
 
 
-def test_recorded_details_stream_from_one_snapshot(tmp_path: Path) -> None:
-    """The verdict log's rows come a batch at a time, all from the store as it was when reading began: calls that
-    another process records meanwhile are in the next read, not half in this one."""
+@pytest.mark.parametrize("read", ["each_recorded_detail", "each_recorded_verdict"])
+def test_recorded_details_stream_from_one_snapshot(tmp_path: Path, read: str) -> None:
+    """The graph's and the verdict log's rows come a batch at a time, all from the store as it was when reading
+    began: calls that another process records meanwhile are in the next read, not half in this one."""
     path = tmp_path / "s.sqlite"
     with Store(path) as store, Store(path) as other:
+        each = getattr(store, read)
         store.set_plan([PlanRow(i, "p", f"c{i}", "b", "j", "clean", 0, f"k{i}") for i in range(10)])
         store.record_calls([verdict(f"k{i}") for i in range(0, 10, 2)])
-        before = list(store.each_recorded_detail())
-        assert [d.plan_key for d in before] == ["k0", "k2", "k4", "k6", "k8"]
-        rows = store.each_recorded_detail(batch=2)
+        before = list(each())
+        first = 2 if read == "each_recorded_detail" else 1  # after `seq` and `prompt`, or after `prompt`
+        assert [d[first] for d in before] == ["c0", "c2", "c4", "c6", "c8"]
+        rows = each(batch=2)
         got = [next(rows), next(rows)]
         other.record_calls([verdict(f"k{i}") for i in range(1, 10, 2)])  # a writer goes on meanwhile
         got += list(rows)
         assert got == before
         assert not store._db.in_transaction  # the read ended with the rows
-        assert len(list(store.each_recorded_detail())) == 10
+        assert len(list(each())) == 10
 
 
 def test_the_log_rows_are_the_recorded_details_fields(tmp_path: Path) -> None:
