@@ -93,9 +93,8 @@ NODE_LABELS: tuple[str, ...] = tuple(NODE_PROPERTIES)
 REL_TYPES: tuple[str, ...] = tuple(REL_PROPERTIES)
 
 
-NO_PROPERTIES: Mapping[str, Any] = MappingProxyType(
-    {}
-)  # read-only: one shared by every item without properties
+# read-only: the one mapping shared by every node or relationship without properties
+NO_PROPERTIES: Mapping[str, Any] = MappingProxyType({})
 
 
 # Nodes and relationships are named tuples: a graph of 10^6 evaluations makes ~6·10^6 of them (a frozen dataclass

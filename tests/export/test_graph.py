@@ -316,9 +316,8 @@ def _synthetic_graph(evaluations: int, passes: list[int], alive: list[int], peak
         passes.append(1)
         for i in range(evaluations):
             eid = f"evaluation:{i}"
-            props = _Props(
-                reasoning="x" * 100, sample=i
-            )  # a node is a tuple: its properties are what is watched
+            # a node is a tuple (no weak reference to it): its properties are what is watched
+            props = _Props(reasoning="x" * 100, sample=i)
             node = Node(eid, "PairwiseEvaluation", props)
             alive[0] += 1
             weakref.finalize(props, lambda: alive.__setitem__(0, alive[0] - 1))
