@@ -248,12 +248,19 @@ def run_table(store: Store) -> list[dict[str, Any]]:
     elotui version, host and pid."""
     now = time.time()
     rows = store._db.execute(
-        "SELECT r.id, r.started_at, r.finished_at, r.state, r.host, r.pid, r.lease_until, r.manifest, "
-        "COUNT(c.key), COALESCE(SUM(c.cost), 0) FROM runs r LEFT JOIN calls c ON c.run_id = r.id "
-        "GROUP BY r.id ORDER BY r.id"
+        "SELECT id, started_at, finished_at, state, host, pid, lease_until, manifest FROM runs ORDER BY id"
     ).fetchall()
+    # the calls counted per run in one pass over them: joined to the runs, SQLite built an index on the calls' run
+    # ids for every listing (1.7 s at 10^6 calls, against 0.4 s)
+    recorded = {
+        run: (calls, cost)
+        for run, calls, cost in store._db.execute(
+            "SELECT run_id, COUNT(*), COALESCE(SUM(cost), 0) FROM calls GROUP BY run_id"
+        )
+    }
     out = []
-    for rid, started, finished, state, host, pid, lease, manifest, calls, cost in rows:
+    for rid, started, finished, state, host, pid, lease, manifest in rows:
+        calls, cost = recorded.get(rid, (0, 0))
         if state in LIVE_STATES and (lease or 0) < now:
             state = "died"
         version = json.loads(manifest).get("elotui_version") if manifest else None

@@ -188,6 +188,26 @@ def test_texts_and_runs(tmp_path: Path) -> None:
         assert store.runs()[0].state == "finished"
 
 
+def test_the_run_listing_counts_each_runs_calls_and_cost(tmp_path: Path) -> None:
+    """`elotui runs`: each run's recorded calls and their cost, 0 for a run that recorded none, as joining the
+    runs to the calls counts them (the listing counts them in one pass over the calls instead)."""
+    from elotui.store.runs import run_table
+
+    with Store(tmp_path / "s.sqlite") as store:
+        costs = {1: [0.25, None, 1.5], 2: [], 3: [None, None], 4: [0.125]}
+        for run, spent in costs.items():
+            run_id = store.start_run({"elotui": "x", "judges": []})
+            assert run_id == run
+            store.record_calls([verdict(f"r{run}-{i}", cost=c, run_id=run) for i, c in enumerate(spent)])
+            store.finish_run(run_id, "finished")
+        joined = store._db.execute(
+            "SELECT r.id, COUNT(c.key), COALESCE(SUM(c.cost), 0) FROM runs r LEFT JOIN calls c "
+            "ON c.run_id = r.id GROUP BY r.id ORDER BY r.id"
+        ).fetchall()
+        listed = [(r["id"], r["calls"], r["cost"]) for r in run_table(store)]
+        assert listed == joined == [(1, 3, 1.75), (2, 0, 0), (3, 2, 0), (4, 1, 0.125)]
+
+
 def test_only_a_run_gives_the_store_a_large_page_cache(tmp_path: Path) -> None:
     # A reader (export, watch) reads the stored columns once into arrays: a 64 MiB cache would only copy them
     # into fresh memory a second time. A run's inserts by random key want it.
