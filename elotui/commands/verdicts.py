@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import argparse
-from collections.abc import Iterator
+from collections.abc import Generator
+from contextlib import closing
 from typing import TYPE_CHECKING
 
 from elotui.commands.common import (
@@ -31,12 +32,12 @@ def run(args: argparse.Namespace) -> int:
     from elotui.verdict_log import write_log
 
     _, store = open_tournament(args)
-    with store, output_stream(args.output) as out:
-        write_log(log_rows(store), out)
+    with store, output_stream(args.output) as out, closing(log_rows(store)) as rows:
+        write_log(rows, out)  # a reader that stops early ends the store's read here, before the store closes
     return 0
 
 
-def log_rows(store: Store) -> Iterator[Verdict]:
+def log_rows(store: Store) -> Generator[Verdict, None, None]:
     """Every answered or failed presentation of the current plan, as verdict-log rows (tuples in FIELDS order),
     a batch at a time (a 10^6-verdict store's log is written without holding its rows)."""
     return store.each_recorded_verdict()

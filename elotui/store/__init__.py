@@ -23,7 +23,7 @@ import json
 import sqlite3
 import threading
 import time
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Generator, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Self, TypeVar
@@ -33,7 +33,7 @@ from elotui.records import CALL_COLUMNS, CallRecord, JudgeStats, PairDetail, Pla
 from elotui.store import columns, keysets, plan_table, schema, writes
 from elotui.store.call_cache import CallCache
 from elotui.store.columns import VerdictColumns
-from elotui.store.connect import connect, for_writing
+from elotui.store.connect import connect, end_read, for_writing
 from elotui.store.schema import DETAIL_SQL, JUDGE_STATS_SQL, MIGRATIONS, PLAN_SQL, SCHEMA_VERSION, upgrade
 from elotui.store.texts import TextsTable
 from elotui.vocab import CACHED_STATUSES
@@ -380,7 +380,7 @@ class Store(TextsTable):
         calls while other processes write. Read to the end."""
         return self._each(PairDetail, f"{DETAIL_SQL} WHERE c.key IS NOT NULL ORDER BY p.seq", batch)
 
-    def each_recorded_verdict(self, batch: int = 4096) -> Iterator[tuple[Any, ...]]:
+    def each_recorded_verdict(self, batch: int = 4096) -> Generator[tuple[Any, ...], None, None]:
         """`each_recorded_detail()` as verdict-log rows: (prompt, first, second, judge, condition, sample, winner
         (the call's where it is ok, else None), reasoning, status), read as plain tuples of these columns alone."""
         return self._each(None, schema.LOG_SQL, batch)
@@ -394,7 +394,7 @@ class Store(TextsTable):
         sql = "SELECT p.judge FROM plan p JOIN calls c ON c.key = p.key GROUP BY p.judge ORDER BY MIN(p.seq)"
         return self._rows(str, sql)
 
-    def _each(self, kind: Callable[..., Any] | None, sql: str, batch: int) -> Iterator[Any]:
+    def _each(self, kind: Callable[..., Any] | None, sql: str, batch: int) -> Generator[Any, None, None]:
         with self._lock, self._guarded():
             cur = self._db.cursor()
             cur.row_factory = None if kind is None else _factory(kind)
@@ -404,8 +404,7 @@ class Store(TextsTable):
                 while rows := cur.fetchmany(batch):
                     yield from rows
             finally:
-                if self._db.in_transaction:
-                    self._db.execute("COMMIT")  # a read: nothing to keep or to undo
+                end_read(self._db)
 
     def last_invalid(self) -> PairDetail | None:
         """The planned presentation whose call most recently came back invalid (unparseable)."""

@@ -53,6 +53,16 @@ def for_writing(db: sqlite3.Connection) -> None:
     db.execute("PRAGMA cache_size=-65536")
 
 
+def end_read(db: sqlite3.Connection) -> None:
+    """End a read transaction where one is open. A read whose reader stopped early (`elotui verdicts | head`) may
+    be ended only after its store has closed: then there is nothing left to end, and nothing is said."""
+    try:
+        if db.in_transaction:
+            db.execute("COMMIT")  # a read: nothing to keep or to undo
+    except sqlite3.ProgrammingError:  # the connection is closed
+        pass
+
+
 def _wal(db: sqlite3.Connection) -> None:
     """Switch to WAL. On a store another process is creating this very moment the switch can answer "locked"
     without waiting (SQLite does not call the busy handler for it): retry, for up to 30 s."""

@@ -188,6 +188,17 @@ def test_texts_and_runs(tmp_path: Path) -> None:
         assert store.runs()[0].state == "finished"
 
 
+def test_a_read_left_unfinished_ends_quietly_after_its_store_has_closed(tmp_path: Path) -> None:
+    """A reader that stops early (an exception on the way out, `| head`) may leave the store's read to be ended
+    only after the store has closed: there is nothing left to end then, and nothing to say."""
+    with Store(tmp_path / "s.sqlite") as store:
+        store.set_plan([PlanRow(i, "p", f"c{i}", "b", "j", "clean", 0, f"k{i}") for i in range(10)])
+        store.record_calls([verdict(f"k{i}") for i in range(10)])
+        rows = store.each_recorded_verdict(batch=2)
+        assert next(rows)[1] == "c0"
+    rows.close()  # before: StoreError (ProgrammingError: Cannot operate on a closed database)
+
+
 def test_the_run_listing_counts_each_runs_calls_and_cost(tmp_path: Path) -> None:
     """`elotui runs`: each run's recorded calls and their cost, 0 for a run that recorded none, as joining the
     runs to the calls counts them (the listing counts them in one pass over the calls instead)."""

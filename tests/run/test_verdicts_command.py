@@ -4,6 +4,7 @@ provider: a tournament replaying it ranks exactly as the live run it came from."
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import pytest
@@ -55,3 +56,32 @@ def test_verdicts_writes_the_log_and_replays_to_the_same_ranking(
         boards.append(json.loads(capsys.readouterr().out))
     assert boards[0]["rows"] == boards[1]["rows"]
     assert boards[0]["counts"] == boards[1]["counts"]
+
+
+def test_a_log_piped_into_a_reader_that_stops_early_ends_quietly(tmp_path: Path) -> None:
+    """`elotui verdicts T | head`: the reader goes away while the store is still being read. The command ends with
+    exit 0 and says nothing: the store's read ends with it (before, its unfinished read was ended after the store
+    had closed, and Python printed "Exception ignored in: <generator object Store._each>" with a traceback)."""
+    import subprocess
+    import sys
+
+    from elotui.store import CallRecord, PlanRow, Store
+
+    tournament = write_tournament(tmp_path / "t.toml", contestants=["a", "b", "c"])
+    path = tmp_path / "s.sqlite"
+    with Store(path) as store:
+        store.set_plan([PlanRow(i, f"p{i}", "a", "b", "j", "clean", 0, f"k{i}") for i in range(10_000)])
+        store.record_calls(
+            [
+                CallRecord(key=f"k{i}", kind="verdict", status="ok", winner="first", reasoning="r" * 200)
+                for i in range(10_000)
+            ]
+        )
+    cmd = [sys.executable, "-m", "elotui.cli", "verdicts", str(tournament), "--store", str(path)]
+    reader = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env={**os.environ})
+    assert reader.stdout is not None and reader.stderr is not None
+    assert reader.stdout.read(100).startswith(b'{"prompt": "p0"')
+    reader.stdout.close()  # the reader stops: the next write finds no one to read it
+    err = reader.stderr.read().decode()
+    assert reader.wait(60) == 0
+    assert err == ""
