@@ -18,7 +18,7 @@ from elotui.config import Tournament
 from elotui.data_files import listing
 from elotui.errors import UserError
 from elotui.heap import collector_off
-from elotui.rating.leaderboard import Leaderboard, RatingOptions, rank_games, scoped_games
+from elotui.rating.leaderboard import Leaderboard, RatingOptions, Scope, rank_games, scoped_games
 from elotui.rating.pair_summary import PairSummary, summarise_columns
 from elotui.rating.table import VerdictTable
 from elotui.records import DiagnoseReport, JudgeStats, PairDetail
@@ -142,10 +142,9 @@ class TournamentSession:
         chosen_method = settings.method if method is None else method
         if chosen_method not in SCREEN_METHODS:
             raise UserError(f"method must be one of {', '.join(SCREEN_METHODS)}, not {chosen_method!r}")
-        scope = self.scope_prompts(prompt, category)
+        prompts = self.scope_prompts(prompt, category)
         if judge is not None and judge not in t.judge_ids:
             raise UserError(f"judge '{judge}' is not in {t.path.name} (judges: {', '.join(t.judge_ids)})")
-        judges = [judge] if judge is not None else None
         columns = self.store.verdict_columns(keep=not once)
         if not len(columns):
             raise UserError(
@@ -155,16 +154,11 @@ class TournamentSession:
         table = self.plan_table(columns) if once else self._ranked_table(columns)
         del columns
         contestants = table.contestants
-        g = scoped_games(table, threshold=chosen, options=self.options, prompts=scope, judges=judges)
+        scope: Scope = {"prompts": prompts, "judges": [judge] if judge is not None else None}
+        g = scoped_games(table, threshold=chosen, options=self.options, **scope)
         del table  # once: the verdicts' memory is the process's again, for the ranking's arrays
         board = rank_games(
-            contestants,
-            g,
-            threshold=chosen,
-            method=chosen_method,
-            options=self.options,
-            prompts=scope,
-            judges=judges,
+            contestants, g, threshold=chosen, method=chosen_method, options=self.options, scope=scope
         )
         return self.note_design(board)
 

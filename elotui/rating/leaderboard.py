@@ -19,7 +19,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypedDict
 
 import numpy as np
 from numpy.typing import NDArray
@@ -135,6 +135,15 @@ def excluded_mask(table: VerdictTable, excluded: Iterable[tuple[str, str]]) -> N
     return out
 
 
+class Scope(TypedDict, total=False):
+    """What a ranking counts (None, or no entry: all): the verdicts on these prompts, by these judges, under these
+    conditions. `scoped_games` selects by it; the leaderboard's settings record it."""
+
+    prompts: list[str] | None
+    judges: list[str] | None
+    conditions: list[str] | None
+
+
 def rank(
     table: VerdictTable,
     *,
@@ -152,21 +161,13 @@ def rank(
     """
     threshold = parse_threshold(threshold)
     check_method(method)
-    prompts = list(prompts) if prompts is not None else None
-    judges = list(judges) if judges is not None else None
-    conditions = list(conditions) if conditions is not None else None
-    return rank_games(
-        table.contestants,
-        scoped_games(
-            table, threshold=threshold, options=options, prompts=prompts, judges=judges, conditions=conditions
-        ),
-        threshold=threshold,
-        method=method,
-        options=options,
-        prompts=prompts,
-        judges=judges,
-        conditions=conditions,
-    )
+    scope: Scope = {
+        "prompts": list(prompts) if prompts is not None else None,
+        "judges": list(judges) if judges is not None else None,
+        "conditions": list(conditions) if conditions is not None else None,
+    }
+    g = scoped_games(table, threshold=threshold, options=options, **scope)
+    return rank_games(table.contestants, g, threshold=threshold, method=method, options=options, scope=scope)
 
 
 def scoped_games(
@@ -194,13 +195,11 @@ def rank_games(
     threshold: Threshold,
     method: str,
     options: RatingOptions | None = None,
-    prompts: list[str] | None = None,
-    judges: list[str] | None = None,
-    conditions: list[str] | None = None,
+    scope: Scope | None = None,
 ) -> Leaderboard:
-    """`rank` on games already made for `threshold` within the scope given (which is only recorded in the
-    settings)."""
+    """`rank` on games already made for `threshold` within `scope` (which is only recorded in the settings)."""
     threshold = parse_threshold(threshold)
+    scope = scope or {}
     check_method(method)
     options = options or RatingOptions()
     listed = canonical(g)  # the distinct games: what identify reads, what Elo plays
@@ -214,9 +213,9 @@ def rank_games(
         "threshold": threshold,
         "method": method,
         **options.as_settings(),
-        "prompts": prompts,
-        "judges": judges,
-        "conditions": conditions,
+        "prompts": scope.get("prompts"),
+        "judges": scope.get("judges"),
+        "conditions": scope.get("conditions"),
         "interval": options.interval(method).as_settings(),
         "scale": SCALE_NONE if threshold == "none" else SCALE_THRESHOLD,
     }
