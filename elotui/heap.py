@@ -78,10 +78,10 @@ def keep_freed_memory() -> None:
     and being faulted in again page by page (where a fresh page is dear: up to ~35 us on a nested VM). Raising
     `M_MMAP_THRESHOLD` alone takes blocks of up to 32 MiB from the heap (the most it allows): a 10^6-verdict Elo
     export then takes 35k page faults instead of 40k, with the same peak memory. A 10^7-verdict one makes arrays of
-    40-80 MB, which glibc would still map and unmap one by one: with mapping off, 259k page faults instead of 428k, 7.52 s against
-    7.87 s (median of 6, interleaved) and 20 MiB more at its peak (982 against 962 MiB); `--method bt` 1.65-2.53 s
-    against 2.88-3.34 s. A request the heap cannot grow for is still mapped (glibc falls back). The process ends
-    soon, which gives it all back. Elsewhere (another C library): nothing."""
+    40-80 MB, which glibc would still map and unmap one by one: with mapping off, 259k page faults instead of 428k,
+    7.52 s against 7.87 s (median of 6, interleaved) and 20 MiB more at its peak (982 against 962 MiB);
+    `--method bt` 1.65-2.53 s against 2.88-3.34 s. A request the heap cannot grow for is still mapped (glibc falls
+    back). The process ends soon, which gives it all back. Elsewhere (another C library): nothing."""
     import ctypes
 
     try:
