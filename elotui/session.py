@@ -155,7 +155,7 @@ class TournamentSession:
         del columns
         contestants = table.contestants
         scope: Scope = {"prompts": prompts, "judges": [judge] if judge is not None else None}
-        g = scoped_games(table, threshold=chosen, options=self.options, **scope)
+        g = scoped_games(table, threshold=chosen, options=self.options, scope=scope)
         del table  # once: the verdicts' memory is the process's again, for the ranking's arrays
         board = rank_games(
             contestants, g, threshold=chosen, method=chosen_method, options=self.options, scope=scope

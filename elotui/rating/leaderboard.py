@@ -166,7 +166,7 @@ def rank(
         "judges": list(judges) if judges is not None else None,
         "conditions": list(conditions) if conditions is not None else None,
     }
-    g = scoped_games(table, threshold=threshold, options=options, **scope)
+    g = scoped_games(table, threshold=threshold, options=options, scope=scope)
     return rank_games(table.contestants, g, threshold=threshold, method=method, options=options, scope=scope)
 
 
@@ -175,13 +175,11 @@ def scoped_games(
     *,
     threshold: Threshold,
     options: RatingOptions | None = None,
-    prompts: list[str] | None = None,
-    judges: list[str] | None = None,
-    conditions: list[str] | None = None,
+    scope: Scope | None = None,
 ) -> Games:
-    """The games `rank` ranks: the table's verdicts within the scope (None = all prompts / judges / conditions),
-    less each judge's verdicts on its own contestant (`[ranking] exclude_self`), at `threshold`."""
-    mask = table.scope_mask(prompts=prompts, judges=judges, conditions=conditions)
+    """The games `rank` ranks: the table's verdicts within `scope` (None: all), less each judge's verdicts on its
+    own contestant (`[ranking] exclude_self`), at `threshold`."""
+    mask = table.scope_mask(**(scope or {}))
     if options is not None and options.excluded:
         keep = ~excluded_mask(table, options.excluded)
         mask = keep if mask is None else mask & keep
