@@ -62,6 +62,9 @@ class EndpointConfig(_Strict):
     tokens_per_minute: float | None = Field(default=None, gt=0, le=1_000_000_000)
     timeout_s: float = Field(default=60.0, gt=0, le=3600)
     max_retries: int = Field(default=4, ge=0, le=20)
+    stop_after_errors: int = Field(
+        default=3, ge=1, le=1_000_000
+    )  # the same lasting error this often in a row
     json_mode: bool = True
     price_per_million_input: float | None = Field(default=None, ge=0, le=10_000_000)
     price_per_million_output: float | None = Field(default=None, ge=0, le=10_000_000)

@@ -7,29 +7,18 @@ from __future__ import annotations
 import argparse
 import asyncio
 import sys
-import time
 from typing import IO
 
 from elotui.commands.common import table_lines
+from elotui.commands.leaderboard_text import print_leaderboard
 from elotui.config import Tournament, load_tournament
 from elotui.errors import UserError
 from elotui.judges.base import Judge
-from elotui.rating.labels import (
-    band_text,
-    interval_label,
-    interval_text,
-    order_text,
-    rating_text,
-    scale_note,
-    warning_lines,
-)
-from elotui.run.events import Event, Progress, RunFinished
 from elotui.run.prompts import PromptBuilder
-from elotui.session import TournamentSession
 from elotui.store import Store
 from elotui.store.runs import RunActive, live_run
-from elotui.terminal import one_line
-from elotui.vocab import OUTCOME_FAILED
+
+__all__ = ["print_leaderboard", "run_tournament"]
 
 
 def run_tournament(args: argparse.Namespace) -> int:
@@ -55,7 +44,9 @@ def run_tournament(args: argparse.Namespace) -> int:
         if args.headless:
             if active is not None:  # a competing run would pay for nothing: say who runs it, how to watch
                 raise RunActive.of(store.path, active)
-            return _headless(tournament, store, max_cost, args.no_delay, args.force)
+            from elotui.commands.headless import headless
+
+            return headless(tournament, store, max_cost, args.no_delay, args.force)
         from elotui.tui.launch import run_tui
 
         return int(
@@ -178,157 +169,3 @@ def _show_prompt(tournament: Tournament, store: Store, builder: PromptBuilder, o
     print("===== user =====", file=out)
     print(rendered.user, file=out)
     return 0
-
-
-# --- headless ---------------------------------------------------------------------------------------------
-
-
-def _duration(seconds: float | None) -> str:
-    if seconds is None:
-        return "?"
-    seconds = round(seconds)
-    h, rest = divmod(seconds, 3600)
-    m, s = divmod(rest, 60)
-    return f"{h}:{m:02d}:{s:02d}" if h else f"{m}:{s:02d}"
-
-
-def progress_line(p: Progress) -> str:
-    pct = 100.0 * p.done / p.total if p.total else 100.0
-    cost = f" | ${p.cost:.4f}" if p.cost else ""
-    return (
-        f"{p.done}/{p.total} ({pct:.0f}%) | {p.rate_per_s:.1f}/s | failed {p.failed} | invalid {p.invalid} | "
-        f"ETA {_duration(p.eta_s)} | tokens {p.input_tokens:,} in / {p.output_tokens:,} out{cost}"
-        + (f" | {p.adaptive}" if p.adaptive else "")
-    )
-
-
-class HeadlessReporter:
-    """Writes a progress line to `err` at most once a second (and the last one at the end)."""
-
-    per_call = False  # progress only: the runner need not make an event per call
-
-    def __init__(self, err: IO[str], interval_s: float = 1.0) -> None:
-        # its own line control (CR, erase line) goes to the terminal as is; its text holds no untrusted input
-        self.err = getattr(err, "inner", err)
-        self.interval_s = interval_s
-        self.last = float("-inf")
-        self.latest: Progress | None = None
-        self.tty = bool(getattr(err, "isatty", lambda: False)())
-
-    def __call__(self, event: Event) -> None:
-        if isinstance(event, Progress):
-            self.latest = event
-            now = time.monotonic()
-            if now - self.last >= self.interval_s:
-                self.last = now
-                self._write(progress_line(event))
-        elif isinstance(event, RunFinished) and self.latest is not None:
-            self._write(progress_line(self.latest), final=True)
-
-    def preparing(self) -> None:
-        """Said before the run starts: it plans its calls and stores its plan before its first progress line (~20 s
-        at 10^6 calls, silent before)."""
-        self._write("preparing: planning the calls and storing the plan (Ctrl-C stops it)")
-
-    def _write(self, text: str, final: bool = False) -> None:
-        if self.tty:
-            self.err.write("\r\x1b[2K" + text + ("\n" if final else ""))
-        else:
-            self.err.write(text + "\n")
-        self.err.flush()
-
-
-EXIT_BUDGET = 4  # stopped at max_cost with calls left: not a failure, not complete either
-
-
-def _headless(
-    tournament: Tournament, store: Store, max_cost: float | None, no_delay: bool, force: bool
-) -> int:
-    from elotui.run.runner import Runner
-
-    reporter = HeadlessReporter(sys.stderr)
-    runner = Runner(tournament, store, on_event=reporter, max_cost=max_cost, no_delay=no_delay, force=force)
-    reporter.preparing()  # (no other run holds the lease: checked by the caller)
-    result = asyncio.run(runner.run())
-    print_leaderboard(tournament, store, sys.stdout)
-    if result.adaptive:
-        kind = "adaptive plan" if tournament.spec.comparison.plan == "adaptive" else "plan"
-        print(f"{kind}: {result.adaptive}", file=sys.stderr)
-    if result.state == "budget":
-        print(
-            f"budget reached: {result.done}/{result.total} calls answered, cost ${result.cost:.4f} "
-            f"(max_cost {max_cost:g}); run again with a higher --max-cost to continue",
-            file=sys.stderr,
-        )
-    columns = store.verdict_columns()
-    failed = columns.rows(columns.outcome == OUTCOME_FAILED)  # decoded alone, not the whole plan
-    if result.failed or failed:
-        print(
-            f"{len(failed)} planned comparison(s) failed for good (the next run retries them):",
-            file=sys.stderr,
-        )
-        lines = result.failed or [
-            f"{judge}: {prompt} {first} vs {second} [{condition}, sample {sample}]"
-            for prompt, first, second, judge, condition, sample, *_ in failed
-        ]
-        for line in lines:
-            print(f"  {line}", file=sys.stderr)
-        return 3
-    if result.state == "budget":
-        return EXIT_BUDGET
-    return 0
-
-
-def print_leaderboard(tournament: Tournament, store: Store, out: IO[str]) -> None:
-    board = TournamentSession(tournament, store).leaderboard()
-    settings = tournament.spec.ranking
-    print(f"{one_line(tournament.name)} — {settings.method}, threshold {settings.threshold}", file=out)
-    header = (
-        "rank",
-        "contestant",
-        "rating",
-        "interval",
-        "gap",
-        "gap interval",
-        "P(win)",
-        "order",
-        "band",
-        "W-L-D",
-        "games",
-        "win rate",
-    )
-    grouped = len({r.group for r in board.rows if r.group is not None}) > 1
-    rows = [
-        (
-            "—" if r.rank is None else f"{r.group}.{r.rank}" if grouped else str(r.rank),
-            one_line(r.contestant, 40),  # a CR or an escape in an id must not break (or colour) the table
-            rating_text(r, 1),
-            interval_text(r, 1),
-            "" if r.gap_to_next is None else f"{r.gap_to_next:.1f}",
-            "" if r.gap_ci_low is None else f"{r.gap_ci_low:.0f} – {r.gap_ci_high:.0f}",
-            "" if r.win_prob_vs_next is None else f"{100 * r.win_prob_vs_next:.0f}%",
-            "" if r.order_confidence is None else order_text(r),
-            "" if r.band is None else band_text(r),
-            f"{r.wins}-{r.losses}-{r.draws}",
-            str(r.games),
-            "" if r.win_rate is None else f"{100 * r.win_rate:.1f}%",
-        )
-        for r in board.rows
-    ]
-    for line in table_lines(header, rows, right_from=2):
-        print(line, file=out)
-    print(
-        f"interval: {interval_label(board)}; order: the share of rounds with this row above the next; a band "
-        "range (tied–moderate) when the gap interval spans several bands",
-        file=out,
-    )
-    for line in [scale_note(board), *warning_lines(board)]:
-        if line:
-            print(f"note: {line}", file=out)
-    counts = board.counts
-    print(
-        f"verdicts used {counts.get('verdicts_used', 0)} · invalid {counts.get('invalid', 0)} · "
-        f"failed {counts.get('failed', 0)} · missing {counts.get('missing', 0)} · "
-        "bands: Δ<50 practically tied, 50–150 moderate, >150 strong",
-        file=out,
-    )

@@ -59,6 +59,9 @@ class CallMetrics:
     cost: float | None = None
     attempts: int = 1
     http_429s: int = 0
+    # A failure that retrying or another prompt will not cure (a wrong model, key or request body: "HTTP 400:
+    # <the server's message>"; elotui.judges.http.lasting_error), else None: the run's circuit breaker counts them.
+    lasting_error: str | None = None
 
 
 @dataclass

@@ -28,6 +28,7 @@ import httpx
 from elotui import vocab
 from elotui.config import EndpointConfig
 from elotui.judges.base import RetryNotice, RetryObserver
+from elotui.judges.lasting import lasting_error
 from elotui.judges.limits import RetryPolicy, TokenBucket, parse_retry_after
 from elotui.judges.transport import ShardedTransport
 
@@ -71,6 +72,9 @@ class GaveUp(Exception):
         self.http_429s = http_429s
         self.status_code = status_code
         self.body = body
+        self.lasting = (
+            None if status_code is None or body is None else lasting_error(status_code, body, _short(body))
+        )
 
 
 @dataclass

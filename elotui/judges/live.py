@@ -112,6 +112,7 @@ class LiveJudge:
                 attempts=failed.attempts,
                 http_429s=failed.http_429s,
                 latency_ms=(time.perf_counter() - started) * 1000.0,
+                lasting_error=failed.lasting,
             )
             return "error", failed.message, meta
         meta.update(attempts=result.attempts, http_429s=result.http_429s, latency_ms=result.latency_ms)

@@ -83,6 +83,7 @@ class Progress:
     adaptive: str | None = (
         None  # plan = "adaptive": how settled the ranking is and the share of the plan bought
     )
+    run_cost: float = 0.0  # of `cost` (the plan's calls, earlier runs included), what this run paid for
 
 
 @dataclass(frozen=True)
@@ -92,13 +93,27 @@ class RunStateChanged:
 
 
 @dataclass(frozen=True)
+class JudgeStopped:
+    """An endpoint taken out of this run (its calls left unsent, unrecorded: the next run tries them): unreachable,
+    or the same error that will not go away (bad model, key or request) on `stop_after_errors` calls in a row."""
+
+    judge: str
+    reason: str  # one line, neutralised: the status and the server's message
+    left: int  # plan rows not sent
+
+
+@dataclass(frozen=True)
 class RunFinished:
     state: RunState  # "finished", "stopped" (Ctrl-C / quit) or "budget" (max_cost reached)
     done: int
     total: int
     failed: list[str] = field(default_factory=list)  # human-readable descriptions of calls failed for good
-    cost: float = 0.0
+    cost: float = 0.0  # the plan's recorded cost, earlier runs included (the tournament's)
     adaptive: str | None = None  # plan = "adaptive": why it stopped (settled, open gaps, budget)
+    run_cost: float = 0.0  # what this run paid for (answers from the store or the shared cache: $0)
+    failed_calls: int = 0  # plan rows whose call failed for good in this run
+    invalid: int = 0  # plan rows answered with an unparseable reply (this run and earlier ones)
+    stopped_judges: list[JudgeStopped] = field(default_factory=list)
 
 
 Event = (
@@ -109,5 +124,6 @@ Event = (
     | CallRetried
     | Progress
     | RunStateChanged
+    | JudgeStopped
     | RunFinished
 )

@@ -20,7 +20,6 @@ import dataclasses
 import time
 from collections import deque
 from collections.abc import Callable
-from typing import cast
 
 from elotui.checkpoints import Stopped, to_thread
 from elotui.config import Tournament
@@ -30,25 +29,19 @@ from elotui.judges.base import (
     Completion,
     Judge,
     JudgeReply,
-    RetryNotice,
-    RetryObserver,
     answers_free,
     concurrency,
 )
 from elotui.judges.offline import answers_now
 from elotui.records import JudgeCounts
 from elotui.run.accounting import Accounting, RateMeter, progress_of
-from elotui.run.calls import (
-    Call,
-    endpoints,
-    estimated_call_cost,
-)
-from elotui.run.control import RunLifecycle
+from elotui.run.breaker import EndpointBreaker
+from elotui.run.calls import Call, endpoints
+from elotui.run.counting import RunCounting
 from elotui.run.events import (
-    CallFailed,
-    CallRetried,
     CallStarted,
     Event,
+    JudgeStopped,
     Progress,
     RunFinished,
     RunStarted,
@@ -68,8 +61,7 @@ from elotui.run.recording import (
 from elotui.run.setup import JudgeFactory, build_judges, default_judge_factory, manifest, ready_judges
 from elotui.run.verdict_plan import VerdictCalls
 from elotui.store import Store
-from elotui.store.runs import HEARTBEAT_EVERY_S, claim_many, heartbeat
-from elotui.vocab import CACHED_STATUSES
+from elotui.store.runs import HEARTBEAT_EVERY_S, heartbeat
 
 PROGRESS_INTERVAL_S = 0.5
 FREE_BATCH = 65_536  # calls a replay or simulated judge without a delay is given at a time (one worker)
@@ -78,7 +70,7 @@ FREE_COMMIT_S = 1.0  # ... and committing what it answered about once a second (
 Answered = tuple[Call, JudgeReply, float]  # a verdict call, its reply, when it was sent
 
 
-class Runner(RunLifecycle):
+class Runner(RunCounting):
     def __init__(
         self,
         tournament: Tournament,
@@ -95,7 +87,11 @@ class Runner(RunLifecycle):
         self.store = store
         self.force = force  # take over a live run's lease (elotui.store.runs)
         self.skipped = 0  # calls another live run was sending (claimed): not ours to pay for
-        self._unreachable: set[str] = set()
+        self._breakers = {
+            jid: EndpointBreaker(c.stop_after_errors) for jid, c in endpoints(tournament).items()
+        }
+        self.stopped_judges: list[JudgeStopped] = []
+        self._settled = asyncio.Event()  # a call in flight ended: a call the budget held back may go now
         self.max_cost = max_cost if max_cost is not None else tournament.spec.comparison.max_cost
         self.judge_factory = judge_factory or default_judge_factory(tournament, no_delay=no_delay)
         self.plan = build_plan(tournament)
@@ -113,10 +109,6 @@ class Runner(RunLifecycle):
         self.adaptive_status: str | None = None  # plan = "adaptive" (elotui.run.adaptive_run)
 
     # --- the run ------------------------------------------------------------------------------------------
-
-    def judge_counts(self) -> dict[str, JudgeCounts]:
-        """A copy of every endpoint's counts in this run (the runner keeps updating its own)."""
-        return {jid: ledger.snapshot() for jid, ledger in self._ledgers.items()}
 
     async def run(self) -> RunFinished:
         if not self.plan.comparisons:  # a second run of this runner: the first let them go (below)
@@ -168,6 +160,10 @@ class Runner(RunLifecycle):
             failed=list(self._failures),
             cost=self._acct.cost,
             adaptive=self.adaptive_status,
+            run_cost=self._acct.run_cost,
+            failed_calls=self.failed,
+            invalid=self.invalid,
+            stopped_judges=list(self.stopped_judges),
         )
         self._set_state(final_state, "run ended")
         self._emit(result)
@@ -247,18 +243,41 @@ class Runner(RunLifecycle):
                 self.store.settle()
 
     async def _drain(self, jid: str, judge: Judge, free: bool, queue: deque[Call]) -> None:
+        breaker = self._breakers[jid]
         while queue:
             await self._resume.wait()
             if self._stopping or self._budget_hit or not queue:
                 return
             if getattr(judge, "unreachable", None):
-                self._give_up_on(jid, str(getattr(judge, "unreachable", "")), queue)
+                breaker.stop(str(getattr(judge, "unreachable", "")))
+            if free:  # FREE_BATCH pairs: see `_answer`
+                with collector_off():
+                    taken = self._take(queue, judge, FREE_BATCH)
+                if not taken:
+                    return
+                await self._answer(judge, taken, free)
+            elif not await breaker.admit():  # stopped: its calls are left unsent (the next run tries them)
+                self._give_up_on(jid, breaker, queue)
                 return
-            with collector_off() if free else contextlib.nullcontext():  # FREE_BATCH pairs: see `_answer`
-                taken = self._take(queue, judge, FREE_BATCH if free else 1)
-            if not taken:
-                return
-            await self._answer(judge, taken if free else self._claimed(taken), free)
+            else:
+                try:
+                    if not await self._send_one(judge, queue):
+                        return
+                finally:
+                    breaker.done()
+
+    async def _send_one(self, judge: Judge, queue: deque[Call]) -> bool:
+        """Claim and send the next call of the queue, if the run goes on and its budget allows it (when only calls
+        in flight hold it back, wait for one of them to end first); False: this worker is done."""
+        if self._stopping or self._budget_hit or not queue:
+            return False
+        taken = self._take(queue, judge, 1)
+        if taken:
+            await self._answer(judge, self._claimed(taken), False)
+        elif not self._budget_hit:
+            self._settled.clear()
+            await self._settled.wait()
+        return not self._budget_hit
 
     async def _answer(self, judge: Judge, taken: list[tuple[Call, float]], free: bool) -> None:
         """Send the calls and record the verdicts: together at the end, or, for free answers, about once a
@@ -279,11 +298,12 @@ class Runner(RunLifecycle):
                         n += 1
             else:
                 n += 1
-                self._acct.in_flight_cost += estimate
+                self._acct.sent(estimate)
                 try:
                     got = await self._send(judge, call)
                 finally:
-                    self._acct.in_flight_cost -= estimate
+                    self._acct.ended(estimate)
+                    self._settled.set()
                 if got is not None:
                     answered.append(got)
             if free and n % FREE_YIELD_EVERY == 0:
@@ -300,48 +320,23 @@ class Runner(RunLifecycle):
 
     def _take(self, queue: deque[Call], judge: Judge, batch: int) -> list[tuple[Call, float]]:
         """Up to `batch` calls off the queue with their cost estimates (none needed without a budget: 0), as long
-        as the budget allows them."""
+        as the budget allows them (elotui.run.accounting.Accounting.take); none, and the budget reached, when the
+        next call does not fit with nothing in flight."""
         if self.max_cost is None:
             return [(queue.popleft(), 0.0) for _ in range(min(batch, len(queue)))]
-        c, planned, taken = judge.config, 0.0, cast("list[tuple[Call, float]]", [])
-        while queue and len(taken) < batch:
-            estimate = estimated_call_cost(c, queue[0])
-            if self._over_budget(
-                self._acct.cost + self._acct.in_flight_cost + planned + estimate, self.max_cost
-            ):
-                break
-            planned += estimate
-            taken.append((queue.popleft(), estimate))
+        taken, over = self._acct.take(queue, judge.id, judge.config, batch, self.max_cost)
+        if over is not None:
+            self._over_budget(over, self.max_cost)
         return taken
 
-    def _give_up_on(self, jid: str, reason: str, queue: deque[Call]) -> None:
-        """An unreachable endpoint: said once; its calls left unsent (unrecorded: the next run tries them)."""
-        if jid in self._unreachable:
-            queue.clear()
-            return
+    def _give_up_on(self, jid: str, breaker: EndpointBreaker, queue: deque[Call]) -> None:
+        """A stopped endpoint: said once, in one line; its calls left unsent (unrecorded: the next run tries them)."""
         left = sum(c.rows for c in queue)
-        self._unreachable.add(jid)
         queue.clear()
-        message = f"judge {jid}: {reason}; {left} call(s) not sent (the next run tries them)"
-        self._failures.append(message)
-        self._emit(CallFailed("", jid, "verdict", message, 0, None))
-
-    def _claimed(self, taken: list[tuple[Call, float]]) -> list[tuple[Call, float]]:
-        """The calls this run may send, claimed in the store before paying for them (elotui.store.runs): another
-        process may have answered one since the plan was read, or may be sending it now."""
-        assert self.run_id is not None
-        got = claim_many(self.store, [call.key for call, _ in taken], self.run_id)
-        mine = []
-        for call, estimate in taken:
-            if got[call.key] == "answered":
-                self.done += call.rows
-                self.cached += call.rows
-                self._progress_dirty = True
-            elif got[call.key] == "taken":
-                self.skipped += call.rows
-            else:
-                mine.append((call, estimate))
-        return mine
+        if not any(s.judge == jid for s in self.stopped_judges):
+            stopped = breaker.stopped(jid, left)
+            self.stopped_judges.append(stopped)
+            self._emit(stopped)
 
     async def _send(self, judge: Judge, call: Call) -> Answered | None:
         """Ask for one call; a completion is recorded at once, a verdict returned for `_record_verdicts`."""
@@ -391,38 +386,7 @@ class Runner(RunLifecycle):
         self._count(call, reply)
         self._emit_progress()
 
-    def _count(self, call: Call, reply: JudgeReply | Completion) -> bool:
-        """Account for a recorded call; emits CallFailed for a failure. True when it was answered."""
-        ledger = self._ledgers[call.judge]
-        self._acct.add(reply, ledger)
-        self._meter.completed()
-        self._progress_dirty = True
-        if reply.status in CACHED_STATUSES:
-            ledger.done += 1
-            self.done += call.rows
-            if reply.status == "invalid":
-                ledger.invalid += 1
-                self.invalid += call.rows
-            return True
-        error = reply.error or "failed"
-        ledger.add_error(error)
-        self.failed += call.rows
-        self._failures.append(f"{call.describe()}: {error}")
-        self._emit(CallFailed(call.key, call.judge, call.kind, error, reply.attempts, call.presentation))
-        return False
-
     # --- events -------------------------------------------------------------------------------------------
-
-    def _observer(self, jid: str) -> RetryObserver:
-        def observe(notice: RetryNotice) -> None:
-            ledger = self._ledgers[jid]
-            ledger.retries += 1
-            if notice.status_code == 429:
-                ledger.http_429s += 1
-            self._progress_dirty = True
-            self._emit(CallRetried(notice))
-
-        return observe
 
     async def _tick(self) -> None:
         last_beat = 0.0

@@ -39,6 +39,7 @@ else:
     _Base = object
 
 W = TypeVar("W", bound=Widget)
+EXIT_INTERRUPTED = 130
 TABS_FOCUS = {
     "tab-leaderboard": "#leaderboard",
     "tab-pairs": "#pairs-table",
@@ -68,6 +69,8 @@ class AppActions(_Base):
     scope: Any
     runner: Any
     _run_worker: Any
+    quitting: str | None = None  # "q", "Ctrl-C": a quit waits for the run to end
+    _quit_code: int | None = None
 
     if TYPE_CHECKING:  # the app's own methods, used here
 
@@ -196,14 +199,54 @@ class AppActions(_Base):
         )
         self.push_screen(RawTextScreen(f"invalid and failed replies ({len(bad)})", body))
 
-    async def action_quit(self) -> None:
-        """Stop the runner, let calls in flight finish (they are stored), then exit."""
-        runner, worker = self.runner, self._run_worker
-        if runner is not None and worker is not None and self._busy("run"):
-            self._notice(Notice("stopping: waiting for calls in flight…"))
+    def action_quit(self) -> None:
+        """q, ctrl+q: stop the run; the calls in flight finish and are stored; then exit (0, or 3 when calls failed
+        for good)."""
+        self._stop_then_exit("q", None)
+
+    def action_interrupt(self) -> None:
+        """ctrl+c: as q, then exit 130; a second ctrl+c while the calls in flight finish abandons them (they are not
+        stored: the next run sends them again) and exits at once."""
+        if self.quitting is not None:
+            if self.runner is not None:
+                self.runner.stop(cancel=True)
+            self.quitting = "Ctrl-C twice"
+            self.exit(EXIT_INTERRUPTED)
+            return
+        self._stop_then_exit("Ctrl-C", EXIT_INTERRUPTED)
+
+    def _stop_then_exit(self, how: str, code: int | None) -> None:
+        """Stop scheduling and exit once the run has ended (now, when none runs); never waits in the handler, so
+        that a second ctrl+c is read while the calls in flight finish."""
+        if self.quitting is not None:
+            self._notice(Notice("stopping: waiting for the calls in flight (ctrl+c abandons them)"))
+            return
+        self.quitting, self._quit_code = how, code
+        runner = self.runner
+        if not self._busy("run"):
+            self.run_ended()
+        elif runner is None:  # still waiting to make its runner: nothing sent yet
+            self._run_worker.cancel()
+        else:
+            in_flight = getattr(runner, "in_flight", 0)
+            self._notice(
+                Notice(f"stopping: waiting for {in_flight} call(s) in flight (ctrl+c again to abandon them)")
+            )
             runner.stop()
-            await worker.wait()
-        self.exit(self.monitor.exit_code)
+
+    @property
+    def interrupted(self) -> str | None:
+        """What stopped the run, for the exit summary: "Ctrl-C", "q"; None when it ended by itself or none ran."""
+        if self.quitting is None or (
+            self.monitor.result is not None and self.monitor.result.state != "stopped"
+        ):
+            return None
+        return self.quitting
+
+    def run_ended(self) -> None:
+        """The run worker ended: a quit that waited for it exits now."""
+        if self.quitting is not None and self.quitting != "Ctrl-C twice":
+            self.exit(self._quit_code if self._quit_code is not None else self.monitor.exit_code)
 
     # --- the app's small helpers (views, workers, watching) -------------------------------------------------
 

@@ -72,7 +72,16 @@ class ElotuiApp(AppActions, App[int]):
         Binding("r", "pair_raw", "raw reply", show=False),
         Binding("s", "screenshot", "screenshot", show=False),
         Binding("question_mark", "help", "help"),
-        Binding("q", "quit", "quit"),
+        Binding("q", "quit", "quit: stop judging, let the calls in flight finish and be stored, exit"),
+        # Textual's own ctrl+q quits at once and its ctrl+c only says how to quit: both stop the run gracefully
+        Binding("ctrl+q", "quit", "quit, as q", show=False, priority=True),
+        Binding(
+            "ctrl+c",
+            "interrupt",
+            "stop judging, let the calls in flight finish and be stored, exit 130; again: abandon them, exit now",
+            show=False,
+            priority=True,
+        ),
     ]
 
     threshold: reactive[Threshold] = reactive[Threshold](0.5, init=False)
@@ -259,6 +268,12 @@ class ElotuiApp(AppActions, App[int]):
             and isinstance(worker.result, RunFinished)
         ):
             self._finished(worker.result)
+        if worker.group == "run" and event.state in (
+            WorkerState.SUCCESS,
+            WorkerState.ERROR,
+            WorkerState.CANCELLED,
+        ):
+            self.run_ended()  # a quit that waited for the run exits now
 
     def on_run_event(self, event: Event) -> None:
         """Called by the runner on this loop for every event; cheap: hand it to the monitor, post one message."""

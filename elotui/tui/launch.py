@@ -3,10 +3,12 @@ returns the exit code. Startup errors (an unknown theme) are UserErrors, raised 
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 from elotui.config import Tournament
 from elotui.errors import UserError
+from elotui.run.summary import exit_summary
 from elotui.store import Store
 from elotui.themes import load_themes
 from elotui.tui.app import ElotuiApp
@@ -64,9 +66,11 @@ def run_tui(
     force: bool = False,
 ) -> int:
     """Run the live TUI on a tournament (judging in the background; with `watch`, following another process's
-    run in the store) and return the exit code."""
+    run in the store), say the exit summary on stderr once it has closed, and return the exit code."""
     app = make_app(
         tournament, store, theme=theme, max_cost=max_cost, no_delay=no_delay, watch=watch, force=force
     )
     result = app.run()
+    for line in exit_summary(tournament, store, app.monitor.result, app.interrupted):
+        print(line, file=sys.stderr)
     return int(result) if isinstance(result, int) else app.exit_code_for_run()

@@ -20,6 +20,7 @@ from elotui.records import JudgeCounts, PlanVerdict
 from elotui.run.events import (
     CallFailed,
     Event,
+    JudgeStopped,
     Progress,
     RunFinished,
     RunStarted,
@@ -120,6 +121,9 @@ class RunMonitor:
                 ]
         elif isinstance(event, Progress):
             self.progress = event
+        elif isinstance(event, JudgeStopped):
+            message = f"judge {one_line(event.judge, 40)}: {one_line(event.reason, 300)}; {event.left} call(s) not sent"
+            return [Notice(message + " (the next run tries them)", "judge stopped", "error", 30)]
         elif isinstance(event, RunStateChanged):  # resumed before it has prepared: it still prepares
             self.state = event.state if self.started or event.state != "running" else "preparing"
             if event.state == "budget":
@@ -186,8 +190,9 @@ class RunMonitor:
 
     @property
     def exit_code(self) -> int:
-        """3 when a finished run left calls that failed for good, else 0."""
-        return 3 if self.result is not None and self.result.failed and self.result.state == "finished" else 0
+        """3 when a finished run left calls that failed for good or stopped a judge, else 0."""
+        r = self.result
+        return 3 if r is not None and (r.failed or r.stopped_judges) and r.state == "finished" else 0
 
 
 FIRST_BOARD_WAIT_S = 2.0  # a run starts once the first leaderboard is shown, or after this long
