@@ -42,7 +42,7 @@ def _duration(seconds: float | None) -> str:
 
 def progress_line(p: Progress) -> str:
     pct = 100.0 * p.done / p.total if p.total else 100.0
-    cost = f" | this run ${p.run_cost:.4f} of ${p.cost:.4f}" if p.cost else ""
+    cost = f" | cost: this run ${p.run_cost:.4f}, tournament ${p.cost:.4f}" if p.cost else ""
     return (
         f"{p.done}/{p.total} ({pct:.0f}%) | {p.rate_per_s:.1f}/s | failed {p.failed} | invalid {p.invalid} | "
         f"ETA {_duration(p.eta_s)} | tokens {p.input_tokens:,} in / {p.output_tokens:,} out{cost}"
@@ -208,7 +208,11 @@ def _list_failures(described: list[str], failed: list[tuple[Any, ...]], stopped:
         f"{judge}: {prompt} {first} vs {second} [{condition}, sample {sample}]"
         for prompt, first, second, judge, condition, sample, *_ in failed
     ]
-    lines = [line for line in lines if line.split(": ", 1)[0] not in stopped]
+    shown = [line for line in lines if line.split(": ", 1)[0] not in stopped]
+    if len(shown) < len(lines):
+        names = ", ".join(sorted(stopped))
+        print(f"  {len(lines) - len(shown)} of judge(s) {names}, stopped (said above)", file=sys.stderr)
+    lines = shown
     for line in lines[:FAILURES_LISTED]:
         print(f"  {line}", file=sys.stderr)
     if len(lines) > FAILURES_LISTED:
