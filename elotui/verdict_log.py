@@ -4,6 +4,8 @@
      "sample": 0, "winner": "first" | "second" | "tie" | null, "reasoning": "..." | null,
      "status": "ok" | "invalid" | "error"}
 
+An invalid verdict may carry `"raw"` last: the judge's raw reply, which could not be parsed (readers ignore it).
+
 `first` is the contestant whose response was shown first (Response A). `elotui verdicts` writes it; the
 `replay` provider and `[reference] votes` read it.
 """
@@ -207,12 +209,14 @@ def content_hash(path: str | Path) -> str:
 
 # a line of the log: each field's JSON where its %s is, as json.dumps(row, ensure_ascii=False) lays it out
 _LINE = "{" + ", ".join(f"{json.dumps(k)}: %s" for k in FIELDS) + "}\n"
+_RAW_LINE = _LINE[:-2] + ', "raw": %s}\n'
 _STRING = json.encoder.encode_basestring  # the quoting json.dumps(..., ensure_ascii=False) gives a str
 _REPEATED = 64  # strings up to this long (names, statuses: the same on line after line) are quoted once
 
 
 def write_log(rows: Iterable[Verdict | VerdictRow | dict[str, Any]], out: IO[str]) -> int:
-    """Write rows (dicts, or tuples in FIELDS order) in canonical key order; returns the number written. Each line
+    """Write rows (dicts, or tuples in FIELDS order, optionally with a last `raw`: the raw text of an invalid
+    reply, written last where it is not None) in canonical key order; returns the number written. Each line
     is json.dumps of the row's dict with ensure_ascii=False, character for character, written a few thousand
     lines at a time; a name that repeats on every line is quoted once (10^6 rows: 3.2 s of json.dumps before)."""
     quoted: dict[str, str] = {}
@@ -233,8 +237,13 @@ def write_log(rows: Iterable[Verdict | VerdictRow | dict[str, Any]], out: IO[str
 
     n, lines = 0, []
     for row in rows:
-        fields = row if isinstance(row, tuple) else tuple(row.get(k) for k in FIELDS)
-        lines.append(_LINE % tuple(map(value, fields)))
+        fields = row if isinstance(row, tuple) else tuple(row.get(k) for k in (*FIELDS, "raw"))
+        if (
+            len(fields) > len(FIELDS) and fields[-1] is not None
+        ):  # an invalid reply's raw text (readers skip it)
+            lines.append(_RAW_LINE % tuple(map(value, fields)))
+        else:
+            lines.append(_LINE % tuple(map(value, fields[: len(FIELDS)])))
         if len(lines) >= 4096:
             out.write("".join(lines))
             n, lines = n + len(lines), []

@@ -1,4 +1,5 @@
-"""`elotui verdicts T`: write the current plan's verdicts as the canonical verdict log (JSON Lines)."""
+"""`elotui verdicts T`: write the current plan's verdicts as the canonical verdict log (JSON Lines); an invalid
+verdict carries the judge's raw reply as `raw` (`--no-raw` leaves it out)."""
 
 from __future__ import annotations
 
@@ -25,6 +26,9 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
     add_tournament_arg(p)
     add_output_arg(p)
     add_store_arg(p)
+    p.add_argument(
+        "--no-raw", action="store_true", help="leave out the raw text of invalid (unparseable) replies"
+    )
     p.set_defaults(handler=run)
 
 
@@ -32,12 +36,13 @@ def run(args: argparse.Namespace) -> int:
     from elotui.verdict_log import write_log
 
     _, store = open_tournament(args)
-    with store, output_stream(args.output) as out, closing(log_rows(store)) as rows:
+    with store, output_stream(args.output) as out, closing(log_rows(store, raw=not args.no_raw)) as rows:
         write_log(rows, out)  # a reader that stops early ends the store's read here, before the store closes
     return 0
 
 
-def log_rows(store: Store) -> Generator[Verdict, None, None]:
-    """Every answered or failed presentation of the current plan, as verdict-log rows (tuples in FIELDS order),
-    a batch at a time (a 10^6-verdict store's log is written without holding its rows)."""
-    return store.each_recorded_verdict()
+def log_rows(store: Store, *, raw: bool = False) -> Generator[Verdict, None, None]:
+    """Every answered or failed presentation of the current plan, as verdict-log rows (tuples in FIELDS order; with
+    `raw`, an invalid reply's raw text last), a batch at a time (a 10^6-verdict store's log is written without
+    holding its rows)."""
+    return store.each_recorded_verdict(raw=raw)

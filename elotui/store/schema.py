@@ -184,6 +184,9 @@ LOG_SQL = (
     "CASE WHEN c.status = 'ok' THEN c.winner END, c.reasoning, c.status "
     "FROM plan p JOIN calls c ON c.key = p.key ORDER BY p.seq"
 )
+LOG_RAW_SQL = LOG_SQL.replace(  # ... and the raw text of an invalid (unparseable) reply
+    "c.status FROM", "c.status, CASE WHEN c.status = 'invalid' THEN c.raw_reply END FROM"
+)
 JUDGE_STATS_SQL = """
     SELECT p.judge, COUNT(c.key), SUM(c.status = 'ok'), SUM(c.status = 'invalid'),
            SUM(c.status = 'error'), COALESCE(SUM(c.input_tokens), 0), COALESCE(SUM(c.output_tokens), 0),

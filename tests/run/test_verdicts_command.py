@@ -33,11 +33,15 @@ def test_verdicts_writes_the_log_and_replays_to_the_same_ranking(
     assert len(rows) == 12  # 2 prompts × 3 pairs × 2 orders: every planned presentation with a recorded call
     assert sorted(r["status"] for r in rows).count("invalid") == 1
     assert sorted(r["status"] for r in rows).count("error") == 1
-    assert all(
-        set(r)
-        == {"prompt", "first", "second", "judge", "condition", "sample", "winner", "reasoning", "status"}
-        for r in rows
-    )
+    fields = {"prompt", "first", "second", "judge", "condition", "sample", "winner", "reasoning", "status"}
+    assert all(set(r) == fields for r in rows if r["status"] != "invalid")
+    (invalid,) = [r for r in rows if r["status"] == "invalid"]
+    assert set(invalid) == fields | {"raw"} and invalid["raw"] == "no verdict here"  # what the judge said
+    bare = tmp_path / "bare.jsonl"
+    assert main(["verdicts", str(live), "--store", store, "-o", str(bare), "--no-raw"]) == 0
+    assert [json.loads(line) for line in bare.read_text(encoding="utf-8").splitlines()] == [
+        {k: v for k, v in r.items() if k != "raw"} for r in rows
+    ]
     assert all((r["winner"] is None) == (r["status"] != "ok") for r in rows)
 
     replay = write_tournament(
