@@ -17,6 +17,7 @@ import re
 import sys
 from pathlib import Path
 
+from elotui.commands.model_prices import price_lines
 from elotui.errors import UserError
 
 PROVIDERS = ("openai", "anthropic", "gemini", "ollama", "openai-compatible", "simulated")
@@ -49,6 +50,17 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
         default=[],
         help=f"a judge, e.g. openai:gpt-4o-mini (providers: {', '.join(PROVIDERS)}; "
         "openai-compatible:MODEL@BASE_URL; 'simulated' for an offline try); repeat for a panel",
+    )
+    p.add_argument(
+        "--missing",
+        choices=("error", "skip-prompt"),
+        default="error",
+        help="a prompt some contestant did not answer: an error (default), or left out (skip-prompt)",
+    )
+    p.add_argument(
+        "--allow-empty",
+        action="store_true",
+        help="judge an empty response as it is (default: it counts as missing)",
     )
     p.add_argument("-n", "--name", help="the tournament's name (default: from the prompts file)")
     p.add_argument(
@@ -112,7 +124,7 @@ def judge_table(spec: str, contestants: list[str], taken: set[str]) -> list[str]
     if base_url:
         lines.append(f"base_url = {_toml(base_url)}")
     lines.append("max_concurrency = 4   # parallel calls to this endpoint")
-    return lines
+    return [*lines, *price_lines(provider, model.strip())]
 
 
 def _contestants(files: list[Path]) -> tuple[list[tuple[str, str | None]], Path | None]:
@@ -160,7 +172,15 @@ def render(args: argparse.Namespace, out: Path) -> str:
     if long_file is not None:
         parts.append(f"responses = {_toml(rel(long_file))}   # one row per (prompt, contestant)")
     parts += [
-        'missing = "error"   # or "skip-prompt": leave out prompts that some contestant did not answer',
+        f"missing = {_toml(args.missing)}"
+        + (
+            '   # or "skip-prompt": leave out prompts that some contestant did not answer'
+            if args.missing == "error"
+            else ""
+        ),
+        "allow_empty = true  # an empty response is judged as it is"
+        if args.allow_empty
+        else "# allow_empty = true   # judge an empty response as it is (else it counts as missing)",
         "# turn = 1          # MT-bench files: which turn of `turns` to judge",
         "",
         "[comparison]",

@@ -105,3 +105,74 @@ def test_init_bad_judge_and_single_contestant_are_bad_input(
     assert "PROVIDER:MODEL" in capsys.readouterr().err
     assert main(["init", "--responses", files[0], "-o", out]) == 2
     assert "at least two contestants" in capsys.readouterr().err
+
+
+def test_init_writes_the_prices_of_well_known_models_and_a_todo_for_others(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from elotui.commands.model_prices import PRICES, PRICES_AS_OF, model_price
+
+    files = []
+    for m in ("m1", "m2"):
+        (tmp_path / f"{m}.jsonl").write_text('{"question_id": 1, "choices": [{"turns": ["hi"]}]}\n')
+        files.append(str(tmp_path / f"{m}.jsonl"))
+    (tmp_path / "q.jsonl").write_text('{"question_id": 1, "turns": ["Say hi."]}\n')
+    out = tmp_path / "t.toml"
+    judges = [
+        "openai:gpt-4o-mini-2024-07-18",
+        "anthropic:claude-sonnet-4-5",
+        "openai:my-finetune",
+        "ollama:llama3",
+    ]
+    argv = ["init", "--prompts", str(tmp_path / "q.jsonl"), "--responses", *files, "-o", str(out)]
+    assert main([*argv, *[a for j in judges for a in ("--judge", j)]]) == 0
+    capsys.readouterr()
+    text = out.read_text()
+    assert (
+        f"price table of {PRICES_AS_OF}" in text
+        and "TODO: my-finetune is not in elotui's price table" in text
+    )
+    by_id = {j.id: j for j in load_tournament(out).spec.judges}
+    mini = PRICES[("openai", "gpt-4o-mini")]
+    assert (
+        by_id["gpt-4o-mini-2024-07-18"].price_per_million_input,
+        by_id["gpt-4o-mini-2024-07-18"].price_per_million_output,
+    ) == mini
+    assert (
+        by_id["claude-sonnet-4-5"].price_per_million_output == PRICES[("anthropic", "claude-sonnet-4-5")][1]
+    )
+    assert (
+        by_id["my-finetune"].price_per_million_input is None
+        and by_id["llama3"].price_per_million_input is None
+    )
+    assert model_price("openai", "gpt-4o-audio-preview") is None  # another model, not a snapshot of gpt-4o
+    assert model_price("openai", "gpt-4o") == PRICES[("openai", "gpt-4o")]
+    assert (
+        model_price("gemini", "models/gemini-2.5-flash-lite") == PRICES[("gemini", "gemini-2.5-flash-lite")]
+    )
+    assert main(["run", str(out), "--dry-run", "--store", str(tmp_path / "s.sqlite")]) == 0
+    plan = capsys.readouterr().out
+    gpt = next(line for line in plan.splitlines() if line.startswith("gpt-4o-mini"))
+    assert "$" in gpt  # an estimate, not "-"
+
+
+def test_init_missing_and_allow_empty_flags(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (tmp_path / "q.jsonl").write_text(
+        '{"question_id": 1, "turns": ["One?"]}\n{"question_id": 2, "turns": ["Two?"]}\n'
+    )
+    (tmp_path / "a.jsonl").write_text(
+        '{"question_id": 1, "choices": [{"turns": [""]}]}\n{"question_id": 2, "choices": [{"turns": ["a2"]}]}\n'
+    )
+    (tmp_path / "b.jsonl").write_text(
+        '{"question_id": 2, "choices": [{"turns": ["b2"]}]}\n'
+    )  # no answer to 1
+    argv = ["init", "--prompts", str(tmp_path / "q.jsonl"), "--responses", str(tmp_path / "a.jsonl")]
+    argv += [str(tmp_path / "b.jsonl"), "-o", str(tmp_path / "t.toml")]
+    assert main(argv) == 2  # b did not answer prompt 1: an error by default
+    capsys.readouterr()
+    assert main([*argv, "--force", "--missing", "skip-prompt", "--allow-empty"]) == 0
+    text = (tmp_path / "t.toml").read_text()
+    assert 'missing = "skip-prompt"' in text and "\nallow_empty = true" in text
+    t = load_tournament(tmp_path / "t.toml")
+    assert t.spec.data is not None and t.spec.data.missing == "skip-prompt" and t.spec.data.allow_empty
+    assert t.prompt_ids == ["2"]
