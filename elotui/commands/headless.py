@@ -13,7 +13,7 @@ import asyncio
 import signal
 import sys
 import time
-from collections.abc import Coroutine
+from collections.abc import Coroutine, Sequence
 from typing import IO, Any
 
 from elotui.commands.leaderboard_text import print_leaderboard
@@ -198,7 +198,7 @@ def _report_end(tournament: Tournament, store: Store, result: RunFinished, max_c
     return EXIT_BUDGET if result.state == "budget" else 0
 
 
-def _list_failures(described: list[str], failed: list[tuple[Any, ...]], stopped: set[str]) -> None:
+def _list_failures(described: list[str], failed: Sequence[tuple[Any, ...]], stopped: set[str]) -> None:
     """The calls that failed for good, a line each (FAILURES_LISTED at most), but for those of a stopped judge."""
     print(
         f"{len(failed)} planned comparison(s) failed for good (the next run retries them):",

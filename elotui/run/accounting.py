@@ -7,7 +7,7 @@ import time
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from elotui.config import EndpointConfig
 from elotui.judges.base import Completion, JudgeReply
@@ -69,7 +69,7 @@ class Accounting:
         none, the cost that passes `max_cost` is returned too: the budget is reached."""
         from elotui.run.calls import estimated_call_cost
 
-        planned, taken = 0.0, []
+        planned, taken = 0.0, cast("list[tuple[Call, float]]", [])
         while queue and len(taken) < batch:
             estimate = self.estimate(endpoint, estimated_call_cost(config, queue[0]))
             committed = self.cost + self.in_flight_cost + planned + estimate

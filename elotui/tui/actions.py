@@ -199,9 +199,9 @@ class AppActions(_Base):
         )
         self.push_screen(RawTextScreen(f"invalid and failed replies ({len(bad)})", body))
 
-    def action_quit(self) -> None:
+    async def action_quit(self) -> None:
         """q, ctrl+q: stop the run; the calls in flight finish and are stored; then exit (0, or 3 when calls failed
-        for good)."""
+        for good). Returns at once (a second ctrl+c is read while the calls in flight finish)."""
         self._stop_then_exit("q", None)
 
     def action_interrupt(self) -> None:
