@@ -72,15 +72,29 @@ class ElotuiApp(AppActions, App[int]):
         Binding("r", "pair_raw", "raw reply", show=False),
         Binding("s", "screenshot", "screenshot", show=False),
         Binding("question_mark", "help", "help"),
-        Binding("q", "quit", "quit: stop judging, let the calls in flight finish and be stored, exit"),
+        Binding(
+            "q",
+            "quit",
+            "quit",
+            tooltip="stop judging, let the calls in flight finish and be stored, then exit",
+        ),
         # Textual's own ctrl+q quits at once and its ctrl+c only says how to quit: both stop the run gracefully
-        Binding("ctrl+q", "quit", "quit, as q", show=False, priority=True),
+        Binding(
+            "ctrl+q",
+            "quit",
+            "quit",
+            show=False,
+            priority=True,
+            tooltip="as q: the calls in flight are stored first",
+        ),
         Binding(
             "ctrl+c",
             "interrupt",
-            "stop judging, let the calls in flight finish and be stored, exit 130; again: abandon them, exit now",
+            "stop and exit (130)",
             show=False,
             priority=True,
+            tooltip="stop judging, let the calls in flight finish and be stored, exit 130; a second ctrl+c "
+            "abandons them (the next run sends them again) and exits at once",
         ),
     ]
 
