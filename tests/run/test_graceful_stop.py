@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 
 from elotui.cli import main
+from elotui.store import Store
 from tests.run.fakes import write_tournament
 from tests.servers.fake_llm import ApiError, FakeLLMServer, Verdict
 
@@ -83,6 +84,8 @@ def test_a_second_ctrl_c_abandons_the_calls_in_flight(tmp_path: Path, fake_llm_f
     _, err = proc.communicate(timeout=60)  # at once: not after the server's 600 s
     assert proc.returncode == 130, err
     assert "abandoning" in err and "the next run sends them again" in err
+    with Store(store) as s:
+        assert s.runs()[-1].state == "stopped" and s.plan_verdicts()  # closed, its plan kept
 
 
 def _judge_gtp(request) -> object:  # type: ignore[no-untyped-def]

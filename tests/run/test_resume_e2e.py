@@ -126,7 +126,9 @@ def test_ctrl_c_stops_cleanly_and_the_next_run_finishes(tmp_path: Path, fake_llm
     proc.send_signal(signal.SIGINT)
     _, err = proc.communicate(timeout=30)
     assert proc.returncode == 130, err
-    assert "stopping: waiting for" in err and "elotui: stopped (Ctrl-C)" in err  # the calls in flight end first
+    assert (
+        "stopping: waiting for" in err and "elotui: stopped (Ctrl-C)" in err
+    )  # the calls in flight end first
     with sqlite3.connect(store) as db:
         assert [r[0] for r in db.execute("SELECT state FROM runs")] == ["stopped"]
         integrity = db.execute("PRAGMA integrity_check").fetchone()[0]

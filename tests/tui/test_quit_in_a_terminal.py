@@ -132,3 +132,5 @@ def test_a_second_ctrl_c_while_stopping_exits_at_once(
     terminal.keys("C-c")
     assert terminal.exit_code(timeout=60) == 130  # not after the server's 600 s
     assert answered(store) == 0  # abandoned: nothing stored, the next run sends them
+    with Store(store) as s:
+        assert s.runs()[-1].state == "stopped"  # closed: the next run need not wait for its lease to end
