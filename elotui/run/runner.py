@@ -8,7 +8,8 @@ in plan order, each claimed in the store first. Every reply is committed the mom
 unclaimed, in large transactions, each finished behind while the next batch is answered: FREE_BATCH). One queue
 per endpoint, drained by `max_concurrency` workers; the judge layer adds rate limits and retries. `pause()`,
 `resume()`, `stop(cancel=...)`. With `max_cost`, a call starts only if the cost so far, the calls in flight and
-its own estimate stay within it. The runner alone counts per endpoint (JudgeCounts) and publishes copies in its
+its own estimate stay within it (elotui.run.accounting). An endpoint whose calls keep failing with the same lasting
+error is stopped for the run (elotui.run.breaker). The runner alone counts per endpoint (JudgeCounts) and publishes copies in its
 Progress events and, once a second, in the store's heartbeat (`elotui watch`); events go to `on_event`.
 """
 
@@ -271,6 +272,8 @@ class Runner(RunCounting):
         in flight hold it back, wait for one of them to end first); False: this worker is done."""
         if self._stopping or self._budget_hit or not queue:
             return False
+        if self.paused:  # paused while it waited for the breaker: back to wait for `resume`
+            return True
         taken = self._take(queue, judge, 1)
         if taken:
             await self._answer(judge, self._claimed(taken), False)
