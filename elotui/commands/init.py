@@ -139,6 +139,21 @@ def _contestants(files: list[Path]) -> tuple[list[tuple[str, str | None]], Path 
     return [(cid, str(f)) for cid, f in zip(ids, files, strict=True)], None
 
 
+def _gap_lines(missing: str, allow_empty: bool) -> list[str]:
+    """`[data]`'s `missing` and `allow_empty`: as given (--missing, --allow-empty), the other choice in a comment."""
+    return [
+        f"missing = {_toml(missing)}"
+        + (
+            '   # or "skip-prompt": leave out prompts some contestant did not answer'
+            if missing == "error"
+            else ""
+        ),
+        "allow_empty = true  # an empty response is judged as it is"
+        if allow_empty
+        else "# allow_empty = true   # judge an empty response as it is (else it counts as missing)",
+    ]
+
+
 def render(args: argparse.Namespace, out: Path) -> str:
     def rel(path: str | Path) -> str:
         return os.path.relpath(Path(path).resolve(), out.resolve().parent).replace(os.sep, "/")
@@ -172,15 +187,7 @@ def render(args: argparse.Namespace, out: Path) -> str:
     if long_file is not None:
         parts.append(f"responses = {_toml(rel(long_file))}   # one row per (prompt, contestant)")
     parts += [
-        f"missing = {_toml(args.missing)}"
-        + (
-            '   # or "skip-prompt": leave out prompts that some contestant did not answer'
-            if args.missing == "error"
-            else ""
-        ),
-        "allow_empty = true  # an empty response is judged as it is"
-        if args.allow_empty
-        else "# allow_empty = true   # judge an empty response as it is (else it counts as missing)",
+        *_gap_lines(args.missing, args.allow_empty),
         "# turn = 1          # MT-bench files: which turn of `turns` to judge",
         "",
         "[comparison]",

@@ -380,12 +380,9 @@ class Store(TextsTable):
         calls while other processes write. Read to the end."""
         return self._each(PairDetail, f"{DETAIL_SQL} WHERE c.key IS NOT NULL ORDER BY p.seq", batch)
 
-    def each_recorded_verdict(
-        self, batch: int = 4096, *, raw: bool = False
-    ) -> Generator[tuple[Any, ...], None, None]:
+    def each_recorded_verdict(self, batch: int = 4096, raw: bool = False) -> Generator[tuple[Any, ...]]:
         """`each_recorded_detail()` as verdict-log rows: (prompt, first, second, judge, condition, sample, winner
-        (the call's where it is ok, else None), reasoning, status), read as plain tuples of these columns alone;
-        `raw`: and the raw reply of an invalid verdict (else None)."""
+        (where ok), reasoning, status[, with `raw` an invalid reply's raw text]) as tuples of these columns alone."""
         return self._each(None, schema.LOG_RAW_SQL if raw else schema.LOG_SQL, batch)
 
     def each_plan_row(self, batch: int = 4096) -> Iterator[PlanRow]:

@@ -12,6 +12,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
+from textual.binding import Binding, BindingType
 from textual.css.query import NoMatches
 from textual.widget import Widget
 from textual.widgets import Select, TabbedContent
@@ -40,6 +41,26 @@ else:
 
 W = TypeVar("W", bound=Widget)
 EXIT_INTERRUPTED = 130
+QUIT_KEYS: list[BindingType] = [
+    # Textual's own ctrl+q quits at once and its ctrl+c only says how to quit: both stop the run gracefully
+    Binding(
+        "ctrl+q",
+        "quit",
+        "quit",
+        show=False,
+        priority=True,
+        tooltip="as q: the calls in flight are stored first",
+    ),
+    Binding(
+        "ctrl+c",
+        "interrupt",
+        "stop and exit (130)",
+        show=False,
+        priority=True,
+        tooltip="stop judging, let the calls in flight finish and be stored, exit 130; a second ctrl+c "
+        "abandons them (the next run sends them again) and exits at once",
+    ),
+]
 TABS_FOCUS = {
     "tab-leaderboard": "#leaderboard",
     "tab-pairs": "#pairs-table",

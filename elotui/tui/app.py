@@ -29,7 +29,7 @@ from elotui.store import Store
 from elotui.store.runs import RunActive
 from elotui.themes import APP_VARIABLE_DEFAULTS, DEFAULT_THEME
 from elotui.tui import run_monitor
-from elotui.tui.actions import AppActions
+from elotui.tui.actions import QUIT_KEYS, AppActions
 from elotui.tui.commands import ElotuiCommands
 from elotui.tui.live_ranking import LiveRanking, RankingContext, Scope, ViewKey
 from elotui.tui.messages import DiagnosticsComputed, JudgeStatsLoaded, LeaderboardComputed, VerdictsArrived
@@ -72,30 +72,8 @@ class ElotuiApp(AppActions, App[int]):
         Binding("r", "pair_raw", "raw reply", show=False),
         Binding("s", "screenshot", "screenshot", show=False),
         Binding("question_mark", "help", "help"),
-        Binding(
-            "q",
-            "quit",
-            "quit",
-            tooltip="stop judging, let the calls in flight finish and be stored, then exit",
-        ),
-        # Textual's own ctrl+q quits at once and its ctrl+c only says how to quit: both stop the run gracefully
-        Binding(
-            "ctrl+q",
-            "quit",
-            "quit",
-            show=False,
-            priority=True,
-            tooltip="as q: the calls in flight are stored first",
-        ),
-        Binding(
-            "ctrl+c",
-            "interrupt",
-            "stop and exit (130)",
-            show=False,
-            priority=True,
-            tooltip="stop judging, let the calls in flight finish and be stored, exit 130; a second ctrl+c "
-            "abandons them (the next run sends them again) and exits at once",
-        ),
+        Binding("q", "quit", "quit", tooltip="stop judging; the calls in flight finish and are stored; exit"),
+        *QUIT_KEYS,  # ctrl+q, ctrl+c (elotui.tui.actions)
     ]
 
     threshold: reactive[Threshold] = reactive[Threshold](0.5, init=False)
@@ -282,11 +260,7 @@ class ElotuiApp(AppActions, App[int]):
             and isinstance(worker.result, RunFinished)
         ):
             self._finished(worker.result)
-        if worker.group == "run" and event.state in (
-            WorkerState.SUCCESS,
-            WorkerState.ERROR,
-            WorkerState.CANCELLED,
-        ):
+        if worker.group == "run" and worker.is_finished:
             self.run_ended()  # a quit that waited for the run exits now
 
     def on_run_event(self, event: Event) -> None:
@@ -473,6 +447,3 @@ class ElotuiApp(AppActions, App[int]):
     def watch_theme(self) -> None:
         if self.board is not None and self.board_key is not None:  # a board only exists once the app runs
             self._show_board(self.board_key, self.board, self.board_version)
-
-    def exit_code_for_run(self) -> int:
-        return self.monitor.exit_code

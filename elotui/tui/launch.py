@@ -73,4 +73,4 @@ def run_tui(
     result = app.run()
     for line in exit_summary(tournament, store, app.monitor.result, app.interrupted):
         print(line, file=sys.stderr)
-    return int(result) if isinstance(result, int) else app.exit_code_for_run()
+    return int(result) if isinstance(result, int) else app.monitor.exit_code
