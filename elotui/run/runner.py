@@ -8,9 +8,10 @@ in plan order, each claimed in the store first. Every reply is committed the mom
 unclaimed, in large transactions, each finished behind while the next batch is answered: FREE_BATCH). One queue
 per endpoint, drained by `max_concurrency` workers; the judge layer adds rate limits and retries. `pause()`,
 `resume()`, `stop(cancel=...)`. With `max_cost`, a call starts only if the cost so far, the calls in flight and
-its own estimate stay within it (elotui.run.accounting). An endpoint whose calls keep failing with the same lasting
-error is stopped for the run (elotui.run.breaker). The runner alone counts per endpoint (JudgeCounts) and publishes copies in its
-Progress events and, once a second, in the store's heartbeat (`elotui watch`); events go to `on_event`.
+its own estimate stay within it (elotui.run.accounting). An endpoint whose calls keep failing with the same
+lasting error is stopped for the run (elotui.run.breaker). The runner alone counts per endpoint (JudgeCounts) and
+publishes copies in its Progress events and, once a second, in the store's heartbeat (`elotui watch`); events go
+to `on_event`.
 """
 
 from __future__ import annotations
@@ -254,9 +255,10 @@ class Runner(RunCounting):
             if free:  # FREE_BATCH pairs: see `_answer`
                 with collector_off():
                     taken = self._take(queue, judge, FREE_BATCH)
-                if not taken:
+                if taken:
+                    await self._answer(judge, taken, free)
+                elif not await self._held_back():
                     return
-                await self._answer(judge, taken, free)
             elif not await breaker.admit():  # stopped: its calls are left unsent (the next run tries them)
                 self._give_up_on(jid, breaker, queue)
                 return
@@ -277,10 +279,17 @@ class Runner(RunCounting):
         taken = self._take(queue, judge, 1)
         if taken:
             await self._answer(judge, self._claimed(taken), False)
-        elif not self._budget_hit:
-            self._settled.clear()
-            await self._settled.wait()
-        return not self._budget_hit
+            return True
+        return await self._held_back()
+
+    async def _held_back(self) -> bool:
+        """No call fitted the budget: False when it is reached, else (only calls in flight held it back) True once
+        one of them has ended."""
+        if self._budget_hit:
+            return False
+        self._settled.clear()
+        await self._settled.wait()
+        return True
 
     async def _answer(self, judge: Judge, taken: list[tuple[Call, float]], free: bool) -> None:
         """Send the calls and record the verdicts: together at the end, or, for free answers, about once a
