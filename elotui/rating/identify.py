@@ -104,7 +104,7 @@ def identify(c: Canonical, names: list[str]) -> Identified:
         ident.warnings,
         order,
         counts,
-        record_warnings(counts, names),
+        record_warnings(counts, names, order),
         thin_notes(ident, names),
     )
 
@@ -115,9 +115,15 @@ def record_text(counts: NDArray[np.float64], i: int) -> str:
     return f"{w}-{l_}" + (f"-{d}" if d else "")
 
 
-def record_warnings(counts: NDArray[np.float64], names: list[str]) -> list[dict[str, object]]:
-    """`unbeaten` (no loss, some win) and `winless` (no win, some loss), each contestant with its record."""
+def record_warnings(
+    counts: NDArray[np.float64], names: list[str], order: WinOrder
+) -> list[dict[str, object]]:
+    """`unbeaten` (no loss, some win) and `winless` (no win, some loss), each contestant with its record; those
+    alone in their win component (no draw links them back) are said to have a rating the prior places."""
     wins, losses = counts[:, 0], counts[:, 1]
+    alone = np.zeros(len(counts), dtype=bool)
+    played = order.label >= 0
+    alone[played] = order.size[order.label[played]] == 1
     out: list[dict[str, object]] = []
     for kind, who, text in (
         ("unbeaten", np.flatnonzero((losses == 0) & (wins > 0)), "lost no game"),
@@ -130,10 +136,20 @@ def record_warnings(counts: NDArray[np.float64], names: list[str]) -> list[dict[
                     "kind": kind,
                     "contestants": [names[i] for i in who],
                     "records": {names[i]: record_text(counts, int(i)) for i in who},
-                    "message": f"{', '.join(shown)} {text}: Bradley–Terry's rating rests on the prior there",
+                    "message": f"{', '.join(shown)} {text}" + _placed_by_prior(who, alone, names, kind),
                 }
             )
     return out
+
+
+def _placed_by_prior(who: NDArray[np.intp], alone: NDArray[np.bool_], names: list[str], kind: str) -> str:
+    single = [names[i] for i in who if alone[i]]
+    if not single:
+        return ""
+    side = "above" if kind == "unbeaten" else "below"
+    return (
+        f"; how far {', '.join(single)} sit {side} the rest is set by Bradley–Terry's prior, not by the data"
+    )
 
 
 def separation_warnings(
@@ -185,7 +201,8 @@ def thin_notes(ident: Identified, names: list[str]) -> list[dict[str, object]]:
         labels = order.label[members]
         if len(set(labels.tolist())) > 1:
             largest = np.bincount(labels).argmax()
-            who += members[labels != largest].tolist()
+            linked = order.size[largest] >= 2  # else no two members are linked both ways: all are named
+            who += members[(labels != largest) | (not linked)].tolist()
     if not who:
         return []
     shown = ", ".join(f"{names[i]} ({record_text(ident.record, i)})" for i in who)
@@ -194,8 +211,8 @@ def thin_notes(ident: Identified, names: list[str]) -> list[dict[str, object]]:
             "kind": "thin",
             "contestants": [names[i] for i in who],
             "records": {names[i]: record_text(ident.record, i) for i in who},
-            "message": f"the data are thin: the wins do not link {shown} both ways with the rest of their group; "
-            "Elo rates every contestant with games, but their place rests on few games",
+            "message": f"the data are thin: the wins do not link {shown} both ways with the others of their "
+            "group; Elo rates every contestant with games, but their place rests on few games",
         }
     ]
 
