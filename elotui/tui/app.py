@@ -318,7 +318,7 @@ class ElotuiApp(AppActions, App[int]):
             and not self._busy("diagnostics")
             and (now or self._diag_version != self.ranking.version)
         ):
-            self._spawn("diagnostics", lambda: self._diagnose(self.threshold, self.method))
+            self._spawn("diagnostics", lambda: self._diagnose(self.threshold, self.method, self.scope))
 
     # -- ranking ---------------------------------------------------------------------------------------------------
     @property
@@ -393,7 +393,7 @@ class ElotuiApp(AppActions, App[int]):
             table.show(judges, self.judge_stats, self.monitor.judge_counts)
 
     @work(thread=True, exclusive=True, group="diagnostics", exit_on_error=False)
-    def _diagnose(self, threshold: Threshold, method: str) -> None:
+    def _diagnose(self, threshold: Threshold, method: str, scope: Scope) -> None:
         table, version = self.ranking.snapshot_with_version()
         inputs = self.session.diagnose_inputs()
         for problem in inputs.problems:  # e.g. a broken votes log: say so, diagnose without it
@@ -401,12 +401,15 @@ class ElotuiApp(AppActions, App[int]):
         report = self.session.diagnose_report(
             table, method=method if method in ("elo", "bt") else "elo", max_permutations=100, inputs=inputs
         )
-        self.post_message(DiagnosticsComputed(report, self.ranking.trajectory(threshold, method), version))
+        trajectory = self.ranking.trajectory(threshold, method, scope=scope)
+        self.post_message(DiagnosticsComputed(report, trajectory, version))
 
     @on(DiagnosticsComputed)
     def _diagnostics_ready(self, message: DiagnosticsComputed) -> None:
         self._diag_version = message.version
         label = f"threshold {threshold_label(self.threshold)}, {METHOD_NAMES.get(self.method, self.method)}"
+        if message.trajectory.get("preview_orders"):  # the earlier points play fewer orders than the board
+            label += f"; ends at the leaderboard, earlier points a preview with {message.trajectory['preview_orders']} orders"
         pane = self._view(DiagnosticsPane)
         if pane is not None:
             pane.show(message.report, message.trajectory, label)
