@@ -23,7 +23,9 @@ from elotui.rating.table import VerdictTable
 from elotui.rating.win_order import WinOrder, follow_wins
 from elotui.verdict_log import read_log, write_log
 from tests.rating.rating_builders import row
+from tests.run.fakes import write_tournament
 from tests.samples.sample_paths import SAMPLES
+from tests.servers.fake_llm import FakeLLMServer, Status, Text, Verdict, rate_limited
 
 PERFECT = ["alpha", "beta", "gamma", "delta"]  # weakest first: each beats every one before it
 
@@ -298,3 +300,31 @@ def test_follow_wins_keeps_the_rating_order_where_the_wins_allow_it() -> None:
         assert sorted(got) == list(range(5))
         for i, j in itertools.combinations(range(5), 2):  # j listed below i
             assert not order.above(got[j], got[i])
+
+
+def test_a_perfect_order_judged_through_a_misbehaving_server_comes_out_in_order(
+    tmp_path: Path, fake_llm: FakeLLMServer, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # the server prefers the later contestant of PERFECT every time, after 429s, 500s and junk replies
+    def by_strength(request: object) -> Verdict:
+        shown = request.responses  # type: ignore[attr-defined]
+        assert shown is not None
+        a, b = (PERFECT.index(text.split()[0]) for text in shown)
+        return Verdict("A" if a > b else "B")
+
+    fake_llm.verdict_fn = by_strength
+    fake_llm.script(rate_limited(0), Status(500), Text("no verdict here"), rate_limited(0), Status(503))
+    judge = fake_llm.judge_config("openai-compatible", id="j1", model="m")
+    prompts = {"p1": "One?", "p2": "Two?", "p3": "Three?"}
+    path = write_tournament(tmp_path / "t.toml", contestants=PERFECT, prompts=prompts, judges=[judge])
+    store = str(tmp_path / "s.sqlite")
+    main(["run", str(path), "--headless", "--store", store])
+    capsys.readouterr()
+    assert len(fake_llm.requests) >= 36 + 4  # 36 calls, four of them asked again after a 429, a 500 or a 503
+    for method in ("bt", "elo"):
+        assert main(["export", str(path), "--store", store, "--threshold", "none", "--method", method,
+                     "--format", "json"]) == 0  # fmt: skip
+        doc = json.loads(capsys.readouterr().out)
+        assert [r["contestant"] for r in doc["rows"]] == ["delta", "gamma", "beta", "alpha"], method
+        assert all(r["rating"] is not None and math.isfinite(r["rating"]) for r in doc["rows"])
+        _warnings_are_true(doc)
