@@ -14,6 +14,7 @@ from elotui.commands.common import table_lines
 from elotui.config import Tournament, load_tournament
 from elotui.errors import UserError
 from elotui.judges.base import Judge
+from elotui.rating.board import LeaderboardRow
 from elotui.rating.labels import (
     band_text,
     interval_label,
@@ -280,6 +281,11 @@ def _headless(
     return 0
 
 
+def _order_cell(row: LeaderboardRow) -> str:
+    """The order confidence (blank without one), marked when the order is not established."""
+    return "" if row.order_confidence is None and not row.order_uncertain else order_text(row)
+
+
 def print_leaderboard(tournament: Tournament, store: Store, out: IO[str]) -> None:
     board = TournamentSession(tournament, store).leaderboard()
     settings = tournament.spec.ranking
@@ -308,7 +314,7 @@ def print_leaderboard(tournament: Tournament, store: Store, out: IO[str]) -> Non
             "" if r.gap_to_next is None else f"{r.gap_to_next:.1f}",
             "" if r.gap_ci_low is None else f"{r.gap_ci_low:.0f} – {r.gap_ci_high:.0f}",
             "" if r.win_prob_vs_next is None else f"{100 * r.win_prob_vs_next:.0f}%",
-            "" if r.order_confidence is None and not r.order_uncertain else order_text(r),
+            _order_cell(r),
             "" if r.band is None else band_text(r),
             f"{r.wins}-{r.losses}-{r.draws}",
             str(r.games),

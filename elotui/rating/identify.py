@@ -161,32 +161,34 @@ def separation_warnings(
     order = ident.wins
     if order is None:
         return []
-    out: list[dict[str, object]] = []
-    for listed in groups:
-        members = [i for i in listed if order.label[i] >= 0]
-        if len({int(order.label[i]) for i in members}) < 2:
-            continue
-        first: dict[int, list[int]] = {}  # each component's members, components in the order first listed
-        for i in members:
-            first.setdefault(int(order.label[i]), []).append(i)
-        comps = list(first.values())
-        parts = [", ".join(f"{names[i]} ({record_text(ident.record, i)})" for i in comp) for comp in comps]
-        text = parts[0]
-        for prev, comp, part in zip(comps, comps[1:], parts[1:], strict=False):
-            text += (" > " if order.above(prev[0], comp[0]) else " ~ ") + part
-        out.append(
-            {
-                "kind": "separated",
-                "contestants": [names[i] for comp in comps for i in comp],
-                "components": [[names[i] for i in comp] for comp in comps],
-                "records": {names[i]: record_text(ident.record, i) for i in members},
-                "message": "the wins do not link every contestant both ways; win components, best first: "
-                + text
-                + " (>: lost no game to those below; ~: no path of wins orders them). How far apart the "
-                "components are is set by the prior, not by the data",
-            }
-        )
-    return out
+    found = (_separated(listed, order, ident.record, names) for listed in groups)
+    return [w for w in found if w is not None]
+
+
+def _separated(
+    listed: list[int], order: WinOrder, counts: NDArray[np.float64], names: list[str]
+) -> dict[str, object] | None:
+    members = [i for i in listed if order.label[i] >= 0]
+    first: dict[int, list[int]] = {}  # each component's members, components in the order first listed
+    for i in members:
+        first.setdefault(int(order.label[i]), []).append(i)
+    comps = list(first.values())
+    if len(comps) < 2:
+        return None
+    parts = [", ".join(f"{names[i]} ({record_text(counts, i)})" for i in comp) for comp in comps]
+    text = parts[0]
+    for prev, comp, part in zip(comps, comps[1:], parts[1:], strict=False):
+        text += (" > " if order.above(prev[0], comp[0]) else " ~ ") + part
+    return {
+        "kind": "separated",
+        "contestants": [names[i] for comp in comps for i in comp],
+        "components": [[names[i] for i in comp] for comp in comps],
+        "records": {names[i]: record_text(counts, i) for i in members},
+        "message": "the wins do not link every contestant both ways; win components, best first: "
+        + text
+        + " (>: lost no game to those below; ~: no path of wins orders them). How far apart the "
+        "components are is set by the prior, not by the data",
+    }
 
 
 def thin_notes(ident: Identified, names: list[str]) -> list[dict[str, object]]:

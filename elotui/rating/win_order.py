@@ -16,7 +16,6 @@ order). Its result never lists y above x when x reaches y and y does not reach x
 
 from __future__ import annotations
 
-import heapq
 from dataclasses import dataclass
 
 import numpy as np
@@ -104,39 +103,26 @@ def _search(beat: NDArray[np.bool_], start: int) -> NDArray[np.bool_]:
 
 def follow_wins(ranked: list[int], order: WinOrder) -> list[int]:
     """`ranked` (contestants, best first) reordered as little as needed for no contestant to be listed above one
-    that reaches it through wins without being reached back."""
-    label = order.label
-    comps = sorted({int(label[i]) for i in ranked if label[i] >= 0})
-    if len(comps) < 2:
+    that reaches it through wins without being reached back: each place goes to the first of `ranked` not yet
+    listed whose components above are all listed (Kahn's algorithm, the rating order breaking the ties)."""
+    if not order.separated:
         return list(ranked)
-    position = {c: p for p, c in enumerate(comps)}
-    sub = order.reaches[np.ix_(comps, comps)]
-    # direct predecessors suffice for Kahn's algorithm on the closure: count every component above
-    blocking = sub.sum(axis=0).astype(np.int64)
-    left = {c: 0 for c in comps}
-    for i in ranked:
-        if label[i] >= 0:
-            left[int(label[i])] += 1
-    priority = {i: p for p, i in enumerate(ranked)}
-    heap = [(priority[i], i) for i in ranked if label[i] < 0 or blocking[position[int(label[i])]] == 0]
-    heapq.heapify(heap)
-    waiting = {c: [i for i in ranked if label[i] == c] for c in comps}
+    labels = order.label[np.asarray(ranked, dtype=np.intp)] if ranked else np.zeros(0, np.int64)
+    unplaced = np.bincount(labels[labels >= 0], minlength=len(order.size))  # members not yet listed
+    remaining = list(ranked)
     out: list[int] = []
-    while heap:
-        _, i = heapq.heappop(heap)
+    while remaining:
+        at = next(p for p, i in enumerate(remaining) if _free(int(order.label[i]), order, unplaced))
+        i = remaining.pop(at)
         out.append(i)
-        c = int(label[i])
-        if c < 0:
-            continue
-        left[c] -= 1
-        if left[c]:
-            continue
-        for d in np.flatnonzero(sub[position[c]]).tolist():  # c is placed: those below it wait for one fewer
-            blocking[d] -= 1
-            if blocking[d] == 0:
-                for j in waiting[comps[d]]:
-                    heapq.heappush(heap, (priority[j], j))
+        if order.label[i] >= 0:
+            unplaced[order.label[i]] -= 1
     return out
+
+
+def _free(c: int, order: WinOrder, unplaced: NDArray[np.int64]) -> bool:
+    """No component that reaches component c (-1: no games) has members left to list."""
+    return c < 0 or not (order.reaches[:, c] & (unplaced > 0)).any()
 
 
 def contradicted(rating: NDArray[np.float64], order: WinOrder) -> bool:

@@ -31,7 +31,7 @@ from elotui.themes import APP_VARIABLE_DEFAULTS, DEFAULT_THEME
 from elotui.tui import run_monitor
 from elotui.tui.actions import AppActions
 from elotui.tui.commands import ElotuiCommands
-from elotui.tui.live_ranking import LiveRanking, RankingContext, Scope, ViewKey
+from elotui.tui.live_ranking import LiveRanking, RankingContext, Scope, ViewKey, chart_label
 from elotui.tui.messages import DiagnosticsComputed, JudgeStatsLoaded, LeaderboardComputed, VerdictsArrived
 from elotui.tui.run_monitor import Notice, PlanCounts, RunControl, RunMonitor, RunnerFactory
 from elotui.tui.sanitize import one_line
@@ -407,9 +407,7 @@ class ElotuiApp(AppActions, App[int]):
     @on(DiagnosticsComputed)
     def _diagnostics_ready(self, message: DiagnosticsComputed) -> None:
         self._diag_version = message.version
-        label = f"threshold {threshold_label(self.threshold)}, {METHOD_NAMES.get(self.method, self.method)}"
-        if message.trajectory.get("preview_orders"):  # the earlier points play fewer orders than the board
-            label += f"; ends at the leaderboard, earlier points a preview with {message.trajectory['preview_orders']} orders"
+        label = chart_label(self.threshold, self.method, message.trajectory)
         pane = self._view(DiagnosticsPane)
         if pane is not None:
             pane.show(message.report, message.trajectory, label)

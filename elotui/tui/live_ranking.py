@@ -15,7 +15,7 @@ from typing import Any
 from elotui.rating.leaderboard import Leaderboard, RatingOptions, rank
 from elotui.rating.table import VerdictTable
 from elotui.records import PlanVerdict
-from elotui.vocab import Threshold
+from elotui.vocab import METHOD_NAMES, Threshold, threshold_label
 
 
 @dataclass(frozen=True)
@@ -41,6 +41,16 @@ class Scope:
 
 ViewKey = tuple[Threshold, str, Scope]
 PREVIEW_ORDERS = 20  # Elo orders of the trajectory's earlier points (the last point is the leaderboard's)
+
+
+def chart_label(threshold: Threshold, method: str, trajectory: dict[str, Any]) -> str:
+    """What the chart of a trajectory shows: the view, and, when its earlier points play fewer Elo orders than
+    the board, that they are a preview (the last point is the leaderboard)."""
+    label = f"threshold {threshold_label(threshold)}, {METHOD_NAMES.get(method, method)}"
+    orders = trajectory.get("preview_orders")
+    return label + (
+        f"; ends at the leaderboard, earlier points a preview with {orders} orders" if orders else ""
+    )
 
 
 def _unchanged(board: Leaderboard) -> Leaderboard:
