@@ -5,10 +5,14 @@ Gap bands (seed 000 §4.4): Δ < 50 "practically tied", 50 <= Δ <= 150 "moderat
 win probability of a gap is 1 / (1 + 10^(-Δ/400)).
 
 Certainty (elotui.rating.bootstrap): each rating's interval is a 95 % percentile bootstrap interval (by prompt by
-default) for both methods; from the same rounds, each adjacent gap gets its interval and the order confidence
-(the share of rounds in which the upper contestant is above the lower one). `band_range` is the bands the gap
-interval spans: a band is certain only when the range has one band. What the games do not determine is said
-(elotui.rating.identify): unranked contestants, groups ranked apart, bounds for the unbeaten and the winless.
+default) for both methods; from the same rounds, centred on the point ratings, each adjacent gap gets its interval
+and the order confidence (the share of rounds in which the upper contestant is above the lower one), so that both
+speak of the order shown; an order below one half is marked (`order_uncertain`). `band_range` is the bands the
+gap interval spans: a band is certain only when the range has one band. What the games do not determine is said
+(elotui.rating.identify): unranked contestants, groups ranked apart, and for Bradley–Terry the win components
+(elotui.rating.win_order): the order follows the wins, and across a separation the ratings are the weakly
+penalised estimate (`bt_following_wins`, stated in `settings.interval.separation`). Elo rates every contestant
+with games.
 
 Scales: at threshold "none" every verdict is a game; at 1.0 ... 0.5 each presentation's agreed vote is one game,
 so a consistent preference counts as fully won: those ratings are steeper and not comparable with "none"'s.
