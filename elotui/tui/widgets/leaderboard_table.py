@@ -1,5 +1,6 @@
-"""The leaderboard as a DataTable: rank, contestant, rating (a bound: ≥/≤), interval, gap to the next rank with its
-expected win probability, the order confidence, band (the word, coloured from the theme, when the gap interval
+"""The leaderboard as a DataTable: rank, contestant, rating, interval, gap to the next rank with its
+expected win probability, the order confidence (gap and order confidence marked "?" when the order of the two is
+not established: `LeaderboardRow.order_uncertain`), band (the word, coloured from the theme, when the gap interval
 lies in one band; else the range it spans, in italics), W/L/D, games, win rate. With disconnected comparisons the
 rank reads group.rank."""
 
