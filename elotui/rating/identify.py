@@ -147,9 +147,8 @@ def _placed_by_prior(who: NDArray[np.intp], alone: NDArray[np.bool_], names: lis
     if not single:
         return ""
     side = "above" if kind == "unbeaten" else "below"
-    return (
-        f"; how far {', '.join(single)} sit {side} the rest is set by Bradley–Terry's prior, not by the data"
-    )
+    verb = "sits" if len(single) == 1 else "sit"
+    return f"; how far {', '.join(single)} {verb} {side} the rest is set by Bradley–Terry's prior, not by the data"
 
 
 def separation_warnings(
