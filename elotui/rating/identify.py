@@ -33,9 +33,8 @@ class Identified:
     component: NDArray[np.int64] = field(default_factory=lambda: np.zeros(0, dtype=np.int64))  # -1: no games
     warnings: list[dict[str, object]] = field(default_factory=list)  # what holds for every method
     wins: WinOrder | None = None  # the win components and their order (None: not computed)
-    record: NDArray[np.float64] = field(
-        default_factory=lambda: np.zeros((0, 3))
-    )  # (n, 3) wins, losses, draws
+    # (n, 3) wins, losses, draws
+    record: NDArray[np.int64] = field(default_factory=lambda: np.zeros((0, 3), dtype=np.int64))
     bt_warnings: list[dict[str, object]] = field(default_factory=list)  # Bradley–Terry's identifiability
     elo_notes: list[dict[str, object]] = field(default_factory=list)  # Elo's note that the data are thin
 
@@ -109,15 +108,13 @@ def identify(c: Canonical, names: list[str]) -> Identified:
     )
 
 
-def record_text(counts: NDArray[np.float64], i: int) -> str:
+def record_text(counts: NDArray[np.int64], i: int) -> str:
     """A contestant's record as W-L (W-L-D when it drew)."""
     w, l_, d = (int(x) for x in counts[i])
     return f"{w}-{l_}" + (f"-{d}" if d else "")
 
 
-def record_warnings(
-    counts: NDArray[np.float64], names: list[str], order: WinOrder
-) -> list[dict[str, object]]:
+def record_warnings(counts: NDArray[np.int64], names: list[str], order: WinOrder) -> list[dict[str, object]]:
     """`unbeaten` (no loss, some win) and `winless` (no win, some loss), each contestant with its record; those
     alone in their win component (no draw links them back) are said to have a rating the prior places."""
     wins, losses = counts[:, 0], counts[:, 1]
@@ -165,7 +162,7 @@ def separation_warnings(
 
 
 def _separated(
-    listed: list[int], order: WinOrder, counts: NDArray[np.float64], names: list[str]
+    listed: list[int], order: WinOrder, counts: NDArray[np.int64], names: list[str]
 ) -> dict[str, object] | None:
     members = [i for i in listed if order.label[i] >= 0]
     first: dict[int, list[int]] = {}  # each component's members, components in the order first listed
