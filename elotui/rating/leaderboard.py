@@ -213,7 +213,7 @@ def rank_games(
         raw, prior = bt_following_wins(g, options, ident)
     else:
         raw, prior = ratings_for(g, method, options, settled), None
-    rated = _centred(raw, ident, float(options.initial_rating))
+    rated = _centred(raw, ident, float(options.initial_rating), by_wins=method == "bt")
     interval = options.interval(method).as_settings()
     if prior is not None:
         interval["separation"] = separation_setting(prior)
@@ -364,19 +364,19 @@ def _interval(point: NDArray[np.float64], rounds: NDArray[np.float64]) -> tuple[
     return low, high
 
 
-def _centred(r: Rated, ident: Identified, mean: float) -> Rated:
+def _centred(r: Rated, ident: Identified, mean: float, *, by_wins: bool = False) -> Rated:
     """Each group's rated contestants centred so that its anchor's mean is `mean` (points, intervals, rounds,
     spread alike): a group's offset is not determined by data, so it is fixed by convention, not by the prior.
-    The anchor is the group's largest win component when it has two members or more (the contestants whose
-    ratings the data determine relative to each other: a separated contestant's prior-set rating does not move
-    them), else the whole group."""
+    The anchor is the whole group; with `by_wins` (Bradley–Terry), its largest win component when that has two
+    members or more (the contestants whose ratings the data determine relative to each other: a separated
+    contestant's prior-set rating does not move them)."""
     rating, low, high, rounds = r.rating.copy(), r.low.copy(), r.high.copy(), r.rounds.copy()
     spread = (r.spread[0].copy(), r.spread[1].copy()) if r.spread is not None else None
     for k in range(int(ident.component.max()) + 1 if len(ident.component) else 0):
         members = np.flatnonzero((ident.component == k) & ident.rated)
         if len(members) == 0:
             continue
-        anchor = _anchor(members, ident)
+        anchor = _anchor(members, ident) if by_wins else members
         shift = mean - rating[anchor].mean()
         for arr in (rating, low, high, *(spread or ())):
             arr[members] += shift
