@@ -38,3 +38,37 @@ def test_the_last_point_is_the_leaderboard(method: str, threshold, judge: str | 
     assert shown is not None and shown.ratings() == board.ratings()
     # the earlier points: Elo with fewer orders than the board is a preview, and says so
     assert trajectory["preview_orders"] == (PREVIEW_ORDERS if method == "elo" else None)
+
+
+def test_on_vicuna80_the_chart_ends_at_the_board() -> None:
+    # the sample's own settings (threshold 0.5, Elo, 100 permutations): the chart's last point is the board
+    from elotui.config import load_tournament
+    from elotui.verdict_log import read_log
+    from tests.samples.sample_paths import SAMPLES
+
+    tournament = load_tournament(SAMPLES / "vicuna80" / "tournament.toml")
+    rows = [
+        (
+            v["prompt"],
+            v["first"],
+            v["second"],
+            v["judge"],
+            v["condition"],
+            v["sample"],
+            v["status"],
+            v["winner"],
+        )
+        for v in read_log(SAMPLES / "vicuna80" / "verdicts.jsonl.gz")
+    ]
+    options = RatingOptions.from_config(tournament.spec.ranking).replace(bootstrap=20)
+    live = LiveRanking(VerdictTable.from_rows(rows, contestants=tournament.contestant_ids), options)
+    trajectory = live.trajectory(0.5, "elo", points=4)
+    board = rank(
+        VerdictTable.from_rows(rows, contestants=tournament.contestant_ids),
+        threshold=0.5,
+        method="elo",
+        options=options,
+    )
+    assert {c: v[-1] for c, v in trajectory["ratings"].items()} == board.ratings()
+    last_order = sorted(board.ratings(), key=lambda c: -trajectory["ratings"][c][-1])
+    assert last_order == [r.contestant for r in board.rows]
