@@ -6,6 +6,7 @@ from typing import IO
 
 from elotui.commands.common import table_lines
 from elotui.config import Tournament
+from elotui.rating.board import LeaderboardRow
 from elotui.rating.labels import (
     band_text,
     interval_label,
@@ -13,11 +14,17 @@ from elotui.rating.labels import (
     order_text,
     rating_text,
     scale_note,
+    uncertain_lines,
     warning_lines,
 )
 from elotui.session import TournamentSession
 from elotui.store import Store
 from elotui.terminal import one_line
+
+
+def _order_cell(row: LeaderboardRow) -> str:
+    """The order confidence (blank without one), marked when the order is not established."""
+    return "" if row.order_confidence is None and not row.order_uncertain else order_text(row)
 
 
 def print_leaderboard(tournament: Tournament, store: Store, out: IO[str]) -> None:
@@ -48,7 +55,7 @@ def print_leaderboard(tournament: Tournament, store: Store, out: IO[str]) -> Non
             "" if r.gap_to_next is None else f"{r.gap_to_next:.1f}",
             "" if r.gap_ci_low is None else f"{r.gap_ci_low:.0f} – {r.gap_ci_high:.0f}",
             "" if r.win_prob_vs_next is None else f"{100 * r.win_prob_vs_next:.0f}%",
-            "" if r.order_confidence is None else order_text(r),
+            _order_cell(r),
             "" if r.band is None else band_text(r),
             f"{r.wins}-{r.losses}-{r.draws}",
             str(r.games),
@@ -59,11 +66,12 @@ def print_leaderboard(tournament: Tournament, store: Store, out: IO[str]) -> Non
     for line in table_lines(header, rows, right_from=2):
         print(line, file=out)
     print(
-        f"interval: {interval_label(board)}; order: the share of rounds with this row above the next; a band "
-        "range (tied–moderate) when the gap interval spans several bands",
+        f"interval: {interval_label(board)}; order: the share of rounds with this row above the next (?: the "
+        "order is not established, see below); a band range (tied–moderate) when the gap interval spans several "
+        "bands",
         file=out,
     )
-    for line in [scale_note(board), *warning_lines(board)]:
+    for line in [scale_note(board), *warning_lines(board), *uncertain_lines(board)]:
         if line:
             print(f"note: {line}", file=out)
     counts = board.counts

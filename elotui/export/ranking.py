@@ -9,8 +9,11 @@ leading `'` (the neo4j-admin CSVs of `elotui graph` keep exact values: they are 
 JSON: `{"tournament", "provenance", "settings", "counts", "warnings", "columns", "rows"}` (`provenance`: the
 elotui version, the content hashes of the tournament and data files, each judge's settings without keys, the
 store's runs, the export time); each row has the CSV's columns plus
-`band_range`, `bound`, `group`, `order_spread_low`, `order_spread_high`; `settings.interval` says what the
-interval is (`{"kind": "bootstrap", "unit": "prompt" | "game", "level": 0.95, "rounds": N}`), exact text, no
+`band_range`, `bound`, `group`, `order_spread_low`, `order_spread_high`, `order_uncertain` (why the order of the
+row above the next is not established: order confidence below one half, or no path of wins orders them; null when
+it is), `order_basis` (Bradley–Terry: "ratings", "wins" or "unordered"); `settings.interval` says what the
+interval is (`{"kind": "bootstrap", "unit": "prompt" | "game", "level": 0.95, "rounds": N}`, and for
+Bradley–Terry `separation`: what is shown where the wins do not link every contestant both ways), exact text, no
 neutralisation (non-finite floats become null).
 """
 
@@ -58,6 +61,8 @@ JSON_COLUMNS: tuple[str, ...] = CSV_COLUMNS + (
     "group",
     "order_spread_low",
     "order_spread_high",
+    "order_uncertain",
+    "order_basis",
 )
 _FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
 

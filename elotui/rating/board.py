@@ -1,10 +1,15 @@
-"""The leaderboard and its rows: order, ranks per group, bounds, gaps with their intervals, order confidence and bands.
+"""The leaderboard and its rows: order, ranks per group, gaps with their intervals, order confidence and bands.
 
 Order: the groups of the comparison graph, largest first; within a group by rating (ties by id: ratings within
-RATING_TIE of each other are one tie, and their gap is 0), a bounded
-contestant placed by its bound (just above the best contestant it beat, or just below the worst it lost to);
-unranked contestants (no games) last, by id. A gap, its interval, band and order confidence are drawn only
+RATING_TIE of each other are one tie, and their gap is 0); for Bradley–Terry, in an order the wins support
+(elotui.rating.win_order.follow_wins: never below a contestant it reaches through wins without being reached
+back); unranked contestants (no games) last, by id. A gap, its interval, band and order confidence are drawn only
 between two rated contestants of one group.
+
+One estimator: the order is the point estimate's, and the gap interval and the order confidence come from the
+bootstrap rounds centred on the point estimate (each contestant's rounds shifted so that their median is its
+point rating), so that they speak of the order shown. A pair whose order confidence is below one half, or whose
+order no path of wins sets (Bradley–Terry), carries `order_uncertain`: the reason, in words.
 """
 
 from __future__ import annotations
@@ -18,7 +23,8 @@ from numpy.typing import NDArray
 
 from elotui.rating.bootstrap import gap_stats
 from elotui.rating.games import Games, record
-from elotui.rating.identify import Identified
+from elotui.rating.identify import Identified, separation_warnings
+from elotui.rating.win_order import follow_wins
 from elotui.vocab import RATING_TIE, band, by_rating, win_probability
 
 
@@ -28,7 +34,7 @@ class LeaderboardRow:
         int | None
     )  # None: unranked (no games); restarts in each group when the comparisons are disconnected
     contestant: str
-    rating: float | None  # None when unranked; a bound (see `bound`) for the unbeaten and the winless
+    rating: float | None  # None when unranked
     ci_low: float | None
     ci_high: float | None
     gap_to_next: float | None  # rating minus the next row's rating (None on the last row of a group)
@@ -44,12 +50,18 @@ class LeaderboardRow:
     gap_ci_high: float | None = None
     order_confidence: float | None = None  # share of bootstrap rounds with this row above the next
     band_range: tuple[str, ...] | None = None  # the bands the gap interval spans (one: the band is certain)
-    bound: str | None = None  # "lower" (won every game) or "upper" (lost every game): the rating is a bound
+    bound: str | None = None  # kept for the file formats: ratings are never bounds (always None)
     group: int | None = None  # 1-based group of the comparison graph; None when unranked
     order_spread_low: float | None = (
         None  # Elo only: 2.5 % of single-order ratings (not a confidence interval)
     )
     order_spread_high: float | None = None
+    # why the order of this row above the next is not established (None: it is): order confidence below one
+    # half, or (Bradley–Terry) no path of wins orders the two
+    order_uncertain: str | None = None
+    # what sets this row above the next (Bradley–Terry): "ratings" (one win component), "wins" (this row's win
+    # component reaches the next's, never the other way: the gap's size is the prior's), "unordered" (no path)
+    order_basis: str | None = None
 
     @property
     def band_certain(self) -> bool:
@@ -64,7 +76,7 @@ class Leaderboard:
     warnings: list[dict[str, Any]] = field(default_factory=list)
 
     def ratings(self) -> dict[str, float]:
-        """Every rated contestant's rating (the bound, for a bounded one); unranked ones are left out."""
+        """Every rated contestant's rating; unranked ones are left out."""
         return {row.contestant: row.rating for row in self.rows if row.rating is not None}
 
 
@@ -79,37 +91,13 @@ class Rated:
     spread: tuple[NDArray[np.float64], NDArray[np.float64]] | None = None
 
 
-def bound_values(g: Games, rated: Rated, ident: Identified) -> dict[int, float | None]:
-    """Each bounded contestant's bound: the highest rating among those it beat (unbeaten: a lower bound), the
-    lowest among those it lost to (winless: an upper bound), taken over rated contestants and the bounds already
-    found (bounded contestants are resolved in the reverse of the order they were set aside)."""
-    values: dict[int, float | None] = {}
-    known: dict[int, float] = {int(i): float(rated.rating[i]) for i in np.flatnonzero(ident.rated)}
-    for c in reversed(ident.removed):
-        opponents = np.r_[g.b[g.a == c], g.a[g.b == c]]
-        seen = [known[int(o)] for o in opponents if int(o) in known]
-        value = (max(seen) if ident.bounds[c] == "lower" else min(seen)) if seen else None
-        values[c] = value
-        if value is not None:
-            known[c] = value
-    return values
-
-
-def _sort_key(i: int, rated: Rated, ident: Identified, bounds: dict[int, float | None]) -> float:
-    if ident.rated[i]:
-        return float(rated.rating[i])
-    value = bounds.get(i)
-    sign = 1.0 if ident.bounds.get(i) == "lower" else -1.0
-    return sign * np.inf if value is None else value + sign * 1e-6
-
-
 def build_leaderboard(
     contestants: list[str], g: Games, rated: Rated, ident: Identified, settings: dict[str, Any]
 ) -> Leaderboard:
-    bounds = bound_values(g, rated, ident)
     groups = int(ident.component.max()) + 1 if len(ident.component) and ident.component.max() >= 0 else 0
+    by_wins = settings.get("method") == "bt" and ident.wins is not None
     ordered: list[list[int]] = [
-        _ranked(np.flatnonzero(ident.component == k).tolist(), rated, ident, bounds, contestants)
+        _ranked(np.flatnonzero(ident.component == k).tolist(), rated, ident, contestants, by_wins)
         for k in range(groups)
     ]
     unranked = sorted(np.flatnonzero(ident.component < 0).tolist(), key=lambda i: contestants[i])
@@ -120,23 +108,48 @@ def build_leaderboard(
         for pos, i in enumerate(members):
             nxt = members[pos + 1] if pos + 1 < len(members) else None
             gap = gap_fields(i, nxt, rated, ident, gaps)
-            rows.append(
-                _row(i, pos + 1, k + 1 if groups > 1 else 1, contestants, rated, ident, bounds, rec, gap)
-            )
-    rows += [_row(i, None, None, contestants, rated, ident, bounds, rec, {}) for i in unranked]
-    return Leaderboard(rows=rows, settings=settings, counts=dict(g.counts), warnings=list(ident.warnings))
+            if nxt is not None:
+                gap.update(
+                    order_fields(i, nxt, ident if by_wins else None, contestants, gap.get("order_confidence"))
+                )
+            rows.append(_row(i, pos + 1, k + 1 if groups > 1 else 1, contestants, rated, ident, rec, gap))
+    rows += [_row(i, None, None, contestants, rated, ident, rec, {}) for i in unranked]
+    method = str(settings.get("method", ""))
+    warnings = ident.warnings_for(method)
+    if by_wins:
+        warnings += separation_warnings(ident, contestants, ordered)
+    return Leaderboard(rows=rows, settings=settings, counts=dict(g.counts), warnings=warnings)
 
 
 def _ranked(
-    members: list[int],
-    rated: Rated,
-    ident: Identified,
-    bounds: dict[int, float | None],
-    contestants: list[str],
+    members: list[int], rated: Rated, ident: Identified, contestants: list[str], by_wins: bool
 ) -> list[int]:
-    """A group's members from the highest rating (or bound) down, ties by id (`vocab.by_rating`)."""
-    keys = {i: _sort_key(i, rated, ident, bounds) for i in members}
-    return by_rating(members, keys.__getitem__, contestants.__getitem__)
+    """A group's members from the highest rating down, ties by id (`vocab.by_rating`); with `by_wins`, moved as
+    little as needed to follow the wins (`follow_wins`)."""
+    ranked = by_rating(members, lambda i: float(rated.rating[i]), contestants.__getitem__)
+    return follow_wins(ranked, ident.wins) if by_wins and ident.wins is not None else ranked
+
+
+def order_fields(
+    i: int, nxt: int, ident: Identified | None, contestants: list[str], confidence: float | None
+) -> dict[str, Any]:
+    """`order_basis` and `order_uncertain` of row i above row nxt (`ident`: the win order applies)."""
+    reasons: list[str] = []
+    basis = None
+    if ident is not None and ident.wins is not None:
+        wins = ident.wins
+        same = wins.label[i] == wins.label[nxt]
+        basis = "ratings" if same else "wins" if wins.above(i, nxt) else "unordered"
+        if basis == "unordered":
+            reasons.append(
+                f"no path of wins orders {contestants[i]} and {contestants[nxt]}: listed by the penalised ratings"
+            )
+    if confidence is not None and confidence < 0.5:
+        reasons.append(
+            f"order confidence {100 * confidence:.0f} % < 50 %: {contestants[nxt]} is above "
+            f"{contestants[i]} in most bootstrap rounds"
+        )
+    return {"order_basis": basis, "order_uncertain": "; ".join(reasons) or None}
 
 
 def _row(
@@ -146,7 +159,6 @@ def _row(
     contestants: list[str],
     rated: Rated,
     ident: Identified,
-    bounds: dict[int, float | None],
     rec: dict[str, Any],
     gap: dict[str, Any],
 ) -> LeaderboardRow:
@@ -170,19 +182,6 @@ def _row(
             win_prob_vs_next=None,
             band=None,
             intervals_overlap_next=None,
-            **common,
-        )
-    if not ident.rated[i]:  # a bound, not a rating
-        value, kind = bounds.get(i), ident.bounds[i]
-        return LeaderboardRow(
-            rating=value,
-            ci_low=value if kind == "lower" else None,
-            ci_high=value if kind == "upper" else None,
-            gap_to_next=None,
-            win_prob_vs_next=None,
-            band=None,
-            intervals_overlap_next=None,
-            bound=kind,
             **common,
         )
     spread = rated.spread
@@ -211,8 +210,19 @@ def gap_intervals(
     if not pairs or not len(rated.rounds):
         return {}
     upper, lower = np.array(pairs, dtype=np.intp).T
-    stats = zip(*(values.tolist() for values in gap_stats(rated.rounds, upper, lower)), strict=True)
+    centred = centred_rounds(rated.rounds, rated.rating)
+    stats = zip(*(values.tolist() for values in gap_stats(centred, upper, lower)), strict=True)
     return dict(zip(pairs, stats, strict=True))
+
+
+def centred_rounds(rounds: NDArray[np.float64], rating: NDArray[np.float64]) -> NDArray[np.float64]:
+    """Each contestant's bootstrap rounds shifted so that their median is its point rating: the rounds then
+    spread around the ratings shown, and the order confidence speaks of the order shown."""
+    if not len(rounds):
+        return rounds
+    shift = rating - np.median(rounds, axis=0)
+    shift[~np.isfinite(shift)] = 0.0
+    return rounds + shift
 
 
 def gap_fields(

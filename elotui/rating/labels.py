@@ -4,6 +4,8 @@ confidence, and every interval names what it is."""
 
 from __future__ import annotations
 
+import itertools
+
 from elotui.rating.board import Leaderboard, LeaderboardRow
 
 SHORT_BAND = {"practically tied": "tied", "moderate": "moderate", "strong": "strong"}
@@ -31,9 +33,37 @@ def band_text(row: LeaderboardRow) -> str:
     return "–".join(SHORT_BAND[b] for b in (row.band_range[0], row.band_range[-1]))
 
 
+UNCERTAIN_MARK = (
+    "?"  # after the order confidence and the gap: this row's order above the next is not established
+)
+
+
 def order_text(row: LeaderboardRow) -> str:
-    """The order confidence: the share of bootstrap rounds with this contestant above the next."""
-    return "—" if row.order_confidence is None else f"{100 * row.order_confidence:.0f}%"
+    """The order confidence: the share of bootstrap rounds with this contestant above the next, marked "?" when
+    the order is not established (`row.order_uncertain`: below one half, or no path of wins orders the two)."""
+    mark = UNCERTAIN_MARK if row.order_uncertain else ""
+    return (
+        ("—" + mark if mark else "—")
+        if row.order_confidence is None
+        else f"{100 * row.order_confidence:.0f}%{mark}"
+    )
+
+
+def gap_text(row: LeaderboardRow, digits: int = 0) -> str:
+    """The gap to the next row (+12), marked "?" when their order is not established."""
+    if row.gap_to_next is None:
+        return "—"
+    return f"{row.gap_to_next:+.{digits}f}" + (UNCERTAIN_MARK if row.order_uncertain else "")
+
+
+def uncertain_lines(board: Leaderboard) -> list[str]:
+    """One line per marked pair: why its order is not established."""
+    rows = board.rows
+    return [
+        f"{UNCERTAIN_MARK} {row.contestant} above {nxt.contestant}: {row.order_uncertain}"
+        for row, nxt in itertools.pairwise(rows)
+        if row.order_uncertain
+    ]
 
 
 def interval_label(board: Leaderboard) -> str:

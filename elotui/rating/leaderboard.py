@@ -5,10 +5,14 @@ Gap bands (seed 000 §4.4): Δ < 50 "practically tied", 50 <= Δ <= 150 "moderat
 win probability of a gap is 1 / (1 + 10^(-Δ/400)).
 
 Certainty (elotui.rating.bootstrap): each rating's interval is a 95 % percentile bootstrap interval (by prompt by
-default) for both methods; from the same rounds, each adjacent gap gets its interval and the order confidence
-(the share of rounds in which the upper contestant is above the lower one). `band_range` is the bands the gap
-interval spans: a band is certain only when the range has one band. What the games do not determine is said
-(elotui.rating.identify): unranked contestants, groups ranked apart, bounds for the unbeaten and the winless.
+default) for both methods; from the same rounds, centred on the point ratings, each adjacent gap gets its interval
+and the order confidence (the share of rounds in which the upper contestant is above the lower one), so that both
+speak of the order shown; an order below one half is marked (`order_uncertain`). `band_range` is the bands the
+gap interval spans: a band is certain only when the range has one band. What the games do not determine is said
+(elotui.rating.identify): unranked contestants, groups ranked apart, and for Bradley–Terry the win components
+(elotui.rating.win_order): the order follows the wins, and across a separation the ratings are the weakly
+penalised estimate (`bt_following_wins`, stated in `settings.interval.separation`). Elo rates every contestant
+with games.
 
 Scales: at threshold "none" every verdict is a game; at 1.0 ... 0.5 each presentation's agreed vote is one game,
 so a consistent preference counts as fully won: those ratings are steeper and not comparable with "none"'s.
@@ -26,11 +30,12 @@ from numpy.typing import NDArray
 
 from elotui.rating.board import Leaderboard, LeaderboardRow, Rated, build_leaderboard
 from elotui.rating.bootstrap import ELO_MAX_ROUNDS, LEVEL, BootstrapUnit, IntervalSpec
-from elotui.rating.bt import bradley_terry
+from elotui.rating.bt import DEFAULT_PRIOR, bradley_terry, fit_theta, to_elo, win_matrix
 from elotui.rating.elo import Canonical, canonical, elo_rounds, online_elo, permutation_elo
 from elotui.rating.games import Games, games
 from elotui.rating.identify import Identified, identify
 from elotui.rating.table import VerdictTable
+from elotui.rating.win_order import contradicted
 from elotui.vocab import (
     BAND_MODERATE,
     BAND_STRONG,
@@ -202,11 +207,16 @@ def rank_games(
     options = options or RatingOptions()
     listed = canonical(g)  # the distinct games: what identify reads, what Elo plays
     ident = identify(listed, list(contestants))
-    fit = g.select(ident.rated[g.a] & ident.rated[g.b]) if ident.removed else g
-    # (with contestants removed it would list games the fit leaves out; Bradley–Terry does not use it)
-    settled = None if ident.removed or method != "elo" else listed
+    settled = listed if method == "elo" else None
     del listed
-    rated = _centred(ratings_for(fit, method, options, settled), ident, float(options.initial_rating))
+    if method == "bt":
+        raw, prior = bt_following_wins(g, options, ident)
+    else:
+        raw, prior = ratings_for(g, method, options, settled), None
+    rated = _centred(raw, ident, float(options.initial_rating), by_wins=method == "bt")
+    interval = options.interval(method).as_settings()
+    if prior is not None:
+        interval["separation"] = separation_setting(prior)
     settings = {
         "threshold": threshold,
         "method": method,
@@ -214,7 +224,7 @@ def rank_games(
         "prompts": scope.get("prompts"),
         "judges": scope.get("judges"),
         "conditions": scope.get("conditions"),
-        "interval": options.interval(method).as_settings(),
+        "interval": interval,
         "scale": SCALE_NONE if threshold == "none" else SCALE_THRESHOLD,
     }
     if method == "elo":
@@ -289,6 +299,46 @@ def ratings_for(
     return Rated(r, r.copy(), r.copy(), np.zeros((0, n)))
 
 
+# Bradley–Terry's prior (precision on the natural-log strengths), weakened tenfold while the point ratings still
+# contradict the wins (rare: the penalised estimate tends to the order the wins set as the prior weakens)
+SEPARATION_PRIORS = (DEFAULT_PRIOR, DEFAULT_PRIOR / 10, DEFAULT_PRIOR / 100)
+
+
+def bt_following_wins(g: Games, o: RatingOptions, ident: Identified) -> tuple[Rated, float | None]:
+    """Bradley–Terry's ratings and the prior they were fitted with: the penalised estimate with the first prior
+    of SEPARATION_PRIORS whose point ratings put every contestant above all it reaches through wins without
+    being reached back (None: a per-judge model, whose own fit sets its prior)."""
+    if o.per_verdict_model and len(g.judge) == len(g.a) and len(g.a):
+        return _per_verdict_bt(g, o), None
+    prior = SEPARATION_PRIORS[0]
+    if ident.wins is not None and ident.wins.separated:
+        wins = win_matrix(g)
+        for prior in SEPARATION_PRIORS:
+            if not contradicted(to_elo(fit_theta(wins, prior)), ident.wins):
+                break
+    bt = bradley_terry(
+        g,
+        bootstrap=o.bootstrap,
+        seed=o.seed,
+        prior=prior,
+        mean=float(o.initial_rating),
+        unit=o.bootstrap_unit,
+    )
+    return Rated(bt.rating, bt.low, bt.high, bt.bootstrap), prior
+
+
+def separation_setting(prior: float | None) -> dict[str, Any]:
+    """What Bradley–Terry shows across a separation (the export's `settings.interval.separation`)."""
+    return {
+        "display": "penalised estimate",
+        "prior": prior,
+        "note": "where the wins do not link every contestant both ways (a win component beat another and never "
+        "lost to it), the ratings are the estimate penalised by a weak Gaussian prior (precision `prior` on the "
+        "natural-log strengths; null: the per-judge model's own): the order follows the wins, and the gaps "
+        "between win components are set by the prior, not by the data",
+    }
+
+
 def _per_verdict_bt(g: Games, o: RatingOptions) -> Rated:
     """Bradley–Terry with a term per judge (a first-slot advantage, or a learned weight), on games that carry
     their judges (threshold none): Elo-scale points and prompt-bootstrap rounds around `initial_rating`."""
@@ -314,18 +364,33 @@ def _interval(point: NDArray[np.float64], rounds: NDArray[np.float64]) -> tuple[
     return low, high
 
 
-def _centred(r: Rated, ident: Identified, mean: float) -> Rated:
-    """Each group's rated contestants centred on `mean` (points, intervals, rounds, spread alike): a group's
-    offset is not determined by data, so it is fixed by convention, not by the prior."""
+def _centred(r: Rated, ident: Identified, mean: float, *, by_wins: bool = False) -> Rated:
+    """Each group's rated contestants centred so that its anchor's mean is `mean` (points, intervals, rounds,
+    spread alike): a group's offset is not determined by data, so it is fixed by convention, not by the prior.
+    The anchor is the whole group; with `by_wins` (Bradley–Terry), its largest win component when that has two
+    members or more (the contestants whose ratings the data determine relative to each other: a separated
+    contestant's prior-set rating does not move them)."""
     rating, low, high, rounds = r.rating.copy(), r.low.copy(), r.high.copy(), r.rounds.copy()
     spread = (r.spread[0].copy(), r.spread[1].copy()) if r.spread is not None else None
     for k in range(int(ident.component.max()) + 1 if len(ident.component) else 0):
         members = np.flatnonzero((ident.component == k) & ident.rated)
         if len(members) == 0:
             continue
-        shift = mean - rating[members].mean()
+        anchor = _anchor(members, ident) if by_wins else members
+        shift = mean - rating[anchor].mean()
         for arr in (rating, low, high, *(spread or ())):
             arr[members] += shift
         if len(rounds):
-            rounds[:, members] += mean - rounds[:, members].mean(axis=1, keepdims=True)
+            rounds[:, members] += mean - rounds[:, anchor].mean(axis=1, keepdims=True)
     return Rated(rating, low, high, rounds, spread)
+
+
+def _anchor(members: NDArray[np.intp], ident: Identified) -> NDArray[np.intp]:
+    """The members a group is centred on: its largest win component (ties: the one with the lowest member) when
+    that has two members or more, else all of them."""
+    if ident.wins is None:
+        return members
+    labels = ident.wins.label[members]
+    sizes = np.bincount(labels[labels >= 0], minlength=1)
+    largest = int(np.argmax(sizes))
+    return members[labels == largest] if sizes[largest] >= 2 else members

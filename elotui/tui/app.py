@@ -31,7 +31,7 @@ from elotui.themes import APP_VARIABLE_DEFAULTS, DEFAULT_THEME
 from elotui.tui import run_monitor
 from elotui.tui.actions import QUIT_KEYS, AppActions
 from elotui.tui.commands import ElotuiCommands
-from elotui.tui.live_ranking import LiveRanking, RankingContext, Scope, ViewKey
+from elotui.tui.live_ranking import LiveRanking, RankingContext, Scope, ViewKey, chart_label
 from elotui.tui.messages import DiagnosticsComputed, JudgeStatsLoaded, LeaderboardComputed, VerdictsArrived
 from elotui.tui.run_monitor import Notice, PlanCounts, RunControl, RunMonitor, RunnerFactory
 from elotui.tui.sanitize import one_line
@@ -321,7 +321,7 @@ class ElotuiApp(AppActions, App[int]):
             and not self._busy("diagnostics")
             and (now or self._diag_version != self.ranking.version)
         ):
-            self._spawn("diagnostics", lambda: self._diagnose(self.threshold, self.method))
+            self._spawn("diagnostics", lambda: self._diagnose(self.threshold, self.method, self.scope))
 
     # -- ranking ---------------------------------------------------------------------------------------------------
     @property
@@ -396,7 +396,7 @@ class ElotuiApp(AppActions, App[int]):
             table.show(judges, self.judge_stats, self.monitor.judge_counts)
 
     @work(thread=True, exclusive=True, group="diagnostics", exit_on_error=False)
-    def _diagnose(self, threshold: Threshold, method: str) -> None:
+    def _diagnose(self, threshold: Threshold, method: str, scope: Scope) -> None:
         table, version = self.ranking.snapshot_with_version()
         inputs = self.session.diagnose_inputs()
         for problem in inputs.problems:  # e.g. a broken votes log: say so, diagnose without it
@@ -404,12 +404,13 @@ class ElotuiApp(AppActions, App[int]):
         report = self.session.diagnose_report(
             table, method=method if method in ("elo", "bt") else "elo", max_permutations=100, inputs=inputs
         )
-        self.post_message(DiagnosticsComputed(report, self.ranking.trajectory(threshold, method), version))
+        trajectory = self.ranking.trajectory(threshold, method, scope=scope)
+        self.post_message(DiagnosticsComputed(report, trajectory, version))
 
     @on(DiagnosticsComputed)
     def _diagnostics_ready(self, message: DiagnosticsComputed) -> None:
         self._diag_version = message.version
-        label = f"threshold {threshold_label(self.threshold)}, {METHOD_NAMES.get(self.method, self.method)}"
+        label = chart_label(self.threshold, self.method, message.trajectory)
         pane = self._view(DiagnosticsPane)
         if pane is not None:
             pane.show(message.report, message.trajectory, label)

@@ -15,7 +15,7 @@ from typing import Any
 from elotui.rating.leaderboard import Leaderboard, RatingOptions, rank
 from elotui.rating.table import VerdictTable
 from elotui.records import PlanVerdict
-from elotui.vocab import Threshold
+from elotui.vocab import METHOD_NAMES, Threshold, threshold_label
 
 
 @dataclass(frozen=True)
@@ -40,6 +40,17 @@ class Scope:
 
 
 ViewKey = tuple[Threshold, str, Scope]
+PREVIEW_ORDERS = 20  # Elo orders of the trajectory's earlier points (the last point is the leaderboard's)
+
+
+def chart_label(threshold: Threshold, method: str, trajectory: dict[str, Any]) -> str:
+    """What the chart of a trajectory shows: the view, and, when its earlier points play fewer Elo orders than
+    the board, that they are a preview (the last point is the leaderboard)."""
+    label = f"threshold {threshold_label(threshold)}, {METHOD_NAMES.get(method, method)}"
+    orders = trajectory.get("preview_orders")
+    return label + (
+        f"; ends at the leaderboard, earlier points a preview with {orders} orders" if orders else ""
+    )
 
 
 def _unchanged(board: Leaderboard) -> Leaderboard:
@@ -100,16 +111,7 @@ class LiveRanking:
                 version = self._table.version
                 table = self._table.subset(None)
         threshold, method, scope = key
-        board = self.context.finish(
-            rank(
-                table,
-                threshold=threshold,
-                method=method,
-                options=self.options,
-                prompts=scope.prompts(self.context.categories),
-                judges=[scope.judge] if scope.judge else None,
-            )
-        )
+        board = self.context.finish(self._rank_view(table, threshold, method, scope, self.options))
         with self._lock:
             old = self._cache.get(key)
             if old is None or old[0] <= (version or 0):
@@ -120,28 +122,55 @@ class LiveRanking:
         with self._lock:
             return self._table.subset(None), self._table.version
 
-    def trajectory(self, threshold: Threshold, method: str, points: int = 24) -> dict[str, Any]:
-        """Ratings after the first 1/points, 2/points, ... of the verdicts (in arrival order).
+    def trajectory(
+        self, threshold: Threshold, method: str, points: int = 24, scope: Scope | None = None
+    ) -> dict[str, Any]:
+        """Ratings after the first 1/points, 2/points, ... of the verdicts (in arrival order), within `scope`.
 
-        Returns {"done": [n verdicts at each point], "ratings": {contestant: [rating at each point]}}. Uses fewer
-        permutations / bootstrap samples than the leaderboard (the chart shows the trend, not intervals).
+        Returns {"done": [n verdicts at each point], "ratings": {contestant: [rating at each point]},
+        "preview_orders": k | None}. The last point is the leaderboard of the view (threshold, method, scope)
+        itself, so the chart ends at the values the board shows. The earlier points are the same estimator
+        without bootstrap rounds (they do not change a point rating); for Elo with more than PREVIEW_ORDERS
+        permutations they play PREVIEW_ORDERS orders (a preview: `preview_orders` says so), else the same orders.
         """
-        table = self.snapshot()
+        scope = scope or Scope()
+        table, version = self.snapshot_with_version()
         n = len(table)
         contestants = list(table.contestants)
-        out: dict[str, Any] = {"done": [], "ratings": {c: [] for c in contestants}}
+        out: dict[str, Any] = {"done": [], "ratings": {c: [] for c in contestants}, "preview_orders": None}
         if n == 0:
             return out
         import numpy as np
 
+        orders = self.options.permutations
+        if method == "elo" and orders > PREVIEW_ORDERS:
+            orders = PREVIEW_ORDERS
+            out["preview_orders"] = orders
+        options = self.options.replace(permutations=orders, bootstrap=0)
         cuts = sorted({max(1, round(n * (i + 1) / points)) for i in range(points)})
         for cut in cuts:
-            mask = np.zeros(n, dtype=bool)
-            mask[:cut] = True
-            options = self.options.replace(permutations=min(self.options.permutations, 20), bootstrap=0)
-            board = rank(table.subset(mask), threshold=threshold, method=method, options=options)
+            if cut < n:
+                mask = np.zeros(n, dtype=bool)
+                mask[:cut] = True
+                board = self._rank_view(table.subset(mask), threshold, method, scope, options)
+            else:  # the leaderboard itself (the cached one when it is current)
+                key = (threshold, method, scope)
+                cached, current = self.cached(key)
+                board = cached if cached is not None and current else self.compute(key, table, version)
             out["done"].append(cut)
             ratings = board.ratings()
             for c in contestants:
                 out["ratings"][c].append(ratings.get(c, self.options.initial_rating))
         return out
+
+    def _rank_view(
+        self, table: VerdictTable, threshold: Threshold, method: str, scope: Scope, options: RatingOptions
+    ) -> Leaderboard:
+        return rank(
+            table,
+            threshold=threshold,
+            method=method,
+            options=options,
+            prompts=scope.prompts(self.context.categories),
+            judges=[scope.judge] if scope.judge else None,
+        )

@@ -13,7 +13,7 @@ import pytest
 from elotui.cli import main
 from elotui.errors import UserError
 from elotui.export.ranking import COLUMNS, CSV_COLUMNS, JSON_COLUMNS, write_csv, write_json
-from elotui.rating.leaderboard import Leaderboard, LeaderboardRow, RatingOptions, rank
+from elotui.rating.leaderboard import Leaderboard, LeaderboardRow, RatingOptions, rank, separation_setting
 from elotui.rating.table import VerdictTable
 from elotui.session import TournamentSession
 from elotui.store import Store
@@ -56,6 +56,8 @@ def test_column_order_is_exactly_the_contract() -> None:
         "group",
         "order_spread_low",
         "order_spread_high",
+        "order_uncertain",
+        "order_basis",
     )
 
 
@@ -140,10 +142,17 @@ def test_json_round_trip_rows_settings_counts(filled) -> None:
         "k_factor": 16.0,
         "initial_rating": 1000.0,
         "scope": {"prompts": None, "judges": None, "conditions": None},
-        "interval": {"kind": "bootstrap", "unit": "prompt", "level": 0.95, "rounds": 30},
+        "interval": {
+            "kind": "bootstrap",
+            "unit": "prompt",
+            "level": 0.95,
+            "rounds": 30,
+            "separation": separation_setting(0.01),  # what Bradley–Terry shows where the wins separate
+        },
         "scale": "every verdict is a game",
         "design": {"pairs": "all"},
     }
+    assert doc["settings"]["interval"]["separation"]["display"] == "penalised estimate"
     assert doc["warnings"] == []
     verdicts = filled.store.plan_verdicts()
     ok = sum(1 for v in verdicts if v[6] == "ok")

@@ -1,6 +1,7 @@
 """Ratings the data do not determine are said to be so, everywhere: a contestant with no games is unranked, two
-groups never compared are ranked apart with no gap across, one that won every game is a bound and does not move
-the others. Checked in rank(), the JSON and CSV exports, the headless leaderboard and the TUI."""
+groups never compared are ranked apart with no gap across, one that won every game is listed above those it beat
+(Bradley–Terry's penalised estimate, with the separation named; Elo's finite rating) and barely moves the
+others. Checked in rank(), the JSON and CSV exports, the headless leaderboard and the TUI."""
 
 from __future__ import annotations
 
@@ -58,7 +59,12 @@ def test_rank_says_what_the_games_do_not_determine(method: str) -> None:
     board = rank(table, threshold="none", method=method, options=OPTIONS)
     by = {r.contestant: r for r in board.rows}
     kinds = {w["kind"] for w in board.warnings}
-    assert kinds == {"no_games", "disconnected", "unbeaten"}
+    # identifiability warnings are Bradley–Terry's; Elo carries a note that the data are thin
+    assert kinds == (
+        {"no_games", "disconnected", "unbeaten", "separated"}
+        if method == "bt"
+        else {"no_games", "disconnected", "thin"}
+    )
     # no games: unranked, no rating, no interval, no band, last
     z = by["Z"]
     assert (z.rank, z.rating, z.ci_low, z.ci_high, z.band, z.group) == (None, None, None, None, None, None)
@@ -69,10 +75,11 @@ def test_rank_says_what_the_games_do_not_determine(method: str) -> None:
     assert [r.rank for r in board.rows if r.group == 2] == [1, 2]
     assert by["C"].gap_to_next is None and by["C"].band is None  # last of group 1: nothing drawn to group 2
     assert by["D"].gap_to_next is not None and by["E"].gap_to_next is None
-    # unbeaten: a lower bound at the best rating it beat; not in the others' fit
+    # unbeaten: a finite rating above everyone it beat, with an interval; never a bound
     u = by["U"]
-    assert u.bound == "lower" and u.rating == pytest.approx(by["A"].rating) and u.ci_high is None
-    assert u.gap_to_next is None and (u.wins, u.losses) == (40, 0)
+    assert u.bound is None and u.rating is not None and u.ci_low is not None and u.ci_high is not None
+    assert u.rating > by["A"].rating and u.gap_to_next is not None and (u.wins, u.losses) == (40, 0)
+    assert u.order_basis == ("wins" if method == "bt" else None) and u.order_uncertain is None
     without_u = rank(
         VerdictTable.from_rows(
             [r for r in scenario_rows() if "U" not in (r[1], r[2])], contestants=CONTESTANTS
@@ -82,9 +89,18 @@ def test_rank_says_what_the_games_do_not_determine(method: str) -> None:
         options=OPTIONS,
     )
     others = {r.contestant: r.rating for r in without_u.rows}
-    for c in ["A", "B", "C", "D", "E"]:
-        assert by[c].rating == pytest.approx(others[c], abs=1e-9)  # U moves nobody
-    assert by["A"].rating is not None and by["A"].rating < 1200  # not dragged by a prior-set 1786
+    if method == "bt":
+        # U barely moves the others: the group is centred on its linked core, not on U's prior-set rating
+        for c in ["A", "B", "C", "D", "E"]:
+            assert by[c].rating == pytest.approx(others[c], abs=5)
+        assert by["A"].rating is not None and by["A"].rating < 1200
+    else:
+        # Elo is zero-sum over a group: U's 40 wins take points from A, B and C alike, their differences stay
+        for x, y in [("A", "B"), ("B", "C")]:
+            assert by[x].rating - by[y].rating == pytest.approx(others[x] - others[y], abs=40)
+        assert by["D"].rating == pytest.approx(
+            others["D"], abs=5
+        )  # the other group (only the shuffles differ)
 
 
 def _store(tmp_path: Path) -> tuple[Path, Store]:
@@ -132,13 +148,25 @@ def test_exports_and_headless_say_it_too(tmp_path: Path, capsys: pytest.CaptureF
     args = ["export", str(path), "--store", str(tmp_path / "s.sqlite")]
     assert main([*args, "--format", "json"]) == 0
     doc = json.loads(capsys.readouterr().out)
-    assert {w["kind"] for w in doc["warnings"]} == {"no_games", "disconnected", "unbeaten"}
+    assert {w["kind"] for w in doc["warnings"]} == {"no_games", "disconnected", "unbeaten", "separated"}
     assert all(w["message"] and w["contestants"] for w in doc["warnings"])
+    unbeaten = next(w for w in doc["warnings"] if w["kind"] == "unbeaten")
+    assert unbeaten["contestants"] == ["U"] and unbeaten["records"] == {"U": "40-0"}
     rows = {r["contestant"]: r for r in doc["rows"]}
     assert (rows["Z"]["rank"], rows["Z"]["rating"], rows["Z"]["ci_low"], rows["Z"]["ci_high"]) == (None,) * 4
-    assert rows["U"]["bound"] == "lower" and rows["C"]["gap_to_next"] is None
+    assert rows["U"]["bound"] is None and rows["U"]["rating"] > rows["A"]["rating"]
+    assert rows["U"]["order_basis"] == "wins" and rows["C"]["gap_to_next"] is None
     assert rows["A"]["order_confidence"] is not None and rows["A"]["band_range"]
-    assert doc["settings"]["interval"] == {"kind": "bootstrap", "unit": "prompt", "level": 0.95, "rounds": 50}
+    interval = doc["settings"]["interval"]
+    assert {k: interval[k] for k in ("kind", "unit", "level", "rounds")} == {
+        "kind": "bootstrap",
+        "unit": "prompt",
+        "level": 0.95,
+        "rounds": 50,
+    }
+    assert (
+        interval["separation"]["display"] == "penalised estimate" and interval["separation"]["prior"] == 0.01
+    )
     assert main(args) == 0
     table = list(csv.DictReader(io.StringIO(capsys.readouterr().out)))
     z = next(r for r in table if r["contestant"] == "Z")
@@ -148,8 +176,10 @@ def test_exports_and_headless_say_it_too(tmp_path: Path, capsys: pytest.CaptureF
         print_leaderboard(load_tournament(path), store2, out)
     text = out.getvalue()
     assert "interval: 95 % bootstrap interval by prompt, 50 rounds" in text
-    assert "≥" in text and "note: 1 contestant(s) have no games" in text and "groups that never meet" in text
-    assert "U won every game" in text
+    assert (
+        "≥" not in text and "note: 1 contestant(s) have no games" in text and "groups that never meet" in text
+    )
+    assert "U (40-0) lost no game" in text and "U (40-0) > A (19-19)" in text
 
 
 async def test_the_tui_shows_it(tmp_path: Path) -> None:
@@ -163,7 +193,7 @@ async def test_the_tui_shows_it(tmp_path: Path) -> None:
         await settle(pilot)
         table = app.query_one(LeaderboardTable)
         cells = {str(table.get_row(key)[1]): [str(c) for c in table.get_row(key)] for key in table.rows}
-        assert cells["U"][0] == "1.1" and cells["U"][2].startswith("≥")  # group.rank; a bound
+        assert cells["U"][0] == "1.1" and cells["U"][2][0].isdigit()  # group.rank; a finite rating
         assert cells["D"][0] == "2.1" and cells["Z"][0] == "—" and cells["Z"][2] == "—"
         counts = str(app.query_one("#counts").content)
         assert "95 % bootstrap interval by prompt" in counts and "groups that never meet" in counts
@@ -212,44 +242,30 @@ def test_components_numbered_by_size_then_lowest_code() -> None:
     assert components(g.a, g.b, g.n_contestants).tolist() == [1, 0, 2, -1, 0, 1, 0, 2]
 
 
-def _identify_game_by_game(g: Games, names: list[str]) -> tuple:
-    """The reference: components, and the wins and losses counted over the games themselves, one by one (before
-    identify read the distinct games with their counts)."""
+def _reaches_by_search(g: Games) -> list[set[int]]:
+    """The reference: everyone each contestant reaches through games it scored in (a win, or a draw), by
+    breadth-first search over the games one by one."""
     n = g.n_contestants
-    links = {(min(x, y), max(x, y)) for x, y in zip(g.a.tolist(), g.b.tolist(), strict=True)}
-    x = np.array([p[0] for p in links], dtype=np.int64)
-    y = np.array([p[1] for p in links], dtype=np.int64)
-    component = components(x, y, n)
-    active = component >= 0
-    bounds: dict[int, str] = {}
-    removed: list[int] = []
-    while True:
-        wins, losses, played = [0] * n, [0] * n, [0] * n
-        for p, q, s in zip(g.a.tolist(), g.b.tolist(), g.score_a.tolist(), strict=True):
-            if active[p] and active[q]:
-                played[p] += 1
-                played[q] += 1
-                wins[p if s == 1.0 else q] += s in (0.0, 1.0)
-                losses[q if s == 1.0 else p] += s in (0.0, 1.0)
-        unbeaten = [k for k in range(n) if active[k] and played[k] and wins[k] == played[k]]
-        winless = [k for k in range(n) if active[k] and played[k] and losses[k] == played[k]]
-        if not unbeaten and not winless:
-            break
-        for k in unbeaten:
-            bounds[k] = "lower"
-        for k in winless:
-            bounds.setdefault(k, "upper")
-        for k in [*unbeaten, *winless]:
-            if active[k]:
-                active[k] = False
-                removed.append(k)
-    return active.tolist(), bounds, removed, component.tolist()
+    beat: list[set[int]] = [set() for _ in range(n)]
+    for p, q, s in zip(g.a.tolist(), g.b.tolist(), g.score_a.tolist(), strict=True):
+        if s > 0:
+            beat[p].add(q)
+        if s < 1:
+            beat[q].add(p)
+    out = []
+    for start in range(n):
+        seen, frontier = set(), [start]
+        while frontier:
+            frontier = [m for v in frontier for m in beat[v] if m not in seen]
+            seen.update(frontier)
+        out.append(seen)
+    return out
 
 
 @pytest.mark.parametrize("seed", range(30))
-def test_identify_from_the_distinct_games_equals_counting_game_by_game(seed: int) -> None:
+def test_win_components_and_records_equal_a_search_game_by_game(seed: int) -> None:
     # random games between up to 12 contestants, some never playing, some winning (or losing) every game they
-    # play, chains of them (the next one then wins everything else), several groups; both orientations
+    # play, several groups; both orientations
     from elotui.rating.elo import canonical
     from elotui.rating.identify import identify
 
@@ -263,10 +279,20 @@ def test_identify_from_the_distinct_games_equals_counting_game_by_game(seed: int
     for k in strong:
         s[a == k], s[b == k] = 1.0, 0.0
     g = Games(a.astype(np.int32), b.astype(np.int32), s, n, {})
-    names = [f"c{k}" for k in range(n)]
-    got = identify(canonical(g), names)
-    rated, bounds, removed, component = _identify_game_by_game(g, names)
-    assert got.rated.tolist() == rated
-    assert got.bounds == bounds
-    assert got.removed == removed
-    assert got.component.tolist() == component
+    got = identify(canonical(g), [f"c{k}" for k in range(n)])
+    reach = _reaches_by_search(g)
+    played = set(a.tolist()) | set(b.tolist())
+    assert got.wins is not None
+    for x in range(n):
+        assert (got.wins.label[x] >= 0) == (x in played)
+        for y in range(n):
+            if x == y or x not in played or y not in played:
+                continue
+            same = y in reach[x] and x in reach[y]
+            assert (got.wins.label[x] == got.wins.label[y]) == same
+            assert got.wins.above(x, y) == (y in reach[x] and x not in reach[y])
+    for k in range(n):
+        wins = sum((p == k and v == 1.0) or (q == k and v == 0.0) for p, q, v in zip(a, b, s, strict=True))
+        losses = sum((p == k and v == 0.0) or (q == k and v == 1.0) for p, q, v in zip(a, b, s, strict=True))
+        draws = sum(v == 0.5 and k in (p, q) for p, q, v in zip(a, b, s, strict=True))
+        assert got.record[k].tolist() == [wins, losses, draws]

@@ -44,6 +44,9 @@ ROW_FIELDS = [
     "group",
     "order_spread_low",
     "order_spread_high",
+    # why an adjacent order is not established, and what sets it (Bradley–Terry: ratings, wins or unordered)
+    "order_uncertain",
+    "order_basis",
 ]
 
 

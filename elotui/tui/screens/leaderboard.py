@@ -7,7 +7,7 @@ from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
 from textual.widgets import Label, Static
 
-from elotui.rating.labels import interval_label, scale_note, warning_lines
+from elotui.rating.labels import interval_label, scale_note, uncertain_lines, warning_lines
 from elotui.rating.leaderboard import Leaderboard
 from elotui.tui.widgets.choice import choice_select
 from elotui.tui.widgets.judges_table import JudgesTable
@@ -53,11 +53,15 @@ class LeaderboardPane(Vertical):
             f"games {c.get('games', 0)} · verdicts used {c.get('verdicts_used', 0)} · invalid {c.get('invalid', 0)}"
             f" · failed {c.get('failed', 0)}",
         )
-        text.append(f" · interval: {interval_label(board)}; order: share of rounds above the next")
+        text.append(
+            f" · interval: {interval_label(board)}; order: share of rounds above the next (?: not established)"
+        )
         text.append(" · bands: Δ<50 practically tied, 50–150 moderate, >150 strong")
         if note:
             text.append(f" · {note}", style="italic")
         for line in [scale_note(board), *warning_lines(board)]:
             if line:
                 text.append(f"\n⚠ {line}", style="bold")
+        for line in uncertain_lines(board):  # each "?" of the table, with its reason
+            text.append(f"\n{line}")
         self.query_one("#counts", Static).update(text)

@@ -1,5 +1,6 @@
-"""The leaderboard as a DataTable: rank, contestant, rating (a bound: ≥/≤), interval, gap to the next rank with its
-expected win probability, the order confidence, band (the word, coloured from the theme, when the gap interval
+"""The leaderboard as a DataTable: rank, contestant, rating, interval, gap to the next rank with its
+expected win probability, the order confidence (gap and order confidence marked "?" when the order of the two is
+not established: `LeaderboardRow.order_uncertain`), band (the word, coloured from the theme, when the gap interval
 lies in one band; else the range it spans, in italics), W/L/D, games, win rate. With disconnected comparisons the
 rank reads group.rank."""
 
@@ -17,7 +18,7 @@ from textual.strip import Strip
 from textual.widgets import DataTable
 from textual.widgets.data_table import RowKey
 
-from elotui.rating.labels import band_text, interval_text, order_text, rating_text
+from elotui.rating.labels import band_text, gap_text, interval_text, order_text, rating_text
 from elotui.rating.leaderboard import Leaderboard, LeaderboardRow
 from elotui.tui.colours import band_colour
 from elotui.tui.sanitize import one_line
@@ -56,7 +57,7 @@ def _rank_text(row: LeaderboardRow, grouped: bool) -> str:
 RIGHT_TEXT: dict[str, Callable[[LeaderboardRow, bool], str]] = {
     "#": _rank_text,
     "interval": lambda row, _: interval_text(row),
-    "Δ next": lambda row, _: "—" if row.gap_to_next is None else f"{row.gap_to_next:+.0f}",
+    "Δ next": lambda row, _: gap_text(row),  # "+12?": the order of the two is not established
     "P(win)": lambda row, _: "—" if row.win_prob_vs_next is None else f"{100 * row.win_prob_vs_next:.0f}%",
     "order": lambda row, _: order_text(row),
     "W/L/D": lambda row, _: f"{row.wins}/{row.losses}/{row.draws}",
