@@ -72,7 +72,7 @@ async def test_an_80x24_terminal_shows_what_matters_during_a_run(tmp_path: Path)
             assert "–" in row  # the interval
         status = "\n".join(lines[:3])
         assert "RUNNING" in status
-        assert "tournament: 30/48 calls (62%) · cost $0.04 of ~$0.07" in lines[1]
+        assert "tournament: 30/48 calls (62%) · cost $0.0421 of ~$0.0675" in lines[1]
         assert lines[2].strip().startswith("this run: 2.5 calls/s · ETA 1m35s · failed 1 · invalid 2")
         assert lines[-1].strip().startswith("? help  q quit")
     store.close()

@@ -11,7 +11,7 @@ from textual.widgets import DataTable
 
 from elotui.records import JudgeCounts, JudgeStats
 from elotui.tui.sanitize import one_line
-from elotui.tui.widgets.status_bar import human_count
+from elotui.tui.widgets.status_bar import dollars, human_count
 
 COLUMNS = (
     ("judge", 18),
@@ -43,7 +43,7 @@ def judges_summary(
     in_flight = sum(live.get(j, JudgeCounts()).in_flight for j, _ in judges)
     return (
         f"Judges ({len(judges)}) · tournament: done {done}/{planned} · failed {failed} · invalid {invalid}"
-        f" · cost ${cost:.4f} · in flight now {in_flight}"
+        f" · cost {dollars(cost)} · in flight now {in_flight}"
     )
 
 
@@ -73,7 +73,7 @@ class JudgesTable(DataTable[Text | str]):
                 ),
                 "invalid": Text(str(int(s.invalid)), justify="right"),
                 "in flight": Text(str(c.in_flight), justify="right"),
-                "cost": Text(f"${cost:.4f}" if cost else "—", justify="right"),
+                "cost": Text(dollars(cost) if cost else "—", justify="right"),
                 "retries": Text(str(max(int(s.retries), c.retries)), justify="right"),
                 "429s": Text(str(max(int(s.http_429s), c.http_429s)), justify="right"),
                 "mean latency": Text("—" if not latency else f"{latency:.0f} ms", justify="right"),

@@ -33,6 +33,11 @@ def human_count(n: float) -> str:
     return f"{n:.0f}"
 
 
+def dollars(cost: float) -> str:
+    """A cost as the screen shows it everywhere: cents are not enough below a dollar ($0.0383, $12.40)."""
+    return f"${cost:.4f}" if abs(cost) < 1 else f"${cost:.2f}"
+
+
 def human_duration(seconds: float | None) -> str:
     if seconds is None or math.isnan(seconds) or seconds < 0:
         return "—"
@@ -125,9 +130,9 @@ def progress_line(t: Text, info: StatusInfo, width: int, widget: Static) -> None
         pct = f"{100 * done / total:.0f}%" if total else "—"
         t.append(f" tournament: {done}/{total} calls ({pct})")
         if p is not None:
-            cost = f"${p.cost:.2f}"
+            cost = dollars(p.cost)
             if p.estimated_total_cost is not None:
-                cost += f" of ~${p.estimated_total_cost:.2f}"
+                cost += f" of ~{dollars(p.estimated_total_cost)}"
             t.append(f" · cost {cost}")
     if info.detail:
         t.append(f"  {one_line(info.detail, 80)}", style="italic")
