@@ -6,17 +6,24 @@ contestant under the table. Read from the screen as the terminal shows it (tests
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 
 import pytest
 
+from elotui.config import load_tournament
 from elotui.run.events import Progress, RunStarted
+from elotui.run.runner import Runner
+from elotui.store import Store
 from elotui.tui.launch import make_app
 from elotui.tui.widgets.leaderboard_table import fit_columns
 from elotui.tui.widgets.pair_detail import response_shown
 from elotui.tui.widgets.pairs_table import pair_columns
+from tests.run.fakes import FakeWorld
 from tests.tui.conftest import press_and_settle, settle
+from tests.tui.crafted import write_tournament
 from tests.tui.small_terminal import EMPTY_PROMPT, FOURTEEN, LONG, SHORT, run_small, screen_text
+from tests.tui.test_live import wait_for
 
 HEADERS = ("#", "contestant", "rating", "interval", "Δ next", "order", "band")
 
@@ -167,4 +174,35 @@ async def test_without_a_run_the_header_counts_are_the_tournaments(tmp_path: Pat
         assert lines[2].strip() == "tournament: failed 0 · invalid 0"
         assert any(line.strip().startswith("tournament: games 24 · verdicts used 48") for line in lines)
         assert any(line.strip().startswith("Judges (2) · tournament: done 48/48") for line in lines)
+    store.close()
+
+
+async def test_an_80x24_terminal_during_a_real_run_with_calls_in_flight(tmp_path: Path) -> None:
+    """The real Runner, its judges held at a gate (calls in flight): the header shows the run's own progress."""
+    tournament = load_tournament(write_tournament(tmp_path / "t", max_concurrency=2, labels={"A": LONG}))
+    store = Store(tmp_path / "store.sqlite")
+    world = FakeWorld(quality={"A": 3, "C": 2, "B": 1})
+    world.gate = asyncio.Event()
+
+    def runner(t, s, *, on_event, max_cost):  # type: ignore[no-untyped-def]
+        return Runner(t, s, on_event=on_event, max_cost=max_cost, judge_factory=world.factory)
+
+    app = make_app(tournament, store, runner_factory=runner)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_for(lambda: world.in_flight >= 2 and app.monitor.progress is not None)
+        app._refresh_status()
+        await pilot.pause()
+        lines = screen_text(app)
+        assert "RUNNING" in lines[1] and "tournament: 0/36 calls (0%)" in lines[1]
+        assert lines[2].strip().startswith("this run: ") and "ETA " in lines[2] and "failed 0" in lines[2]
+        assert all(f" {name} " in f" {header_line(lines)} " for name in HEADERS)
+        assert lines[-1].strip().startswith("? help  q quit")
+        world.gate.set()
+        await wait_for(lambda: app.monitor.result is not None)
+        await settle(pilot)
+        app._refresh_status()
+        await pilot.pause()
+        lines = screen_text(app)
+        assert "FINISHED" in lines[1] and "tournament: 36/36 calls (100%)" in lines[1]
+        assert any(f"A ({LONG[:12]}" in line and "…" in line for line in lines)  # cut with an ellipsis
     store.close()
