@@ -206,3 +206,15 @@ async def test_an_80x24_terminal_during_a_real_run_with_calls_in_flight(tmp_path
         assert "FINISHED" in lines[1] and "tournament: 36/36 calls (100%)" in lines[1]
         assert any(f"A ({LONG[:12]}" in line and "…" in line for line in lines)  # cut with an ellipsis
     store.close()
+
+
+async def test_the_boards_counts_say_when_they_are_of_a_scope(tmp_path: Path) -> None:
+    tournament, store = await run_small(tmp_path)
+    app = make_app(tournament, store, start_run=False)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        app.set_scope_judge("j2")
+        await settle(pilot)
+        counts = [line.strip() for line in screen_text(app) if "verdicts used" in line]
+        assert counts == ["tournament, in this scope: games 24 · verdicts used 24 · invalid 0 · failed 0"]
+    store.close()

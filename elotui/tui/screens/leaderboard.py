@@ -61,8 +61,9 @@ class LeaderboardPane(Vertical):
     def show_counts(self, board: Leaderboard, note: str = "") -> None:
         """The board's counts (the tournament's: every run, in the scope shown), then what its columns mean."""
         c = board.counts
+        scoped = any(board.settings.get(part) is not None for part in ("prompts", "judges"))
         text = Text(
-            f"tournament: games {c.get('games', 0)} · verdicts used {c.get('verdicts_used', 0)}"
+            f"tournament{', in this scope' if scoped else ''}: games {c.get('games', 0)} · verdicts used {c.get('verdicts_used', 0)}"
             f" · invalid {c.get('invalid', 0)} · failed {c.get('failed', 0)}",
         )
         if note:
