@@ -69,3 +69,15 @@ async def test_the_help_says_how_the_intervals_are_made(crafted_app: ElotuiApp) 
         assert "one bootstrap that resamples prompts" in text
         assert "bootstrap interval by prompt, 20 rounds" in text  # the crafted tournament's own setting
         assert "'tournament' is every run" in text and "'this run'" in text
+
+
+async def test_the_help_lists_the_apps_keys_then_the_views_then_the_focused_widgets(
+    crafted_app: ElotuiApp,
+) -> None:
+    app = crafted_app
+    async with app.run_test(size=(130, 110)) as pilot:
+        await settle(pilot)
+        await press_and_settle(pilot, "v", "question_mark")
+        assert isinstance(app.screen, HelpScreen)
+        titles = [section.title for section in app.screen.sections]
+    assert titles == ["everywhere", "on the pairs screen", "in the focused table", "on this screen"]

@@ -44,13 +44,22 @@ def section_title(node: DOMNode) -> str:
     return "in the focused pane" if isinstance(node, ScrollableContainer) else f"in {type(node).__name__}"
 
 
+def section_rank(node: DOMNode) -> int:
+    """The app's keys first, then the view's own (a node with a HELP_TITLE), the focused widget's, the screen's."""
+    if isinstance(node, App):
+        return 0
+    if isinstance(node, Screen):
+        return 3
+    return 1 if isinstance(getattr(node, "HELP_TITLE", None), str) else 2
+
+
 def describe(binding: Binding, tooltip: str) -> str:
     return tooltip or binding.tooltip or binding.description
 
 
 def help_sections(screen: Screen[object]) -> list[HelpSection]:
-    """Every binding active on `screen`, grouped by the node that binds it (the app's first, then the focused
-    widget's, its parents', the screen's); the keys of one action with one description share a row."""
+    """Every binding active on `screen`, grouped by the node that binds it (in `section_rank`'s order); the keys
+    of one action with one description share a row."""
     app = screen.app
     by_node: dict[int, tuple[DOMNode, dict[tuple[str, str], list[str]]]] = {}
     for active in screen.active_bindings.values():
@@ -59,7 +68,7 @@ def help_sections(screen: Screen[object]) -> list[HelpSection]:
         rows.setdefault((binding.action, describe(binding, active.tooltip)), []).append(
             app.get_key_display(binding)
         )
-    nodes = sorted(by_node.values(), key=lambda item: not isinstance(item[0], App))
+    nodes = sorted(by_node.values(), key=lambda item: section_rank(item[0]))
     return [
         HelpSection(section_title(node), [HelpRow(" ".join(keys), what) for (_, what), keys in rows.items()])
         for node, rows in nodes
