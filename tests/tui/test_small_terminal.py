@@ -10,18 +10,19 @@ import asyncio
 from pathlib import Path
 
 import pytest
+from textual.widgets import Static
 
 from elotui.config import load_tournament
 from elotui.run.events import Progress, RunStarted
 from elotui.run.runner import Runner
 from elotui.store import Store
 from elotui.tui.launch import make_app
-from elotui.tui.widgets.leaderboard_table import fit_columns
+from elotui.tui.widgets.leaderboard_table import LeaderboardTable, fit_columns
 from elotui.tui.widgets.pair_detail import response_shown
 from elotui.tui.widgets.pairs_table import pair_columns
 from tests.run.fakes import FakeWorld
 from tests.tui.conftest import press_and_settle, settle
-from tests.tui.crafted import write_tournament
+from tests.tui.crafted import crafted, write_tournament
 from tests.tui.small_terminal import EMPTY_PROMPT, FOURTEEN, LONG, SHORT, run_small, screen_text
 from tests.tui.test_live import wait_for
 
@@ -217,4 +218,30 @@ async def test_the_boards_counts_say_when_they_are_of_a_scope(tmp_path: Path) ->
         await settle(pilot)
         counts = [line.strip() for line in screen_text(app) if "verdicts used" in line]
         assert counts == ["tournament, in this scope: games 24 · verdicts used 24 · invalid 0 · failed 0"]
+    store.close()
+
+
+async def test_the_line_under_the_board_follows_the_top_row_until_a_contestant_is_chosen(
+    tmp_path: Path,
+) -> None:
+    tournament, store = crafted(tmp_path)
+    app = make_app(tournament, store, start_run=False)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        table = app.query_one(LeaderboardTable)
+        detail = app.query_one("#row-detail", Static)
+
+        def under() -> str:
+            return str(detail.render()).split(" · ")[0]
+
+        assert table.order() == ["A", "C", "B"] and under() == "A"
+        await press_and_settle(pilot, "1")  # threshold 1.0: C first; nobody chose A, the cursor stays on top
+        assert table.order()[0] == "C" and table.cursor_row == 0 and under() == "C"
+        table.focus()
+        await press_and_settle(pilot, "down")  # A chosen
+        assert under() == "A"
+        await press_and_settle(pilot, "4")  # A first again: the cursor follows it
+        assert table.order()[0] == "A" and table.cursor_row == 0 and under() == "A"
+        await press_and_settle(pilot, "1")
+        assert table.cursor_row == table.order().index("A") == 1 and under() == "A"
     store.close()

@@ -16,6 +16,7 @@ from rich.console import Console
 from rich.segment import Segment
 from rich.style import Style
 from rich.text import Text
+from textual import events
 from textual.geometry import Region
 from textual.strip import Strip
 from textual.widgets import DataTable
@@ -113,6 +114,7 @@ class LeaderboardTable(DataTable[Text | str]):
         self._name_width = MAX_CONTESTANT
         self._last: tuple[Leaderboard, dict[str, str]] | None = None
         self._order: list[str] = []  # the contestant of each row, top to bottom
+        self._chosen = False  # a contestant was chosen (a key, a click, a caller): the cursor follows it
         self._drawing: dict[object, Style] | None = None  # styles looked up in the current drawing pass
 
     def _render_cell(
@@ -198,6 +200,43 @@ class LeaderboardTable(DataTable[Text | str]):
             style = self._drawing[key] = super()._get_row_style(row_index, base_style)
         return style
 
+    # Until a contestant is chosen the cursor stays on the top row (at the start of a run the rows come sorted by
+    # name: following the first of them would leave the cursor, and the line under the table, on some contestant
+    # nobody chose); from then on it follows the contestant chosen as the ranks change.
+    def move_cursor(
+        self, *, row: int | None = None, column: int | None = None, animate: bool = False, scroll: bool = True
+    ) -> None:
+        self._chosen = True
+        super().move_cursor(row=row, column=column, animate=animate, scroll=scroll)
+
+    def action_cursor_up(self) -> None:
+        self._chosen = True
+        super().action_cursor_up()
+
+    def action_cursor_down(self) -> None:
+        self._chosen = True
+        super().action_cursor_down()
+
+    def action_page_up(self) -> None:
+        self._chosen = True
+        super().action_page_up()
+
+    def action_page_down(self) -> None:
+        self._chosen = True
+        super().action_page_down()
+
+    def action_scroll_top(self) -> None:
+        self._chosen = True
+        super().action_scroll_top()
+
+    def action_scroll_bottom(self) -> None:
+        self._chosen = True
+        super().action_scroll_bottom()
+
+    async def _on_click(self, event: events.Click) -> None:
+        self._chosen = True
+        await super()._on_click(event)
+
     def on_mount(self) -> None:
         self.cursor_type = "row"
         self.zebra_stripes = True
@@ -228,7 +267,9 @@ class LeaderboardTable(DataTable[Text | str]):
         re-adding the rows cost more than the update itself, in measuring)."""
         labels = labels or {}
         self._last = (board, labels)
-        shown = self.row_count == len(self._order) and 0 <= self.cursor_row < len(self._order)
+        shown = (
+            self._chosen and self.row_count == len(self._order) and 0 <= self.cursor_row < len(self._order)
+        )
         selected = self._order[self.cursor_row] if shown else None
         grouped = len({r.group for r in board.rows if r.group is not None}) > 1
         names = [name for name, _ in self._columns()]
