@@ -22,7 +22,7 @@ from elotui.files import unused_path
 from elotui.records import PairDetail
 from elotui.tui.collector import COLLECTOR
 from elotui.tui.run_monitor import Notice, RunMonitor
-from elotui.tui.screens.help import HelpScreen
+from elotui.tui.screens.help import HelpScreen, help_sections
 from elotui.tui.screens.pairs import PairsPane
 from elotui.tui.screens.raw_reply import RawTextScreen
 from elotui.tui.watch import StoreWatcher
@@ -57,8 +57,7 @@ QUIT_KEYS: list[BindingType] = [
         "stop and exit (130)",
         show=False,
         priority=True,
-        tooltip="stop judging, let the calls in flight finish and be stored, exit 130; a second ctrl+c "
-        "abandons them (the next run sends them again) and exits at once",
+        tooltip="stop: the calls in flight finish and are stored, exit 130 (again: abandon them, exit now)",
     ),
 ]
 TABS_FOCUS = {
@@ -197,7 +196,7 @@ class AppActions(_Base):
         self._notice(Notice(str(target), "screenshot saved"))
 
     def action_help(self) -> None:
-        self.push_screen(HelpScreen())
+        self.push_screen(HelpScreen(help_sections(self.screen), self.board))
 
     def action_last_invalid(self) -> None:
         record = self.session.last_invalid(self.monitor.last_invalid_key)

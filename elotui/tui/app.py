@@ -18,7 +18,7 @@ from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
 from textual.reactive import reactive
 from textual.widget import Widget
-from textual.widgets import Footer, Select, TabbedContent, TabPane
+from textual.widgets import Select, TabbedContent, TabPane
 from textual.worker import Worker, WorkerState, get_current_worker
 
 from elotui.config import Tournament
@@ -30,6 +30,7 @@ from elotui.store.runs import RunActive
 from elotui.themes import APP_VARIABLE_DEFAULTS, DEFAULT_THEME
 from elotui.tui import run_monitor
 from elotui.tui.actions import QUIT_KEYS, AppActions
+from elotui.tui.bindings import VIEW_BINDINGS
 from elotui.tui.commands import ElotuiCommands
 from elotui.tui.live_ranking import LiveRanking, RankingContext, Scope, ViewKey, chart_label
 from elotui.tui.messages import DiagnosticsComputed, JudgeStatsLoaded, LeaderboardComputed, VerdictsArrived
@@ -40,7 +41,7 @@ from elotui.tui.screens.leaderboard import LeaderboardPane
 from elotui.tui.screens.pairs import PairsPane
 from elotui.tui.theming import register_themes
 from elotui.tui.watch import WATCH_EVERY_S, StoreWatcher
-from elotui.tui.widgets.judges_table import JudgesTable
+from elotui.tui.widgets.footer import KeyFooter
 from elotui.tui.widgets.leaderboard_table import LeaderboardTable, contestant_label
 from elotui.tui.widgets.status_bar import StatusBar, StatusInfo
 from elotui.vocab import METHOD_NAMES, THRESHOLDS, Threshold, threshold_label
@@ -54,24 +55,13 @@ DIAGNOSTICS_EVERY_S = 5.0  # the diagnostics pane recomputes (when it is shown a
 
 class ElotuiApp(AppActions, App[int]):
     CSS_PATH = "elotui.tcss"
+    # classes of the screen for elotui.tcss: .-narrow below 110 columns, .-short below 30 lines (80x24 over SSH)
+    HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (110, "-wide")]  # noqa: RUF012 - as App declares it
+    VERTICAL_BREAKPOINTS = [(0, "-short"), (30, "-tall")]  # noqa: RUF012 - as App declares it
     TITLE = "elotui"
     COMMANDS = App.COMMANDS | {ElotuiCommands}
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("1", "threshold(1)", "1.0", show=False),
-        Binding("2", "threshold(2)", "0.9", show=False),
-        Binding("3", "threshold(3)", "0.75", show=False),
-        Binding("4", "threshold(4)", "0.5", show=False),
-        Binding("5", "threshold(5)", "none", show=False),
-        Binding("m", "toggle_method", "Elo/BT"),
-        Binding("l", "show_tab('tab-leaderboard')", "board"),
-        Binding("v", "show_tab('tab-pairs')", "pairs"),
-        Binding("d", "show_tab('tab-diagnostics')", "diagnostics"),
-        Binding("p", "pause", "pause/resume"),
-        Binding("e", "export", "export CSV"),
-        Binding("i", "last_invalid", "invalid reply", show=False),
-        Binding("r", "pair_raw", "raw reply", show=False),
-        Binding("s", "screenshot", "screenshot", show=False),
-        Binding("question_mark", "help", "help"),
+        *VIEW_BINDINGS,
         Binding("q", "quit", "quit", tooltip="stop judging; the calls in flight finish and are stored; exit"),
         *QUIT_KEYS,  # ctrl+q, ctrl+c (elotui.tui.actions)
     ]
@@ -156,7 +146,7 @@ class ElotuiApp(AppActions, App[int]):
                 yield PairsPane(self.session, *kinds, ratings=self.current_ratings, id="pairs-pane")
             with TabPane("Diagnostics · d", id="tab-diagnostics"):
                 yield DiagnosticsPane(id="diagnostics-pane")
-        yield Footer()
+        yield KeyFooter()
 
     def on_mount(self) -> None:
         for problem in self.theme_problems:
@@ -390,10 +380,10 @@ class ElotuiApp(AppActions, App[int]):
 
     def _show_judges(self) -> None:
         """The judges panel: the store's totals for the plan + the runner's published counts of this run."""
-        table = self._view(JudgesTable)
-        if table is not None:
+        pane = self._view(LeaderboardPane)
+        if pane is not None:
             judges = [(j, self.judge_kinds.get(j, "live")) for j in self.tournament.judge_ids]
-            table.show(judges, self.judge_stats, self.monitor.judge_counts)
+            pane.show_judges(judges, self.judge_stats, self.monitor.judge_counts)
 
     @work(thread=True, exclusive=True, group="diagnostics", exit_on_error=False)
     def _diagnose(self, threshold: Threshold, method: str, scope: Scope) -> None:

@@ -9,6 +9,7 @@ One reasoning holds Rich markup and an ANSI escape; one verdict is invalid with 
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from pathlib import Path
 
 from elotui.config import Tournament, load_tournament
@@ -59,7 +60,10 @@ def verdict_rows() -> list[dict[str, object]]:
     return rows
 
 
-def write_tournament(folder: Path, *, delay_ms: float = 0.0, max_concurrency: int = 4) -> Path:
+def write_tournament(
+    folder: Path, *, delay_ms: float = 0.0, max_concurrency: int = 4, labels: Mapping[str, str] | None = None
+) -> Path:
+    """The tournament file (and its verdict log); `labels`: contestant id -> label (the leaderboard shows both)."""
     folder.mkdir(parents=True, exist_ok=True)
     with (folder / "verdicts.jsonl").open("w", encoding="utf-8") as fh:
         for row in verdict_rows():
@@ -75,7 +79,8 @@ def write_tournament(folder: Path, *, delay_ms: float = 0.0, max_concurrency: in
         "",
     ]
     for c in CONTESTANTS:
-        lines += ["[[contestants]]", f'id = "{c}"', ""]
+        lines += ["[[contestants]]", f'id = "{c}"']
+        lines += [f'label = "{labels[c]}"', ""] if labels and c in labels else [""]
     for p in PROMPTS:
         lines += [
             "[[prompts]]",
@@ -146,6 +151,6 @@ def filled_store(tournament: Tournament, path: Path) -> Store:
     return store
 
 
-def crafted(tmp_path: Path) -> tuple[Tournament, Store]:
-    tournament = load_tournament(write_tournament(tmp_path / "crafted"))
+def crafted(tmp_path: Path, labels: Mapping[str, str] | None = None) -> tuple[Tournament, Store]:
+    tournament = load_tournament(write_tournament(tmp_path / "crafted", labels=labels))
     return tournament, filled_store(tournament, tmp_path / "crafted.sqlite")

@@ -31,8 +31,8 @@ def keys(*presses: str) -> Callable[[Pilot[object]], object]:
 def app_for(tmp_path: Path):  # type: ignore[no-untyped-def]
     stores = []
 
-    def build(theme: str | None = None):  # type: ignore[no-untyped-def]
-        tournament, store = crafted(tmp_path)
+    def build(theme: str | None = None, labels: dict[str, str] | None = None):  # type: ignore[no-untyped-def]
+        tournament, store = crafted(tmp_path, labels)
         stores.append(store)
         return make_app(tournament, store, start_run=False, theme=theme)
 
@@ -60,3 +60,22 @@ def test_diagnostics(snap_compare, app_for) -> None:  # type: ignore[no-untyped-
 @pytest.mark.parametrize("theme", ["elotui-dark", "elotui-light", "elotui-contrast"])
 def test_theme(snap_compare, app_for, theme: str) -> None:  # type: ignore[no-untyped-def]
     assert snap_compare(app_for(theme), terminal_size=SIZE, run_before=keys("v", "down", "up"))
+
+
+# Three terminal sizes: at 80x24 the leaderboard keeps rank, contestant (cut with an ellipsis), rating, interval, Δ,
+# order and band, and shows the selected row's other figures under the table; 100x30 adds P(win); 160x45 every column.
+LABELS = {"A": "Claude 3 Haiku (2024-03-07)", "C": "Mixtral 8x7B Instruct"}
+SIZES = [(80, 24), (100, 30), (160, 45)]
+
+
+@pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
+def test_leaderboard_at(snap_compare, app_for, size: tuple[int, int]) -> None:  # type: ignore[no-untyped-def]
+    assert snap_compare(app_for(labels=LABELS), terminal_size=size, run_before=keys())
+
+
+def test_pairs_at_80x24(snap_compare, app_for) -> None:  # type: ignore[no-untyped-def]
+    assert snap_compare(app_for(labels=LABELS), terminal_size=(80, 24), run_before=keys("v", "down", "up"))
+
+
+def test_help_at_80x24(snap_compare, app_for) -> None:  # type: ignore[no-untyped-def]
+    assert snap_compare(app_for(labels=LABELS), terminal_size=(80, 24), run_before=keys("question_mark"))

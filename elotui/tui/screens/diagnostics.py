@@ -207,7 +207,7 @@ class DiagnosticsPane(VerticalScroll):
     def show(self, report: Mapping[str, Any], trajectory: dict[str, Any], chart_label: str) -> None:
         c = report.get("counts", {})
         summary = Text(
-            f"{c.get('verdicts', 0)} verdicts: {c.get('verdicts_used', 0)} valid, {c.get('invalid', 0)} invalid, "
+            f"tournament: {c.get('verdicts', 0)} verdicts: {c.get('verdicts_used', 0)} valid, {c.get('invalid', 0)} invalid, "
             f"{c.get('failed', 0)} failed · {len(report.get('contestants', []))} contestants · "
             f"{len(report.get('judges_order', []))} judges · {report.get('prompts', 0)} prompts"
         )

@@ -1,16 +1,21 @@
-"""The leaderboard pane: scope selectors, the ranking table, counts, and the judges panel."""
+"""The leaderboard pane: scope selectors, the ranking table (and, where the terminal is narrow, the selected
+contestant's figures in the columns left out), counts, and the judges panel."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from rich.text import Text
+from textual import on
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
-from textual.widgets import Label, Static
+from textual.widgets import DataTable, Label, Static
 
 from elotui.rating.labels import interval_label, scale_note, uncertain_lines, warning_lines
 from elotui.rating.leaderboard import Leaderboard
+from elotui.records import JudgeCounts, JudgeStats
 from elotui.tui.widgets.choice import choice_select
-from elotui.tui.widgets.judges_table import JudgesTable
+from elotui.tui.widgets.judges_table import JudgesTable, judges_summary
 from elotui.tui.widgets.leaderboard_table import LeaderboardTable
 from elotui.tui.widgets.note import Note
 
@@ -37,31 +42,57 @@ class LeaderboardPane(Vertical):
             yield Label("scope", classes="bar-label")
             if self._categories:
                 yield choice_select(
-                    "category", self._categories, blank="categories", id="scope-category", width=30
+                    "category",
+                    self._categories,
+                    blank="categories",
+                    id="scope-category",
+                    width=30,
+                    compact=True,
                 )
-            yield choice_select("prompt", self._prompts, blank="all prompts", id="scope-prompt")
-            yield choice_select("judge", self._judges, blank="all judges", id="scope-judge")
-            yield Label("keys 1–5 threshold (1.0 · 0.9 · 0.75 · 0.5 · none) · m Elo/BT", classes="bar-hint")
+            yield choice_select("prompt", self._prompts, blank="all prompts", id="scope-prompt", compact=True)
+            yield choice_select("judge", self._judges, blank="all judges", id="scope-judge", compact=True)
+            yield Label("1–5 threshold (1.0 · 0.9 · 0.75 · 0.5 · none) · m Elo/BT", classes="bar-hint")
         yield LeaderboardTable(contestant_width=self._contestant_width, id="leaderboard")
+        yield Note(id="row-detail")
         yield Note(id="counts")
-        yield Label("Judges", classes="section-title")
+        yield Label("Judges", classes="section-title", id="judges-title")
         yield JudgesTable(id="judges")
 
     def show_counts(self, board: Leaderboard, note: str = "") -> None:
+        """The board's counts (the tournament's: every run, in the scope shown), then what its columns mean."""
         c = board.counts
+        scoped = any(board.settings.get(part) is not None for part in ("prompts", "judges"))
         text = Text(
-            f"games {c.get('games', 0)} · verdicts used {c.get('verdicts_used', 0)} · invalid {c.get('invalid', 0)}"
-            f" · failed {c.get('failed', 0)}",
+            f"tournament{', in this scope' if scoped else ''}: games {c.get('games', 0)} · verdicts used {c.get('verdicts_used', 0)}"
+            f" · invalid {c.get('invalid', 0)} · failed {c.get('failed', 0)}",
         )
-        text.append(
-            f" · interval: {interval_label(board)}; order: share of rounds above the next (?: not established)"
-        )
-        text.append(" · bands: Δ<50 practically tied, 50–150 moderate, >150 strong")
         if note:
             text.append(f" · {note}", style="italic")
+        text.append(
+            f"\ninterval: {interval_label(board)} · order: share of rounds above the next (?: not established)",
+            style="dim",
+        )
+        text.append(" · Δ<50 practically tied, 50–150 moderate, >150 strong", style="dim")
         for line in [scale_note(board), *warning_lines(board)]:
             if line:
                 text.append(f"\n⚠ {line}", style="bold")
         for line in uncertain_lines(board):  # each "?" of the table, with its reason
             text.append(f"\n{line}")
         self.query_one("#counts", Static).update(text)
+        self.show_row_detail()
+
+    @on(DataTable.RowHighlighted, "#leaderboard")
+    def show_row_detail(self) -> None:
+        """Under the table, where the terminal is narrow: the selected contestant's figures in the columns left out."""
+        detail = self.query_one(LeaderboardTable).row_detail()
+        note = self.query_one("#row-detail", Static)
+        note.display = detail is not None
+        if detail is not None:
+            note.update(detail)
+
+    def show_judges(
+        self, judges: list[tuple[str, str]], stats: Mapping[str, JudgeStats], live: Mapping[str, JudgeCounts]
+    ) -> None:
+        """The judges panel and its one-line summary (the table scrolls where the terminal is short)."""
+        self.query_one(JudgesTable).show(judges, stats, live)
+        self.query_one("#judges-title", Label).update(judges_summary(judges, stats, live))

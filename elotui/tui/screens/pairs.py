@@ -12,17 +12,17 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any, ClassVar
 
-from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
-from textual.binding import Binding, BindingType
+from textual.binding import BindingType
 from textual.containers import Horizontal, Vertical
 from textual.timer import Timer
 from textual.widgets import Checkbox, DataTable, Input, Label, Select
 
-from elotui.rating.pair_summary import POSITION_BIAS, PairSummary
+from elotui.rating.pair_summary import PairSummary
 from elotui.records import PairDetail
 from elotui.session import TournamentSession
+from elotui.tui.bindings import PAIRS_BINDINGS
 from elotui.tui.colours import theme_colour
 from elotui.tui.messages import PairDetailLoaded, PairsLoaded, PairsSelected, SearchIndexBuilt
 from elotui.tui.pair_query import (
@@ -37,19 +37,10 @@ from elotui.tui.pair_query import (
     select_pairs,
     words_of,
 )
-from elotui.tui.sanitize import one_line
 from elotui.tui.widgets.choice import choice_options, choice_select
 from elotui.tui.widgets.pair_detail import PairDetailView
+from elotui.tui.widgets.pairs_table import pair_cells, pair_columns
 
-PAIR_COLUMNS = (
-    ("prompt", 10),
-    ("pair", 27),
-    ("stability", 13),
-    ("c·p·i", 7),
-    ("a·b", 5),
-    ("preferred", 12),
-    ("verdicts", 8),
-)
 ROWS_AT_ONCE = 200  # rows put in the table at a time (more are added as the cursor nears the end)
 WORKER_FROM = 20_000  # pairs: from here a list is made in a worker (see PairsPane._fill)
 HIGHLIGHT_AFTER_S = 0.15  # the open pair's highlights follow the search once typing pauses
@@ -61,19 +52,12 @@ def _options(values: list[str], counts: Mapping[str, int], noun: str) -> list[tu
 
 
 class PairsPane(Vertical):
+    HELP_TITLE = "on the pairs screen"
     """Reads through its session in thread workers; the results come back as messages (PairsLoaded,
     PairDetailLoaded). `kinds`: judge id -> live / replay / simulated (labels); `kinds_label`: the header note;
     `ratings`: the current leaderboard's ratings (the "rating gap" sort)."""
 
-    BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("slash", "search", "search"),
-        Binding("escape", "leave_search", "back to the list", show=False),
-        Binding("n", "match(1)", "next match", show=False),
-        Binding("N", "match(-1)", "previous match", show=False),
-        Binding("o", "cycle_sort", "sort", show=False),
-        Binding("x", "export_pairs('csv')", "export pairs", show=False),
-        Binding("X", "export_pairs('json')", "export pairs (JSON)", show=False),
-    ]
+    BINDINGS: ClassVar[list[BindingType]] = PAIRS_BINDINGS
 
     def __init__(
         self,
@@ -104,6 +88,7 @@ class PairsPane(Vertical):
         self._highlight_timer: Timer | None = None
         self._last_detail: PairDetailLoaded | None = None
         self.loaded_version = -1
+        self._columns: list[tuple[str, int]] = []
         self.shown_pairs: list[PairSummary] = []
         self._requested = self._shown_request = 0  # list requests made, and the one the table shows
         # a list is being made in a worker (one at a time; the latest request follows)
@@ -144,9 +129,23 @@ class PairsPane(Vertical):
         yield PairDetailView(self._judges, self._kinds, self._kinds_label, id="pair-detail")
 
     def on_mount(self) -> None:
+        self._layout()
+
+    def on_resize(self) -> None:
+        if self._layout():
+            self._show_list(self.shown_pairs, self._shown_request)
+
+    def _layout(self) -> bool:
+        """The table's columns for the terminal's width (elotui.tui.widgets.pairs_table); True when they changed."""
+        columns = pair_columns(self.app.size.width)
+        if columns == self._columns:
+            return False
+        self._columns = columns
         table = self.query_one("#pairs-table", DataTable)
-        for name, width in PAIR_COLUMNS:
+        table.clear(columns=True)
+        for name, width in columns:
             table.add_column(name, key=name, width=width)
+        return True
 
     # -- loading -------------------------------------------------------------------------------------------------
     def _value(self, selector: str) -> str | None:
@@ -307,20 +306,7 @@ class PairsPane(Vertical):
         start = len(self._shown)
         for s in self.shown_pairs[start : start + n]:
             self._shown[s.key] = s
-            table.add_row(
-                Text(one_line(s.prompt, 10)),
-                Text(f"{one_line(s.a, 12)} vs {one_line(s.b, 12)}"),
-                Text(s.klass, style=bias_style if s.klass == POSITION_BIAS else ""),
-                Text(s.counts if s.units else "—", justify="right"),
-                Text(
-                    f"{s.for_a}·{s.for_b}" if s.judges_voting else "—",
-                    justify="right",
-                    style="bold" if s.judges_split else "",
-                ),
-                Text(one_line(s.preference or ("split" if s.agreement is not None else "—"), 12)),
-                Text(str(s.verdicts), justify="right"),
-                key=s.key,
-            )
+            table.add_row(*pair_cells(s, self._columns, bias_style), key=s.key)
 
     # -- filters, search, sort -----------------------------------------------------------------------------------
     @on(Checkbox.Changed)

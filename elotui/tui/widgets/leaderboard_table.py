@@ -2,7 +2,11 @@
 expected win probability, the order confidence (gap and order confidence marked "?" when the order of the two is
 not established: `LeaderboardRow.order_uncertain`), band (the word, coloured from the theme, when the gap interval
 lies in one band; else the range it spans, in italics), W/L/D, games, win rate. With disconnected comparisons the
-rank reads group.rank."""
+rank reads group.rank.
+
+The columns fit the terminal's width (`fit_columns`): rank, contestant, rating, interval, Δ, order and band always
+stay (at 80 columns the contestant keeps at least MIN_CONTESTANT characters, cut with an ellipsis); P(win), W/L/D,
+win rate and games are added, in that order, while they fit."""
 
 from __future__ import annotations
 
@@ -13,6 +17,7 @@ from rich.console import Console
 from rich.segment import Segment
 from rich.style import Style
 from rich.text import Text
+from textual import events
 from textual.geometry import Region
 from textual.strip import Strip
 from textual.widgets import DataTable
@@ -37,10 +42,29 @@ COLUMNS = (
     ("games", 6),
     ("win rate", 8),
 )
-# Below COMPACT_BELOW columns of terminal (80x24 over SSH), these collapse first: rank, contestant, rating,
-# interval, Δ and band always stay.
-COMPACT_DROPS = frozenset({"P(win)", "order", "W/L/D", "games", "win rate"})
-COMPACT_BELOW = 110
+# Shown at every width, in COLUMNS' order; the others are added in this order while they fit.
+REQUIRED = ("#", "contestant", "rating", "interval", "Δ next", "order", "band")
+OPTIONAL = ("P(win)", "W/L/D", "win rate", "games")
+MIN_CONTESTANT = 16  # the contestant's column never narrower: 15 characters and an ellipsis
+MAX_CONTESTANT = 40
+CELL_PADDING = 2  # DataTable's blank on each side of a cell, both sides together
+SCROLLBAR = 2  # room kept for the vertical scrollbar of a long board
+
+
+def fit_columns(available: int, longest_name: int) -> list[tuple[str, int]]:
+    """The columns shown in `available` terminal columns, with their widths, for contestants whose longest label
+    has `longest_name` characters: the required ones (the contestant's as wide as its longest label, at most
+    MAX_CONTESTANT, narrowed to what is left but never below MIN_CONTESTANT), then each optional one that fits."""
+    widths = dict(COLUMNS)
+    fixed = sum(widths[n] + CELL_PADDING for n in REQUIRED if n != "contestant") + CELL_PADDING
+    name = min(longest_name, MAX_CONTESTANT)
+    name = max(min(name, available - fixed), min(name, MIN_CONTESTANT))
+    shown, used = set(REQUIRED), fixed + name
+    for column in OPTIONAL:
+        if used + widths[column] + CELL_PADDING <= available:
+            shown.add(column)
+            used += widths[column] + CELL_PADDING
+    return [(n, name if n == "contestant" else w) for n, w in COLUMNS if n in shown]
 
 
 def contestant_label(contestant: str, label: str | None) -> str:
@@ -87,9 +111,11 @@ class LeaderboardTable(DataTable[Text | str]):
     def __init__(self, contestant_width: int = 24, **kwargs: object) -> None:
         super().__init__(**kwargs)  # type: ignore[arg-type]
         self._contestant_width = contestant_width
-        self._compact: bool | None = None
+        self._columns_shown: list[tuple[str, int]] = []
+        self._name_width = MAX_CONTESTANT
         self._last: tuple[Leaderboard, dict[str, str]] | None = None
         self._order: list[str] = []  # the contestant of each row, top to bottom
+        self._chosen = False  # a contestant was chosen (a key, a click, a caller): the cursor follows it
         self._drawing: dict[object, Style] | None = None  # styles looked up in the current drawing pass
 
     def _render_cell(
@@ -175,6 +201,43 @@ class LeaderboardTable(DataTable[Text | str]):
             style = self._drawing[key] = super()._get_row_style(row_index, base_style)
         return style
 
+    # Until a contestant is chosen the cursor stays on the top row (at the start of a run the rows come sorted by
+    # name: following the first of them would leave the cursor, and the line under the table, on some contestant
+    # nobody chose); from then on it follows the contestant chosen as the ranks change.
+    def move_cursor(
+        self, *, row: int | None = None, column: int | None = None, animate: bool = False, scroll: bool = True
+    ) -> None:
+        self._chosen = True
+        super().move_cursor(row=row, column=column, animate=animate, scroll=scroll)
+
+    def action_cursor_up(self) -> None:
+        self._chosen = True
+        super().action_cursor_up()
+
+    def action_cursor_down(self) -> None:
+        self._chosen = True
+        super().action_cursor_down()
+
+    def action_page_up(self) -> None:
+        self._chosen = True
+        super().action_page_up()
+
+    def action_page_down(self) -> None:
+        self._chosen = True
+        super().action_page_down()
+
+    def action_scroll_top(self) -> None:
+        self._chosen = True
+        super().action_scroll_top()
+
+    def action_scroll_bottom(self) -> None:
+        self._chosen = True
+        super().action_scroll_bottom()
+
+    async def _on_click(self, event: events.Click) -> None:
+        self._chosen = True
+        await super()._on_click(event)
+
     def on_mount(self) -> None:
         self.cursor_type = "row"
         self.zebra_stripes = True
@@ -186,17 +249,17 @@ class LeaderboardTable(DataTable[Text | str]):
 
     def _layout(self) -> bool:
         """Columns for the terminal's width; True when they changed."""
-        compact = self.app.size.width < COMPACT_BELOW
-        if compact == self._compact:
+        columns = fit_columns(self.app.size.width - SCROLLBAR, self._contestant_width)
+        if columns == self._columns_shown:
             return False
-        self._compact = compact
+        self._columns_shown = columns
         self.clear(columns=True)
-        for name, width in self._columns():
-            self.add_column(name, key=name, width=width or min(self._contestant_width, 20 if compact else 40))
+        for name, width in columns:
+            self.add_column(name, key=name, width=width)
         return True
 
     def _columns(self) -> list[tuple[str, int]]:
-        return [c for c in COLUMNS if not (self._compact and c[0] in COMPACT_DROPS)]
+        return self._columns_shown
 
     def show(self, board: Leaderboard, labels: dict[str, str] | None = None) -> None:
         """Show the board's rows (the cursor stays on the same contestant). Rows are keyed by position: a board
@@ -205,10 +268,13 @@ class LeaderboardTable(DataTable[Text | str]):
         re-adding the rows cost more than the update itself, in measuring)."""
         labels = labels or {}
         self._last = (board, labels)
-        shown = self.row_count == len(self._order) and 0 <= self.cursor_row < len(self._order)
+        shown = (
+            self._chosen and self.row_count == len(self._order) and 0 <= self.cursor_row < len(self._order)
+        )
         selected = self._order[self.cursor_row] if shown else None
         grouped = len({r.group for r in board.rows if r.group is not None}) > 1
         names = [name for name, _ in self._columns()]
+        self._name_width = dict(self._columns()).get("contestant", MAX_CONTESTANT)
         # only the columns shown are made (a Text costs more than its number's format)
         self._replace([[self._cell(name, row, labels, grouped) for name in names] for row in board.rows])
         self._order = [row.contestant for row in board.rows]
@@ -232,13 +298,30 @@ class LeaderboardTable(DataTable[Text | str]):
 
     def _cell(self, name: str, row: LeaderboardRow, labels: dict[str, str], grouped: bool) -> Text:
         if name == "contestant":
-            return Text(contestant_label(row.contestant, labels.get(row.contestant)))
+            return Text(
+                one_line(contestant_label(row.contestant, labels.get(row.contestant)), self._name_width)
+            )
         if name == "rating":
             return Text(rating_text(row), justify="right", style="bold")
         if name == "band":
             certain = row.band is not None and (row.band_range is None or row.band_certain)
             return Text(band_text(row), style=band_colour(self.app, row.band) if certain else "italic")
         return Text(RIGHT_TEXT[name](row, grouped), justify="right")
+
+    def row_detail(self) -> Text | None:
+        """The selected contestant's figures in the columns left out at this width (None: every column shown)."""
+        names = [n for n, _ in self._columns_shown]
+        hidden = [n for n, _ in COLUMNS if n not in names]
+        if not hidden or self._last is None or not 0 <= self.cursor_row < len(self._last[0].rows):
+            return None
+        board, labels = self._last
+        row = board.rows[self.cursor_row]
+        text = Text(one_line(contestant_label(row.contestant, labels.get(row.contestant)), MAX_CONTESTANT))
+        text.stylize("bold")
+        grouped = len({r.group for r in board.rows if r.group is not None}) > 1
+        for name in hidden:
+            text.append(f" · {name} {RIGHT_TEXT[name](row, grouped)}")
+        return text
 
     def order(self) -> list[str]:
         """The contestants from top to bottom (for tests and the help text)."""

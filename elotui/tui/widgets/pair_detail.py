@@ -20,6 +20,14 @@ from elotui.tui.widgets.abba_grid import AbbaGrid
 from elotui.tui.widgets.note import Note
 
 
+def response_shown(response: str | None) -> str:
+    """A response as shown: cleaned; an empty one (`allow_empty = true`) says so, as does one not produced yet."""
+    if response is None:
+        return "(no response recorded yet)"
+    shown = clean(response)
+    return shown if shown.strip() else "(empty response)"
+
+
 class PairDetailView(VerticalScroll):
     DEFAULT_CSS = """
     PairDetailView .verdict { height: auto; }
@@ -68,7 +76,7 @@ class PairDetailView(VerticalScroll):
         for widget_id, who in (("#resp-a", s.a), ("#resp-b", s.b)):
             text = Text()
             text.append(f"{one_line(who, 40)}\n", style="bold underline")
-            text.append(clean(texts.get(who) or "(no response recorded yet)"))
+            text.append(response_shown(texts.get(who)))
             shown.append((self.query_one(widget_id, Static), text))
         for widget, text in shown:
             widget.update(self._mark(text))  # type: ignore[attr-defined]

@@ -1,4 +1,12 @@
-"""The header: tournament, threshold, method, scope, run state and a progress line."""
+"""The header, three lines that never wrap (each is cut at the terminal's edge, the least needed part last):
+
+1. the judges' kind when not live (REPLAY, SIMULATED), the tournament's name (shortened to leave room), threshold,
+   method and scope;
+2. the run's state and the tournament's progress: calls answered of the plan (every run) and the recorded cost;
+3. this run's rate, ETA, failures, invalid replies, calls in flight, calls the store answered, tokens; without a
+   run (stored verdicts, watching), the tournament's failed and invalid counts.
+
+Each count says its scope: "tournament:" (every run of this tournament) or "this run:" (this process)."""
 
 from __future__ import annotations
 
@@ -13,6 +21,8 @@ from elotui.tui.colours import theme_colour
 from elotui.tui.sanitize import one_line
 
 BAR_WIDTH = 24
+NARROW_BELOW = 110  # terminal columns below which the bar and the judge-kind labels are short
+MIN_NAME = 12  # the tournament's name keeps at least this many characters on the first line
 
 
 def human_count(n: float) -> str:
@@ -21,6 +31,11 @@ def human_count(n: float) -> str:
         if abs(n) >= size:
             return f"{n / size:.1f}{unit}"
     return f"{n:.0f}"
+
+
+def dollars(cost: float) -> str:
+    """A cost as the screen shows it everywhere: cents are not enough below a dollar ($0.0383, $12.40)."""
+    return f"${cost:.4f}" if abs(cost) < 1 else f"${cost:.2f}"
 
 
 def human_duration(seconds: float | None) -> str:
@@ -64,40 +79,11 @@ class StatusBar(Static):
 
     def show(self, info: StatusInfo) -> None:
         """Show `info`; unchanged text is not drawn again (the app calls this 4 times a second, also when idle)."""
-        app = self.app
+        width = self.app.size.width
         t = Text(no_wrap=True, overflow="ellipsis")
-        t.append(one_line(info.name, 80), style="bold")
-        t.append("   threshold ")
-        t.append(info.threshold, style="bold")
-        t.append(" · ")
-        t.append(info.method, style="bold")
-        t.append(" · ")
-        t.append(info.scope)
-        if info.ranking_note:
-            t.append(f"  {info.ranking_note}", style="italic")
+        view_line(t, info, width, self)
         t.append("\n")
-        t.append(f" {info.state.upper()} ", style="reverse bold")
-        p = info.progress
-        done = p.done if p else info.done
-        total = p.total if p else info.total
-        t.append(" ")
-        if info.state.endswith("preparing"):  # no count yet: the calls are being planned (q stops it at once)
-            t.append("planning the calls…", style="italic")
-        else:
-            narrow = self.app.size.width < 110
-            t.append(
-                progress_bar(done, total, 10 if narrow else BAR_WIDTH), style=theme_colour(app, "band-strong")
-            )
-            pct = f"{100 * done / total:.0f}%" if total else "—"
-            t.append(f" {done}/{total} calls ({pct})")
-        if info.detail:
-            t.append(f"  {one_line(info.detail, 80)}", style="italic")
-        if "replay" in info.kinds:
-            t.append(" ")
-            t.append(" REPLAY: recorded verdicts ", style=f"reverse {theme_colour(app, 'label-replay')}")
-        if "simulated" in info.kinds:
-            t.append(" ")
-            t.append(" SIMULATED judges ", style=f"reverse {theme_colour(app, 'label-simulated')}")
+        progress_line(t, info, width, self)
         t.append("\n")
         counts_line(t, info)
         if t == self._shown:
@@ -106,19 +92,65 @@ class StatusBar(Static):
         self.update(t, layout=False)  # its height is fixed (#status: 3 lines): nothing to lay out again
 
 
+def view_line(t: Text, info: StatusInfo, width: int, widget: Static) -> None:
+    """The first line: the judges' kind (when not live), the name, then threshold · method · scope."""
+    narrow = width < NARROW_BELOW
+    for kind, wide, short in (
+        ("replay", " REPLAY: recorded verdicts ", " REPLAY "),
+        ("simulated", " SIMULATED judges ", " SIMULATED "),
+    ):
+        if kind in info.kinds:
+            t.append(short if narrow else wide, style=f"reverse {theme_colour(widget.app, 'label-' + kind)}")
+            t.append(" ")
+    view = f"   threshold {info.threshold} · {info.method} · {info.scope}"
+    room = width - 2 - t.cell_len - len(view) - (len(info.ranking_note) + 2 if info.ranking_note else 0)
+    t.append(one_line(info.name, max(room, MIN_NAME)), style="bold")
+    t.append("   threshold ")
+    t.append(info.threshold, style="bold")
+    t.append(" · ")
+    t.append(info.method, style="bold")
+    t.append(" · ")
+    t.append(info.scope)
+    if info.ranking_note:
+        t.append(f"  {info.ranking_note}", style="italic")
+
+
+def progress_line(t: Text, info: StatusInfo, width: int, widget: Static) -> None:
+    """The second line: the state, and the tournament's calls answered of its plan and recorded cost."""
+    t.append(f" {info.state.upper()} ", style="reverse bold")
+    t.append(" ")
+    if info.state.endswith("preparing"):  # no count yet: the calls are being planned (q stops it at once)
+        t.append("planning the calls…", style="italic")
+    else:
+        p = info.progress
+        done = p.done if p else info.done
+        total = p.total if p else info.total
+        bar = 8 if width < NARROW_BELOW else BAR_WIDTH
+        t.append(progress_bar(done, total, bar), style=theme_colour(widget.app, "band-strong"))
+        pct = f"{100 * done / total:.0f}%" if total else "—"
+        t.append(f" tournament: {done}/{total} calls ({pct})")
+        if p is not None:
+            cost = dollars(p.cost)
+            if p.estimated_total_cost is not None:
+                cost += f" of ~{dollars(p.estimated_total_cost)}"
+            t.append(f" · cost {cost}")
+    if info.detail:
+        t.append(f"  {one_line(info.detail, 80)}", style="italic")
+
+
 def counts_line(t: Text, info: StatusInfo) -> None:
-    """The status bar's third line: failures, and the run's rate, cache and cost."""
+    """The third line: this run's rate, ETA, failures, invalid replies, calls in flight and from the store, tokens;
+    without a run, the tournament's failures and invalid replies."""
     p = info.progress
-    failed = p.failed if p else info.failed
-    invalid = p.invalid if p else info.invalid
-    t.append(f"failed {failed}", style="bold" if failed else "")
-    t.append(f" · invalid {invalid}")
-    if p is not None:
-        if info.state.endswith(("running", "paused")):
-            t.append(f" · {p.rate_per_s:.1f} calls/s · ETA {human_duration(p.eta_s)}")
-        t.append(f" · in flight {p.in_flight} · cached {p.cached}")
-        t.append(f" · tokens {human_count(p.input_tokens)} in / {human_count(p.output_tokens)} out")
-        cost = f"${p.cost:.2f}"
-        if p.estimated_total_cost is not None:
-            cost += f" of ~${p.estimated_total_cost:.2f} estimated"
-        t.append(f" · cost {cost}")
+    if p is None:
+        t.append("tournament: ")
+        t.append(f"failed {info.failed}", style="bold" if info.failed else "")
+        t.append(f" · invalid {info.invalid}")
+        return
+    t.append("this run: ")
+    if info.state.endswith(("running", "paused")):
+        t.append(f"{p.rate_per_s:.1f} calls/s · ETA {human_duration(p.eta_s)} · ")
+    t.append(f"failed {p.failed}", style="bold" if p.failed else "")
+    t.append(f" · invalid {p.invalid} · cost {dollars(p.run_cost)}")
+    t.append(f" · in flight {p.in_flight} · from the store {p.cached}")
+    t.append(f" · tokens {human_count(p.input_tokens)} in / {human_count(p.output_tokens)} out")
