@@ -8,7 +8,7 @@ import argparse
 import asyncio
 import sys
 import time
-from typing import IO
+from typing import IO, TYPE_CHECKING
 
 from elotui.commands.common import table_lines
 from elotui.config import Tournament, load_tournament
@@ -30,6 +30,9 @@ from elotui.store import Store
 from elotui.store.runs import RunActive, live_run
 from elotui.terminal import one_line
 from elotui.vocab import OUTCOME_FAILED
+
+if TYPE_CHECKING:
+    from elotui.run.runner import Runner
 
 
 def run_tournament(args: argparse.Namespace) -> int:
@@ -260,6 +263,8 @@ def _headless(
             f"(max_cost {max_cost:g}); run again with a higher --max-cost to continue",
             file=sys.stderr,
         )
+    if taken_over := _claims_note(runner):
+        return taken_over
     columns = store.verdict_columns()
     failed = columns.rows(columns.outcome == OUTCOME_FAILED)  # decoded alone, not the whole plan
     if result.failed or failed:
@@ -277,6 +282,21 @@ def _headless(
     if result.state == "budget":
         return EXIT_BUDGET
     return 0
+
+
+def _claims_note(runner: Runner) -> int | None:
+    """What the run's claims say on stderr: calls left to another run that was sending them, or the run's lease
+    lost to another run (then exit 2, as for a run that finds another one running when it starts)."""
+    if runner.claims.skipped:
+        print(
+            f"{runner.claims.skipped} planned comparison(s) were still being answered by another run when this one "
+            "ended: not sent again (the next run finds their answers, or sends them)",
+            file=sys.stderr,
+        )
+    if runner.claims.lost is None:
+        return None
+    print(f"{runner.claims.lost}; follow it with `elotui watch`", file=sys.stderr)
+    return 2
 
 
 def print_leaderboard(tournament: Tournament, store: Store, out: IO[str]) -> None:

@@ -43,6 +43,7 @@ from elotui.run.calls import (
     endpoints,
     estimated_call_cost,
 )
+from elotui.run.claiming import ClaimedCalls
 from elotui.run.control import RunLifecycle
 from elotui.run.events import (
     CallFailed,
@@ -68,7 +69,7 @@ from elotui.run.recording import (
 from elotui.run.setup import JudgeFactory, build_judges, default_judge_factory, manifest, ready_judges
 from elotui.run.verdict_plan import VerdictCalls
 from elotui.store import Store
-from elotui.store.runs import HEARTBEAT_EVERY_S, claim_many, heartbeat
+from elotui.store.runs import HEARTBEAT_EVERY_S, heartbeat
 from elotui.vocab import CACHED_STATUSES
 
 PROGRESS_INTERVAL_S = 0.5
@@ -94,7 +95,7 @@ class Runner(RunLifecycle):
         self.tournament = tournament
         self.store = store
         self.force = force  # take over a live run's lease (elotui.store.runs)
-        self.skipped = 0  # calls another live run was sending (claimed): not ours to pay for
+        self.claims = ClaimedCalls(store)  # what is claimed, awaited, skipped; the lease's watchdog
         self._unreachable: set[str] = set()
         self.max_cost = max_cost if max_cost is not None else tournament.spec.comparison.max_cost
         self.judge_factory = judge_factory or default_judge_factory(tournament, no_delay=no_delay)
@@ -234,6 +235,9 @@ class Runner(RunLifecycle):
         for result in results:  # a worker cancelled by stop(cancel=True) is fine; a bug is not
             if isinstance(result, BaseException) and not isinstance(result, asyncio.CancelledError):
                 raise result
+        await self.claims.wait(
+            self._claimed, self._answer, self.judges, lambda: self.stopping
+        )  # others' calls
 
     async def _worker(self, jid: str, queue: deque[Call]) -> None:
         """Take calls off the endpoint's queue, claim, send and record them one at a time; a replay or simulated
@@ -327,20 +331,15 @@ class Runner(RunLifecycle):
         self._emit(CallFailed("", jid, "verdict", message, 0, None))
 
     def _claimed(self, taken: list[tuple[Call, float]]) -> list[tuple[Call, float]]:
-        """The calls this run may send, claimed in the store before paying for them (elotui.store.runs): another
-        process may have answered one since the plan was read, or may be sending it now."""
+        """The calls this run may send, claimed before paying for them (elotui.run.claiming): another process may
+        have answered one since the plan was read, or be sending it now; none once the run lost its lease."""
         assert self.run_id is not None
-        got = claim_many(self.store, [call.key for call, _ in taken], self.run_id)
-        mine = []
-        for call, estimate in taken:
-            if got[call.key] == "answered":
-                self.done += call.rows
-                self.cached += call.rows
-                self._progress_dirty = True
-            elif got[call.key] == "taken":
-                self.skipped += call.rows
-            else:
-                mine.append((call, estimate))
+        mine, answered = self.claims.claim(self.run_id, taken)
+        self.done += answered
+        self.cached += answered
+        self._progress_dirty = True
+        if self.claims.lost is not None:
+            self.lose_lease(str(self.claims.lost))
         return mine
 
     async def _send(self, judge: Judge, call: Call) -> Answered | None:
@@ -427,14 +426,16 @@ class Runner(RunLifecycle):
     async def _tick(self) -> None:
         last_beat = 0.0
         while True:
+            asleep = time.monotonic()
             await asyncio.sleep(PROGRESS_INTERVAL_S)
             self._emit_progress()
             now = time.monotonic()
+            self.claims.watch(self.run_id, now - asleep, self.lose_lease)  # a pause past the lease: seen now
             since, run_id = now - last_beat, self.run_id
             if run_id is None or since < HEARTBEAT_EVERY_S:
                 continue  # (a beat that meets a write finished behind is queued after it: runs.heartbeat)
             last_beat = now
-            heartbeat(self.store, run_id, self.state, dataclasses.asdict(self.progress()))
+            heartbeat(self.store, run_id, self.state, dataclasses.asdict(self.progress()), self.claims.fenced)
 
     def progress(self) -> Progress:
         return progress_of(self)
