@@ -1,0 +1,220 @@
+"""Never pay twice when a run loses its lease or another tournament asks the same calls — against a loopback server
+that counts the requests for each call (a request is counted, paid, when it arrives): a `--force` takeover mid-run,
+a run paused (SIGSTOP) past its lease while a second run starts, then woken (SIGCONT), and two copies of one
+tournament file (two stores) run at once on one machine's shared call cache. Each scenario five times, with the
+moment of the takeover or the pause moved on each time. Leases are short (ELOTUI_LEASE_S) so that the tests run
+fast; every wait is for a condition, bounded; no wall-clock assert."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from elotui.records import CallRecord
+from elotui.store import Store
+from tests.run.fakes import write_tournament
+from tests.servers.fake_llm import FakeLLMServer
+
+CONTESTANTS = ["a", "b", "c", "d"]
+PROMPTS = {"p1": "What is AI?", "p2": "Name a prime number.", "p3": "Why is the sky blue?"}
+TOTAL = len(PROMPTS) * 6 * 2  # prompts x pairs x orders
+TRIALS = range(5)
+LEASE = {"ELOTUI_LEASE_S": "1", "ELOTUI_CLAIM_WAIT_S": "60"}
+
+
+def until(condition, timeout: float = 60.0, what: str = "condition") -> None:  # type: ignore[no-untyped-def]
+    deadline = time.monotonic() + timeout
+    while not condition():
+        assert time.monotonic() < deadline, f"timed out waiting for {what}"
+        time.sleep(0.01)
+
+
+def tournament(folder: Path, server: FakeLLMServer) -> Path:
+    folder.mkdir(parents=True, exist_ok=True)
+    judge = server.judge_config("openai-compatible", id="j1", max_concurrency=2)
+    return write_tournament(folder / "t.toml", contestants=CONTESTANTS, prompts=PROMPTS, judges=[judge])
+
+
+def headless(path: Path, store: Path | None, home: Path, *extra: str) -> subprocess.Popen[str]:
+    cmd = [sys.executable, "-m", "elotui.cli", "run", str(path), "--headless", *extra]
+    if store is not None:
+        cmd += ["--store", str(store)]
+    env = {**os.environ, "ELOTUI_HOME": str(home), **LEASE}
+    return subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+
+def paid_once_each(server: FakeLLMServer) -> None:
+    """Every planned call was sent, and none twice."""
+    counts = Counter(r.user for r in server.requests)
+    twice = sum(1 for n in counts.values() if n > 1)
+    assert not twice, (
+        f"{twice} call(s) paid more than once: {sum(counts.values())} requests for {TOTAL} calls"
+    )
+    assert len(counts) == TOTAL
+
+
+def complete(out: str) -> bool:
+    """The leaderboard a headless run prints says every planned presentation has its verdict."""
+    return "failed 0 · missing 0" in out and f"verdicts used {TOTAL}" in out
+
+
+@pytest.mark.parametrize("trial", TRIALS)
+def test_a_forced_takeover_mid_run_pays_no_call_twice(tmp_path: Path, fake_llm_factory, trial: int) -> None:  # type: ignore[no-untyped-def]
+    """`--force` while a run sends: the first run is fenced out at its next claim (exit 2, naming the new run),
+    the calls it had in flight are waited for by the second (their claims bind while it lives) and recorded by
+    the first; the second completes the tournament."""
+    server: FakeLLMServer = fake_llm_factory(
+        latency_s=0.4
+    )  # the first is still sending when the second starts
+    path = tournament(tmp_path, server)
+    store, home = tmp_path / "store.sqlite", tmp_path / "home"
+    first = headless(path, store, home)
+    until(lambda: len(server.requests) >= 2 + 3 * trial, what="the first run's calls")
+    second = headless(path, store, home, "--force")
+    (out2, err2), (_, err1) = second.communicate(timeout=120), first.communicate(timeout=120)
+    paid_once_each(server)
+    assert second.returncode == 0 and complete(out2), err2
+    assert first.returncode == 2 and "lost its lease: run 2 by pid" in err1, err1
+    with Store(store) as s:
+        from elotui.store.runs import run_table
+
+        assert [r["state"] for r in run_table(s)] == ["taken over", "finished"]
+
+
+@pytest.mark.parametrize("trial", TRIALS)
+def test_a_run_paused_past_its_lease_pays_no_call_twice(tmp_path: Path, fake_llm_factory, trial: int) -> None:  # type: ignore[no-untyped-def]
+    """SIGSTOP while calls are in flight, until the lease has expired; a second run starts (no --force: the first
+    looks dead) and sends; SIGCONT: the first notices on waking (the lease is another run's), sends nothing more,
+    records the answers it had in flight (still unanswered: the second run waited for them), and exits 2."""
+    from elotui.store.runs import latest_run
+
+    server: FakeLLMServer = fake_llm_factory(latency_s=0.1)
+    path = tournament(tmp_path, server)
+    store, home = tmp_path / "store.sqlite", tmp_path / "home"
+    first = headless(path, store, home)
+    until(lambda: len(server.requests) >= 2 + 3 * trial and server.in_flight >= 1, what="calls in flight")
+    first.send_signal(signal.SIGSTOP)
+    try:
+        with Store(store) as s:
+            until(
+                lambda: (latest_run(s) or {}).get("state") == "died", what="the paused run's lease to expire"
+            )
+        sent = len(server.requests)
+        second = headless(path, store, home)
+        deadline = time.monotonic() + 60  # (bounded: the first is woken in any case)
+        while len(server.requests) < sent + 3 and second.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.01)
+    finally:
+        first.send_signal(signal.SIGCONT)
+    (out2, err2), (_, err1) = second.communicate(timeout=120), first.communicate(timeout=120)
+    paid_once_each(server)
+    assert second.returncode == 0 and complete(out2), err2
+    assert first.returncode == 2 and "lost its lease: run 2 by pid" in err1, err1
+    with Store(store) as s:
+        from elotui.store.runs import run_table
+
+        runs = run_table(s)
+        assert [r["state"] for r in runs] == ["taken over", "finished"]
+        late = [c for c in s.calls() if c.run_id == runs[0]["id"] and c.finished_at > runs[1]["started_at"]]
+        assert late  # the answers in flight at the pause, recorded on waking: the second run waited for them
+
+
+@pytest.mark.parametrize("trial", TRIALS)
+def test_two_copies_on_one_shared_cache_at_once_pay_each_call_once(
+    tmp_path: Path, fake_llm_factory, trial: int
+) -> None:  # type: ignore[no-untyped-def]
+    """Two copies of one tournament file (two stores), run at the same time on one machine: every call is claimed
+    in the shared call cache too, so each is paid once; each run waits for the other's answers and completes."""
+    server: FakeLLMServer = fake_llm_factory(latency_s=0.05)
+    path = tournament(tmp_path / "a", server)
+    copy = tmp_path / "b" / "copy.toml"
+    copy.parent.mkdir()
+    shutil.copy(path, copy)
+    home = tmp_path / "home"
+    runs = [headless(path, None, home), headless(copy, None, home)]
+    if trial % 2:
+        runs.reverse()
+    results = [p.communicate(timeout=120) for p in runs]
+    for p, (out, err) in zip(runs, results, strict=True):
+        assert p.returncode == 0 and complete(out), err
+    paid_once_each(server)
+    stores = sorted((home).rglob("*.sqlite"))
+    assert len([s for s in stores if s.name != "call-cache.sqlite"]) == 2
+
+
+def record(key: str, run_id: int, status: str = "ok", winner: str | None = "first") -> CallRecord:
+    return CallRecord(key=key, kind="verdict", status=status, winner=winner, run_id=run_id)
+
+
+def test_a_late_answer_is_kept_where_unanswered_and_never_written_over_another(tmp_path: Path) -> None:
+    """Answers arriving at a run that lost its lease: kept where the call has no answer (an error only where
+    nothing is recorded), dropped where the new run answered it; the new run's answers are written as always."""
+    from elotui.store.claims import claim_many
+    from elotui.store.runs import begin_run
+
+    with Store(tmp_path / "s.sqlite") as store:
+        old = begin_run(store, {"n": 1})
+        assert set(claim_many(store, ["k1", "k2", "k3", "k4"], old).values()) == {"mine"}
+        store.record_call(record("k4", old, "error", None))
+        new = begin_run(store, {"n": 2}, force=True)
+        store.record_call(
+            record("k2", new, winner="second")
+        )  # (k2: released by the old run below, in a test)
+        store.record_calls(
+            [
+                record("k1", old),
+                record("k2", old),
+                record("k3", old, "error", None),
+                record("k4", old, "error", None),
+            ]
+        )
+        got = {c.key: (c.status, c.winner, c.run_id) for c in store.calls()}
+        assert got == {
+            "k1": ("ok", "first", old),  # unanswered: the late answer is kept
+            "k2": ("ok", "second", new),  # answered by the new run: the late answer is dropped
+            "k3": ("error", None, old),  # nothing recorded: the late error is kept
+            "k4": ("error", None, old),
+        }
+        assert store._db.execute("SELECT COUNT(*) FROM claims WHERE run_id = ?", (old,)).fetchone()[0] == 0
+        store.record_call(record("k4", old))  # a late answer replaces the run's own error
+        store.record_call(record("k1", new, winner="second"))  # the holder writes as always
+        got = {c.key: (c.status, c.winner, c.run_id) for c in store.calls()}
+        assert got["k4"] == ("ok", "first", old) and got["k1"] == ("ok", "second", new)
+
+
+def test_the_watchdog_checks_the_lease_after_a_pause_or_a_refused_heartbeat(tmp_path: Path) -> None:
+    """A tick that slept past half a lease (the process was stopped) or a heartbeat that found a newer run makes
+    the run check its lease at once, with no call to claim; an ordinary tick reads nothing."""
+    from elotui.run.claiming import ClaimedCalls
+    from elotui.store import runs
+    from elotui.store.runs import LEASE_S, begin_run, heartbeat
+
+    with Store(tmp_path / "s.sqlite") as store:
+        told: list[str] = []
+        old = begin_run(store, {"n": 1})
+        watched = ClaimedCalls(store)
+        watched.watch(old, LEASE_S, told.append)  # a pause, the lease still its own
+        assert told == [] and watched.lost is None
+        new = begin_run(store, {"n": 2}, force=True)
+        watched.watch(old, 0.1, told.append)  # an ordinary tick: the next claim would find it
+        assert told == []
+        watched.watch(old, LEASE_S, told.append)  # woken from a pause past its lease
+        assert len(told) == 1 and told[0].startswith(f"run {old} lost its lease: run {new} by pid")
+
+        refused = ClaimedCalls(store)
+        heartbeat(store, new, "running", None, refused.fenced)
+        assert not refused.fenced.is_set()
+        heartbeat(store, old, "running", {"done": 3}, refused.fenced)  # not renewed: a newer run holds it
+        assert refused.fenced.is_set()
+        refused.watch(old, 0.1, told.append)
+        assert len(told) == 2 and refused.lost is not None and refused.lost.newer["id"] == new
+        assert runs.latest_run(store)["id"] == new  # type: ignore[index]
+        assert store._db.execute("SELECT progress FROM runs WHERE id = ?", (old,)).fetchone() == (None,)
