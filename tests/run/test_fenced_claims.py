@@ -10,10 +10,13 @@ from __future__ import annotations
 import os
 import shutil
 import signal
+import sqlite3
 import subprocess
 import sys
+import threading
 import time
 from collections import Counter
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -21,7 +24,7 @@ import pytest
 from elotui.records import CallRecord
 from elotui.store import Store
 from tests.run.fakes import write_tournament
-from tests.servers.fake_llm import FakeLLMServer
+from tests.servers.fake_llm import Action, FakeLLMServer, Request, Slow
 
 CONTESTANTS = ["a", "b", "c", "d"]
 PROMPTS = {"p1": "What is AI?", "p2": "Name a prime number.", "p3": "Why is the sky blue?"}
@@ -37,6 +40,21 @@ def until(condition, timeout: float = 60.0, what: str = "condition") -> None:  #
         time.sleep(0.01)
 
 
+def held_after(answered: int, gate: threading.Event) -> Callable[[Request], Action | None]:
+    """A verdict function: the first `answered` requests are answered at once, the later ones held at the server
+    (asked again every 20 ms) until `gate` is set: the moment of a takeover or a pause is the test's, however
+    loaded the machine."""
+
+    arrived: dict[int, int] = {}  # each request's place in the order of arrival (asked again while held)
+
+    def verdict(request: Request) -> Action | None:
+        if gate.is_set() or arrived.setdefault(id(request), len(arrived)) < answered:
+            return None
+        return Slow(0.02)
+
+    return verdict
+
+
 def tournament(folder: Path, server: FakeLLMServer) -> Path:
     folder.mkdir(parents=True, exist_ok=True)
     judge = server.judge_config("openai-compatible", id="j1", max_concurrency=2)
@@ -49,6 +67,15 @@ def headless(path: Path, store: Path | None, home: Path, *extra: str) -> subproc
         cmd += ["--store", str(store)]
     env = {**os.environ, "ELOTUI_HOME": str(home), **LEASE}
     return subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+
+def query(path: Path, sql: str) -> int:
+    """One number read from a SQLite file another process writes (0 while it has no such table yet)."""
+    try:
+        with sqlite3.connect(path, timeout=5) as db:
+            return int(db.execute(sql).fetchone()[0] or 0)
+    except sqlite3.Error:
+        return 0
 
 
 def paid_once_each(server: FakeLLMServer) -> None:
@@ -68,25 +95,29 @@ def complete(out: str) -> bool:
 
 @pytest.mark.parametrize("trial", TRIALS)
 def test_a_forced_takeover_mid_run_pays_no_call_twice(tmp_path: Path, fake_llm_factory, trial: int) -> None:  # type: ignore[no-untyped-def]
-    """`--force` while a run sends: the first run is fenced out at its next claim (exit 2, naming the new run),
-    the calls it had in flight are waited for by the second (their claims bind while it lives) and recorded by
-    the first; the second completes the tournament."""
-    server: FakeLLMServer = fake_llm_factory(
-        latency_s=0.4
-    )  # the first is still sending when the second starts
+    """`--force` while a run has calls in flight: the first run is fenced out at its next claim (exit 2, naming the
+    new run); the calls it had in flight are waited for by the second (their claims bind while it lives) and
+    recorded by the first; the second completes the tournament."""
+    from elotui.store.runs import run_table
+
+    gate = threading.Event()
+    server: FakeLLMServer = fake_llm_factory(latency_s=0.02, verdict_fn=held_after(2 + 3 * trial, gate))
     path = tournament(tmp_path, server)
     store, home = tmp_path / "store.sqlite", tmp_path / "home"
     first = headless(path, store, home)
-    until(lambda: len(server.requests) >= 2 + 3 * trial, what="the first run's calls")
+    until(lambda: len(server.requests) >= 4 + 3 * trial, what="the first run's calls, two of them held")
     second = headless(path, store, home, "--force")
+    until(lambda: query(store, "SELECT MAX(id) FROM runs") == 2 or second.poll() is not None, what="takeover")
+    gate.set()
     (out2, err2), (_, err1) = second.communicate(timeout=120), first.communicate(timeout=120)
     paid_once_each(server)
     assert second.returncode == 0 and complete(out2), err2
     assert first.returncode == 2 and "lost its lease: run 2 by pid" in err1, err1
     with Store(store) as s:
-        from elotui.store.runs import run_table
-
-        assert [r["state"] for r in run_table(s)] == ["taken over", "finished"]
+        runs = run_table(s)
+        assert [r["state"] for r in runs] == ["taken over", "finished"]
+        late = [c for c in s.calls() if c.run_id == runs[0]["id"] and c.finished_at > runs[1]["started_at"]]
+        assert len(late) == 2  # the two calls in flight at the takeover: answered once, recorded by the first
 
 
 @pytest.mark.parametrize("trial", TRIALS)
@@ -94,15 +125,17 @@ def test_a_run_paused_past_its_lease_pays_no_call_twice(tmp_path: Path, fake_llm
     """SIGSTOP while calls are in flight, until the lease has expired; a second run starts (no --force: the first
     looks dead) and sends; SIGCONT: the first notices on waking (the lease is another run's), sends nothing more,
     records the answers it had in flight (still unanswered: the second run waited for them), and exits 2."""
-    from elotui.store.runs import latest_run
+    from elotui.store.runs import latest_run, run_table
 
-    server: FakeLLMServer = fake_llm_factory(latency_s=0.1)
+    gate = threading.Event()
+    server: FakeLLMServer = fake_llm_factory(latency_s=0.02, verdict_fn=held_after(2 + 3 * trial, gate))
     path = tournament(tmp_path, server)
     store, home = tmp_path / "store.sqlite", tmp_path / "home"
     first = headless(path, store, home)
-    until(lambda: len(server.requests) >= 2 + 3 * trial and server.in_flight >= 1, what="calls in flight")
+    until(lambda: len(server.requests) >= 4 + 3 * trial, what="the first run's calls, two of them held")
     first.send_signal(signal.SIGSTOP)
     try:
+        gate.set()  # (its two calls are answered while it sleeps)
         with Store(store) as s:
             until(
                 lambda: (latest_run(s) or {}).get("state") == "died", what="the paused run's lease to expire"
@@ -119,12 +152,10 @@ def test_a_run_paused_past_its_lease_pays_no_call_twice(tmp_path: Path, fake_llm
     assert second.returncode == 0 and complete(out2), err2
     assert first.returncode == 2 and "lost its lease: run 2 by pid" in err1, err1
     with Store(store) as s:
-        from elotui.store.runs import run_table
-
         runs = run_table(s)
         assert [r["state"] for r in runs] == ["taken over", "finished"]
         late = [c for c in s.calls() if c.run_id == runs[0]["id"] and c.finished_at > runs[1]["started_at"]]
-        assert late  # the answers in flight at the pause, recorded on waking: the second run waited for them
+        assert len(late) == 2  # the two calls in flight at the pause, recorded on waking: the second waited
 
 
 @pytest.mark.parametrize("trial", TRIALS)
@@ -132,8 +163,10 @@ def test_two_copies_on_one_shared_cache_at_once_pay_each_call_once(
     tmp_path: Path, fake_llm_factory, trial: int
 ) -> None:  # type: ignore[no-untyped-def]
     """Two copies of one tournament file (two stores), run at the same time on one machine: every call is claimed
-    in the shared call cache too, so each is paid once; each run waits for the other's answers and completes."""
-    server: FakeLLMServer = fake_llm_factory(latency_s=0.05)
+    in the shared call cache too, so each is paid once; each run waits for the other's answers and completes.
+    The server holds its answers until both runs have claimed a call to send in the cache: both really run."""
+    gate = threading.Event()
+    server: FakeLLMServer = fake_llm_factory(latency_s=0.02, verdict_fn=held_after(trial, gate))
     path = tournament(tmp_path / "a", server)
     copy = tmp_path / "b" / "copy.toml"
     copy.parent.mkdir()
@@ -142,12 +175,18 @@ def test_two_copies_on_one_shared_cache_at_once_pay_each_call_once(
     runs = [headless(path, None, home), headless(copy, None, home)]
     if trial % 2:
         runs.reverse()
+    cache = home / "data" / "call-cache.sqlite"
+    until(lambda: cache.exists() or any(p.poll() is not None for p in runs), what="the shared cache")
+    claimants = "SELECT COUNT(DISTINCT store) FROM claims"
+    until(lambda: query(cache, claimants) == 2 or any(p.poll() is not None for p in runs), what="both runs")
+    gate.set()
     results = [p.communicate(timeout=120) for p in runs]
+    paid_once_each(server)
     for p, (out, err) in zip(runs, results, strict=True):
         assert p.returncode == 0 and complete(out), err
-    paid_once_each(server)
-    stores = sorted((home).rglob("*.sqlite"))
-    assert len([s for s in stores if s.name != "call-cache.sqlite"]) == 2
+    stores = [p for p in home.rglob("*.sqlite") if p.name != "call-cache.sqlite"]
+    paid = [query(s, "SELECT COUNT(*) FROM calls WHERE run_id IS NOT NULL") for s in stores]
+    assert len(paid) == 2 and min(paid) >= 1 and sum(paid) == TOTAL  # both paid, for different calls
 
 
 def record(key: str, run_id: int, status: str = "ok", winner: str | None = "first") -> CallRecord:
