@@ -257,3 +257,47 @@ def test_the_watchdog_checks_the_lease_after_a_pause_or_a_refused_heartbeat(tmp_
         assert len(told) == 2 and refused.lost is not None and refused.lost.newer["id"] == new
         assert runs.latest_run(store)["id"] == new  # type: ignore[index]
         assert store._db.execute("SELECT progress FROM runs WHERE id = ?", (old,)).fetchone() == (None,)
+
+
+def test_the_shared_cache_is_one_claim_space_for_every_store(tmp_path: Path) -> None:
+    """A call claimed by a run of one store is "taken" for a run of another store on the same cache (its store
+    claim given back), "answered" once recorded (copied in); the claims of a run that ended bind no more."""
+    from elotui.store.call_cache import CallCache
+    from elotui.store.claims import claim
+    from elotui.store.runs import begin_run, finish_run
+
+    cache = tmp_path / "call-cache.sqlite"
+    with (
+        Store(tmp_path / "one.sqlite", cache=CallCache(cache)) as one,
+        Store(tmp_path / "two.sqlite", cache=CallCache(cache)) as two,
+    ):
+        first, second = begin_run(one, {"n": 1}), begin_run(two, {"n": 1})
+        assert claim(one, "k", first) == "mine" and claim(one, "k", first) == "mine"  # (its own claim again)
+        assert claim(two, "k", second) == "taken"
+        assert two._db.execute("SELECT COUNT(*) FROM claims").fetchone()[0] == 0  # given back in its store
+        one.record_call(record("k", first, winner="second"))
+        assert claim(two, "k", second) == "answered"
+        copied = two.get_call("k")
+        assert copied is not None and (copied.winner, copied.run_id) == ("second", None)
+        assert claim(one, "k2", first) == "mine" and claim(two, "k2", second) == "taken"
+        finish_run(one, first, "stopped")  # its claims end with it, in the cache too
+        assert claim(two, "k2", second) == "mine"
+        assert claim(one, "k3", begin_run(one, {"n": 2})) == "mine" and claim(two, "k3", second) == "taken"
+
+
+def test_a_lease_that_expired_with_nobody_taking_it_is_still_the_runs_own(tmp_path: Path) -> None:
+    """A run paused past its lease while no other run started still holds it (no newer run): a reader marks it
+    `died`, its claims stay (its process lives), its next heartbeat makes it `running` again, and it claims on."""
+    from elotui.store.claims import claim
+    from elotui.store.runs import LEASE_S, heartbeat, latest_run, live_run, reap
+
+    with Store(tmp_path / "s.sqlite") as store:
+        run = store.start_run({"n": 1})
+        assert claim(store, "k", run) == "mine"
+        assert reap(store, now=time.time() + LEASE_S + 1) == [run]
+        assert store._db.execute("SELECT COUNT(*) FROM claims").fetchone()[0] == 1
+        assert latest_run(store)["state"] == "died"  # type: ignore[index]
+        lost = threading.Event()
+        heartbeat(store, run, "running", {"done": 1}, lost)
+        assert not lost.is_set() and live_run(store)["id"] == run  # type: ignore[index]
+        assert claim(store, "k2", run) == "mine"
