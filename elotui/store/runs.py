@@ -41,6 +41,7 @@ HEARTBEAT_EVERY_S = min(1.0, LEASE_S / 4)
 # A run that dies while it prepares is still found dead at once on its own host (its pid is gone).
 PREPARE_S_PER_COMPARISON = 1e-4
 LIVE_STATES = ("running", "paused", "budget")
+LOST_LEASE = "lost its lease"  # what a run that another run took over says (LeaseLost)
 
 
 class RunActive(UserError):
@@ -64,7 +65,7 @@ class LeaseLost(Exception):
 
     def __init__(self, run_id: int, newer: dict[str, Any]) -> None:
         super().__init__(
-            f"run {run_id} lost its lease: {describe(newer)} took over this tournament; this run sends nothing "
+            f"run {run_id} {LOST_LEASE}: {describe(newer)} took over this tournament; this run sends nothing "
             "more (the answers it had in flight are kept where still unanswered)"
         )
         self.run_id = run_id

@@ -301,3 +301,39 @@ def test_a_lease_that_expired_with_nobody_taking_it_is_still_the_runs_own(tmp_pa
         heartbeat(store, run, "running", {"done": 1}, lost)
         assert not lost.is_set() and live_run(store)["id"] == run  # type: ignore[index]
         assert claim(store, "k2", run) == "mine"
+
+
+async def test_a_runner_taken_over_sends_nothing_more_and_says_so(tmp_path: Path, fake_llm_factory) -> None:  # type: ignore[no-untyped-def]
+    """In process: another run takes the lease while two calls are in flight; the runner sends nothing more,
+    records those two answers (unanswered: kept), ends `stopped` (its row `taken over`), and the TUI's monitor
+    turns its state event into a warning."""
+    import asyncio
+
+    from elotui.config import load_tournament
+    from elotui.run.events import Event, RunStateChanged
+    from elotui.run.runner import Runner
+    from elotui.store.runs import begin_run, run_table
+    from elotui.tui.run_monitor import RunMonitor
+
+    gate = threading.Event()
+    server: FakeLLMServer = fake_llm_factory(latency_s=0.0, verdict_fn=held_after(4, gate))
+    spec = load_tournament(tournament(tmp_path, server))
+    events: list[Event] = []
+    with Store(tmp_path / "s.sqlite") as store:
+        runner = Runner(spec, store, on_event=events.append)
+        running = asyncio.create_task(runner.run())
+        deadline = time.monotonic() + 60
+        while len(server.requests) < 6:
+            assert time.monotonic() < deadline and not running.done()
+            await asyncio.sleep(0.01)
+        newer = begin_run(store, {"n": 2}, force=True)
+        gate.set()
+        result = await asyncio.wait_for(running, 60)
+        assert result.state == "stopped" and runner.claims.lost is not None
+        assert runner.claims.lost.newer["id"] == newer == runner.run_id + 1  # type: ignore[operator]
+        assert len(server.requests) == 6  # nothing sent after the takeover
+        assert [c.run_id for c in store.calls()] == [runner.run_id] * 6  # the two late answers kept
+        assert [r["state"] for r in run_table(store)] == ["taken over", "running"]
+    monitor = RunMonitor()
+    notices = [n for e in events if isinstance(e, RunStateChanged) for n in monitor.handle(e)]
+    assert [n.title for n in notices] == ["run taken over"] and "lost its lease" in notices[0].message
