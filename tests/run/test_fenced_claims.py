@@ -18,6 +18,7 @@ import time
 from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
+from typing import Literal
 
 import pytest
 
@@ -189,7 +190,9 @@ def test_two_copies_on_one_shared_cache_at_once_pay_each_call_once(
     assert len(paid) == 2 and min(paid) >= 1 and sum(paid) == TOTAL  # both paid, for different calls
 
 
-def record(key: str, run_id: int, status: str = "ok", winner: str | None = "first") -> CallRecord:
+def record(
+    key: str, run_id: int, status: Literal["ok", "invalid", "error"] = "ok", winner: str | None = "first"
+) -> CallRecord:
     return CallRecord(key=key, kind="verdict", status=status, winner=winner, run_id=run_id)
 
 
