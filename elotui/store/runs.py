@@ -103,12 +103,12 @@ def reap(store: Store, now: float | None = None) -> list[int]:
     now = time.time() if now is None else now
     here = host_name()
     rows = store._db.execute(
-        f"SELECT id, host, pid, lease_until FROM runs WHERE state IN ({','.join('?' * len(LIVE_STATES))})",
+        f"SELECT id, host, pid, lease_until, started_at FROM runs WHERE state IN ({','.join('?' * len(LIVE_STATES))})",
         LIVE_STATES,
     ).fetchall()
     dead = []
-    for rid, host, pid, lease in rows:
-        gone = host == here and not _alive(pid)
+    for rid, host, pid, lease, started in rows:
+        gone = host == here and not _alive(pid, since=started)
         if (lease or 0) < now or gone:
             dead.append(rid)
             store._db.execute(

@@ -340,3 +340,32 @@ async def test_a_runner_taken_over_sends_nothing_more_and_says_so(tmp_path: Path
     monitor = RunMonitor()
     notices = [n for e in events if isinstance(e, RunStateChanged) for n in monitor.handle(e)]
     assert [n.title for n in notices] == ["run taken over"] and "lost its lease" in notices[0].message
+
+
+def test_a_claim_binds_while_its_process_lives_not_once_it_exited_or_its_pid_is_reused(
+    tmp_path: Path,
+) -> None:
+    """Another process of this host made the claims: they bind while it exists (stopped or not); not once it is a
+    zombie (killed, not yet waited for), nor when the process behind that pid started after the claim."""
+    from elotui.store.claims import claim
+    from elotui.store.processes import _stat
+    from elotui.store.runs import begin_run
+
+    other = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(120)"])
+    try:
+        with Store(tmp_path / "s.sqlite") as store:
+            old = begin_run(store, {"n": 1})
+            assert {claim(store, k, old) for k in ("k1", "k2")} == {"mine"}
+            store._db.execute("UPDATE runs SET pid = ? WHERE id = ?", (other.pid, old))  # (as if made there)
+            store._db.execute(
+                "UPDATE claims SET claimed_at = claimed_at - 3600 WHERE key = 'k2'"
+            )  # pid reused
+            new = begin_run(store, {"n": 2}, force=True)
+            other.send_signal(signal.SIGSTOP)
+            assert claim(store, "k1", new) == "taken" and claim(store, "k2", new) == "mine"
+            other.kill()
+            until(lambda: _stat(other.pid)[0] == "Z", what="a zombie")
+            assert claim(store, "k1", new) == "mine"
+    finally:
+        other.kill()
+        other.wait()
