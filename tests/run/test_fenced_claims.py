@@ -369,3 +369,61 @@ def test_a_claim_binds_while_its_process_lives_not_once_it_exited_or_its_pid_is_
     finally:
         other.kill()
         other.wait()
+
+
+def test_calls_another_store_is_sending_are_waited_for_then_skipped_never_sent(
+    tmp_path: Path,
+    fake_llm_factory,  # type: ignore[no-untyped-def]
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """Every call of the plan is claimed in the shared cache by another live process that never answers: the run
+    waits (ELOTUI_CLAIM_WAIT_S without progress: 0.3 s here), then skips them, sends none, and says so; once that
+    process is gone, the next run sends each call once."""
+    import asyncio
+
+    from elotui.commands.run_tournament import _claims_note
+    from elotui.config import load_tournament
+    from elotui.run import claiming
+    from elotui.run.events import Event, RunStarted
+    from elotui.run.runner import Runner
+    from elotui.store.call_cache import CallCache
+    from elotui.store.processes import host_name
+
+    monkeypatch.setattr(claiming, "CLAIM_WAIT_S", 0.3)
+    server: FakeLLMServer = fake_llm_factory()
+    spec = load_tournament(tournament(tmp_path, server))
+    other = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(120)"])
+    try:
+        with Store(tmp_path / "s.sqlite", cache=CallCache(tmp_path / "cache.sqlite")) as store:
+            planner = Runner(spec, store)
+
+            def stop_once_planned(event: Event) -> None:
+                if isinstance(event, RunStarted):
+                    planner.stop()
+
+            planner.on_event = stop_once_planned
+            asyncio.run(planner.run())  # (the plan stored, nothing sent)
+            keys = sorted({row.key for row in store.plan()})
+            assert len(keys) == TOTAL and not server.requests
+            with sqlite3.connect(tmp_path / "cache.sqlite") as cache:  # another store's run, in that process
+                cache.executemany(
+                    "INSERT INTO claims VALUES (?, '/elsewhere/other.sqlite', 1, ?, ?, ?)",
+                    [(k, host_name(), other.pid, time.time()) for k in keys],
+                )
+            waiting = Runner(spec, store)
+            result = asyncio.run(waiting.run())
+            assert not server.requests and waiting.claims.skipped == TOTAL and result.done == 0
+            assert _claims_note(waiting) is None
+            assert (
+                f"{TOTAL} planned comparison(s) were still being answered by another run"
+                in capsys.readouterr().err
+            )
+            other.kill()
+            other.wait()
+            again = Runner(spec, store)
+            assert asyncio.run(again.run()).done == TOTAL and again.claims.skipped == 0
+        paid_once_each(server)
+    finally:
+        other.kill()
+        other.wait()
