@@ -97,11 +97,11 @@ class ClaimedCalls:
             self.skipped += sum(call.rows for call, _ in self.waiting)
         self.waiting = []
 
-    def watch(self, run_id: int | None, slept_s: float, lose: Callable[[str], None]) -> None:
-        """The watchdog, after a sleep of the run's ticker that took `slept_s` (monotonic): the lease is checked in
-        the store when a heartbeat found a newer run or the sleep ran past half a lease, and `lose(why)` called if
-        it was lost (now or before)."""
-        if run_id is not None and self.lost is None and (self.fenced.is_set() or slept_s > LEASE_S / 2):
+    def watch(self, run_id: int | None, overslept_s: float, lose: Callable[[str], None]) -> None:
+        """The watchdog, after a sleep of the run's ticker that took `overslept_s` longer than asked (monotonic):
+        the lease is checked in the store when a heartbeat found a newer run or the sleep overran by half a lease,
+        and `lose(why)` called if it was lost (now or before)."""
+        if run_id is not None and self.lost is None and (self.fenced.is_set() or overslept_s > LEASE_S / 2):
             self.lost = holds_lease(self.store, run_id)
         if self.lost is not None:
             lose(str(self.lost))

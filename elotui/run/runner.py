@@ -430,7 +430,7 @@ class Runner(RunLifecycle):
             await asyncio.sleep(PROGRESS_INTERVAL_S)
             self._emit_progress()
             now = time.monotonic()
-            self.claims.watch(self.run_id, now - asleep, self.lose_lease)  # a pause past the lease: seen now
+            self.claims.watch(self.run_id, now - asleep - PROGRESS_INTERVAL_S, self.lose_lease)  # (overslept)
             since, run_id = now - last_beat, self.run_id
             if run_id is None or since < HEARTBEAT_EVERY_S:
                 continue  # (a beat that meets a write finished behind is queued after it: runs.heartbeat)
