@@ -166,7 +166,23 @@ def headless(
     print_leaderboard(tournament, store, sys.stdout)
     code = _report_end(tournament, store, result, max_cost)
     _print_summary(tournament, store, result, None)
-    return code
+    taken_over = _claims_note(runner)
+    return code if taken_over is None else taken_over
+
+
+def _claims_note(runner: Runner) -> int | None:
+    """What the run's claims say on stderr: calls left to another run that was sending them, or the run's lease
+    lost to another run (then exit 2, as for a run that finds another one running when it starts)."""
+    if runner.claims.skipped:
+        print(
+            f"{runner.claims.skipped} planned comparison(s) were still being answered by another run when this one "
+            "ended: not sent again (the next run finds their answers, or sends them)",
+            file=sys.stderr,
+        )
+    if runner.claims.lost is None:
+        return None
+    print(f"{runner.claims.lost}; follow it with `elotui watch`", file=sys.stderr)
+    return 2
 
 
 def _print_summary(

@@ -6,7 +6,7 @@ the calls still to send) and `--show-prompt` one fully rendered judge prompt; ne
 Exit codes (headless): 0 when every planned call has an answer (a verdict or an unparseable reply stored as
 invalid); 3 when some calls failed for good (they are listed on stderr and retried by the next run); 4 when the
 run stopped at its budget before the plan was complete (resumable: run again with a higher `--max-cost`);
-130 on Ctrl-C.
+2 when another run holds the tournament's lease, or took it over during the run (`--force`); 130 on Ctrl-C.
 """
 
 from __future__ import annotations
@@ -40,7 +40,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
     p.add_argument(
         "--force",
         action="store_true",
-        help="take over the run lease of another process that still looks alive (its claimed calls are not sent)",
+        help="take over the run lease of another process that still looks alive (it stops sending; the calls it has "
+        "in flight are not sent again)",
     )
     p.set_defaults(handler=run)
 

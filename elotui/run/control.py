@@ -74,6 +74,15 @@ class RunLifecycle:
             for task in self._workers:
                 task.cancel()
 
+    def lose_lease(self, reason: str) -> None:
+        """Another run took this run's lease (elotui.run.claiming): no new calls; the calls in flight finish and
+        are recorded where their calls are still unanswered. The run ends `stopped`, with `reason` said."""
+        if not self._stopping:
+            self._stopping = True
+            self._set_state("stopped", reason)
+        self._halt.set()
+        self._resume.set()
+
     def _set_state(self, state: RunState, reason: str, *, force: bool = False) -> None:
         if state != self.state or force:
             self.state = state

@@ -1,5 +1,5 @@
 """What a run counts as its calls are answered (the `Runner` builds on it): per endpoint (elotui.records.JudgeCounts,
-owned by the runner, published as copies), in all (done, cached, failed, invalid, skipped), its cost
+owned by the runner, published as copies), in all (done, cached, failed, invalid), its cost
 (elotui.run.accounting) and its circuit breakers (elotui.run.breaker); and the calls another process answered or is
 sending meanwhile (claimed in the store first: elotui.store.runs)."""
 
@@ -10,10 +10,10 @@ from elotui.records import JudgeCounts
 from elotui.run.accounting import Accounting, RateMeter
 from elotui.run.breaker import EndpointBreaker
 from elotui.run.calls import Call
+from elotui.run.claiming import ClaimedCalls
 from elotui.run.control import RunLifecycle
 from elotui.run.events import CallFailed, CallRetried
 from elotui.store import Store
-from elotui.store.runs import claim_many
 from elotui.vocab import CACHED_STATUSES
 
 
@@ -26,7 +26,7 @@ class RunCounting(RunLifecycle):
     cached: int
     failed: int
     invalid: int
-    skipped: int
+    claims: ClaimedCalls
     _ledgers: dict[str, JudgeCounts]
     _breakers: dict[str, EndpointBreaker]
     _acct: Accounting
@@ -39,20 +39,15 @@ class RunCounting(RunLifecycle):
         return {jid: ledger.snapshot() for jid, ledger in self._ledgers.items()}
 
     def _claimed(self, taken: list[tuple[Call, float]]) -> list[tuple[Call, float]]:
-        """The calls this run may send, claimed in the store before paying for them (elotui.store.runs): another
-        process may have answered one since the plan was read, or may be sending it now."""
+        """The calls this run may send, claimed before paying for them (elotui.run.claiming): another process may
+        have answered one since the plan was read, or be sending it now; none once the run lost its lease."""
         assert self.run_id is not None
-        got = claim_many(self.store, [call.key for call, _ in taken], self.run_id)
-        mine = []
-        for call, estimate in taken:
-            if got[call.key] == "answered":
-                self.done += call.rows
-                self.cached += call.rows
-                self._progress_dirty = True
-            elif got[call.key] == "taken":
-                self.skipped += call.rows
-            else:
-                mine.append((call, estimate))
+        mine, answered = self.claims.claim(self.run_id, taken)
+        self.done += answered
+        self.cached += answered
+        self._progress_dirty = True
+        if self.claims.lost is not None:
+            self.lose_lease(str(self.claims.lost))
         return mine
 
     def _count(self, call: Call, reply: JudgeReply | Completion) -> bool:

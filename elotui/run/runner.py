@@ -39,6 +39,7 @@ from elotui.records import JudgeCounts
 from elotui.run.accounting import Accounting, RateMeter, progress_of
 from elotui.run.breaker import EndpointBreaker
 from elotui.run.calls import Call, endpoints
+from elotui.run.claiming import ClaimedCalls
 from elotui.run.counting import RunCounting
 from elotui.run.events import (
     CallStarted,
@@ -88,7 +89,7 @@ class Runner(RunCounting):
         self.tournament = tournament
         self.store = store
         self.force = force  # take over a live run's lease (elotui.store.runs)
-        self.skipped = 0  # calls another live run was sending (claimed): not ours to pay for
+        self.claims = ClaimedCalls(store)  # what is claimed, awaited, skipped; the lease's watchdog
         self._breakers = {
             jid: EndpointBreaker(c.stop_after_errors) for jid, c in endpoints(tournament).items()
         }
@@ -232,6 +233,9 @@ class Runner(RunCounting):
         for result in results:  # a worker cancelled by stop(cancel=True) is fine; a bug is not
             if isinstance(result, BaseException) and not isinstance(result, asyncio.CancelledError):
                 raise result
+        await self.claims.wait(
+            self._claimed, self._answer, self.judges, lambda: self.stopping
+        )  # others' calls
 
     async def _worker(self, jid: str, queue: deque[Call]) -> None:
         """Take calls off the endpoint's queue, claim, send and record them one at a time; a replay or simulated
@@ -403,14 +407,16 @@ class Runner(RunCounting):
     async def _tick(self) -> None:
         last_beat = 0.0
         while True:
+            asleep = time.monotonic()
             await asyncio.sleep(PROGRESS_INTERVAL_S)
             self._emit_progress()
             now = time.monotonic()
+            self.claims.watch(self.run_id, now - asleep - PROGRESS_INTERVAL_S, self.lose_lease)  # (overslept)
             since, run_id = now - last_beat, self.run_id
             if run_id is None or since < HEARTBEAT_EVERY_S:
                 continue  # (a beat that meets a write finished behind is queued after it: runs.heartbeat)
             last_beat = now
-            heartbeat(self.store, run_id, self.state, dataclasses.asdict(self.progress()))
+            heartbeat(self.store, run_id, self.state, dataclasses.asdict(self.progress()), self.claims.fenced)
 
     def progress(self) -> Progress:
         return progress_of(self)

@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING, Any, Self, TypeVar
 
 from elotui.errors import store_problem
 from elotui.records import CALL_COLUMNS, CallRecord, JudgeStats, PairDetail, PlanRow, PlanVerdict, RunRow
-from elotui.store import columns, keysets, plan_table, schema, writes
+from elotui.store import claims, columns, keysets, plan_table, schema, writes
 from elotui.store.call_cache import CallCache
 from elotui.store.columns import VerdictColumns
 from elotui.store.connect import connect, end_read, for_writing
@@ -148,10 +148,10 @@ class Store(TextsTable):
         share: bool = True,
         behind: bool = False,
     ) -> None:
-        """Insert or replace calls in one transaction (with their answers rows and the end of their claims), then
-        copy the answered ones into the shared call cache. Free answers (replay, simulated) are neither claimed
-        nor shared: `claimed=False, share=False`; `behind`: their transaction is finished (answers rows, commit,
-        compaction) in a helper thread while the caller goes on (elotui.store.writes)."""
+        """Insert or replace calls in one transaction with their answers rows and the end of their claims (a run that
+        lost its lease writes only where unanswered: store.claims), then copy the answered ones into the shared call
+        cache. Free answers (replay, simulated): `claimed=False, share=False`, neither claimed nor shared; `behind`:
+        their transaction ends (answers rows, commit, compaction) in a helper thread (elotui.store.writes)."""
         if not records:
             return
         now = time.time()
@@ -163,16 +163,18 @@ class Store(TextsTable):
         if behind:
             self._write_behind(records)
             return
+        kept = list(records)
 
         def body() -> None:
-            writes.write_calls(self._db, records)
             if claimed:
-                self._db.executemany("DELETE FROM claims WHERE key = ?", [(r.key,) for r in records])
+                kept[:] = claims.write_claimed(self._db, records)
+            else:
+                writes.write_calls(self._db, records)
 
         self._transaction(body)
-        self._after_answers(len(records))
+        self._after_answers(len(kept))
         if self.cache is not None and share:
-            self.cache.put_many([r for r in records if r.status in CACHED_STATUSES])
+            self.cache.put_many([r for r in kept if r.status in CACHED_STATUSES])
 
     def settle(self) -> None:
         """Wait for the end of a write finished behind (raising what it raised)."""

@@ -1,41 +1,47 @@
-"""Who is running a tournament, and which calls are being paid for: run leases, call claims, heartbeats.
+"""Who is running a tournament, and which calls are being paid for: run leases with a fencing token, heartbeats.
 
 Whatever the number of processes on one store (two terminals, a TUI and a headless run, a cron job), a call is
 sent by at most one of them:
 - **Run lease.** A run is started in one write transaction that first marks dead runs (lease expired, or the
   same host and a pid that no longer exists) as `died`, then refuses if another run holds a live lease
   (`RunActive`: who, where, since when), else inserts its own row with a lease. The writer renews the lease and
-  publishes its progress in that row (a heartbeat, at most once a second); a reader (`elotui watch`) reads it.
-- **Call claims.** Before sending a call, the run claims its key (`claim`): refused when the store already has the
-  answer (another process just recorded it) or another live run holds the claim. The claim is dropped when the
-  answer is recorded; a dead run's claims expire with its lease (those calls are the only ones sent again).
+  publishes its progress in that row (a heartbeat, a few times per lease); a reader (`elotui watch`) reads it.
+- **Fencing token.** A run's right to send is its row being the newest: every run, a takeover (`--force`, or after
+  a lease expired) included, is a new row with a larger id, so the run id is the lease's generation number. Every
+  claim (elotui.store.claims), every record of a paid answer and every heartbeat checks it in its own transaction
+  (`fence`): a run that was forced out, paused past its lease (SIGSTOP) or cut off raises `LeaseLost` at its next
+  claim, before it sends anything more. An expired lease that nobody took is still its holder's (no newer row).
+- **Call claims** (elotui.store.claims) bind while the process that made them may still be sending the call, so
+  the calls a run had in flight when it lost its lease are not sent again by the run that took over.
 """
 
 from __future__ import annotations
 
 import json
 import os
-import socket
 import sqlite3
+import threading
 import time
-from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any
 
 from elotui.errors import UserError
+from elotui.store.call_cache import store_name
+from elotui.store.processes import alive as _alive
+from elotui.store.processes import began, ended, host_name
 
 if TYPE_CHECKING:
     from elotui.store import Store
 
 LEASE_S = float(os.environ.get("ELOTUI_LEASE_S") or 10.0)  # a run whose heartbeat is older than this is dead
-HEARTBEAT_EVERY_S = 1.0
+HEARTBEAT_EVERY_S = min(1.0, LEASE_S / 4)
 # A run's heartbeat starts once it has prepared (planned its calls, stored the plan, read a replay log: ~20 s at 10^6
 # comparisons on a 2-core machine, in a thread and a long write transaction that no heartbeat could get past). The
 # lease taken at its start covers that too, at this much per planned comparison (~5x what it takes), so that a
 # second process does not find a preparing run's lease expired, declare it dead and run everything again beside it.
 # A run that dies while it prepares is still found dead at once on its own host (its pid is gone).
 PREPARE_S_PER_COMPARISON = 1e-4
-Claim = Literal["mine", "answered", "taken"]
 LIVE_STATES = ("running", "paused", "budget")
+LOST_LEASE = "lost its lease"  # what a run that another run took over says (LeaseLost)
 
 
 class RunActive(UserError):
@@ -54,20 +60,36 @@ class RunActive(UserError):
         )
 
 
-def _alive(pid: int | None) -> bool:
-    if not pid:
-        return False
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:  # exists, another user's
-        return True
-    return True
+class LeaseLost(Exception):
+    """A newer run took this run's lease (`--force`, or after a pause past its lease): it may send nothing more."""
+
+    def __init__(self, run_id: int, newer: dict[str, Any]) -> None:
+        super().__init__(
+            f"run {run_id} {LOST_LEASE}: {describe(newer)} took over this tournament; this run sends nothing "
+            "more (the answers it had in flight are kept where still unanswered)"
+        )
+        self.run_id = run_id
+        self.newer = newer
 
 
-def host_name() -> str:
-    return socket.gethostname()
+def fence(db: sqlite3.Connection, run_id: int) -> None:
+    """Raise LeaseLost unless run `run_id` still holds the lease: no newer run began (inside the caller's
+    transaction, so that what it then writes is written only by the holder)."""
+    row = db.execute(
+        "SELECT id, host, pid, started_at FROM runs WHERE id > ? ORDER BY id DESC LIMIT 1", (run_id,)
+    ).fetchone()
+    if row is not None:
+        raise LeaseLost(run_id, dict(zip(("id", "host", "pid", "started_at"), row, strict=True)))
+
+
+def holds_lease(store: Store, run_id: int) -> LeaseLost | None:
+    """None while run `run_id` holds the lease, else why not (a read: the watchdog's check after a pause)."""
+    with store._lock, store._guarded():
+        try:
+            fence(store._db, run_id)
+        except LeaseLost as lost:
+            return lost
+    return None
 
 
 def describe(run: dict[str, Any]) -> str:
@@ -77,21 +99,25 @@ def describe(run: dict[str, Any]) -> str:
 
 def reap(store: Store, now: float | None = None) -> list[int]:
     """Mark runs whose lease expired, or whose process on this host is gone, as `died` (inside a transaction
-    of the caller's, or on its own). Returns their ids."""
+    of the caller's, or on its own), and drop the claims of those whose process is gone. Returns their ids."""
     now = time.time() if now is None else now
     here = host_name()
     rows = store._db.execute(
-        f"SELECT id, host, pid, lease_until FROM runs WHERE state IN ({','.join('?' * len(LIVE_STATES))})",
+        f"SELECT id, host, pid, lease_until, started_at FROM runs WHERE state IN ({','.join('?' * len(LIVE_STATES))})",
         LIVE_STATES,
     ).fetchall()
-    dead = [rid for rid, host, pid, lease in rows if (lease or 0) < now or (host == here and not _alive(pid))]
-    for rid in dead:
-        store._db.execute(
-            "UPDATE runs SET state = 'died', finished_at = COALESCE(lease_until, heartbeat_at, started_at) "
-            "WHERE id = ?",
-            (rid,),
-        )
-        store._db.execute("DELETE FROM claims WHERE run_id = ?", (rid,))
+    dead = []
+    for rid, host, pid, lease, started in rows:
+        gone = host == here and not _alive(pid, since=started)
+        if (lease or 0) < now or gone:
+            dead.append(rid)
+            store._db.execute(
+                "UPDATE runs SET state = 'died', finished_at = COALESCE(lease_until, heartbeat_at, started_at) "
+                "WHERE id = ?",
+                (rid,),
+            )
+        if gone:  # a paused process keeps its claims: the calls it sent may still be answered (store.claims)
+            store._db.execute("DELETE FROM claims WHERE run_id = ?", (rid,))
     return dead
 
 
@@ -121,7 +147,8 @@ def live_run(store: Store) -> dict[str, Any] | None:
 def begin_run(store: Store, manifest: dict[str, Any], *, force: bool = False, comparisons: int = 0) -> int:
     """Take the tournament's run lease, long enough for a run of that many planned `comparisons` to prepare
     (PREPARE_S_PER_COMPARISON; the heartbeat renews it after), and record the run; raises RunActive when another
-    live run holds it (with `force`, that run's lease is taken over: its claims stay valid until they expire)."""
+    live run holds it. With `force`, that run's lease is taken over: it is fenced out (`fence`) at its next claim,
+    and its claims bind while its process may still be sending them (elotui.store.claims)."""
     out: list[int] = []
     lease = LEASE_S + PREPARE_S_PER_COMPARISON * comparisons
 
@@ -143,74 +170,53 @@ def begin_run(store: Store, manifest: dict[str, Any], *, force: bool = False, co
         out.append(int(cur.lastrowid or 0))
 
     store._transaction(body)
+    began(store_name(store.path), out[0])
     return out[0]
 
 
-def heartbeat(store: Store, run_id: int, state: str, progress: dict[str, Any] | None) -> None:
-    """Renew the lease and publish the progress (a JSON object) for readers. While a write is being finished
-    behind (elotui.store.writes.Behind), the beat is written in the helper thread right after it, and the caller
-    goes on: a run's beats had waited for those writes (at 10^6 replayed verdicts, 2.2 s of ~14 s of answering,
-    the event loop blocked meanwhile)."""
+def heartbeat(
+    store: Store,
+    run_id: int,
+    state: str,
+    progress: dict[str, Any] | None,
+    lost: threading.Event | None = None,
+) -> None:
+    """Renew the lease and publish the progress (a JSON object) for readers, if the run still holds the lease (no
+    newer run: `fence`; a run marked `died` by a reader while nobody took over is alive again), else set `lost`
+    (from whichever thread wrote the beat). While a write is being finished behind
+    (elotui.store.writes.Behind), the beat is written in the helper thread right after it, and the caller goes
+    on: a run's beats had waited for those writes (at 10^6 replayed verdicts, 2.2 s of ~14 s of answering, the
+    event loop blocked meanwhile)."""
     published = json.dumps(progress) if progress is not None else None
 
     def beat(db: sqlite3.Connection) -> None:
         now = time.time()
-        db.execute(
+        renewed = db.execute(
             "UPDATE runs SET heartbeat_at = ?, lease_until = ?, state = ?, progress = ? WHERE id = ? "
-            "AND state NOT IN ('died', 'taken over')",
-            (now, now + LEASE_S, state, published, run_id),
-        )
+            "AND state != 'taken over' AND NOT EXISTS (SELECT 1 FROM runs newer WHERE newer.id > ?)",
+            (now, now + LEASE_S, state, published, run_id, run_id),
+        ).rowcount
+        if not renewed and lost is not None:
+            lost.set()
 
     store._after_behind(beat)
 
 
 def finish_run(store: Store, run_id: int, state: str, progress: dict[str, Any] | None = None) -> None:
-    """Close the run (its lease ends) with its final state and, for readers, its final progress."""
+    """Close the run (its lease ends) with its final state (`taken over` if a newer run took its lease) and, for
+    readers, its final progress; its claims end, in the store and in the shared call cache."""
+    ended(store_name(store.path), run_id)  # (first: a run that cannot write its end sends nothing more)
     store.compact()  # a reader of the finished run replays no answers
     with store._lock, store._guarded():
         store._db.execute(
-            "UPDATE runs SET finished_at = ?, state = ?, lease_until = NULL, progress = COALESCE(?, progress) "
-            "WHERE id = ? AND state != 'taken over'",
-            (time.time(), state, json.dumps(progress) if progress is not None else None, run_id),
+            "UPDATE runs SET finished_at = ?, lease_until = NULL, progress = COALESCE(?, progress), state = CASE "
+            "WHEN EXISTS (SELECT 1 FROM runs newer WHERE newer.id > runs.id) THEN 'taken over' ELSE ? END "
+            "WHERE id = ?",
+            (time.time(), json.dumps(progress) if progress is not None else None, state, run_id),
         )
         store._db.execute("DELETE FROM claims WHERE run_id = ?", (run_id,))
-
-
-def claim(store: Store, key: str, run_id: int) -> Claim:
-    """Claim a call before sending it: "mine" (send it), "answered" (the store has its answer now), or "taken"
-    (another live run is sending it)."""
-    return claim_many(store, [key], run_id)[key]
-
-
-def claim_many(store: Store, keys: Sequence[str], run_id: int) -> dict[str, Claim]:
-    """`claim` for several calls in one transaction, a few statements for the lot (the free answers of replay
-    and simulated judges are claimed a batch at a time)."""
-    result: dict[str, Claim] = {}
-
-    def body() -> None:
-        now = time.time()
-        for i in range(0, len(keys), 500):
-            chunk = list(keys[i : i + 500])
-            marks = ",".join("?" for _ in chunk)
-            answered = store._db.execute(
-                f"SELECT key FROM calls WHERE key IN ({marks}) AND status IN ('ok', 'invalid')", chunk
-            ).fetchall()
-            result.update((k, "answered") for (k,) in answered)
-            taken = store._db.execute(
-                f"SELECT c.key FROM claims c JOIN runs r ON r.id = c.run_id WHERE c.key IN ({marks}) "
-                "AND c.run_id != ? AND r.lease_until >= ? AND r.state IN ('running', 'paused', 'budget')",
-                [*chunk, run_id, now],
-            ).fetchall()
-            result.update((k, "taken") for (k,) in taken if k not in result)
-            mine = [k for k in chunk if k not in result]
-            store._db.executemany(
-                "INSERT OR REPLACE INTO claims (key, run_id, claimed_at) VALUES (?, ?, ?)",
-                [(k, run_id, now) for k in mine],
-            )
-            result.update((k, "mine") for k in mine)
-
-    store._transaction(body)
-    return result
+    if store.cache is not None:
+        store.cache.release(store_name(store.path), run_id)
 
 
 def latest_run(store: Store) -> dict[str, Any] | None:

@@ -28,6 +28,7 @@ from elotui.run.events import (
     VerdictRecorded,
 )
 from elotui.store import Store
+from elotui.store.runs import LOST_LEASE
 from elotui.tui.sanitize import one_line
 from elotui.vocab import (
     OUTCOME_FAILED,
@@ -128,6 +129,8 @@ class RunMonitor:
             self.state = event.state if self.started or event.state != "running" else "preparing"
             if event.state == "budget":
                 return [Notice(one_line(event.reason, 300), "budget reached", "warning", 30)]
+            if event.state == "stopped" and LOST_LEASE in event.reason:  # --force from another process
+                return [Notice(one_line(event.reason, 300), "run taken over", "warning", 30)]
         elif isinstance(event, RunStarted):
             self.state, self.started = "running", True
             self.reload_wanted = True

@@ -100,7 +100,8 @@ def claim_overhead(calls: int) -> tuple[float, float]:
 
     from elotui.records import CallRecord
     from elotui.store import Store
-    from elotui.store.runs import begin_run, claim
+    from elotui.store.claims import claim
+    from elotui.store.runs import begin_run
 
     timings = []
     for claiming in (True, False):

@@ -182,17 +182,24 @@ def test_concurrent_fresh_store_opens_all_succeed(tmp_path: Path) -> None:
             assert db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
 
 
-@pytest.mark.parametrize("runs", [2])
-def test_claims_let_only_one_run_send_a_call(tmp_path: Path, runs: int) -> None:
-    """With --force both runs hold a lease; a claim keeps the second off a call the first is sending."""
-    from elotui.store.runs import begin_run, claim, finish_run
+def test_a_run_taken_over_claims_nothing_and_its_claims_bind_while_it_may_send(tmp_path: Path) -> None:
+    """A forced takeover fences the first run out: its next claim raises LeaseLost; the calls it claimed before
+    bind the new run while the first may still be sending them (here: it has not ended), and no more after."""
+    from elotui.store.claims import claim
+    from elotui.store.runs import LeaseLost, begin_run, finish_run, run_table
 
     with Store(tmp_path / "s.sqlite") as store:
         first = begin_run(store, {"n": 1})
-        second = begin_run(store, {"n": 2}, force=True)
         assert claim(store, "k", first) == "mine"
-        assert claim(store, "k", second) == "mine"  # the first run was taken over: its claims no longer bind
+        second = begin_run(store, {"n": 2}, force=True)
+        with pytest.raises(LeaseLost, match=f"run {first} lost its lease: run {second} by pid"):
+            claim(store, "k2", first)
+        assert claim(store, "k", second) == "taken"  # in flight in the first run: not sent again
+        assert claim(store, "k2", second) == "mine"
         third = begin_run(store, {"n": 3}, force=True)
-        assert claim(store, "k", third) == "mine" and claim(store, "k", second) == "taken"
-        finish_run(store, third, "finished")
-        assert claim(store, "k", second) == "mine"
+        assert claim(store, "k2", third) == "taken" and claim(store, "k3", third) == "mine"
+        finish_run(store, first, "stopped")
+        finish_run(store, second, "stopped")
+        assert claim(store, "k", third) == "mine" and claim(store, "k2", third) == "mine"
+        states = [r["state"] for r in run_table(store)]
+        assert states == ["taken over", "taken over", "running"]
