@@ -59,6 +59,7 @@ class CallMetrics:
     cost: float | None = None
     attempts: int = 1
     http_429s: int = 0
+    given_back: bool = False  # not answered, not failed: the judge stopped sending (why: its `unreachable`)
 
 
 @dataclass

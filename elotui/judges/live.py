@@ -112,6 +112,7 @@ class LiveJudge:
                 attempts=failed.attempts,
                 http_429s=failed.http_429s,
                 latency_ms=(time.perf_counter() - started) * 1000.0,
+                given_back=failed.given_back,
             )
             return "error", failed.message, meta
         meta.update(attempts=result.attempts, http_429s=result.http_429s, latency_ms=result.latency_ms)

@@ -7,6 +7,7 @@ Accepted besides the strict form (case and whitespace tolerant):
   "Response A", "Assistant 2", "draw", "equal");
 - reasoning under `reasoning` (or `explanation`, `rationale`); for an object inside prose, the prose before it.
 If no object carries a recognisable decision, or objects disagree, the reply is `invalid`.
+The reasoning is always valid Unicode: a lone surrogate its JSON spells (`\\ud83d`, half an emoji) becomes U+FFFD.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ import re
 from typing import Any, Literal
 
 from elotui.judges.base import Status, Winner
+from elotui.judges.wire_text import readable
 
 VERDICT_SCHEMA: dict[str, Any] = {
     "type": "object",
@@ -60,7 +62,7 @@ def parse_verdict(text: str | None) -> tuple[Status, Winner | None, str | None]:
             continue
         reasoning = _reasoning(candidate)
         if reasoning is None and prefix.strip():
-            reasoning = prefix.strip()
+            reasoning = readable(prefix.strip())
         found.append((decision, reasoning))
     decisions = {d for d, _ in found}
     if len(decisions) != 1:
@@ -125,5 +127,5 @@ def _reasoning(obj: dict[str, Any]) -> str | None:
     for key in REASONING_KEYS:
         value = lowered.get(key)
         if isinstance(value, str):
-            return value
+            return readable(value)
     return None

@@ -38,11 +38,7 @@ from elotui.judges.base import (
 from elotui.judges.offline import answers_now
 from elotui.records import JudgeCounts
 from elotui.run.accounting import Accounting, RateMeter, progress_of
-from elotui.run.calls import (
-    Call,
-    endpoints,
-    estimated_call_cost,
-)
+from elotui.run.calls import Call, endpoints, estimated_call_cost
 from elotui.run.control import RunLifecycle
 from elotui.run.events import (
     CallFailed,
@@ -96,6 +92,7 @@ class Runner(RunLifecycle):
         self.force = force  # take over a live run's lease (elotui.store.runs)
         self.skipped = 0  # calls another live run was sending (claimed): not ours to pay for
         self._unreachable: set[str] = set()
+        self._queues: dict[str, deque[Call]] = {}  # the calls each endpoint's workers take (in `_execute`)
         self.max_cost = max_cost if max_cost is not None else tournament.spec.comparison.max_cost
         self.judge_factory = judge_factory or default_judge_factory(tournament, no_delay=no_delay)
         self.plan = build_plan(tournament)
@@ -216,7 +213,7 @@ class Runner(RunLifecycle):
     async def _execute(self, calls: list[Call], *, release: bool = False) -> None:
         """Send `calls` through one queue per endpoint. `release`: empty `calls` once queued, so that each call is
         freed when it is answered (a 10^6-call run does not hold every call to its end)."""
-        queues: dict[str, deque[Call]] = {}
+        queues = self._queues = {}
         for call in calls:
             queues.setdefault(call.judge, deque()).append(call)
         if release:
@@ -251,8 +248,9 @@ class Runner(RunLifecycle):
             await self._resume.wait()
             if self._stopping or self._budget_hit or not queue:
                 return
-            if getattr(judge, "unreachable", None):
-                self._give_up_on(jid, str(getattr(judge, "unreachable", "")), queue)
+            if getattr(judge, "unreachable", None):  # said once all its calls are back, each one counted
+                if not self._ledgers[jid].in_flight:
+                    self._give_up_on(jid, str(getattr(judge, "unreachable", "")), queue)
                 return
             with collector_off() if free else contextlib.nullcontext():  # FREE_BATCH pairs: see `_answer`
                 taken = self._take(queue, judge, FREE_BATCH if free else 1)
@@ -357,6 +355,10 @@ class Runner(RunLifecycle):
         finally:
             self.in_flight -= 1
             ledger.in_flight -= 1
+        answer = reply if call.kind == "verdict" else completion
+        if answer.given_back:  # unsent: the judge stopped (`_give_up_on` counts it)
+            self._queues[call.judge].append(call)
+            return None
         if call.kind == "verdict":
             return call, reply, started_at
         self._record_completion(judge, call, completion, started_at)
