@@ -264,7 +264,9 @@ def _headless(
     failed = columns.rows(columns.outcome == OUTCOME_FAILED)  # decoded alone, not the whole plan
     if result.failed or failed:
         print(
-            f"{len(failed)} planned comparison(s) failed for good (the next run retries them):",
+            f"{len(failed)} planned comparison(s) failed for good (the next run retries them):"
+            if failed
+            else "calls left unanswered (the next run sends them):",
             file=sys.stderr,
         )
         lines = result.failed or [

@@ -119,7 +119,7 @@ class LiveJudge:
         try:
             text, tokens_in, tokens_out = self.read_reply(result.data)
         except ReplyShapeError as exc:
-            meta["shape_error"] = str(exc)
+            meta["shape_error"] = self.http.redact(str(exc))  # (a refusal may quote the request)
             return "invalid", result.body, meta
         self.http.settle_tokens(estimated, None if tokens_in is None else tokens_in + (tokens_out or 0))
         meta.update(
