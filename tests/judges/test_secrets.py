@@ -7,6 +7,7 @@ from __future__ import annotations
 import base64
 import io
 import json
+import os
 from pathlib import Path
 
 import pytest
@@ -105,7 +106,10 @@ async def test_base_url_credentials_are_in_no_stored_byte(fake_llm: FakeLLMServe
     log = io.StringIO()
     write_log(log_rows(store), log)
     store.close()
-    stored = b"".join(p.read_bytes() for p in [*store_dir.rglob("*"), *exports.rglob("*")] if p.is_file())
+    home = Path(os.environ["ELOTUI_HOME"])  # the shared call cache too
+    written = [*store_dir.rglob("*"), *exports.rglob("*"), *home.rglob("*")]
+    assert any(p.name == "call-cache.sqlite" for p in written)
+    stored = b"".join(p.read_bytes() for p in written if p.is_file())
     stored += (board.getvalue() + log.getvalue() + provenance + str(result)).encode()
     for secret in (password, basic, query_key):
         assert secret.encode() not in stored, secret
