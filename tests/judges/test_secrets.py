@@ -88,7 +88,7 @@ async def test_base_url_credentials_are_in_no_stored_byte(fake_llm: FakeLLMServe
         Echo(), Echo(500), Echo(500), Echo(400), Text(f'{{"reasoning": "{basic}", "better": "A"}}')
     )
     store_dir = tmp_path / "store"
-    store = Store(store_dir / "calls.sqlite")
+    store = Store.open_for(tournament, store_dir / "calls.sqlite")  # with the shared call cache, as a run
     result = await Runner(tournament, store).run()
     assert result.total == 6
     sent = fake_llm.requests[0]  # the credentials did travel (so this test could fail)
