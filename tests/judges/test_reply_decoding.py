@@ -229,3 +229,20 @@ def test_bombs_read_at_once_stay_within_the_documented_memory_bound(tmp_path: Pa
     bound = CONCURRENCY * (CAP + layers * CHUNK + WINDOW[encoding])
     grown = result["peak"] - result["before"]
     assert grown <= 2 * bound, (encoding, grown / MiB, bound / MiB)
+
+
+def test_without_the_packages_br_and_zstd_are_neither_asked_for_nor_decoded(monkeypatch) -> None:
+    from elotui.judges import decoding
+
+    monkeypatch.setattr(decoding, "_optional", lambda name: None)  # as on an installation without them
+    decoding.accept_encoding.cache_clear()
+    try:
+        assert decoding.accept_encoding() == "gzip, deflate"
+        with pytest.raises(UndecodableReply, match=r"encoded as 'br' .*it asked for gzip, deflate$"):
+            BoundedBody(["br"], MiB)
+        with pytest.raises(UndecodableReply, match=r"encoded as 'zstd'"):
+            BoundedBody(["gzip", "zstd"], MiB)
+    finally:
+        monkeypatch.undo()
+        decoding.accept_encoding.cache_clear()
+    assert decoding.accept_encoding() == "gzip, deflate, br, zstd"
