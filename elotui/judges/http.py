@@ -245,6 +245,10 @@ class HttpEndpoint:
                     http_429s += 1
                 wait_hint = retry.retry_after
                 status_code = retry.status_code
+            if (
+                wait_hint is not None and wait_hint > self.config.max_retry_after_s
+            ):  # (whatever attempts are left)
+                raise self._given_back(wait_hint, attempts, http_429s)
             if attempts >= max_attempts:
                 raise GaveUp(
                     f"judge {self.judge_id}: gave up after {attempts} attempt(s): {last_reason}",
@@ -252,8 +256,6 @@ class HttpEndpoint:
                     http_429s=http_429s,
                     status_code=status_code,
                 )
-            if wait_hint is not None and wait_hint > self.config.max_retry_after_s:
-                raise self._given_back(wait_hint, attempts, http_429s)
             if wait_hint is not None:
                 wait = wait_hint + 0.05 * self._rng.random()
             else:

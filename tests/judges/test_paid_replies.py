@@ -229,3 +229,16 @@ async def test_calls_in_flight_come_back_too_with_one_line(tmp_path: Path, fake_
         "12 call(s) not sent (the next run tries them)"
     )
     store.close()
+
+
+async def test_a_long_retry_after_gives_the_call_back_even_on_its_last_attempt(
+    make_judge, fake_llm: FakeLLMServer
+) -> None:
+    judge, _ = make_judge("openai", waits=Waits(), max_retries=0)
+    fake_llm.script(rate_limited(3600))
+    reply = await judge.judge(request())
+    assert (
+        reply.status == "error" and reply.given_back and reply.attempts == 1
+    )  # left for the next run, not failed
+    assert judge.unreachable is not None and "asked to wait 3,600 s" in judge.unreachable
+    await judge.aclose()
