@@ -11,7 +11,7 @@ the body. A connection reads one reply at a time: a judge holds at most `max_con
 Decoded: gzip (x-gzip), deflate (zlib-wrapped or raw, as httpx reads it), identity; br when the `brotli` package
 (1.2 or later, whose decoder takes an output limit) is installed; zstd when `compression.zstd` (Python 3.14) or
 `backports.zstd` is, with the window capped at 8 MiB (the limit HTTP's zstd content coding sets). Requests
-advertise only these (ACCEPT_ENCODING); a reply in another encoding is refused with a clear error.
+advertise only these (`accept_encoding`); a reply in another encoding is refused with a clear error.
 """
 
 from __future__ import annotations
