@@ -17,7 +17,7 @@ def short_error(body: str, limit: int = 300) -> str:
     text = body.strip()
     try:
         obj = json.loads(text)
-    except (json.JSONDecodeError, ValueError):
+    except (ValueError, RecursionError):  # not JSON, or nested past what json reads
         obj = None
     if isinstance(obj, dict):
         err = obj.get("error")

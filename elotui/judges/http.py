@@ -376,7 +376,9 @@ class HttpEndpoint:
             raise self._refusal(code, f"HTTP {code}", body, response.headers, (attempts, http_429s))
         try:
             data = json.loads(text)
-        except json.JSONDecodeError:
+            if may_hold_surrogates(text):  # half an emoji: kept as its escape, so the reply can be stored
+                data = storable_data(data)
+        except (ValueError, RecursionError):  # not JSON; a 5,000-digit number; nested 10^5 deep
             raise GaveUp(
                 f"judge {self.judge_id}: the provider sent a body that is not JSON: {short_error(body)!r}",
                 attempts=attempts,
@@ -384,8 +386,6 @@ class HttpEndpoint:
                 status_code=code,
                 body=body,
             ) from None
-        if may_hold_surrogates(text):  # half an emoji: kept as its escape, so the reply can be stored
-            data = storable_data(data)
         embedded = error_in_body(data)
         if embedded is not None:  # paid for, but not an answer: the provider's error, retried like its status
             label = f"HTTP {code} carrying an error" + (f" ({embedded})" if embedded != 500 else "")

@@ -242,3 +242,36 @@ async def test_a_long_retry_after_gives_the_call_back_even_on_its_last_attempt(
     )  # left for the next run, not failed
     assert judge.unreachable is not None and "asked to wait 3,600 s" in judge.unreachable
     await judge.aclose()
+
+
+# --- JSON that json.loads cannot read ------------------------------------------------------------------------
+
+
+async def test_json_nested_past_the_parsers_depth_is_invalid_after_one_try(
+    make_judge, fake_llm: FakeLLMServer, monkeypatch
+) -> None:
+    deep = '{"a":' * 100_000  # a model's text nested 10^5 deep: each "{" inside it would be tried again
+    tries: list[int] = []
+
+    class Counting(json.JSONDecoder):  # the decoder the tolerant parse makes (json.loads keeps its own)
+        def raw_decode(self, s: str, idx: int = 0) -> tuple[Any, int]:
+            tries.append(idx)
+            return super().raw_decode(s, idx)
+
+    monkeypatch.setattr(json, "JSONDecoder", Counting)
+    judge, _ = make_judge("openai-compatible", max_retries=0, max_reply_bytes=4 * 1024 * 1024)
+    fake_llm.script(
+        Text("Verdict: " + json.dumps({"better": "B"}) + " " + deep),
+        RawBody("[" * 100_000, content_type="application/json"),  # the body itself
+        RawBody(
+            '{"choices": [], "n": ' + "1" * 5000 + "}", content_type="application/json"
+        ),  # past 4,300 digits
+    )
+    reply = await judge.judge(request("k1"))
+    assert (reply.status, reply.winner) == ("ok", "second") and len(tries) <= 3
+    for key in ("k2", "k3"):
+        failed = await judge.judge(request(key))
+        assert failed.status == "error" and "the provider sent a body that is not JSON" in (
+            failed.error or ""
+        )
+    await judge.aclose()
