@@ -44,7 +44,8 @@ async def measure(bomb: bytes, encoding: str, limit: int, concurrency: int) -> d
         )
         warm = await judge.judge(request("warm-up"))
         chunk = max(1, len(bomb) // 64)
-        trickled = Trickle(bomb, every_s=0.01, chunk=chunk, headers={"Content-Encoding": encoding})
+        encoded = {"Content-Encoding": encoding}
+        trickled = Trickle(bomb, every_s=0.01, chunk=chunk, headers=encoded, together=concurrency)
         server.script(*[trickled] * concurrency)
         before = status_bytes("VmRSS")
         replies = await asyncio.gather(*(judge.judge(request(f"k{i}")) for i in range(concurrency)))

@@ -161,12 +161,14 @@ class RawBody:
 @dataclass(frozen=True)
 class Trickle:
     """Answer 200 with headers at once, then the body `chunk` bytes (default one) every `every_s` seconds (a hostile
-    slow server; with `headers`, e.g. a compressed body whose replies are all being read at once)."""
+    slow server; with `headers`, e.g. a compressed body). With `together`, the body starts once that many requests
+    are in flight (at most 10 s later), so that as many replies are being read at once."""
 
     body: bytes = b'{"choices": []}'
     every_s: float = 1.0
     chunk: int = 1
     headers: dict[str, str] = field(default_factory=dict)
+    together: int = 0
 
 
 Action = Verdict | Text | Status | ApiError | Slow | Drop | Echo | RawBody | Trickle
@@ -667,6 +669,10 @@ class FakeLLMServer:
                     f"HTTP/1.1 200 OK\r\nContent-Length: {len(action.body)}\r\n"
                     f"Content-Type: application/json\r\n{extra}\r\n".encode("latin-1")
                 )
+                for _ in range(2000):
+                    if self.in_flight >= action.together:
+                        break
+                    await asyncio.sleep(0.005)
                 for at in range(0, len(action.body), action.chunk):
                     await writer.drain()
                     await asyncio.sleep(action.every_s)
