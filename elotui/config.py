@@ -76,6 +76,8 @@ class EndpointConfig(_Strict):
     effort: Literal["low", "medium", "high"] | None = None
     cache_prompt: bool = True
     max_reply_bytes: int = Field(default=8 * 1024 * 1024, ge=1024, le=1024 * 1024 * 1024)
+    # the longest Retry-After a judge waits for; past it, its calls are left for the next run at once
+    max_retry_after_s: float = Field(default=120.0, ge=0, le=86_400)
 
     @field_validator("temperature")
     @classmethod

@@ -217,7 +217,9 @@ def _report_end(tournament: Tournament, store: Store, result: RunFinished, max_c
 def _list_failures(described: list[str], failed: Sequence[tuple[Any, ...]], stopped: set[str]) -> None:
     """The calls that failed for good, a line each (FAILURES_LISTED at most), but for those of a stopped judge."""
     print(
-        f"{len(failed)} planned comparison(s) failed for good (the next run retries them):",
+        f"{len(failed)} planned comparison(s) failed for good (the next run retries them):"
+        if failed
+        else "calls left unanswered (the next run sends them):",
         file=sys.stderr,
     )
     lines = described or [

@@ -62,6 +62,7 @@ class CallMetrics:
     # A failure that retrying or another prompt will not cure (a wrong model, key or request body: "HTTP 400:
     # <the server's message>"; elotui.judges.http.lasting_error), else None: the run's circuit breaker counts them.
     lasting_error: str | None = None
+    given_back: bool = False  # not answered, not failed: the judge stopped sending (why: its `unreachable`)
 
 
 @dataclass

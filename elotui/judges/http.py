@@ -7,7 +7,12 @@
 - Retries: 429 (honouring `Retry-After` in seconds or as an HTTP date), 408, 5xx, timeouts and dropped
   connections, with exponential backoff and equal jitter (elotui.judges.limits), up to `max_retries`; the concurrency slot is
   released while waiting. Other 4xx are final; 401/403 name the key's variable (never its value).
-- The API key is read from the environment at call time only, and redacted from every text that leaves here.
+- A `Retry-After` longer than the judge's `max_retry_after_s` (default 120 s) is not waited for: the judge stops
+  sending, and the call and those behind it are given back for the next run (`unreachable` says why, once).
+- Bodies are read raw and decoded here within `max_reply_bytes` (elotui.judges.decoding); headers are read as sent,
+  whatever their bytes. A 2xx whose body is the provider's error object is that error (retried like its status).
+- The API key is read from the environment at call time only, and redacted from every text that leaves here, as
+  are the credentials a base_url carries (elotui.judges.secrets).
 """
 
 from __future__ import annotations
@@ -28,27 +33,22 @@ import httpx
 from elotui import vocab
 from elotui.config import EndpointConfig
 from elotui.judges.base import RetryNotice, RetryObserver
+from elotui.judges.decoding import BoundedBody, Reply, ReplyTooLarge, UndecodableReply, accept_encoding
+from elotui.judges.error_body import error_in_body, short_error
 from elotui.judges.lasting import lasting_error
 from elotui.judges.limits import RetryPolicy, TokenBucket, parse_retry_after
+from elotui.judges.secrets import REDACTED, Redactor, redact_url
 from elotui.judges.transport import ShardedTransport
+from elotui.judges.wire_text import may_hold_surrogates, storable_data
+
+__all__ = ["REDACTED", "GaveUp", "HttpEndpoint", "HttpResult", "redact_url"]
 
 if importlib.util.find_spec("sniffio") is None:
     # httpcore asks `import sniffio` on every pool operation; when sniffio is not installed each failed import
     # walks sys.path (~0.1 ms, ~15 times a request). A None entry makes the same ImportError immediate.
     sys.modules.setdefault("sniffio", None)  # type: ignore[arg-type]
 
-REDACTED = "[redacted]"
 DEAD_AFTER = 8  # attempts in a row that reached no server, with no reply ever: the endpoint is unreachable
-
-
-def redact_url(url: str) -> str:
-    """The URL without its userinfo (`http://user:password@host` -> `http://host`)."""
-    if "@" not in url:
-        return url
-    try:
-        return str(httpx.URL(url).copy_with(username=None, password=None))
-    except (httpx.InvalidURL, TypeError, ValueError):
-        return url.split("://", 1)[0] + "://" + url.rsplit("@", 1)[-1]
 
 
 RETRYABLE_STATUS = frozenset({408, 429, 500, 502, 503, 504, 520, 521, 522, 523, 524, 529})
@@ -65,6 +65,7 @@ class GaveUp(Exception):
         http_429s: int,
         status_code: int | None = None,
         body: str | None = None,
+        given_back: bool = False,
     ) -> None:
         super().__init__(message)
         self.message = message
@@ -73,8 +74,11 @@ class GaveUp(Exception):
         self.status_code = status_code
         self.body = body
         self.lasting = (
-            None if status_code is None or body is None else lasting_error(status_code, body, _short(body))
+            None
+            if status_code is None or body is None
+            else lasting_error(status_code, body, short_error(body))
         )
+        self.given_back = given_back  # not answered and not failed: the call is left for the next run
 
 
 @dataclass
@@ -124,6 +128,7 @@ class HttpEndpoint:
             else None
         )
         self._rng = random.Random()
+        self._redactor = Redactor(self.base_url, self.api_key)
         self._connect_failures = 0
         self._replied = False
         self.unreachable: str | None = None
@@ -140,14 +145,9 @@ class HttpEndpoint:
         return (os.environ.get(env) or None) if env else None
 
     def redact(self, text: str) -> str:
-        """The text without the API key and without the password of a `user:password@` base_url."""
-        key = self.api_key()
-        if key and key in text:
-            text = text.replace(key, REDACTED)
-        secret = httpx.URL(self.base_url).password if "@" in self.base_url else None
-        if secret and secret in text:
-            text = text.replace(secret, REDACTED)
-        return text
+        """The text without the API key and without the credentials of the base_url (its password, the Basic
+        credential made of it, a token as user name, secret query values: elotui.judges.secrets)."""
+        return self._redactor(text)
 
     @property
     def shown_url(self) -> str:
@@ -162,36 +162,25 @@ class HttpEndpoint:
                 f"cannot reach {self.shown_url} ({self._connect_failures} attempts in a row failed)"
             )
 
-    async def _read_capped(
-        self, url: str, payload: dict[str, Any], headers: dict[str, str]
-    ) -> httpx.Response:
-        """Send, then read the body decompressed, at most max_reply_bytes of it."""
+    async def _read_capped(self, url: str, payload: dict[str, Any], headers: dict[str, str]) -> Reply:
+        """Send, then read the raw body and decode it here, never past max_reply_bytes at any stage."""
         client = self.client()
         request = client.build_request(
             "POST", url, content=json.dumps(payload).encode("utf-8"), headers=headers
         )
         response = await client.send(request, stream=True)
         self._replied = True
-        limit = self.config.max_reply_bytes
-        body = bytearray()
         try:
-            async for chunk in response.aiter_bytes():
-                body += chunk
-                if len(body) > limit:
-                    raise GaveUp(
-                        f"judge {self.judge_id}: the reply is larger than max_reply_bytes = {limit:,} "
-                        "bytes (decompressed): not read",
-                        attempts=1,
-                        http_429s=0,
-                    )
+            encodings = response.headers.get_list("content-encoding", split_commas=True)
+            body = BoundedBody(encodings, self.config.max_reply_bytes)
+            async for chunk in response.aiter_raw():
+                body.feed(chunk)
+            content = body.body()
+        except (ReplyTooLarge, UndecodableReply) as exc:
+            raise GaveUp(f"judge {self.judge_id}: {exc}", attempts=1, http_429s=0) from None
         finally:
             await response.aclose()
-        kept = [
-            (k, v)
-            for k, v in response.headers.multi_items()
-            if k.lower() not in ("content-encoding", "content-length")
-        ]
-        return httpx.Response(response.status_code, headers=kept, content=bytes(body), request=request)
+        return Reply(response.status_code, response.headers, content)
 
     # --- client ----------------------------------------------------------------------------------------
 
@@ -230,7 +219,7 @@ class HttpEndpoint:
                 attempts=0,
                 http_429s=0,
             )
-        url = self.base_url + path
+        url = _join(self.base_url, path)
         self.client()  # built before any rate token is taken, so its set-up cost never delays a request
         attempts = 0
         http_429s = 0
@@ -242,6 +231,7 @@ class HttpEndpoint:
                     f"judge {self.judge_id}: not sent: {self.unreachable}",
                     attempts=attempts,
                     http_429s=http_429s,
+                    given_back=True,
                 )
             attempts += 1
             wait_hint: float | None = None
@@ -261,6 +251,10 @@ class HttpEndpoint:
                     http_429s += 1
                 wait_hint = retry.retry_after
                 status_code = retry.status_code
+            if (
+                wait_hint is not None and wait_hint > self.config.max_retry_after_s
+            ):  # (whatever attempts are left)
+                raise self._given_back(wait_hint, attempts, http_429s)
             if attempts >= max_attempts:
                 raise GaveUp(
                     f"judge {self.judge_id}: gave up after {attempts} attempt(s): {last_reason}",
@@ -269,7 +263,7 @@ class HttpEndpoint:
                     status_code=status_code,
                 )
             if wait_hint is not None:
-                wait = min(wait_hint, self.policy.max_retry_after_s) + 0.05 * self._rng.random()
+                wait = wait_hint + 0.05 * self._rng.random()
             else:
                 wait = self.policy.backoff(attempts, self._rng)
             if self.observer is not None:
@@ -283,6 +277,21 @@ class HttpEndpoint:
                     )
                 )
             await self.policy.sleep(wait)
+
+    def _given_back(self, wait_s: float, attempts: int, http_429s: int) -> GaveUp:
+        """The server asked to wait longer than the judge's patience: nothing more is sent to it in this run, and
+        the call is given back (unrecorded: the next run sends it)."""
+        patience = self.config.max_retry_after_s
+        self.unreachable = (
+            f"the server asked to wait {wait_s:,.0f} s (Retry-After), longer than max_retry_after_s = "
+            f"{patience:g} s"
+        )
+        return GaveUp(
+            f"judge {self.judge_id}: not answered: {self.unreachable}",
+            attempts=attempts,
+            http_429s=http_429s,
+            given_back=True,
+        )
 
     async def _rate_limit(self, estimated_tokens: int) -> None:
         wait = 0.0
@@ -308,8 +317,12 @@ class HttpEndpoint:
         payload: dict[str, Any],
         key: str | None,
         auth_headers: Callable[[str], dict[str, str]],
-    ) -> httpx.Response:
-        headers = {"content-type": "application/json", "accept": "application/json"}
+    ) -> Reply:
+        headers = {
+            "content-type": "application/json",
+            "accept": "application/json",
+            "accept-encoding": accept_encoding(),
+        }
         if key is not None:
             headers.update(auth_headers(key))
         timeout = self.config.timeout_s
@@ -361,74 +374,64 @@ class HttpEndpoint:
                 http_429s=0,
             ) from None
 
-    def _accept(
-        self, response: httpx.Response, attempts: int, http_429s: int, latency_ms: float
-    ) -> HttpResult:
+    def _accept(self, response: Reply, attempts: int, http_429s: int, latency_ms: float) -> HttpResult:
         code = response.status_code
-        body = self.redact(response.text)
-        if code in RETRYABLE_STATUS or 500 <= code < 600:
-            retry_after = parse_retry_after(response.headers.get("retry-after"), now=self.policy.wall_clock())
-            detail = _short(body)
-            reason = f"HTTP {code}" + (f": {detail}" if detail else "")
-            raise _Retry(reason, status_code=code, retry_after=retry_after)
-        if code in (401, 403):
-            env = self.key_env
-            if env and self.api_key() is not None:
-                message = f"judge {self.judge_id} rejected the key from ${env} (HTTP {code})"
-            elif env:
-                message = f"judge {self.judge_id}: HTTP {code}, and ${env} is not set"
-            else:
-                message = f"judge {self.judge_id}: HTTP {code}: the server wants a key (set `api_key_env`)"
-            detail = _short(body)
-            raise GaveUp(
-                message + (f": {detail}" if detail else ""),
-                attempts=attempts,
-                http_429s=http_429s,
-                status_code=code,
-                body=body,
-            )
+        text = response.text
+        body = self.redact(text)
         if not 200 <= code < 300:
-            detail = _short(body)
-            raise GaveUp(
-                f"judge {self.judge_id}: HTTP {code}" + (f": {detail}" if detail else ""),
-                attempts=attempts,
-                http_429s=http_429s,
-                status_code=code,
-                body=body,
-            )
+            raise self._refusal(code, f"HTTP {code}", body, response.headers, (attempts, http_429s))
         try:
-            data = json.loads(response.content)
-        except (json.JSONDecodeError, UnicodeDecodeError):
+            data = json.loads(text)
+            if may_hold_surrogates(text):  # half an emoji: kept as its escape, so the reply can be stored
+                data = storable_data(data)
+        except (ValueError, RecursionError):  # not JSON; a 5,000-digit number; nested 10^5 deep
             raise GaveUp(
-                f"judge {self.judge_id}: the provider sent a body that is not JSON: {_short(body)!r}",
+                f"judge {self.judge_id}: the provider sent a body that is not JSON: {short_error(body)!r}",
                 attempts=attempts,
                 http_429s=http_429s,
                 status_code=code,
                 body=body,
             ) from None
+        embedded = error_in_body(data)
+        if embedded is not None:  # paid for, but not an answer: the provider's error, retried like its status
+            label = f"HTTP {code} carrying an error" + (f" ({embedded})" if embedded != 500 else "")
+            raise self._refusal(embedded, label, body, response.headers, (attempts, http_429s))
         return HttpResult(data=data, body=body, attempts=attempts, http_429s=http_429s, latency_ms=latency_ms)
 
+    def _refusal(
+        self, code: int, label: str, body: str, headers: httpx.Headers, counts: tuple[int, int]
+    ) -> Exception:
+        """What an error reply means: `_Retry` for a retryable status (with its `Retry-After`), else `GaveUp`;
+        401/403 name the key's variable. `code` is the HTTP status, or the one an error body says."""
+        detail = short_error(body)
+        if code in RETRYABLE_STATUS or 500 <= code < 600:
+            retry_after = parse_retry_after(headers.get("retry-after"), now=self.policy.wall_clock())
+            return _Retry(
+                label + (f": {detail}" if detail else ""), status_code=code, retry_after=retry_after
+            )
+        message = f"judge {self.judge_id}: {label}"
+        if code in (401, 403):
+            env = self.key_env
+            if env and self.api_key() is not None:
+                message = f"judge {self.judge_id} rejected the key from ${env} ({label})"
+            elif env:
+                message = f"judge {self.judge_id}: {label}, and ${env} is not set"
+            else:
+                message = f"judge {self.judge_id}: {label}: the server wants a key (set `api_key_env`)"
+        attempts, http_429s = counts
+        return GaveUp(
+            message + (f": {detail}" if detail else ""),
+            attempts=attempts,
+            http_429s=http_429s,
+            status_code=code,
+            body=body,
+        )
 
-def _short(body: str, limit: int = 300) -> str:
-    """A one-line excerpt of an error body: the provider's own error kind and message when the body has them
-    (OpenAI `error.type`, Anthropic `error.type` such as `overloaded_error`, Google `error.status` such as
-    `RESOURCE_EXHAUSTED`, Ollama's `error` string)."""
-    text = body.strip()
-    try:
-        obj = json.loads(text)
-    except (json.JSONDecodeError, ValueError):
-        obj = None
-    if isinstance(obj, dict):
-        err = obj.get("error")
-        if isinstance(err, dict) and isinstance(err.get("message"), str):
-            kind = err.get("status") or err.get("type")
-            text = f"{kind}: {err['message']}" if isinstance(kind, str) and kind else err["message"]
-        elif isinstance(err, str):
-            text = err
-        elif isinstance(obj.get("message"), str):
-            text = obj["message"]
-    text = " ".join(text.split())
-    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+def _join(base_url: str, path: str) -> str:
+    """base_url + path, the path before the base_url's query (`https://h/v1?api-version=1` + `/chat/completions`)."""
+    base, sep, query = base_url.partition("?")
+    return base.rstrip("/") + path + sep + query
 
 
 def cost_of(config: EndpointConfig, input_tokens: int | None, output_tokens: int | None) -> float | None:

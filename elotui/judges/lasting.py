@@ -41,7 +41,7 @@ def _error_codes(body: str) -> set[str]:
     `error.type`, Google `error.status`), if any."""
     try:
         obj = json.loads(body)
-    except (json.JSONDecodeError, ValueError):
+    except (ValueError, RecursionError):  # not JSON, or nested past what json reads
         return set()
     err = obj.get("error") if isinstance(obj, dict) else None
     if not isinstance(err, dict):

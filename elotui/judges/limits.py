@@ -15,14 +15,12 @@ from datetime import UTC, datetime
 @dataclass(frozen=True)
 class RetryPolicy:
     """Backoff with equal jitter: attempt n (1-based) waits uniform(c/2, c) with c = min(cap, base * 2**(n-1)),
-    unless the server says when (`Retry-After`).
-
-    `max_retry_after_s` caps a server's `Retry-After` (a misconfigured server must not park a run for hours).
+    unless the server says when (`Retry-After`; one beyond the judge's `max_retry_after_s` is not waited for: the
+    call goes back to the next run, elotui.judges.http).
     """
 
     base_s: float = 0.5
     cap_s: float = 30.0
-    max_retry_after_s: float = 300.0
     sleep: Callable[[float], Awaitable[None]] = asyncio.sleep  # how a retry waits (tests inject a recorder)
     wall_clock: Callable[[], float] = time.time  # "now", for a Retry-After given as an HTTP date
 

@@ -113,13 +113,14 @@ class LiveJudge:
                 http_429s=failed.http_429s,
                 latency_ms=(time.perf_counter() - started) * 1000.0,
                 lasting_error=failed.lasting,
+                given_back=failed.given_back,
             )
             return "error", failed.message, meta
         meta.update(attempts=result.attempts, http_429s=result.http_429s, latency_ms=result.latency_ms)
         try:
             text, tokens_in, tokens_out = self.read_reply(result.data)
         except ReplyShapeError as exc:
-            meta["shape_error"] = str(exc)
+            meta["shape_error"] = self.http.redact(str(exc))  # (a refusal may quote the request)
             return "invalid", result.body, meta
         self.http.settle_tokens(estimated, None if tokens_in is None else tokens_in + (tokens_out or 0))
         meta.update(

@@ -7,6 +7,7 @@ Accepted besides the strict form (case and whitespace tolerant):
   "Response A", "Assistant 2", "draw", "equal");
 - reasoning under `reasoning` (or `explanation`, `rationale`); for an object inside prose, the prose before it.
 If no object carries a recognisable decision, or objects disagree, the reply is `invalid`.
+The reasoning is always valid Unicode: a lone surrogate its JSON spells (`\\ud83d`, half an emoji) becomes U+FFFD.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ import re
 from typing import Any, Literal
 
 from elotui.judges.base import Status, Winner
+from elotui.judges.wire_text import readable
 
 VERDICT_SCHEMA: dict[str, Any] = {
     "type": "object",
@@ -45,7 +47,7 @@ def parse_verdict(text: str | None) -> tuple[Status, Winner | None, str | None]:
     # Strict: the whole reply is the requested object.
     try:
         obj = json.loads(stripped)
-    except (json.JSONDecodeError, ValueError):
+    except (ValueError, RecursionError):  # not JSON, or nested past what json reads
         obj = None
     if isinstance(obj, dict):
         decision = _decision(obj)
@@ -60,7 +62,7 @@ def parse_verdict(text: str | None) -> tuple[Status, Winner | None, str | None]:
             continue
         reasoning = _reasoning(candidate)
         if reasoning is None and prefix.strip():
-            reasoning = prefix.strip()
+            reasoning = readable(prefix.strip())
         found.append((decision, reasoning))
     decisions = {d for d, _ in found}
     if len(decisions) != 1:
@@ -75,7 +77,7 @@ def _objects(text: str) -> list[tuple[str, dict[str, Any]]]:
     for match in _FENCE.finditer(text):
         try:
             obj = json.loads(match.group(1).strip())
-        except (json.JSONDecodeError, ValueError):
+        except (ValueError, RecursionError):  # not JSON, or nested past what json reads
             continue
         if isinstance(obj, dict):
             out.append((text[: match.start()], obj))
@@ -86,7 +88,9 @@ def _objects(text: str) -> list[tuple[str, dict[str, Any]]]:
     while i != -1:
         try:
             obj, end = decoder.raw_decode(text, i)
-        except (json.JSONDecodeError, ValueError):
+        except RecursionError:  # nested past what json reads: so is every "{" inside (10^5 tries, minutes)
+            break
+        except ValueError:
             i = text.find("{", i + 1)
             continue
         if isinstance(obj, dict):
@@ -125,5 +129,5 @@ def _reasoning(obj: dict[str, Any]) -> str | None:
     for key in REASONING_KEYS:
         value = lowered.get(key)
         if isinstance(value, str):
-            return value
+            return readable(value)
     return None

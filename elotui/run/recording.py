@@ -7,6 +7,7 @@ import time
 from collections.abc import Callable
 
 from elotui.judges.base import Completion, Judge, JudgeReply, JudgeRequest
+from elotui.judges.wire_text import readable
 from elotui.records import CallRecord
 from elotui.run.calls import Call
 from elotui.run.events import VerdictRecorded
@@ -37,7 +38,7 @@ def _request(call: Call) -> JudgeRequest:
 
 def _failure(exc: Exception) -> str:
     """The error of a call whose judge raised (a judge must not: the call failed)."""
-    return f"{type(exc).__name__}: {exc}"
+    return readable(f"{type(exc).__name__}: {exc}")
 
 
 async def ask_completion(judge: Judge, call: Call) -> Completion:

@@ -95,6 +95,7 @@ class Runner(RunCounting):
         }
         self.stopped_judges: list[JudgeStopped] = []
         self._settled = asyncio.Event()  # a call in flight ended: a call the budget held back may go now
+        self._queues: dict[str, deque[Call]] = {}  # the calls each endpoint's workers take (in `_execute`)
         self.max_cost = max_cost if max_cost is not None else tournament.spec.comparison.max_cost
         self.judge_factory = judge_factory or default_judge_factory(tournament, no_delay=no_delay)
         self.plan = build_plan(tournament)
@@ -215,7 +216,7 @@ class Runner(RunCounting):
     async def _execute(self, calls: list[Call], *, release: bool = False) -> None:
         """Send `calls` through one queue per endpoint. `release`: empty `calls` once queued, so that each call is
         freed when it is answered (a 10^6-call run does not hold every call to its end)."""
-        queues: dict[str, deque[Call]] = {}
+        queues = self._queues = {}
         for call in calls:
             queues.setdefault(call.judge, deque()).append(call)
         if release:
@@ -264,7 +265,10 @@ class Runner(RunCounting):
                 elif not await self._held_back():
                     return
             elif not await breaker.admit():  # stopped: its calls are left unsent (the next run tries them)
-                self._give_up_on(jid, breaker, queue)
+                if not self._ledgers[
+                    jid
+                ].in_flight:  # said once its calls in flight are back, each one counted
+                    self._give_up_on(jid, breaker, queue)
                 return
             else:
                 try:
@@ -368,6 +372,10 @@ class Runner(RunCounting):
         finally:
             self.in_flight -= 1
             ledger.in_flight -= 1
+        answer = reply if call.kind == "verdict" else completion
+        if answer.given_back:  # unsent: the judge stopped (`_give_up_on` counts it)
+            self._queues[call.judge].append(call)
+            return None
         if call.kind == "verdict":
             return call, reply, started_at
         self._record_completion(judge, call, completion, started_at)

@@ -160,10 +160,15 @@ class RawBody:
 
 @dataclass(frozen=True)
 class Trickle:
-    """Answer 200 with headers at once, then the body one byte every `every_s` seconds (a hostile slow server)."""
+    """Answer 200 with headers at once, then the body `chunk` bytes (default one) every `every_s` seconds (a hostile
+    slow server; with `headers`, e.g. a compressed body). With `together`, the body starts once that many requests
+    are in flight (at most 10 s later), so that as many replies are being read at once."""
 
     body: bytes = b'{"choices": []}'
     every_s: float = 1.0
+    chunk: int = 1
+    headers: dict[str, str] = field(default_factory=dict)
+    together: int = 0
 
 
 Action = Verdict | Text | Status | ApiError | Slow | Drop | Echo | RawBody | Trickle
@@ -659,14 +664,19 @@ class FakeLLMServer:
                 writer.transport.abort()
                 return False
             if isinstance(action, Trickle):
+                extra = "".join(f"{k}: {v}\r\n" for k, v in action.headers.items())
                 writer.write(
                     f"HTTP/1.1 200 OK\r\nContent-Length: {len(action.body)}\r\n"
-                    "Content-Type: application/json\r\n\r\n".encode()
+                    f"Content-Type: application/json\r\n{extra}\r\n".encode("latin-1")
                 )
-                for byte in action.body:
+                for _ in range(2000):
+                    if self.in_flight >= action.together:
+                        break
+                    await asyncio.sleep(0.005)
+                for at in range(0, len(action.body), action.chunk):
                     await writer.drain()
                     await asyncio.sleep(action.every_s)
-                    writer.write(bytes([byte]))
+                    writer.write(action.body[at : at + action.chunk])
                 await writer.drain()
                 return False
             code, body, headers = self._render(action, request)
