@@ -10,6 +10,7 @@
 
 from __future__ import annotations
 
+import functools
 import gzip
 import hashlib
 import io
@@ -20,6 +21,7 @@ from typing import IO, Any, Literal, TypedDict, cast
 
 from elotui.checkpoints import EVERY, checkpoint
 from elotui.errors import UserError
+from elotui.files import lone_surrogate, may_hold_surrogate, open_regular, surrogate_message
 
 FIELDS = ("prompt", "first", "second", "judge", "condition", "sample", "winner", "reasoning", "status")
 LogWinner = Literal["first", "second", "tie"]
@@ -41,9 +43,11 @@ class VerdictRow(TypedDict):
 
 
 def _open_text(path: Path) -> IO[str]:
+    """The log as text, opened through elotui.files' guard (a regular file, or UserError naming it)."""
+    raw = open_regular(path)
     if path.suffix == ".gz":
-        return io.TextIOWrapper(gzip.open(path, "rb"), encoding="utf-8")
-    return path.open("r", encoding="utf-8")
+        return io.TextIOWrapper(gzip.GzipFile(fileobj=raw, mode="rb"), encoding="utf-8")
+    return io.TextIOWrapper(raw, encoding="utf-8")
 
 
 MAX_SAMPLE = 1_000_000  # a sample index past this is a mistake, not a sample (and would overflow SQLite)
@@ -163,16 +167,12 @@ def read_verdicts(path: str | Path) -> Iterator[Verdict]:
     more than MAX_LINE_CHARS characters or JSON nested too deeply to read are bad lines too (bounded work on a
     hostile file)."""
     path = Path(path)
-    if path.exists() and not path.is_file():
-        raise UserError(f"{path}: not a regular file (a FIFO, device or folder is not a verdict log)")
-    try:
-        fh = _open_text(path)
-    except FileNotFoundError:
-        raise UserError(f"{path}: no such verdict log") from None
+    fh = _open_text(path)
     with fh:
         try:
             blank = 0
-            for lineno, line in enumerate(fh, start=1):
+            # each line read up to one character past the longest allowed (a file of no newline is not read whole)
+            for lineno, line in enumerate(iter(functools.partial(fh.readline, MAX_LINE_CHARS + 1), ""), 1):
                 if lineno % EVERY == 0:
                     checkpoint()  # a run stopped while its replay judge reads the log (elotui.checkpoints)
                 if line.isspace():  # (a line read from a file is never empty)
@@ -184,13 +184,17 @@ def read_verdicts(path: str | Path) -> Iterator[Verdict]:
                     continue
                 blank = 0
                 if len(line) > MAX_LINE_CHARS:
-                    raise UserError(f"{path}:{lineno}: a line of {len(line):,} characters: not a verdict")
+                    raise UserError(
+                        f"{path}:{lineno}: a line of more than {MAX_LINE_CHARS:,} characters: not a verdict"
+                    )
                 try:
                     obj = _parse(line)
                 except json.JSONDecodeError as exc:
                     raise UserError(f"{path}:{lineno}:{exc.colno}: not valid JSON: {exc.msg}") from None
                 except RecursionError:
                     raise UserError(f"{path}:{lineno}: JSON nested too deeply: not a verdict") from None
+                if "\\u" in line and may_hold_surrogate(line) and (escape := lone_surrogate(obj)) is not None:
+                    raise UserError(f"{path}:{lineno}: {surrogate_message(escape)}")
                 yield _check(obj, path, lineno)
         except (OSError, EOFError, UnicodeDecodeError, gzip.BadGzipFile) as exc:
             raise UserError(f"{path}: cannot read: {exc}") from None
@@ -199,7 +203,7 @@ def read_verdicts(path: str | Path) -> Iterator[Verdict]:
 def content_hash(path: str | Path) -> str:
     """sha256 of the file's bytes, so that an edited log is read afresh."""
     h = hashlib.sha256()
-    with Path(path).open("rb") as fh:
+    with open_regular(Path(path)) as fh:
         for chunk in iter(lambda: fh.read(1 << 20), b""):
             h.update(chunk)
     return h.hexdigest()
