@@ -325,8 +325,8 @@ class Store(TextsTable):
     def plan_fingerprint(self) -> str | None:
         """The fingerprint the current plan was stored with (None: none given, or no plan)."""
         with self._lock, self._guarded():
-            row = self._db.execute("SELECT data FROM snapshot WHERE name = 'meta'").fetchone()
-        return json.loads(row[0]).get("fingerprint") if row else None
+            meta = columns.description(self._db)  # None where damaged: the plan is then stored again
+        return meta.get("fingerprint") if meta is not None else None
 
     def verdict_columns(self, *, keep: bool = True) -> VerdictColumns:
         """The current plan, int-coded, with every presentation's outcome (elotui.store.columns): numpy arrays
@@ -425,7 +425,7 @@ class Store(TextsTable):
         """Take the run lease and record the run (elotui.store.runs.begin_run; raises RunActive)."""
         from elotui.store.runs import begin_run
 
-        for_writing(self._db)
+        for_writing(self._db, self.path)
         return begin_run(self, manifest, force=force, comparisons=comparisons)
 
     def finish_run(self, run_id: int, state: str, progress: dict[str, Any] | None = None) -> None:

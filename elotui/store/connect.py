@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import cast
 from urllib.parse import quote
 
-from elotui.errors import UserError
+from elotui.errors import UserError, store_problem
 
 # Binding None costs Python 3.11's sqlite3 ~375 ns (it looks for an adapter, fails, and asks the PrepareProtocol type
 # for `__adapt__`, building and clearing an AttributeError), against ~50 ns for an int: a replay verdict's call row
@@ -45,12 +45,29 @@ def connect(path: Path) -> tuple[sqlite3.Connection, bool]:
     return db, read_only
 
 
-def for_writing(db: sqlite3.Connection) -> None:
+def for_writing(db: sqlite3.Connection, path: Path) -> None:
     """A connection about to write a run's plan and calls: a 64 MiB page cache, so that inserts by random (hash)
     key stay in memory. Other connections keep SQLite's 2 MiB: reading the stored columns (~30 MB at 10^6
     verdicts, read once into arrays, elotui.store.columns) through a large cache copies them into fresh memory
-    twice (at 10^6: 15.9k page faults and ~0.06 s, against 8.5k and ~0.03 s)."""
-    db.execute("PRAGMA cache_size=-65536")
+    twice (at 10^6: 15.9k page faults and ~0.06 s, against 8.5k and ~0.03 s).
+
+    A run does not write into a damaged file: every page is checked first (`PRAGMA quick_check`: the B-trees, the
+    records' shapes, the free pages; ~40 ms for a store of 19,000 calls, 18 MB), a damaged one stops it with
+    StoreError (exit 5) naming the store and what was found."""
+    try:
+        db.execute("PRAGMA cache_size=-65536")
+        found = [
+            line
+            for row in db.execute("PRAGMA quick_check(5)").fetchall()
+            for line in str(row[0]).splitlines()
+            if line and not line.startswith("***")  # "*** in database main ***": which file, said already
+        ]
+    except sqlite3.DatabaseError as exc:
+        raise store_problem(path, exc) from None
+    if found != ["ok"]:
+        raise store_problem(
+            path, sqlite3.DatabaseError(f"database disk image is malformed: {'; '.join(found)}")
+        )
 
 
 def end_read(db: sqlite3.Connection) -> None:

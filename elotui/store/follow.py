@@ -3,10 +3,10 @@ was committed since it last looked, and the verdicts recorded since then."""
 
 from __future__ import annotations
 
-import json
 from typing import TYPE_CHECKING
 
 from elotui.records import PlanVerdict
+from elotui.store import columns
 
 if TYPE_CHECKING:
     from elotui.store import Store
@@ -39,6 +39,6 @@ def newest_call(store: Store) -> int:
 def plan_identity(store: Store) -> tuple[int, str | None]:
     """(rows, fingerprint) of the stored plan, from its snapshot's description (not a count of the plan table:
     a scan of ~400 MB at 10^6 rows): changes when a writer stores another plan, not when it records verdicts."""
-    rows = store._rows(lambda data: data, "SELECT data FROM snapshot WHERE name = 'meta'")
-    meta = json.loads(rows[0]) if rows else {}
+    with store._lock, store._guarded():
+        meta = columns.description(store._db) or {}  # a damaged description: read as no plan until rewritten
     return int(meta.get("n", 0)), meta.get("fingerprint")

@@ -263,7 +263,7 @@ def run_table(store: Store) -> list[dict[str, Any]]:
         calls, cost = recorded.get(rid, (0, 0))
         if state in LIVE_STATES and (lease or 0) < now:
             state = "died"
-        version = json.loads(manifest).get("elotui_version") if manifest else None
+        version = _version(manifest)
         out.append(
             {
                 "id": rid,
@@ -278,6 +278,15 @@ def run_table(store: Store) -> list[dict[str, Any]]:
             }
         )
     return out
+
+
+def _version(manifest: object) -> str | None:
+    """The elotui version a run's manifest names (None where it names none, or cannot be read: a damaged row)."""
+    try:
+        found = json.loads(manifest).get("elotui_version") if isinstance(manifest, (str, bytes)) else None
+    except (ValueError, AttributeError, RecursionError):
+        return None
+    return found if isinstance(found, str) else None
 
 
 def run_summaries(store: Store) -> list[dict[str, Any]]:
