@@ -9,7 +9,10 @@ import io
 import os
 import re
 import stat
+import tempfile
 import zlib
+from collections.abc import Iterator
+from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import IO, Any
 
@@ -139,6 +142,57 @@ def surrogate_message(escape: str) -> str:
         f"a lone surrogate escape ({escape}) in a JSON string: half of a UTF-16 pair, not a character (write "
         "the whole pair or the character itself, or remove it)"
     )
+
+
+# --- writing a file whole or not at all ----------------------------------------------------------------------
+
+
+@contextmanager
+def replaced_atomically(path: Path, *, newline: str = "\n") -> Iterator[IO[str]]:
+    """A UTF-8 text file written under a temporary name in `path`'s folder, flushed to the disk and renamed over
+    `path` once whole: a full disk, an error or Ctrl-C while writing leaves the previous file as it was (the
+    temporary one removed). The file keeps the previous one's permissions (a new one: the umask's). What is no
+    regular file (`-o /dev/null`, a FIFO) is written to directly; a symbolic link's target is replaced. An OSError
+    while writing becomes UserError naming the file."""
+    target = Path(os.path.realpath(path))
+    if target.exists() and not target.is_file():
+        with _writing(path), target.open("w", encoding="utf-8", newline=newline) as fh:
+            yield fh
+        return
+    with _writing(path):
+        target.parent.mkdir(parents=True, exist_ok=True)
+        fd, temporary = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".partial", dir=target.parent)
+    try:
+        with _writing(path), os.fdopen(fd, "w", encoding="utf-8", newline=newline) as fh:
+            yield fh
+            fh.flush()
+            os.fsync(fh.fileno())
+        with _writing(path):
+            os.chmod(temporary, _mode_for(target))
+            os.replace(temporary, target)
+    except BaseException:
+        with suppress(OSError):
+            os.unlink(temporary)
+        raise
+
+
+def _mode_for(target: Path) -> int:
+    try:
+        return stat.S_IMODE(target.stat().st_mode)
+    except OSError:
+        mask = os.umask(0o022)
+        os.umask(mask)
+        return 0o666 & ~mask
+
+
+@contextmanager
+def _writing(path: Path) -> Iterator[None]:
+    try:
+        yield
+    except OSError as exc:
+        raise UserError(
+            f"{path}: cannot write: {exc.strerror or exc} (any previous {path.name} is left as it was)"
+        ) from None
 
 
 def unused_path(path: Path) -> Path:

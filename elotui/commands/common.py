@@ -9,7 +9,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import IO, TYPE_CHECKING
 
-from elotui.errors import UserError
+from elotui.files import replaced_atomically
 
 if TYPE_CHECKING:  # imported when used: building the parser must not load pydantic (start-up time)
     from elotui.config import Tournament
@@ -45,18 +45,13 @@ def open_tournament(args: argparse.Namespace) -> tuple[Tournament, Store]:
 
 @contextmanager
 def output_stream(target: str | None, *, newline: str = "\n") -> Iterator[IO[str]]:
-    """stdout for '-' or None; otherwise a UTF-8 file (parent folders created)."""
+    """stdout for '-' or None; otherwise a UTF-8 file (parent folders created), replaced whole once written
+    (elotui.files.replaced_atomically: a failure on the way leaves the previous file as it was)."""
     if target in (None, "-"):
         yield sys.stdout
         sys.stdout.flush()
         return
-    path = Path(target)
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fh = path.open("w", encoding="utf-8", newline=newline)
-    except OSError as exc:
-        raise UserError(f"{path}: cannot write: {exc.strerror}") from None
-    with fh:
+    with replaced_atomically(Path(target), newline=newline) as fh:
         yield fh
 
 
