@@ -44,13 +44,13 @@ def open_tournament(args: argparse.Namespace) -> tuple[Tournament, Store]:
     return tournament, store_to_read(tournament, getattr(args, "store", None))
 
 
-def store_to_read(tournament: Tournament, store_path: str | None) -> Store:
+def store_to_read(tournament: Tournament, store_path: str | None, *, reader: bool = False) -> Store:
     """The tournament's store for a reading command; a `--store` whose newest run was another tournament's (another
     name, from another file) is refused: its plan is that tournament's, and would be read as this one's."""
     from elotui.store import Store
     from elotui.store.follow import planned_for
 
-    store = Store.open_for(tournament, store_path)
+    store = Store.open_for(tournament, store_path, reader=reader)
     if store_path is None:
         return store
     try:

@@ -65,10 +65,10 @@ class Store(TextsTable):
     """Thread-safe (one lock) access to a tournament's SQLite store. Reads are named for what they return; no
     caller writes SQL."""
 
-    def __init__(self, path: str | Path, *, cache: CallCache | None = None) -> None:
-        self.path = Path(path)
+    def __init__(self, path: str | Path, *, cache: CallCache | None = None, reader: bool = False) -> None:
+        self.path = Path(path)  # `reader`: read only (elotui.store.connect.connect), as `watch` does
         self.cache = cache
-        self._conn, self.read_only = connect(self.path)
+        self._conn, self.read_only = connect(self.path, reader=reader)
         self._lock = threading.RLock()
         # the end of a write (free answers, a new plan) finished in a helper thread
         self._behind = writes.Behind()
@@ -77,12 +77,13 @@ class Store(TextsTable):
         self._migrate()
 
     @classmethod
-    def open_for(cls, tournament: Tournament, store_path: str | Path | None = None) -> Store:
+    def open_for(
+        cls, tournament: Tournament, store_path: str | Path | None = None, *, reader: bool = False
+    ) -> Store:
         """The tournament's store (by default one per file under the user data dir), reading through this
         machine's shared call cache, so that a copied, renamed or moved file pays for no call twice."""
-        return cls(
-            Path(store_path) if store_path else default_store_path(tournament), cache=CallCache.default()
-        )
+        path = Path(store_path) if store_path else default_store_path(tournament)
+        return cls(path, cache=CallCache.default(), reader=reader)
 
     @property
     def _db(self) -> sqlite3.Connection:
