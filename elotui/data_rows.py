@@ -17,6 +17,7 @@ from typing import Any
 
 from elotui.errors import UserError
 from elotui.files import (
+    check_regular,
     decode_text,
     gunzip,
     lone_surrogate,
@@ -57,6 +58,9 @@ def _decode(path: Path) -> str:
 def read_rows(path: Path, problems: list[str]) -> list[Row]:
     """The rows of a data file. A row that is not an object is reported in `problems` (`FILE:LINE: ...`) and
     left out; a file that cannot be read at all raises UserError."""
+    unreadable = check_regular(path)  # what is no file is said as such, whatever its name
+    if unreadable is not None:
+        raise UserError(unreadable)
     kind = data_format(path)
     text = _decode(path)
     parse = {".jsonl": _jsonl, ".json": _json_array, ".csv": _csv, ".tsv": _tsv}[kind]

@@ -99,12 +99,16 @@ def _target(tmp_path: Path, what: str) -> tuple[Path, str]:
 
 
 @pytest.mark.parametrize("what", ["device", "fifo", "folder"])
-@pytest.mark.parametrize("kind", sorted(KINDS))
+@pytest.mark.parametrize("kind", [*sorted(KINDS), "data"])
 def test_a_named_file_that_is_no_regular_file_is_refused_at_once(
     tmp_path: Path, kind: str, what: str
 ) -> None:
     target, name = _target(tmp_path, what)
-    path = _tournament(tmp_path, kind, target)
+    if kind == "data":
+        path = tmp_path / "t.toml"
+        path.write_text(BASE.replace("[[prompts]]", f'[data]\nprompts = "{target}"\n\n[[prompts]]', 1))
+    else:
+        path = _tournament(tmp_path, kind, target)
     done = _elotui("validate", str(path), home=tmp_path / "home")
     assert done.returncode == 2, done.stderr
     assert f"{target}: not a regular file ({name}" in done.stderr and "Traceback" not in done.stderr
