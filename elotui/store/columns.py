@@ -243,9 +243,10 @@ def _fingerprint_in(raw: object) -> str | None:
 
 
 def description(db: sqlite3.Connection) -> dict[str, Any] | None:
-    """The stored snapshot's description if its seal holds (None: no plan stored, or a damaged one)."""
+    """The stored snapshot's description if its seal holds, or one written before the seal (its arrays are read
+    rebuilt: `read`; the writer's next compaction stores them sealed); None: no plan stored, or a damaged one."""
     row = db.execute("SELECT data FROM snapshot WHERE name = 'meta'").fetchone()
-    return seal.description(row[0]) if row else None
+    return (seal.description(row[0]) or seal.unsealed(row[0])) if row else None
 
 
 def _apply_answers(db: sqlite3.Connection, seq: np.ndarray, outcome: np.ndarray, through: int) -> int:

@@ -63,3 +63,15 @@ def arrays_hold(meta: dict[str, Any], data: dict[str, Any], names: Iterable[str]
         if not isinstance(value, bytes) or sums.get(name) != zlib.crc32(value):
             return False
     return True
+
+
+def unsealed(raw: object) -> dict[str, Any] | None:
+    """A description written before the seal (no sums, no check: its plan's fingerprint and size still tell the
+    plan), or None."""
+    try:
+        meta = json.loads(raw) if isinstance(raw, (bytes, str)) else None
+    except (ValueError, RecursionError):
+        return None
+    if not isinstance(meta, dict) or SUMS in meta or CHECK in meta or not isinstance(meta.get("n"), int):
+        return None
+    return meta

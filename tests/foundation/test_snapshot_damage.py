@@ -5,6 +5,7 @@ and the calls) or stops with exit 5 naming the store. A writer stores the rebuil
 
 from __future__ import annotations
 
+import json
 import random
 import shutil
 import sqlite3
@@ -187,3 +188,21 @@ def test_run_refuses_a_store_whose_pages_are_damaged(
     err = capsys.readouterr().err
     assert code == 5, err
     assert f"{copy}: the store is damaged" in err and "Traceback" not in err
+
+
+def test_a_snapshot_written_before_the_seal_is_read_rebuilt_and_sealed_by_the_next_writer(
+    undamaged: tuple[Path, Path, str], tmp_path: Path
+) -> None:
+    path, store, ranking = undamaged
+    copy = tmp_path / "d.sqlite"
+    shutil.copyfile(store, copy)
+    with sqlite3.connect(copy) as db:  # the description as an elotui before the seal wrote it
+        meta = json.loads(db.execute("SELECT data FROM snapshot WHERE name = 'meta'").fetchone()[0])
+        old = {k: v for k, v in meta.items() if k not in ("sums", "check")}
+        db.execute("UPDATE snapshot SET data = ? WHERE name = 'meta'", (json.dumps(old).encode(),))
+    assert _export(path, copy) == ranking
+    with Store(copy) as s:
+        assert s.plan_fingerprint() == meta["fingerprint"]  # the plan is not made again for want of a seal
+        s.compact()
+        assert "check" in (columns.description(s._db) or {})
+    assert _export(path, copy) == ranking
