@@ -153,9 +153,13 @@ def test_a_writer_stores_the_rebuilt_snapshot_again(
         "state = x'ff00'",
         "host = x'ff'",
         "pid = 1.5",
+        "state = 'running', lease_until = 'x'",
+        "state = 'running', lease_until = x'00'",
+        "state = 'running', lease_until = 1e12, pid = 'x'",
+        "state = 'running', progress = '{'",
     ],
 )
-def test_runs_lists_a_damaged_run_row_instead_of_failing(
+def test_runs_and_run_read_a_damaged_run_row_without_failing(
     undamaged: tuple[Path, Path, str], tmp_path: Path, change: str, capsys: pytest.CaptureFixture[str]
 ) -> None:
     path, store, _ = undamaged
@@ -168,6 +172,9 @@ def test_runs_lists_a_damaged_run_row_instead_of_failing(
     assert code in (0, 5) and "unexpected error" not in err, err
     if code == 0:
         assert out.splitlines()[-1].startswith("1 "), out  # the row, its damaged values shown as "?" or "—"
+    code = main(["run", str(path), "--headless", "--store", str(copy)])  # the lease read from the damaged row
+    err = capsys.readouterr().err
+    assert code in (0, 2, 5) and "unexpected error" not in err, err
 
 
 def test_run_refuses_a_store_whose_pages_are_damaged(
