@@ -172,12 +172,12 @@ def test_a_data_file_with_a_lone_surrogate_names_its_line(tmp_path: Path) -> Non
         )
 
 
-def _gzip_bomb(path: Path, lines: int, gib: int = 1) -> None:
+def _gzip_bomb(path: Path, lines: int, gib: int = 1, line: bytes = b'{"id": "p", "text": "Q?"}') -> None:
     """`lines` short lines, then `gib` GiB of zero bytes, gzipped (about 1 MB per GiB), written a MiB at a time."""
     squeeze = zlib.compressobj(9, zlib.DEFLATED, 31)
     zeros = bytes(1 << 20)
     with path.open("wb") as out:
-        out.write(squeeze.compress(b'{"id": "p", "text": "Q?"}\n' * lines))
+        out.write(squeeze.compress((line + b"\n") * lines))
         for _ in range(gib << 10):
             out.write(squeeze.compress(zeros))
         out.write(squeeze.flush())
@@ -225,3 +225,21 @@ def test_a_theme_file_goes_through_the_same_guard(tmp_path: Path) -> None:
     lone.write_text('{"name": "x", "colors": {"primary": "#ff0000"}, "label": "\\ud83d"}', encoding="utf-8")
     with pytest.raises(ThemeError, match=r"lone\.json: a lone surrogate escape \(\\ud83d\)"):
         load_theme_file(lone)
+
+
+def test_a_verdict_log_reads_a_bounded_line_and_names_the_line_that_is_not_utf8(tmp_path: Path) -> None:
+    from elotui.verdict_log import MAX_LINE_BYTES, read_log
+
+    endless = tmp_path / "endless.jsonl.gz"
+    _gzip_bomb(
+        endless, lines=2, line=json.dumps(VERDICT).encode()
+    )  # two verdicts, a GiB of zeros, no newline
+    with pytest.raises(
+        UserError, match=rf"endless\.jsonl\.gz:3: a line of more than {MAX_LINE_BYTES:,} bytes"
+    ):
+        list(read_log(endless))
+    broken = tmp_path / "broken.jsonl"
+    line = json.dumps(VERDICT).encode()
+    broken.write_bytes(line + b"\n" + line + b"\n" + line.replace(b"fine", b"fin\xe9") + b"\n")
+    with pytest.raises(UserError, match=r"broken\.jsonl:3: not UTF-8 text"):
+        list(read_log(broken))
