@@ -5,7 +5,6 @@ host and pid."""
 from __future__ import annotations
 
 import argparse
-import sqlite3
 import time
 
 from elotui.commands.common import add_store_arg, add_tournament_arg, open_tournament, table_lines
@@ -45,6 +44,8 @@ def _cost(value: object) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
+    import sqlite3  # on use: `elotui --help` does not import it
+
     from elotui.store.runs import run_table
 
     _, store = open_tournament(args)

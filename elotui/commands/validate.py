@@ -89,7 +89,11 @@ def _named_files(t: Tournament) -> list[tuple[str, Path, Callable[[Path], object
 def _read_named_files(t: Tournament) -> list[str]:
     """Every named file read as `run` and `diagnose` read it: each problem as `key: FILE:LINE: ...`."""
     problems: list[str] = []
+    read_already: set[tuple[Path, object]] = set()  # a log that several replay judges read is read once
     for key, path, read in _named_files(t):
+        if (path, read) in read_already:
+            continue
+        read_already.add((path, read))
         try:
             read(path)
         except UserError as exc:
