@@ -37,9 +37,8 @@ class WalLog:
     def __init__(self, store: Path) -> None:
         self.store = store
         self.path = Path(f"{store}-wal")
-        self.identity: tuple[int, int] | None = (
-            None  # (device, inode) of the log this connection committed to
-        )
+        # (device, inode) of the log this connection committed to
+        self.identity: tuple[int, int] | None = None
 
     def check(self) -> None:
         """After a commit: raise StoreError (exit 5) if the log is gone or another file took its place."""
