@@ -11,6 +11,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from elotui.files import check_regular
+
 MAX_PLANNED_CALLS = 20_000_000
 
 
@@ -177,7 +179,8 @@ def _file_refs(data: dict[str, Any]) -> list[tuple[str, Any]]:
 
 
 def missing_files(data: dict[str, Any], base_dir: Path) -> list[str]:
-    """`key: PATH does not exist` for every named file that is not there."""
+    """`key: PATH does not exist`, or why it cannot be read as a file (a FIFO, a folder, a device: elotui.files),
+    for every named file that cannot be read; checked at once, without reading any of them."""
     out = []
     for key, rel in _file_refs(data):
         if isinstance(rel, str) and rel:
@@ -185,4 +188,6 @@ def missing_files(data: dict[str, Any], base_dir: Path) -> list[str]:
             target = target if target.is_absolute() else base_dir / target
             if not target.exists():
                 out.append(f"{key}: {target} does not exist")
+            elif (problem := check_regular(target)) is not None:
+                out.append(f"{key}: {problem}")
     return out

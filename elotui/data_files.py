@@ -23,6 +23,7 @@ from typing import Any
 
 from elotui.data_rows import Row, found, parse_path, pick, read_rows
 from elotui.errors import UserError
+from elotui.files import read_regular_file
 
 SHOW_FIRST = 5  # ids or lines listed in one message before "…"
 
@@ -171,7 +172,7 @@ class _Loader:
         try:
             raw_problems: list[str] = []
             rows = read_rows(path, raw_problems)
-            self.report.files[relative] = hashlib.sha256(path.read_bytes()).hexdigest()
+            self.report.files[relative] = hashlib.sha256(read_regular_file(path)).hexdigest()
         except UserError as exc:
             message = str(exc)
             if not path.exists():

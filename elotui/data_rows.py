@@ -7,7 +7,6 @@ Every problem names the file and the line; a broken row is reported and skipped,
 from __future__ import annotations
 
 import csv
-import gzip
 import io
 import json
 import re
@@ -17,7 +16,15 @@ from pathlib import Path
 from typing import Any
 
 from elotui.errors import UserError
-from elotui.files import read_regular_file
+from elotui.files import (
+    check_regular,
+    decode_text,
+    gunzip,
+    lone_surrogate,
+    may_hold_surrogate,
+    read_regular_file,
+    surrogate_message,
+)
 
 FORMATS = (".jsonl", ".json", ".csv", ".tsv")
 MAX_ROW_PROBLEMS = 20  # per file; beyond that the count is given
@@ -44,28 +51,27 @@ def data_format(path: Path) -> str:
 def _decode(path: Path) -> str:
     raw = read_regular_file(path)
     if path.suffix.lower() == ".gz":
-        try:
-            raw = gzip.decompress(raw)
-        except (OSError, EOFError) as exc:
-            raise UserError(f"{path}: not a readable gzip file ({exc})") from None
-    try:
-        return raw.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        line = raw[: exc.start].count(b"\n") + 1
-        raise UserError(f"{path}:{line}: not UTF-8 text (byte {exc.start})") from None
+        raw = gunzip(path, raw)
+    return decode_text(path, raw, bom=True)
 
 
 def read_rows(path: Path, problems: list[str]) -> list[Row]:
     """The rows of a data file. A row that is not an object is reported in `problems` (`FILE:LINE: ...`) and
     left out; a file that cannot be read at all raises UserError."""
+    unreadable = check_regular(path)  # what is no file is said as such, whatever its name
+    if unreadable is not None:
+        raise UserError(unreadable)
     kind = data_format(path)
     text = _decode(path)
     parse = {".jsonl": _jsonl, ".json": _json_array, ".csv": _csv, ".tsv": _tsv}[kind]
     rows: list[Row] = []
     bad = 0
+    escapes = kind in (".jsonl", ".json") and may_hold_surrogate(text)
     for line, value, error in parse(text):
         if error is None and not isinstance(value, dict):
             error = f"expected an object ({{...}}), found {type(value).__name__}"
+        if error is None and escapes and (escape := lone_surrogate(value)) is not None:
+            error = surrogate_message(escape)
         if error is not None:
             bad += 1
             if bad <= MAX_ROW_PROBLEMS:

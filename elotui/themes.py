@@ -24,8 +24,11 @@ from pathlib import Path
 from typing import Any
 
 import elotui
+from elotui.errors import UserError
+from elotui.files import lone_surrogate, may_hold_surrogate, read_text_file, surrogate_message
 
 DEFAULT_THEME = "elotui-dark"
+MAX_THEME_BYTES = 1 << 20  # a theme is a few hundred bytes
 BASE_COLORS = (
     "primary",
     "secondary",
@@ -130,15 +133,19 @@ def parse_theme(data: Any, source: Path | None = None) -> ThemeSpec:
 def load_theme_file(path: Path) -> ThemeSpec:
     """Read one `.toml` or `.json` theme file. Raises ThemeError naming the file."""
     try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ThemeError(f"{path}: cannot read ({exc})") from None
+        text = read_text_file(path, MAX_THEME_BYTES)
+    except UserError as exc:
+        raise ThemeError(str(exc)) from None
     try:
         data = json.loads(text) if path.suffix == ".json" else tomllib.loads(text)
     except (tomllib.TOMLDecodeError, json.JSONDecodeError) as exc:
         raise ThemeError(
             f"{path}: not valid {'JSON' if path.suffix == '.json' else 'TOML'} ({exc})"
         ) from None
+    except RecursionError:
+        raise ThemeError(f"{path}: nested too deeply to be a theme") from None
+    if may_hold_surrogate(text) and (escape := lone_surrogate(data)) is not None:
+        raise ThemeError(f"{path}: {surrogate_message(escape)}")
     return parse_theme(data, path)
 
 

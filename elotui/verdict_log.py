@@ -12,16 +12,17 @@ An invalid verdict may carry `"raw"` last: the judge's raw reply, which could no
 
 from __future__ import annotations
 
+import functools
 import gzip
 import hashlib
-import io
 import json
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import IO, Any, Literal, TypedDict, cast
 
-from elotui.checkpoints import EVERY, checkpoint
+from elotui.checkpoints import checkpoint
 from elotui.errors import UserError
+from elotui.files import lone_surrogate, may_hold_surrogate, open_regular, surrogate_message
 
 FIELDS = ("prompt", "first", "second", "judge", "condition", "sample", "winner", "reasoning", "status")
 LogWinner = Literal["first", "second", "tie"]
@@ -42,10 +43,13 @@ class VerdictRow(TypedDict):
     status: LogStatus
 
 
-def _open_text(path: Path) -> IO[str]:
+def _open_log(path: Path) -> IO[bytes]:
+    """The log's bytes (decompressed where it is gzipped), opened through elotui.files' guard (a regular file, or
+    UserError naming it)."""
+    raw = open_regular(path)
     if path.suffix == ".gz":
-        return io.TextIOWrapper(gzip.open(path, "rb"), encoding="utf-8")
-    return path.open("r", encoding="utf-8")
+        return cast(IO[bytes], gzip.GzipFile(fileobj=raw, mode="rb"))
+    return raw
 
 
 MAX_SAMPLE = 1_000_000  # a sample index past this is a mistake, not a sample (and would overflow SQLite)
@@ -150,7 +154,7 @@ def _parse(line: str) -> Any:
 MAX_BLANK_RUN = (
     100_000  # blank lines in a row: past this, the file is not a verdict log (a 300 MB gzip of them)
 )
-MAX_LINE_CHARS = 10_000_000
+MAX_LINE_BYTES = 10_000_000
 
 
 def read_log(path: str | Path) -> Iterator[VerdictRow]:
@@ -162,46 +166,89 @@ def read_log(path: str | Path) -> Iterator[VerdictRow]:
 def read_verdicts(path: str | Path) -> Iterator[Verdict]:
     """Yield validated rows as tuples in FIELDS order (no dict per row); a malformed line raises UserError naming
     the file and line. What is not a regular file is refused at once; a run of MAX_BLANK_RUN blank lines, a line of
-    more than MAX_LINE_CHARS characters or JSON nested too deeply to read are bad lines too (bounded work on a
-    hostile file)."""
+    more than MAX_LINE_BYTES bytes, bytes that are not UTF-8, JSON nested too deeply to read or a lone surrogate
+    escape are bad lines too (bounded work on a hostile file)."""
     path = Path(path)
-    if path.exists() and not path.is_file():
-        raise UserError(f"{path}: not a regular file (a FIFO, device or folder is not a verdict log)")
-    try:
-        fh = _open_text(path)
-    except FileNotFoundError:
-        raise UserError(f"{path}: no such verdict log") from None
-    with fh:
+    with _open_log(path) as fh:
         try:
-            blank = 0
-            for lineno, line in enumerate(fh, start=1):
-                if lineno % EVERY == 0:
-                    checkpoint()  # a run stopped while its replay judge reads the log (elotui.checkpoints)
-                if line.isspace():  # (a line read from a file is never empty)
-                    blank += 1
-                    if blank >= MAX_BLANK_RUN:
-                        raise UserError(
-                            f"{path}:{lineno}: {MAX_BLANK_RUN:,} blank lines in a row: not a verdict log"
-                        )
-                    continue
-                blank = 0
-                if len(line) > MAX_LINE_CHARS:
-                    raise UserError(f"{path}:{lineno}: a line of {len(line):,} characters: not a verdict")
-                try:
-                    obj = _parse(line)
-                except json.JSONDecodeError as exc:
-                    raise UserError(f"{path}:{lineno}:{exc.colno}: not valid JSON: {exc.msg}") from None
-                except RecursionError:
-                    raise UserError(f"{path}:{lineno}: JSON nested too deeply: not a verdict") from None
-                yield _check(obj, path, lineno)
-        except (OSError, EOFError, UnicodeDecodeError, gzip.BadGzipFile) as exc:
+            blank, lineno = 0, 0
+            for lines in _blocks(fh, path):
+                checkpoint()  # a run stopped while its replay judge reads the log (elotui.checkpoints)
+                for lineno, line in enumerate(lines, lineno + 1):  # noqa: B020 (numbered on from the last block)
+                    if not line or line.isspace():
+                        blank += 1
+                        if blank >= MAX_BLANK_RUN:
+                            raise UserError(
+                                f"{path}:{lineno}: {MAX_BLANK_RUN:,} blank lines in a row: not a verdict log"
+                            )
+                        continue
+                    blank = 0
+                    try:
+                        obj = _parse(line)
+                    except json.JSONDecodeError as exc:
+                        raise UserError(f"{path}:{lineno}:{exc.colno}: not valid JSON: {exc.msg}") from None
+                    except RecursionError:
+                        raise UserError(f"{path}:{lineno}: JSON nested too deeply: not a verdict") from None
+                    yield _check(obj, path, lineno)
+        except (OSError, EOFError, gzip.BadGzipFile) as exc:
             raise UserError(f"{path}: cannot read: {exc}") from None
+
+
+_BLOCK = 1 << 20  # bytes read at a time
+NEWLINE = b"\n"
+
+
+def _blocks(fh: IO[bytes], path: Path) -> Iterator[list[str]]:
+    """The file's lines as text, without their newline, a block's whole lines at a time (decoded at once): a line
+    is never held longer than MAX_LINE_BYTES plus a block, so a file without a newline, or a small gzip of one
+    endless line, is not read whole. UserError names the line that is too long, not UTF-8, or holds a lone
+    surrogate escape."""
+    rest, seen = b"", 0  # the start of a line to come; the lines given so far
+    for block in iter(functools.partial(fh.read, _BLOCK), b""):
+        data = rest + block if rest else block
+        cut = data.rfind(NEWLINE) + 1
+        rest = data[cut:]
+        if len(rest) > MAX_LINE_BYTES:
+            line = seen + data.count(NEWLINE) + 1
+            raise UserError(f"{path}:{line}: a line of more than {MAX_LINE_BYTES:,} bytes: not a verdict")
+        if cut:
+            text = _decoded(data[:cut], path, seen)
+            lines = text.split("\n")
+            lines.pop()  # after the last newline: nothing
+            if may_hold_surrogate(text):  # rare: searched once a block, not once a line
+                _no_lone_surrogate(lines, path, seen)
+            seen += len(lines)
+            yield lines
+    if rest:
+        text = _decoded(rest, path, seen)
+        _no_lone_surrogate([text], path, seen)
+        yield [text]
+
+
+def _no_lone_surrogate(lines: list[str], path: Path, seen: int) -> None:
+    """UserError naming the first of `lines` (after the `seen` before them) whose JSON holds a lone surrogate."""
+    for n, line in enumerate(lines, seen + 1):
+        if may_hold_surrogate(line):
+            try:
+                escape = lone_surrogate(json.loads(line))
+            except (ValueError, RecursionError):
+                continue  # not JSON: `_row` says so
+            if escape is not None:
+                raise UserError(f"{path}:{n}: {surrogate_message(escape)}")
+
+
+def _decoded(data: bytes, path: Path, seen: int) -> str:
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = seen + data.count(b"\n", 0, exc.start) + 1
+        raise UserError(f"{path}:{line}: not UTF-8 text: not a verdict log") from None
 
 
 def content_hash(path: str | Path) -> str:
     """sha256 of the file's bytes, so that an edited log is read afresh."""
     h = hashlib.sha256()
-    with Path(path).open("rb") as fh:
+    with open_regular(Path(path)) as fh:
         for chunk in iter(lambda: fh.read(1 << 20), b""):
             h.update(chunk)
     return h.hexdigest()

@@ -10,6 +10,8 @@ from pathlib import Path
 from typing import IO, TYPE_CHECKING
 
 from elotui.errors import UserError
+from elotui.files import replaced_atomically
+from elotui.terminal import one_line
 
 if TYPE_CHECKING:  # imported when used: building the parser must not load pydantic (start-up time)
     from elotui.config import Tournament
@@ -37,26 +39,44 @@ def add_output_arg(p: argparse.ArgumentParser) -> None:
 
 def open_tournament(args: argparse.Namespace) -> tuple[Tournament, Store]:
     from elotui.config import load_tournament
-    from elotui.store import Store
 
     tournament = load_tournament(args.tournament)
-    return tournament, Store.open_for(tournament, getattr(args, "store", None))
+    return tournament, store_to_read(tournament, getattr(args, "store", None))
+
+
+def store_to_read(tournament: Tournament, store_path: str | None, *, reader: bool = False) -> Store:
+    """The tournament's store for a reading command; a `--store` whose newest run was another tournament's (another
+    name, from another file) is refused: its plan is that tournament's, and would be read as this one's."""
+    from elotui.store import Store
+    from elotui.store.follow import planned_for
+
+    store = Store.open_for(tournament, store_path, reader=reader)
+    if store_path is None:
+        return store
+    try:
+        other = planned_for(store)
+    except BaseException:
+        store.close()
+        raise
+    if other is not None and other["name"] != tournament.name and other["path"] != str(tournament.path):
+        store.close()
+        raise UserError(
+            f"--store holds the plan of tournament {one_line(repr(other['name']))} "
+            f"({one_line(other['path'] or 'file unknown')}), you asked for {tournament.name!r} ({tournament.path}): "
+            f"name that tournament's store, or run {tournament.name!r} with this store first"
+        )
+    return store
 
 
 @contextmanager
 def output_stream(target: str | None, *, newline: str = "\n") -> Iterator[IO[str]]:
-    """stdout for '-' or None; otherwise a UTF-8 file (parent folders created)."""
+    """stdout for '-' or None; otherwise a UTF-8 file (parent folders created), replaced whole once written
+    (elotui.files.replaced_atomically: a failure on the way leaves the previous file as it was)."""
     if target in (None, "-"):
         yield sys.stdout
         sys.stdout.flush()
         return
-    path = Path(target)
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fh = path.open("w", encoding="utf-8", newline=newline)
-    except OSError as exc:
-        raise UserError(f"{path}: cannot write: {exc.strerror}") from None
-    with fh:
+    with replaced_atomically(Path(target), newline=newline) as fh:
         yield fh
 
 

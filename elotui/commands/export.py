@@ -10,6 +10,7 @@ from elotui.commands.common import (
     add_store_arg,
     add_tournament_arg,
     output_stream,
+    store_to_read,
 )
 from elotui.heap import collector_off
 
@@ -41,7 +42,6 @@ def _export(args: argparse.Namespace) -> int:
     # (A value the user set is kept.)
     os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
     from elotui.config import load_tournament
-    from elotui.store import Store
 
     tournament = load_tournament(args.tournament)
     # Elo (or online Elo): its kernels, compiled while the store loads where this machine has not compiled them yet
@@ -49,7 +49,7 @@ def _export(args: argparse.Namespace) -> int:
         from elotui.rating.native import warm_kernels
 
         warm_kernels()
-    store = Store.open_for(tournament, args.store)
+    store = store_to_read(tournament, args.store)
     try:
         from elotui.export.ranking import write_csv, write_json
         from elotui.session import TournamentSession

@@ -8,6 +8,8 @@ import argparse
 import time
 
 from elotui.commands.common import add_store_arg, add_tournament_arg, open_tournament, table_lines
+from elotui.errors import store_problem
+from elotui.terminal import one_line
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -17,28 +19,53 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
     p.set_defaults(handler=run)
 
 
-def _when(ts: float | None) -> str:
-    return "—" if ts is None else time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(ts))
+DAMAGED = "?"  # a value a damaged row does not give as the type it has
+
+
+def _when(ts: object) -> str:
+    if ts is None:
+        return "—"
+    if not isinstance(ts, (int, float)) or isinstance(ts, bool):
+        return DAMAGED
+    try:
+        return time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(ts))
+    except (OverflowError, OSError, ValueError):  # a time no clock reaches
+        return DAMAGED
+
+
+def _text(value: object) -> str:
+    if value is None or value == "":
+        return "—"
+    return one_line(str(value)) if isinstance(value, (str, int)) else DAMAGED
+
+
+def _cost(value: object) -> str:
+    return f"${value:.4f}" if isinstance(value, (int, float)) else DAMAGED
 
 
 def run(args: argparse.Namespace) -> int:
+    import sqlite3  # on use: `elotui --help` does not import it
+
     from elotui.store.runs import run_table
 
     _, store = open_tournament(args)
     with store:
-        rows = run_table(store)
+        try:
+            rows = run_table(store)
+        except sqlite3.DatabaseError as exc:  # a damaged page, a row that is not text
+            raise store_problem(store.path, exc) from None
     header = ("run", "state", "started", "ended", "calls", "cost", "elotui", "host", "pid")
     lines = [
         (
-            str(r["id"]),
-            r["state"],
+            _text(r["id"]),
+            _text(r["state"]),
             _when(r["started_at"]),
             _when(r["finished_at"]),
-            str(r["calls"]),
-            f"${r['cost']:.4f}",
-            r["version"] or "—",
-            r["host"] or "—",
-            str(r["pid"] or "—"),
+            _text(r["calls"]),
+            _cost(r["cost"]),
+            _text(r["version"]),
+            _text(r["host"]),
+            _text(r["pid"]),
         )
         for r in rows
     ]

@@ -8,7 +8,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from elotui.commands.common import add_store_arg
+from elotui.commands.common import add_store_arg, store_to_read
 from elotui.errors import UserError
 
 
@@ -30,12 +30,12 @@ def run(args: argparse.Namespace) -> int:
         raise UserError("elotui watch: name the tournament file, or the store with --store PATH")
     if args.tournament is not None:
         tournament = load_tournament(args.tournament)
-        store = Store.open_for(tournament, args.store)
+        store = store_to_read(tournament, args.store, reader=True)
     else:
         path = Path(args.store)
         if not path.is_file():
             raise UserError(f"{path}: no such store")
-        store = Store(path)
+        store = Store(path, reader=True)
         run_row = latest_run(store)
         source = (run_row or {}).get("manifest", {}).get("tournament", {}).get("path")
         if not source or not Path(source).is_file():

@@ -5,6 +5,9 @@ The model is in `graph_model`, the two forms in `cypher` and `neo4j_csv`, the di
 
 from __future__ import annotations
 
+import os
+import shutil
+import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -34,26 +37,51 @@ class GraphExport:
 def write_graph_files(graph: Graph, directory: Path, *, title: str | None = None) -> GraphExport:
     """`graph.cypher`, `nodes_*.csv`, `rels_*.csv` and `README.txt` in `directory` (created if needed), all from
     one pass over the graph (one read of the store: the script and the CSVs hold the same graph), holding a batch
-    per relationship group, never the whole graph."""
-    script, tally = CypherScript(scratch=directory), Tally()  # its files are made on first use
+    per relationship group, never the whole graph. They are written into a folder of their own inside `directory`
+    and moved into place once all are whole: a full disk or an error on the way leaves the previous files as they
+    were."""
     try:
         directory.mkdir(parents=True, exist_ok=True)
-        csv = Neo4jCsv(directory)
+        staging = Path(tempfile.mkdtemp(prefix=".graph-partial-", dir=directory))
+    except OSError as exc:
+        raise UserError(f"{directory}: cannot write the graph: {exc.strerror or exc}") from None
+    try:
+        written = _write_into(graph, staging, title)
+        for path in [written.cypher, written.readme, *written.csv_files]:
+            os.replace(path, directory / path.name)
+    except OSError as exc:
+        raise UserError(
+            f"{directory}: cannot write the graph: {exc.strerror or exc} (the files there are left as they were)"
+        ) from None
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
+    return GraphExport(
+        graph,
+        written.counts,
+        directory / written.cypher.name,
+        [directory / p.name for p in written.csv_files],
+        directory / written.readme.name,
+        written.statements,
+    )
+
+
+def _write_into(graph: Graph, folder: Path, title: str | None) -> GraphExport:
+    script, tally = CypherScript(scratch=folder), Tally()  # its files are made on first use
+    try:
+        csv = Neo4jCsv(folder)
         try:
             for key, chunk in batched(csv.writing(tally.counting(graph.items())), BATCH):
                 script.write(key, chunk)
         finally:
             csv.close()
         counts = tally.counts()
-        cypher_path = directory / "graph.cypher"
+        cypher_path = folder / "graph.cypher"
         with cypher_path.open("w", encoding="utf-8", newline="\n") as fh:
             statements = script.finish(fh, counts, title)
         node_files = [p.name for p in csv.paths if p.name.startswith("nodes_")]
         rel_files = [p.name for p in csv.paths if p.name.startswith("rels_")]
-        readme = directory / "README.txt"
+        readme = folder / "README.txt"
         readme.write_text(readme_text(counts, node_files, rel_files, title=title), encoding="utf-8")
-    except OSError as exc:
-        raise UserError(f"{directory}: cannot write the graph: {exc.strerror or exc}") from None
     finally:
         script.close()
     return GraphExport(graph, counts, cypher_path, csv.paths, readme, statements)

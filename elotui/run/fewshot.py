@@ -20,10 +20,12 @@ import re
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
 from elotui.errors import UserError
+from elotui.files import lone_surrogate, may_hold_surrogate, read_text_file, surrogate_message
 
 _TOKEN = re.compile(r"[^\W_]+", re.UNICODE)
 _BETTER = {"a": "A", "b": "B", "tie": "tie", "first": "A", "second": "B", "1": "A", "2": "B"}
@@ -47,20 +49,15 @@ def tokenize(text: str) -> list[str]:
 
 
 def load_examples(path: Path) -> list[Example]:
-    try:
-        lines = path.read_text(encoding="utf-8").splitlines()
-    except OSError as exc:
-        raise UserError(f"{path}: cannot read the examples file: {exc.strerror}") from None
+    """The examples of a file (read through elotui.files: a regular file, bounded, UTF-8); UserError naming the
+    file and line of the first bad one."""
+    text = read_text_file(path)
+    escapes = may_hold_surrogate(text)
     out: list[Example] = []
-    for n, line in enumerate(lines, 1):
+    for n, line in enumerate(text.splitlines(), 1):
         if not line.strip() or line.lstrip().startswith("#"):
             continue
-        try:
-            row = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise UserError(f"{path}:{n}: not a JSON object ({exc.msg})") from None
-        if not isinstance(row, dict):
-            raise UserError(f"{path}:{n}: not a JSON object")
+        row = _row(path, n, line, escapes)
         missing = [
             k for k in ("prompt", "response_a", "response_b", "better") if not isinstance(row.get(k), str)
         ]
@@ -74,6 +71,20 @@ def load_examples(path: Path) -> list[Example]:
     if not out:
         raise UserError(f"{path}: the examples file holds no example")
     return out
+
+
+def _row(path: Path, n: int, line: str, escapes: bool) -> dict[str, Any]:
+    try:
+        row = json.loads(line)
+    except json.JSONDecodeError as exc:
+        raise UserError(f"{path}:{n}: not a JSON object ({exc.msg})") from None
+    except RecursionError:
+        raise UserError(f"{path}:{n}: JSON nested too deeply") from None
+    if not isinstance(row, dict):
+        raise UserError(f"{path}:{n}: not a JSON object")
+    if escapes and (escape := lone_surrogate(row)) is not None:
+        raise UserError(f"{path}:{n}: {surrogate_message(escape)}")
+    return row
 
 
 class ExampleIndex:

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from elotui.config import Tournament
+from elotui.files import read_regular_file
 from elotui.judges.base import Judge
 from elotui.log_index import reading_ahead
 from elotui.run.calls import Call, Texts, prerequisite_calls
@@ -52,7 +53,7 @@ def plan_fingerprint(
             builder.paraphrase_system,
             builder.paraphrase_user,
         ],
-        "examples": hashlib.sha256(t.resolve(examples).read_bytes()).hexdigest() if examples else None,
+        "examples": hashlib.sha256(read_regular_file(t.resolve(examples))).hexdigest() if examples else None,
         "judges": {jid: judges[jid].identity() for jid in sorted(judges)},
         "generated": sorted([p, c, text] for (p, c), text in texts.generated.items()),
         "paraphrased": sorted(texts.paraphrased.items()),

@@ -11,6 +11,7 @@ from typing import Any
 from elotui import __version__
 from elotui.checkpoints import to_thread
 from elotui.config import EndpointConfig, Tournament
+from elotui.files import read_regular_file
 from elotui.heap import long_lived
 from elotui.judges.base import Judge, RetryObserver
 from elotui.log_index import LogKey
@@ -83,7 +84,9 @@ def manifest(
     comparison = tournament.spec.comparison
     examples_hash = None
     if comparison.examples_file:
-        examples_hash = hashlib.sha256(tournament.resolve(comparison.examples_file).read_bytes()).hexdigest()
+        examples_hash = hashlib.sha256(
+            read_regular_file(tournament.resolve(comparison.examples_file))
+        ).hexdigest()
     return {
         "elotui_version": __version__,
         "tournament": {

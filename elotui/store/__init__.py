@@ -65,10 +65,10 @@ class Store(TextsTable):
     """Thread-safe (one lock) access to a tournament's SQLite store. Reads are named for what they return; no
     caller writes SQL."""
 
-    def __init__(self, path: str | Path, *, cache: CallCache | None = None) -> None:
-        self.path = Path(path)
+    def __init__(self, path: str | Path, *, cache: CallCache | None = None, reader: bool = False) -> None:
+        self.path = Path(path)  # `reader`: read only (elotui.store.connect.connect), as `watch` does
         self.cache = cache
-        self._conn, self.read_only = connect(self.path)
+        self._conn, self.read_only = connect(self.path, reader=reader)
         self._lock = threading.RLock()
         # the end of a write (free answers, a new plan) finished in a helper thread
         self._behind = writes.Behind()
@@ -77,12 +77,13 @@ class Store(TextsTable):
         self._migrate()
 
     @classmethod
-    def open_for(cls, tournament: Tournament, store_path: str | Path | None = None) -> Store:
+    def open_for(
+        cls, tournament: Tournament, store_path: str | Path | None = None, *, reader: bool = False
+    ) -> Store:
         """The tournament's store (by default one per file under the user data dir), reading through this
         machine's shared call cache, so that a copied, renamed or moved file pays for no call twice."""
-        return cls(
-            Path(store_path) if store_path else default_store_path(tournament), cache=CallCache.default()
-        )
+        path = Path(store_path) if store_path else default_store_path(tournament)
+        return cls(path, cache=CallCache.default(), reader=reader)
 
     @property
     def _db(self) -> sqlite3.Connection:
@@ -327,8 +328,8 @@ class Store(TextsTable):
     def plan_fingerprint(self) -> str | None:
         """The fingerprint the current plan was stored with (None: none given, or no plan)."""
         with self._lock, self._guarded():
-            row = self._db.execute("SELECT data FROM snapshot WHERE name = 'meta'").fetchone()
-        return json.loads(row[0]).get("fingerprint") if row else None
+            meta = columns.description(self._db)  # None where damaged: the plan is then stored again
+        return meta.get("fingerprint") if meta is not None else None
 
     def verdict_columns(self, *, keep: bool = True) -> VerdictColumns:
         """The current plan, int-coded, with every presentation's outcome (elotui.store.columns): numpy arrays
@@ -427,7 +428,7 @@ class Store(TextsTable):
         """Take the run lease and record the run (elotui.store.runs.begin_run; raises RunActive)."""
         from elotui.store.runs import begin_run
 
-        for_writing(self._db)
+        for_writing(self._db, self.path)
         return begin_run(self, manifest, force=force, comparisons=comparisons)
 
     def finish_run(self, run_id: int, state: str, progress: dict[str, Any] | None = None) -> None:

@@ -28,6 +28,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from elotui.records import PlanRow, PlanVerdict
+from elotui.store import seal
 from elotui.vocab import _STATUS_CODES, _WINNER_CODES, OUTCOME_FAILED, OUTCOME_INVALID, OUTCOME_MISSING
 
 COMPACT_EVERY = 50_000  # answers rows after which a writer folds them into the stored outcomes
@@ -140,6 +141,20 @@ def code_plan(rows: Sequence[PlanRow]) -> CodedPlan:
 def write_snapshot(db: sqlite3.Connection, plan: CodedPlan, fingerprint: str | None) -> None:
     """Replace the snapshot with the coded plan (within the caller's transaction, after the `plan` table holds
     it): read every outcome from `calls` once, clear `answers`."""
+    _replace(db, *_built(db, plan, fingerprint))
+
+
+def _replace(db: sqlite3.Connection, meta: dict[str, Any], data: dict[str, bytes]) -> None:
+    """Store a snapshot built from the calls (`_built`: every answer so far is in its outcomes)."""
+    db.execute("DELETE FROM answers")
+    db.execute("DELETE FROM snapshot")
+    db.executemany("INSERT INTO snapshot (name, data) VALUES (?, ?)", [*data.items(), ("meta", _dumps(meta))])
+
+
+def _built(
+    db: sqlite3.Connection, plan: CodedPlan, fingerprint: str | None
+) -> tuple[dict[str, Any], dict[str, bytes]]:
+    """The sealed description and the arrays of the coded plan's snapshot, every outcome read from `calls`."""
     seq = plan.seq
     outcome = np.full(len(seq), OUTCOME_MISSING, dtype=np.int8)
     # the smaller table drives the join (SQLite has no statistics to choose by): a fresh store's few calls, or
@@ -150,12 +165,10 @@ def write_snapshot(db: sqlite3.Connection, plan: CodedPlan, fingerprint: str | N
     if answered:
         seqs, codes = np.array(answered, dtype=np.int64).T
         outcome[_positions(seq, seqs)] = codes
-    db.execute("DELETE FROM answers")
-    through = last_answer(db)  # every answer so far is in `outcome`
     meta = {
         "n": len(seq),
         "fingerprint": fingerprint,
-        "through": through,
+        "through": last_answer(db),
         **{k: list(v) for k, v in plan.books.items()},
     }
     data: dict[str, bytes] = {
@@ -164,9 +177,19 @@ def write_snapshot(db: sqlite3.Connection, plan: CodedPlan, fingerprint: str | N
         "outcome": outcome.tobytes(),
     }
     data.update((c, plan.columns[c].tobytes()) for c in _CODED)
-    data["meta"] = json.dumps(meta).encode()
-    db.execute("DELETE FROM snapshot")
-    db.executemany("INSERT INTO snapshot (name, data) VALUES (?, ?)", list(data.items()))
+    return seal.seal(meta, data), data
+
+
+def _dumps(meta: dict[str, Any]) -> bytes:
+    return json.dumps(meta).encode()
+
+
+def _rebuilt(db: sqlite3.Connection, fingerprint: str | None) -> tuple[dict[str, Any], dict[str, bytes]]:
+    """The snapshot made again from the `plan` table and the calls (what a damaged one held)."""
+    rows = db.execute(
+        "SELECT seq, prompt, first, second, judge, condition, sample, key FROM plan ORDER BY seq"
+    ).fetchall()
+    return _built(db, code_plan([PlanRow(*r) for r in rows]), fingerprint)
 
 
 def _positions(seq: NDArray[np.int32], seqs: NDArray[Any]) -> NDArray[np.int64]:
@@ -176,10 +199,23 @@ def _positions(seq: NDArray[np.int32], seqs: NDArray[Any]) -> NDArray[np.int64]:
     return np.searchsorted(seq, seqs).astype(np.int64)
 
 
+class Damaged(Exception):
+    """The stored snapshot's seal does not hold (elotui.store.seal): it is to be rebuilt. `fingerprint`: the plan's
+    fingerprint as far as the damaged description still gives one (a wrong one only makes the next run plan again)."""
+
+    def __init__(self, fingerprint: str | None) -> None:
+        super().__init__("the stored snapshot is damaged")
+        self.fingerprint = fingerprint
+
+
+_ARRAYS = ("seq", "sample", "outcome", *_CODED)
+
+
 def _stored(
     db: sqlite3.Connection, names: Sequence[str] = ()
 ) -> tuple[dict[str, Any], dict[str, bytes]] | None:
-    """The snapshot's meta and its arrays (only `names`, if given)."""
+    """The snapshot's meta and its arrays (only `names`, if given), each checked against the seal; None when no
+    plan was stored yet. Raises Damaged where a seal does not hold (or the snapshot predates the seal)."""
     if names:
         marks = ", ".join("?" for _ in ("meta", *names))
         rows = db.execute(f"SELECT name, data FROM snapshot WHERE name IN ({marks})", ("meta", *names))
@@ -187,8 +223,30 @@ def _stored(
         rows = db.execute("SELECT name, data FROM snapshot")
     data = dict(rows.fetchall())
     if "meta" not in data:
+        if data or int(db.execute("SELECT EXISTS (SELECT 1 FROM plan)").fetchone()[0]):
+            raise Damaged(None)  # arrays, or a plan, without their description
         return None
-    return json.loads(data.pop("meta")), data
+    raw = data.pop("meta")
+    meta = seal.description(raw)
+    if meta is None or not seal.arrays_hold(meta, data, names or _ARRAYS):
+        raise Damaged(_fingerprint_in(raw))
+    return meta, data
+
+
+def _fingerprint_in(raw: object) -> str | None:
+    try:
+        meta = json.loads(raw) if isinstance(raw, (bytes, str)) else None
+    except (ValueError, RecursionError):
+        return None
+    found = meta.get("fingerprint") if isinstance(meta, dict) else None
+    return found if isinstance(found, str) else None
+
+
+def description(db: sqlite3.Connection) -> dict[str, Any] | None:
+    """The stored snapshot's description if its seal holds, or one written before the seal (its arrays are read
+    rebuilt: `read`; the writer's next compaction stores them sealed); None: no plan stored, or a damaged one."""
+    row = db.execute("SELECT data FROM snapshot WHERE name = 'meta'").fetchone()
+    return (seal.description(row[0]) or seal.unsealed(row[0])) if row else None
 
 
 def _apply_answers(db: sqlite3.Connection, seq: np.ndarray, outcome: np.ndarray, through: int) -> int:
@@ -219,7 +277,10 @@ def _integers(text: str) -> NDArray[np.int64]:
 def read(db: sqlite3.Connection) -> tuple[VerdictColumns, int]:
     """The current columns (stored outcomes with every later answer applied) and the last answers id applied.
     Call within one read transaction, so that the snapshot and the answers after it are seen together."""
-    stored = _stored(db)
+    try:
+        stored = _stored(db)
+    except Damaged as damage:  # read as rebuilt; a writer stores it rebuilt at its next compaction
+        stored = _rebuilt(db, damage.fingerprint)
     if stored is None:
         return empty_columns(), 0
     meta, data = stored
@@ -251,21 +312,25 @@ def last_answer(db: sqlite3.Connection) -> int:
 
 def pending_answers(db: sqlite3.Connection) -> int:
     """How many answers rows wait to be folded into the stored outcomes."""
-    stored = _stored(db, ("meta",))
-    through = int(stored[0]["through"]) if stored is not None else 0
+    meta = description(db)
+    through = int(meta["through"]) if meta is not None else 0
     return int(db.execute("SELECT COUNT(*) FROM answers WHERE id > ?", (through,)).fetchone()[0])
 
 
 def compact(db: sqlite3.Connection) -> None:
     """Fold the answers rows into the stored outcomes (within the caller's write transaction)."""
-    stored = _stored(db, ("seq", "outcome"))  # the plan's coded columns are not read (7 of 8 MiB at 10^6)
+    try:
+        stored = _stored(db, ("seq", "outcome"))  # the plan's coded columns are not read (7 of 8 MiB at 10^6)
+    except Damaged as damage:  # stored again, rebuilt from the plan and the calls
+        _replace(db, *_rebuilt(db, damage.fingerprint))
+        return
     if stored is None:
         db.execute("DELETE FROM answers")
         return
     meta, data = stored
     outcome = np.frombuffer(data["outcome"], dtype=np.int8).copy()
     through = _apply_answers(db, np.frombuffer(data["seq"], dtype=np.int32), outcome, int(meta["through"]))
-    meta["through"] = through
+    meta = seal.reseal({**meta, "through": through}, {"outcome": outcome.tobytes()})
     db.execute("UPDATE snapshot SET data = ? WHERE name = 'outcome'", (outcome.tobytes(),))
-    db.execute("UPDATE snapshot SET data = ? WHERE name = 'meta'", (json.dumps(meta).encode(),))
+    db.execute("UPDATE snapshot SET data = ? WHERE name = 'meta'", (_dumps(meta),))
     db.execute("DELETE FROM answers WHERE id <= ?", (through,))

@@ -4,9 +4,10 @@ was committed since it last looked, and the verdicts recorded since then."""
 from __future__ import annotations
 
 import json
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from elotui.records import PlanVerdict
+from elotui.store import columns
 
 if TYPE_CHECKING:
     from elotui.store import Store
@@ -39,6 +40,20 @@ def newest_call(store: Store) -> int:
 def plan_identity(store: Store) -> tuple[int, str | None]:
     """(rows, fingerprint) of the stored plan, from its snapshot's description (not a count of the plan table:
     a scan of ~400 MB at 10^6 rows): changes when a writer stores another plan, not when it records verdicts."""
-    rows = store._rows(lambda data: data, "SELECT data FROM snapshot WHERE name = 'meta'")
-    meta = json.loads(rows[0]) if rows else {}
+    with store._lock, store._guarded():
+        meta = columns.description(store._db) or {}  # a damaged description: read as no plan until rewritten
     return int(meta.get("n", 0)), meta.get("fingerprint")
+
+
+def planned_for(store: Store) -> dict[str, Any] | None:
+    """The tournament (`name`, `path`) of the newest run recorded in the store, the one whose plan it holds; None
+    where no run is recorded or its manifest cannot be read (a damaged row: nothing to compare with)."""
+    rows = store._rows(lambda manifest: manifest, "SELECT manifest FROM runs ORDER BY id DESC LIMIT 1")
+    try:
+        manifest = json.loads(rows[0]) if rows and isinstance(rows[0], (str, bytes)) else None
+    except (ValueError, RecursionError):
+        return None
+    found = manifest.get("tournament") if isinstance(manifest, dict) else None
+    if not isinstance(found, dict) or not isinstance(found.get("name"), str):
+        return None
+    return {"name": found["name"], "path": found.get("path") if isinstance(found.get("path"), str) else None}

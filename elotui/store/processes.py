@@ -42,8 +42,10 @@ REUSED_AFTER_S = 2.0  # a process that started this long after a claim (or run) 
 def alive(pid: int | None, since: float | None = None) -> bool:
     """Whether process `pid` exists on this host (paused included; a zombie, exited but not yet waited for, is
     not) and, with `since` (a time.time()), started before then: a process started later has only reused the pid."""
-    if not pid:
+    if not pid or type(pid) is not int:  # none, or not a process id (a damaged row)
         return False
+    if not isinstance(since, int | float):  # (a damaged start time: the pid alone decides)
+        since = None
     try:
         os.kill(pid, 0)
     except ProcessLookupError:

@@ -109,7 +109,7 @@ def reap(store: Store, now: float | None = None) -> list[int]:
     dead = []
     for rid, host, pid, lease, started in rows:
         gone = host == here and not _alive(pid, since=started)
-        if (lease or 0) < now or gone:
+        if _seconds(lease) < now or gone:
             dead.append(rid)
             store._db.execute(
                 "UPDATE runs SET state = 'died', finished_at = COALESCE(lease_until, heartbeat_at, started_at) "
@@ -241,10 +241,10 @@ def latest_run(store: Store) -> dict[str, Any] | None:
         "manifest",
     )
     run = dict(zip(names, row, strict=True))
-    run["progress"] = json.loads(run["progress"]) if run["progress"] else None
-    run["manifest"] = json.loads(run["manifest"]) if run["manifest"] else {}
+    run["progress"] = _object(run["progress"])
+    run["manifest"] = _object(run["manifest"]) or {}
     gone = run["host"] == host_name() and not _alive(run["pid"])  # this machine's process has exited
-    if run["state"] in LIVE_STATES and ((run["lease_until"] or 0) < time.time() or gone):
+    if run["state"] in LIVE_STATES and (_seconds(run["lease_until"]) < time.time() or gone):
         run["state"] = "died"
     return run
 
@@ -267,9 +267,9 @@ def run_table(store: Store) -> list[dict[str, Any]]:
     out = []
     for rid, started, finished, state, host, pid, lease, manifest in rows:
         calls, cost = recorded.get(rid, (0, 0))
-        if state in LIVE_STATES and (lease or 0) < now:
+        if state in LIVE_STATES and _seconds(lease) < now:
             state = "died"
-        version = json.loads(manifest).get("elotui_version") if manifest else None
+        version = _version(manifest)
         out.append(
             {
                 "id": rid,
@@ -284,6 +284,27 @@ def run_table(store: Store) -> list[dict[str, Any]]:
             }
         )
     return out
+
+
+def _seconds(stored: object) -> float:
+    """A stored time (a lease's end), 0 where there is none or it is not a number (a damaged row: expired)."""
+    return float(stored) if isinstance(stored, (int, float)) and not isinstance(stored, bool) else 0.0
+
+
+def _object(stored: object) -> dict[str, Any] | None:
+    """A stored JSON object (a manifest, a run's progress); None where there is none or it cannot be read (a
+    damaged row is shown without it rather than failing the reader)."""
+    try:
+        found = json.loads(stored) if isinstance(stored, (str, bytes)) and stored else None
+    except (ValueError, RecursionError):
+        return None
+    return found if isinstance(found, dict) else None
+
+
+def _version(manifest: object) -> str | None:
+    """The elotui version a run's manifest names (None where it names none, or cannot be read)."""
+    found = (_object(manifest) or {}).get("elotui_version")
+    return found if isinstance(found, str) else None
 
 
 def run_summaries(store: Store) -> list[dict[str, Any]]:

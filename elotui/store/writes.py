@@ -21,6 +21,7 @@ from concurrent.futures import Future, ThreadPoolExecutor
 
 from elotui.records import CALL_COLUMNS, CallRecord
 from elotui.store.columns import ANSWER_SQL
+from elotui.store.connect import after_commit
 
 _by_key = operator.attrgetter("key")
 # The columns of `calls` whose default is not NULL: always written, as they always were (a None there is stored as
@@ -37,6 +38,7 @@ def transaction(db: sqlite3.Connection, body: Callable[[], object]) -> None:
     except BaseException:
         rollback(db)
         raise
+    after_commit(db)
 
 
 def rollback(db: sqlite3.Connection) -> None:
@@ -103,6 +105,7 @@ def commit_after(db: sqlite3.Connection, body: Callable[[], object]) -> None:
     except BaseException:
         rollback(db)
         raise
+    after_commit(db)
 
 
 def write_calls(db: sqlite3.Connection, records: Sequence[CallRecord]) -> None:

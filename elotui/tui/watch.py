@@ -32,7 +32,9 @@ class StoreWatcher:
     def __init__(self, store: Store) -> None:
         # its own connection: the app's is busy for a second at a time in its workers at 10^6 verdicts (judge
         # statistics, pairs), and a poll must not wait for them
-        self.store = Store(store.path)
+        self.store = Store(
+            store.path, reader=True
+        )  # read only: never checkpoints nor deletes the writer's log
         self.version = -1
         self.last_call = 0
         self.plan: tuple[int, str | None] = (-1, None)

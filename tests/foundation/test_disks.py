@@ -36,8 +36,8 @@ def test_a_full_disk_mid_run_is_said_and_the_next_run_resumes(
     connect = sys.modules["elotui.store.connect"]
     real = connect.connect
 
-    def capped(p: Path):  # type: ignore[no-untyped-def]
-        db, ro = real(p)
+    def capped(p: Path, **options):  # type: ignore[no-untyped-def]
+        db, ro = real(p, **options)
         pages = db.execute("PRAGMA page_count").fetchone()[0]
         db.execute(f"PRAGMA max_page_count = {pages + 12}")  # room for the plan and a few answers
         return db, ro

@@ -1,0 +1,77 @@
+"""The columnar snapshot's seal (elotui.store.columns): a CRC-32 of each stored array and of the description
+(`meta`) itself, kept in the description, so that bytes damaged on disk or by hand are found before they rank
+anything. A snapshot whose seal does not hold is not read: it is rebuilt from the plan and the calls, which give
+the same columns the snapshot had.
+
+CRC-32 finds every burst of damage up to 32 bits and any other with odds of 1 in 4·10^9; it reads ~1 GB/s
+(the ~30 MB of a 10^6-verdict snapshot in ~30 ms)."""
+
+from __future__ import annotations
+
+import json
+import zlib
+from collections.abc import Iterable
+from typing import Any
+
+SUMS = "sums"  # meta key: array name → CRC-32 of its bytes
+CHECK = "check"  # meta key: CRC-32 of the description without this key (canonical JSON)
+
+
+def _meta_crc(meta: dict[str, Any]) -> int:
+    body = {k: v for k, v in meta.items() if k != CHECK}
+    return zlib.crc32(json.dumps(body, sort_keys=True, separators=(",", ":")).encode("utf-8"))
+
+
+def seal(meta: dict[str, Any], data: dict[str, bytes]) -> dict[str, Any]:
+    """`meta` with the sums of every array in `data` and its own check."""
+    sealed = {**meta, SUMS: {name: zlib.crc32(value) for name, value in sorted(data.items())}}
+    sealed[CHECK] = _meta_crc(sealed)
+    return sealed
+
+
+def reseal(meta: dict[str, Any], changed: dict[str, bytes]) -> dict[str, Any]:
+    """`meta` with the sums of the `changed` arrays replaced and its check made again (a compaction rewrites the
+    outcomes alone)."""
+    sealed = {**meta, SUMS: {**meta[SUMS], **{name: zlib.crc32(value) for name, value in changed.items()}}}
+    sealed[CHECK] = _meta_crc(sealed)
+    return sealed
+
+
+def description(raw: object) -> dict[str, Any] | None:
+    """The stored description, if it is one whose check holds (None: damaged, or written before the seal)."""
+    try:
+        meta = json.loads(raw) if isinstance(raw, (bytes, str)) else None
+    except (ValueError, RecursionError):  # not JSON, not UTF-8
+        return None
+    if (
+        not isinstance(meta, dict)
+        or not isinstance(meta.get(CHECK), int)
+        or not isinstance(meta.get(SUMS), dict)
+    ):
+        return None
+    try:
+        return meta if _meta_crc(meta) == meta[CHECK] else None
+    except (TypeError, ValueError):
+        return None
+
+
+def arrays_hold(meta: dict[str, Any], data: dict[str, Any], names: Iterable[str]) -> bool:
+    """Whether each of the arrays `names` is in `data`, as bytes whose CRC-32 is the one the description holds."""
+    sums = meta[SUMS]
+    for name in names:
+        value = data.get(name)
+        if not isinstance(value, bytes) or sums.get(name) != zlib.crc32(value):
+            return False
+    return True
+
+
+def unsealed(raw: object) -> dict[str, Any] | None:
+    """A description written before the seal (no sums, no check: its plan's fingerprint and size still tell the
+    plan), or None."""
+    try:
+        meta = json.loads(raw) if isinstance(raw, (bytes, str)) else None
+    except (ValueError, RecursionError):
+        return None
+    if not isinstance(meta, dict) or SUMS in meta or CHECK in meta or not isinstance(meta.get("n"), int):
+        return None
+    return meta
