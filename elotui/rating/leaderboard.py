@@ -274,6 +274,7 @@ def ratings_for(
             initial_rating=o.initial_rating,
             seed=o.seed,
             canon=settled,
+            point_orders=pe,
         )
         del settled
         low, high = _interval(pe.mean, rounds)
