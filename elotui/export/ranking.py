@@ -9,7 +9,8 @@ leading `'` (the neo4j-admin CSVs of `elotui graph` keep exact values: they are 
 JSON: `{"tournament", "provenance", "settings", "counts", "warnings", "columns", "rows"}` (`provenance`: the
 elotui version, the content hashes of the tournament and data files, each judge's settings without keys, the
 store's runs, the export time); each row has the CSV's columns plus
-`band_range`, `bound`, `group`, `order_spread_low`, `order_spread_high`; `settings.interval` says what the
+`band_range`, `bound`, `group`, `order_spread_low`, `order_spread_high`, `drop_to_flip` (the fewest verdicts whose
+removal puts the next row above this one) and `fragile` (at most 1 % of them; `settings.drop_to_flip` says how); `settings.interval` says what the
 interval is (`{"kind": "bootstrap", "unit": "prompt" | "game", "level": 0.95, "rounds": N}`), exact text, no
 neutralisation (non-finite floats become null).
 """
@@ -58,6 +59,8 @@ JSON_COLUMNS: tuple[str, ...] = CSV_COLUMNS + (
     "group",
     "order_spread_low",
     "order_spread_high",
+    "drop_to_flip",
+    "fragile",
 )
 _FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
 
@@ -98,6 +101,8 @@ def export_settings(leaderboard: Leaderboard) -> dict[str, Any]:
         out["order_spread"] = s["order_spread"]
     out["scale"] = s.get("scale")
     out["design"] = s.get("design", {"pairs": "all"})
+    if "drop_to_flip" in s:
+        out["drop_to_flip"] = s["drop_to_flip"]
     return out
 
 

@@ -50,6 +50,10 @@ class LeaderboardRow:
         None  # Elo only: 2.5 % of single-order ratings (not a confidence interval)
     )
     order_spread_high: float | None = None
+    # the fewest verdicts (games) whose removal puts the next row above this one, and whether that is at most 1 %
+    # of them (elotui.rating.drop_to_flip; filled in by the JSON export and diagnose, None elsewhere)
+    drop_to_flip: int | None = None
+    fragile: bool | None = None
 
     @property
     def band_certain(self) -> bool:

@@ -56,6 +56,8 @@ def test_column_order_is_exactly_the_contract() -> None:
         "group",
         "order_spread_low",
         "order_spread_high",
+        "drop_to_flip",
+        "fragile",
     )
 
 
