@@ -295,7 +295,24 @@ class TournamentSession:
         ):  # one row per (prompt, pair): its majority class and how the judges split (rating.pair_summary)
             assert columns is not None
             report["pairs"] = [s.as_record() for s in self.pair_summaries(columns=columns)]
+            report["drop_to_flip"] = self._drop_to_flip_report(columns)
         return cast(DiagnoseReport, report)
+
+    def _drop_to_flip_report(self, columns: Any) -> list[dict[str, Any]]:
+        """The leaderboard's adjacent orders and how few verdicts each rests on (elotui.rating.drop_to_flip)."""
+        from elotui.rating.drop_to_flip import flip_records
+
+        table = self.plan_table(columns)
+        threshold = self.tournament.spec.ranking.threshold
+        g = scoped_games(table, threshold=threshold, options=self.options)
+        board = rank_games(
+            table.contestants,
+            g,
+            threshold=threshold,
+            method=self.tournament.spec.ranking.method,
+            options=self.options,
+        )
+        return flip_records(board, table.contestants, g, self.options)
 
     # --- pairs, judges and texts ---------------------------------------------------------------------------------
 

@@ -16,7 +16,9 @@ A game is a verdict at threshold none (an agreed vote of a presentation at a thr
    same pair with the same score is the same game to both methods) is few enough to refit, each is tried, and the
    count is the exact fewest (`exact`).
 
-A gap that `FRAGILE_SHARE` (1 %) of the games or fewer can flip is `fragile`.
+A gap that `FRAGILE_SHARE` (1 %) of the games or fewer can flip is `fragile`. A board's searches share a budget
+of refits (`REFIT_BUDGET` game updates: Elo's refit plays every game in each of its orders); a pair whose search
+runs out of it has no count (None), and the export's settings list it under `not_searched`.
 """
 
 from __future__ import annotations
@@ -37,6 +39,8 @@ from elotui.rating.leaderboard import RatingOptions, ratings_for
 
 FRAGILE_SHARE = 0.01
 EXACT_REFITS = 300  # at most this many refits to prove a count is the fewest
+MIN_REFITS = 8  # a search with fewer refits than this is not started
+REFIT_BUDGET = 2_000_000_000  # game updates a board's searches may refit (Elo: orders x games a refit; ~5 s)
 
 Rate = Callable[[Games], NDArray[np.float64]]
 
@@ -52,6 +56,7 @@ class Flip:
     games: int
     exact: bool
     dropped: tuple[int, ...] = ()  # the games (indices) whose removal flips the order, `drop` of them
+    searched: bool = True  # False: the refits allowed ran out before a count was confirmed (drop is None)
 
     @property
     def share(self) -> float | None:
@@ -62,22 +67,35 @@ class Flip:
         return self.drop is not None and self.drop <= FRAGILE_SHARE * self.games
 
 
-def fewest_to_flip(g: Games, upper: int, lower: int, rate: Rate) -> Flip:
-    """The fewest games of `g` to drop so that `rate` puts `lower` above `upper` (see the module's docstring)."""
+class _OutOfRefits(Exception):
+    pass
+
+
+def fewest_to_flip(g: Games, upper: int, lower: int, rate: Rate, refits: int | None = None) -> Flip:
+    """The fewest games of `g` to drop so that `rate` puts `lower` above `upper` (see the module's docstring),
+    refitting at most `refits` times (None: no limit; past it, the search gives up: drop None, searched False)."""
     total = len(g)
+    used = [0]
 
     def flipped(keep: NDArray[np.bool_]) -> bool:
+        if refits is not None and used[0] >= refits:
+            raise _OutOfRefits
+        used[0] += 1
         r = rate(g.select(keep))
         return bool(r[lower] > r[upper])
 
-    if total == 0 or flipped(np.ones(total, dtype=bool)):
-        return Flip(upper, lower, 0 if total else None, total, True)
-    plan = _guided_plan(g, upper, lower)
-    found = _smallest_prefix(plan, total, flipped)
+    try:
+        if total == 0 or flipped(np.ones(total, dtype=bool)):
+            return Flip(upper, lower, 0 if total else None, total, True)
+        plan = _guided_plan(g, upper, lower)
+        found = _smallest_prefix(plan, total, flipped)
+    except _OutOfRefits:
+        return Flip(upper, lower, None, total, False, searched=False)
     if found is None:
         return Flip(upper, lower, None, total, False)
     guided = tuple(int(i) for i in plan[:found])
-    exact = _exact_below(g, found, flipped)
+    left = EXACT_REFITS if refits is None else min(EXACT_REFITS, refits - used[0])
+    exact = _exact_below(g, found, flipped, left)
     if exact is not None:
         return Flip(upper, lower, len(exact) if exact else found, total, True, exact or guided)
     return Flip(upper, lower, found, total, found == 1, guided)
@@ -129,15 +147,15 @@ def _smallest_prefix(
 
 
 def _exact_below(
-    g: Games, found: int, flipped: Callable[[NDArray[np.bool_]], bool]
+    g: Games, found: int, flipped: Callable[[NDArray[np.bool_]], bool], most: int
 ) -> tuple[int, ...] | None:
     """Where every multiset of fewer distinct games than `found` can be refitted within EXACT_REFITS: the first
     (smallest) such set that flips, or () when none does (`found` is the fewest); None where there are too
-    many to try."""
+    many to try (more than `most` refits)."""
     keys = _kinds(g)
     kinds, counts = np.unique(keys, return_counts=True)
     sizes = range(1, found)
-    if sum(math.comb(len(kinds) + s - 1, s) for s in sizes) > EXACT_REFITS:
+    if sum(math.comb(len(kinds) + s - 1, s) for s in sizes) > most:
         return None
     members = [np.flatnonzero(keys == k) for k in kinds]
     for size in sizes:
@@ -176,6 +194,11 @@ def board_flips(board: Leaderboard, contestants: list[str], g: Games, options: R
     the method and settings it records), refitting with the method's point estimate."""
     method = str(board.settings.get("method", "elo"))
     point = options.replace(bootstrap=0)
+    pairs = sum(
+        1 for up, lo in itertools.pairwise(board.rows) if up.rating is not None and lo.rating is not None
+    )
+    cost = max(len(g), 1) * (max(int(options.permutations), 1) if method == "elo" else 1)
+    refits = max(int(REFIT_BUDGET // (cost * max(pairs, 1))), 1)
 
     def rate(games: Games) -> NDArray[np.float64]:
         return ratings_for(games, method, point).rating
@@ -185,7 +208,11 @@ def board_flips(board: Leaderboard, contestants: list[str], g: Games, options: R
     for up, lo in itertools.pairwise(board.rows):
         if up.rating is None or lo.rating is None or up.group != lo.group:
             continue
-        out.append(fewest_to_flip(g, index[up.contestant], index[lo.contestant], rate))
+        u, low = index[up.contestant], index[lo.contestant]
+        if refits < MIN_REFITS:  # too many games to refit: no count rather than a slow export
+            out.append(Flip(u, low, None, len(g), False, searched=False))
+        else:
+            out.append(fewest_to_flip(g, u, low, rate, refits))
     return out
 
 
@@ -207,5 +234,28 @@ def with_drop_to_flip(
         "games": len(g),
         "fragile_share": FRAGILE_SHARE,
         "refit": "the ranking's method, point estimate, same settings and seed",
+        "not_searched": [
+            [contestants[f.upper], contestants[f.lower]] for f in flips.values() if not f.searched
+        ],
     }
     return dataclasses.replace(board, rows=rows, settings=settings)
+
+
+def flip_records(
+    board: Leaderboard, contestants: list[str], g: Games, options: RatingOptions
+) -> list[dict[str, object]]:
+    """`board_flips` as records (diagnose's `drop_to_flip`): upper, lower, the count, its share of the games,
+    fragile, exact, searched."""
+    return [
+        {
+            "upper": contestants[f.upper],
+            "lower": contestants[f.lower],
+            "drop_to_flip": f.drop,
+            "games": f.games,
+            "share": f.share,
+            "fragile": f.fragile,
+            "exact": f.exact,
+            "searched": f.searched,
+        }
+        for f in board_flips(board, contestants, g, options)
+    ]

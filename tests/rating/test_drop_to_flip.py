@@ -94,3 +94,14 @@ def test_an_order_already_reversed_needs_no_drop() -> None:
     r = _rate("bt")(g)
     top, bottom = int(np.argmax(r)), int(np.argmin(r))
     assert fewest_to_flip(g, bottom, top, _rate("bt")).drop == 0
+
+
+def test_a_search_out_of_refits_says_so_instead_of_guessing() -> None:
+    rows = simulate({"A": 40, "B": 30, "C": -20}, prompts=20, judges=3, seed=5)
+    g = games(VerdictTable.from_rows(rows), "none")
+    rate = _rate("bt")
+    r = rate(g)
+    upper, lower = (int(i) for i in np.argsort(-r)[:2])
+    flip = fewest_to_flip(g, upper, lower, rate, refits=2)
+    assert flip.drop is None and not flip.searched and not flip.fragile
+    assert fewest_to_flip(g, upper, lower, rate).searched
