@@ -423,7 +423,7 @@ def _drop_to_flip_section(report: Mapping[str, Any], out: IO[str]) -> None:
             else str(f["drop_to_flip"]),
             _pct(f["share"]),
             "fragile" if f["fragile"] else "",
-            "exact" if f["exact"] else "at most",
+            "exact" if f["exact"] else "" if f["drop_to_flip"] is None else "at most",
         ]
         for f in flips
     ]
