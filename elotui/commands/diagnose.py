@@ -324,12 +324,17 @@ def _weights_section(report: Mapping[str, Any], out: IO[str]) -> None:
     ]
     lines = table_lines(["judge", "weight", "95 % (prompts)", "alone vs humans"], rows)
     lines.append(f"learned ranking: {' > '.join(jw['ranking'])}")
+    lines += [f"warning: {message}" for message in jw.get("warnings", [])]
     if human:
         lines.append(
             f"the judges' summed votes vs the human majority ({human['items']} items with a decisive majority): "
             f"equal weights {_pct(human['equal_weights'])}, learned weights {_pct(human['learned_weights'])}"
         )
-    _section(out, "Judge-aware Bradley–Terry (a weight per judge, fitted with the ratings; no labels)", lines)
+    _section(
+        out,
+        "Judge-aware Bradley–Terry (a signed weight per judge, fitted with the ratings; no labels)",
+        lines,
+    )
 
 
 def _per_judge_section(report: Mapping[str, Any], out: IO[str]) -> None:
