@@ -9,7 +9,7 @@ leading `'` (the neo4j-admin CSVs of `elotui graph` keep exact values: they are 
 JSON: `{"tournament", "provenance", "settings", "counts", "warnings", "columns", "rows"}` (`provenance`: the
 elotui version, the content hashes of the tournament and data files, each judge's settings without keys, the
 store's runs, the export time); each row has the CSV's columns plus
-`band_range`, `bound`, `group`, `order_spread_low`, `order_spread_high`, `drop_to_flip` (the fewest verdicts whose
+`band_range`, `bound`, `group`, `order_spread_low`, `order_spread_high`, `band_claim` (false: too few prompts to call any band certain), `drop_to_flip` (the fewest verdicts whose
 removal puts the next row above this one) and `fragile` (at most 1 % of them; `settings.drop_to_flip` says how); `settings.interval` says what the
 interval is (`{"kind": "bootstrap", "unit": "prompt" | "game", "level": 0.95, "rounds": N}`), exact text, no
 neutralisation (non-finite floats become null).
@@ -61,6 +61,7 @@ JSON_COLUMNS: tuple[str, ...] = CSV_COLUMNS + (
     "order_spread_high",
     "drop_to_flip",
     "fragile",
+    "band_claim",
 )
 _FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
 

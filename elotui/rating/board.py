@@ -55,9 +55,12 @@ class LeaderboardRow:
     drop_to_flip: int | None = None
     fragile: bool | None = None
 
+    # False: too few prompts for any band to be called certain (elotui.rating.small_sample)
+    band_claim: bool = True
+
     @property
     def band_certain(self) -> bool:
-        return self.band_range is not None and len(self.band_range) == 1
+        return self.band_claim and self.band_range is not None and len(self.band_range) == 1
 
 
 @dataclass(frozen=True)

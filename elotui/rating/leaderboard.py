@@ -30,6 +30,7 @@ from elotui.rating.bt import bradley_terry
 from elotui.rating.elo import Canonical, canonical, elo_rounds, online_elo, permutation_elo
 from elotui.rating.games import Games, games
 from elotui.rating.identify import Identified, identify
+from elotui.rating.small_sample import small_sample_noted
 from elotui.rating.table import VerdictTable
 from elotui.vocab import (
     BAND_MODERATE,
@@ -223,7 +224,7 @@ def rank_games(
             "level": LEVEL,
             "orders": int(options.permutations),
         }
-    board = build_leaderboard(list(contestants), g, rated, ident, settings)
+    board = small_sample_noted(build_leaderboard(list(contestants), g, rated, ident, settings), g)
     if options.per_verdict_model and not (method == "bt" and threshold == "none"):
         model = 'judge_weights = "learned"' if options.judge_weights == "learned" else "position_effect"
         board.warnings.append(

@@ -58,6 +58,7 @@ def test_column_order_is_exactly_the_contract() -> None:
         "order_spread_high",
         "drop_to_flip",
         "fragile",
+        "band_claim",
     )
 
 
@@ -146,7 +147,9 @@ def test_json_round_trip_rows_settings_counts(filled) -> None:
         "scale": "every verdict is a game",
         "design": {"pairs": "all"},
     }
-    assert doc["warnings"] == []
+    # two prompts: only the small-sample note (elotui.rating.small_sample), and no band called certain
+    assert [w["kind"] for w in doc["warnings"]] == ["small_sample"]
+    assert all(r["band_claim"] is False for r in doc["rows"])
     verdicts = filled.store.plan_verdicts()
     ok = sum(1 for v in verdicts if v[6] == "ok")
     assert doc["counts"]["verdicts_used"] == ok

@@ -58,7 +58,7 @@ def test_rank_says_what_the_games_do_not_determine(method: str) -> None:
     board = rank(table, threshold="none", method=method, options=OPTIONS)
     by = {r.contestant: r for r in board.rows}
     kinds = {w["kind"] for w in board.warnings}
-    assert kinds == {"no_games", "disconnected", "unbeaten"}
+    assert kinds - {"small_sample"} == {"no_games", "disconnected", "unbeaten"}  # few prompts: noted too
     # no games: unranked, no rating, no interval, no band, last
     z = by["Z"]
     assert (z.rank, z.rating, z.ci_low, z.ci_high, z.band, z.group) == (None, None, None, None, None, None)
@@ -132,7 +132,7 @@ def test_exports_and_headless_say_it_too(tmp_path: Path, capsys: pytest.CaptureF
     args = ["export", str(path), "--store", str(tmp_path / "s.sqlite")]
     assert main([*args, "--format", "json"]) == 0
     doc = json.loads(capsys.readouterr().out)
-    assert {w["kind"] for w in doc["warnings"]} == {"no_games", "disconnected", "unbeaten"}
+    assert {w["kind"] for w in doc["warnings"]} - {"small_sample"} == {"no_games", "disconnected", "unbeaten"}
     assert all(w["message"] and w["contestants"] for w in doc["warnings"])
     rows = {r["contestant"]: r for r in doc["rows"]}
     assert (rows["Z"]["rank"], rows["Z"]["rating"], rows["Z"]["ci_low"], rows["Z"]["ci_high"]) == (None,) * 4

@@ -44,6 +44,11 @@ ROW_FIELDS = [
     "group",
     "order_spread_low",
     "order_spread_high",
+    # how few verdicts the order rests on (filled in by the JSON export and diagnose), and whether the prompts are
+    # enough to call a band certain
+    "drop_to_flip",
+    "fragile",
+    "band_claim",
 ]
 
 
