@@ -39,9 +39,8 @@ def small_sample_noted(board: Leaderboard, g: Games) -> Leaderboard:
         {
             "kind": "small_sample",
             "contestants": [r.contestant for r in board.rows if r.rating is not None],
-            "message": f"{prompts} prompt{'s' if prompts != 1 else ''}: below {SMALL_SAMPLE_PROMPTS} prompts the 95 % "
-            "intervals covered the truth only 72-95 % of the time in simulation (likely too narrow), and no band "
-            "is called certain",
+            "message": f"only {prompts} prompt{'s' if prompts != 1 else ''}: intervals likely too narrow (72-95 % "
+            f"coverage in simulation below {SMALL_SAMPLE_PROMPTS}); no band called certain",
         }
     )
     rows = [dataclasses.replace(r, band_claim=False) for r in board.rows]

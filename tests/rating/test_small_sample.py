@@ -24,7 +24,7 @@ def _board(prompts: int, method: str):  # type: ignore[no-untyped-def]
 def test_few_prompts_are_noted_and_no_band_is_called_certain(method: str) -> None:
     board = _board(SMALL_SAMPLE_PROMPTS - 1, method)
     notes = [w for w in board.warnings if w["kind"] == "small_sample"]
-    assert len(notes) == 1 and f"{SMALL_SAMPLE_PROMPTS - 1} prompts" in notes[0]["message"]
+    assert len(notes) == 1 and f"only {SMALL_SAMPLE_PROMPTS - 1} prompts" in notes[0]["message"]
     assert board.settings["small_sample"] == {
         "prompts": SMALL_SAMPLE_PROMPTS - 1,
         "below": SMALL_SAMPLE_PROMPTS,
