@@ -16,7 +16,8 @@ Worlds (`--world`, the truth's shape): "even" (neighbours `--gap` apart), "close
 practically tied), "clusters" (pairs of near-equal contestants, 10 apart, the pairs 90 apart). The claims the run
 stops on are checked against the truth: of the gaps settled by order confidence, the share whose order is the
 truth's; of the gaps settled as practically tied, the share whose true gap is under 50 points (target: both at
-least the settle level, 95 %).
+least the settle level, 95 %). The truth for the claims is the population's Bradley–Terry rating (the fit to each
+pair's expected score under the simulator, by Monte Carlo): the judges' noise compresses the qualities' scale.
 """
 
 from __future__ import annotations
@@ -66,8 +67,33 @@ def truth(seed: int) -> dict[str, float]:
     return {c: 1300 - GAP * i for i, c in enumerate(names)}
 
 
+def population_bt(q: dict[str, float], draws: int = 20_000) -> dict[str, float]:
+    """The truth the leaderboard estimates: the Bradley–Terry fit to each pair's expected score (both orders, every
+    judge, the prompt effect, the noise and the ties of `answer`, by Monte Carlo), on the Elo scale."""
+    import numpy as np
+
+    from elotui.rating.bt import fit_theta, to_elo
+
+    rng = np.random.default_rng(11)
+    names = sorted(q)
+    n = len(names)
+    score = np.zeros((n, n))
+    effect = rng.normal(0, 60, draws) - rng.normal(0, 60, draws)
+    for i, j in itertools.combinations(range(n), 2):
+        total = 0.0
+        for noise, bias in JUDGES.values():
+            for sign in (1, -1):  # i shown first, then second
+                d = sign * (q[names[i]] - q[names[j]]) + sign * effect + bias + rng.normal(0, noise, draws)
+                first = np.where(np.abs(d) < 15, 0.5, 1 / (1 + 10 ** (-d / 400)))
+                total += float(first.mean() if sign == 1 else 1 - first.mean())
+        score[i, j] = total / (2 * len(JUDGES))
+        score[j, i] = 1 - score[i, j]
+    return dict(zip(names, to_elo(fit_theta(score, prior=0.0)).tolist(), strict=True))
+
+
 def claims(board: object, q: dict[str, float]) -> tuple[int, int, int, int]:
-    """(ordered claims, right ones, tied claims, right ones) of the settled gaps of the board the run stopped on."""
+    """(ordered claims, right ones, tied claims, right ones) of the settled gaps of the board the run stopped on,
+    against the population's Bradley–Terry ratings `q`."""
     from elotui.run.adaptive import TIED_BAND
 
     ordered = ordered_right = tied = tied_right = 0
@@ -158,7 +184,7 @@ def one_seed(seed: int) -> dict[str, object]:
         "curve": curve,
         "random_curve": rand_curve,
         "settled": state.describe(),
-        "claims": claims(final, q),
+        "claims": claims(final, population_bt(q)),
         "same_top3": (ada_top3 == full_top3, rnd_top3 == full_top3),
     }
 

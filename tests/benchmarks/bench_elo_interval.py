@@ -129,6 +129,12 @@ def stability(world: World, prompts: int, rank_seeds: int = 10) -> float:
     widths = np.array(
         [[hi - lo for _, _, lo, hi in elo_rows(world, prompts, 1, s)] for s in range(rank_seeds)]
     )
+    board = widths.mean(axis=1)
+    print(
+        f"  {world.name} {prompts} prompts, ranking seeds 0..{rank_seeds - 1}: mean width per board "
+        f"{np.round(board, 1).tolist()} (widest / narrowest {board.max() / board.min():.2f})",
+        flush=True,
+    )
     return float((widths.max(axis=0) / widths.min(axis=0)).max())
 
 
@@ -151,7 +157,9 @@ def main() -> None:
         )
         steady = {p: stability(world, p) for p in (30, 120)}
         summary.append((world.name, cov, width30, width120, steady))
-    print("\nworld    coverage@30        coverage@100       width@30  width@120  ratio  seeds-ratio@30  @120")
+    print(
+        "\nworld    coverage@30        coverage@100       width@30  width@120  ratio  seeds-ratio@30  @120 (per contestant)"
+    )
     for name, cov, w30, w120, steady in summary:
         (c30, e30, _), (c100, e100, _) = cov[30], cov[100]
         print(
