@@ -35,7 +35,7 @@ from elotui.rating.bootstrap import (
 from elotui.rating.elo_kernels import Order, Packed, pack, whole
 from elotui.rating.games import Games
 from elotui.rating.native import jit_kernels
-from elotui.rating.order_noise import orders_per_round, pooled_order_variance, resampling_scale
+from elotui.rating.order_noise import order_variance_of, orders_per_round, resampling_scale
 from elotui.rating.radix import dense_codes, table_fits, unique_counts
 
 if TYPE_CHECKING:
@@ -308,13 +308,9 @@ def elo_rounds(
         out[r] = played.mean(axis=0)
         within[r] = played.var(axis=0, ddof=1) if orders > 1 else 0.0
     point = point_orders.ratings if point_orders is not None else None
-    order_variance = pooled_order_variance(
-        within.mean(axis=0) if orders > 1 else None,
-        rounds * (orders - 1),
-        point.var(axis=0, ddof=1) if point is not None and len(point) > 1 else None,
-        len(point) - 1 if point is not None else 0,
+    scale = resampling_scale(
+        out, order_variance_of(within, orders, point), orders, len(point) if point is not None else 0
     )
-    scale = resampling_scale(out, order_variance, orders, len(point) if point is not None else 0)
     centre = out.mean(axis=0)
     return small_sample_corrected(centre + (out - centre) * scale, clusters_of(g, unit))
 

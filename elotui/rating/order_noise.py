@@ -50,6 +50,21 @@ def pooled_order_variance(
     return sum(v * (df / total_df) for v, df in parts)  # type: ignore[return-value]
 
 
+def order_variance_of(
+    within: NDArray[np.float64], orders: int, point: NDArray[np.float64] | None
+) -> NDArray[np.float64]:
+    """One order's variance per contestant from the rounds' within-round variances (`within`: (rounds, n), each
+    round's variance over its `orders` orders) and the point estimate's orders' final ratings (`point`: (P, n)),
+    whichever there are."""
+    rounds = len(within)
+    return pooled_order_variance(
+        within.mean(axis=0) if orders > 1 else None,
+        rounds * (orders - 1),
+        point.var(axis=0, ddof=1) if point is not None and len(point) > 1 else None,
+        len(point) - 1 if point is not None else 0,
+    )
+
+
 def resampling_scale(
     round_means: NDArray[np.float64],
     order_variance: NDArray[np.float64],
