@@ -40,7 +40,7 @@ from elotui.rating.leaderboard import RatingOptions, ratings_for
 FRAGILE_SHARE = 0.01
 EXACT_REFITS = 300  # at most this many refits to prove a count is the fewest
 MIN_REFITS = 8  # a search with fewer refits than this is not started
-REFIT_BUDGET = 2_000_000_000  # game updates a board's searches may refit (Elo: orders x games a refit; ~5 s)
+REFIT_BUDGET = 500_000_000  # game updates a board's searches may refit (Elo: orders x games a refit; ~1-2 s)
 
 Rate = Callable[[Games], NDArray[np.float64]]
 
