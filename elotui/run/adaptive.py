@@ -34,7 +34,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from itertools import pairwise
 
-from elotui.rating.leaderboard import Leaderboard, RatingOptions, rank
+from elotui.rating.leaderboard import Leaderboard, LeaderboardRow, RatingOptions, rank
 from elotui.rating.table import VerdictTable
 from elotui.vocab import Threshold
 
@@ -74,9 +74,7 @@ def settlement(board: Leaderboard, settle_confidence: float) -> Settlement:
         if upper.group != lower.group:
             continue
         gaps += 1
-        confident = upper.order_confidence is not None and upper.order_confidence >= settle_confidence
-        low, high = upper.gap_ci_low, upper.gap_ci_high
-        tied = low is not None and high is not None and -TIED_BAND < low and high < TIED_BAND
+        confident, tied = settled_gap(upper, settle_confidence)
         pair = (upper.contestant, lower.contestant)
         margin[pair] = 1.0 if tied else upper.order_confidence or 0.0
         if confident or tied:
@@ -89,6 +87,20 @@ def settlement(board: Leaderboard, settle_confidence: float) -> Settlement:
             max(gaps, 1), min(settled, max(gaps - 1, 0)), tuple(open_pairs), weakest
         )  # not one scale yet
     return Settlement(gaps, settled, tuple(open_pairs), weakest)
+
+
+def settled_gap(upper: LeaderboardRow, settle_confidence: float) -> tuple[bool, bool]:
+    """(settled in order, settled as practically tied) for the gap below `upper`. In order: the order confidence
+    reaches `settle_confidence` and the gap's interval excludes 0 (a stricter claim than the confidence alone: the
+    displayed order favours its own gaps); tied: the gap's interval lies inside the practically-tied band."""
+    low, high = upper.gap_ci_low, upper.gap_ci_high
+    tied = low is not None and high is not None and -TIED_BAND < low and high < TIED_BAND
+    confident = (
+        upper.order_confidence is not None
+        and upper.order_confidence >= settle_confidence
+        and (low is None or low > 0)
+    )
+    return confident and not tied, tied
 
 
 @dataclass

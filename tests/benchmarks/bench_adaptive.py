@@ -94,17 +94,17 @@ def population_bt(q: dict[str, float], draws: int = 20_000) -> dict[str, float]:
 def claims(board: object, q: dict[str, float]) -> tuple[int, int, int, int]:
     """(ordered claims, right ones, tied claims, right ones) of the settled gaps of the board the run stopped on,
     against the population's Bradley–Terry ratings `q`."""
-    from elotui.run.adaptive import TIED_BAND
+    from elotui.run.adaptive import settled_gap
 
     ordered = ordered_right = tied = tied_right = 0
     rows = [r for r in board.rows if r.rank is not None]  # type: ignore[attr-defined]
     for up, lo in itertools.pairwise(rows):
-        low, high = up.gap_ci_low, up.gap_ci_high
         true_gap = q[up.contestant] - q[lo.contestant]
-        if low is not None and high is not None and -TIED_BAND < low and high < TIED_BAND:
+        in_order, is_tied = settled_gap(up, 0.95)
+        if is_tied:
             tied += 1
-            tied_right += abs(true_gap) < TIED_BAND
-        elif up.order_confidence is not None and up.order_confidence >= 0.95:
+            tied_right += abs(true_gap) < 50
+        elif in_order:
             ordered += 1
             ordered_right += true_gap > 0
     return ordered, ordered_right, tied, tied_right
