@@ -18,7 +18,8 @@ A game is a verdict at threshold none (an agreed vote of a presentation at a thr
 
 A gap that `FRAGILE_SHARE` (1 %) of the games or fewer can flip is `fragile`. A board's searches share a budget
 of refits (`REFIT_BUDGET` game updates: Elo's refit plays every game in each of its orders); a pair whose search
-runs out of it has no count (None), and the export's settings list it under `not_searched`.
+runs out of it has no count (None), and the export's settings list it under `not_searched`. Rows whose rating is a
+bound (an unbeaten or winless contestant) and rows in different groups get no count.
 """
 
 from __future__ import annotations
@@ -32,7 +33,7 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import NDArray
 
-from elotui.rating.board import Leaderboard
+from elotui.rating.board import Leaderboard, LeaderboardRow
 from elotui.rating.bt import fit_theta, win_matrix
 from elotui.rating.games import Games
 from elotui.rating.leaderboard import RatingOptions, ratings_for
@@ -194,9 +195,7 @@ def board_flips(board: Leaderboard, contestants: list[str], g: Games, options: R
     the method and settings it records), refitting with the method's point estimate."""
     method = str(board.settings.get("method", "elo"))
     point = options.replace(bootstrap=0)
-    pairs = sum(
-        1 for up, lo in itertools.pairwise(board.rows) if up.rating is not None and lo.rating is not None
-    )
+    pairs = sum(1 for up, lo in itertools.pairwise(board.rows) if _searchable(up, lo))
     cost = max(len(g), 1) * (max(int(options.permutations), 1) if method == "elo" else 1)
     refits = max(int(REFIT_BUDGET // (cost * max(pairs, 1))), 1)
 
@@ -206,7 +205,7 @@ def board_flips(board: Leaderboard, contestants: list[str], g: Games, options: R
     index = {c: i for i, c in enumerate(contestants)}
     out = []
     for up, lo in itertools.pairwise(board.rows):
-        if up.rating is None or lo.rating is None or up.group != lo.group:
+        if not _searchable(up, lo):
             continue
         u, low = index[up.contestant], index[lo.contestant]
         if refits < MIN_REFITS:  # too many games to refit: no count rather than a slow export
@@ -214,6 +213,18 @@ def board_flips(board: Leaderboard, contestants: list[str], g: Games, options: R
         else:
             out.append(fewest_to_flip(g, u, low, rate, refits))
     return out
+
+
+def _searchable(up: LeaderboardRow, lo: LeaderboardRow) -> bool:
+    """Two adjacent rows whose order the ratings set: both rated, in one group, neither a bound (an unbeaten or
+    winless contestant's place is set by its record, not by a fit that drops games)."""
+    return (
+        up.rating is not None
+        and lo.rating is not None
+        and up.group == lo.group
+        and up.bound is None
+        and lo.bound is None
+    )
 
 
 def with_drop_to_flip(

@@ -105,3 +105,21 @@ def test_a_search_out_of_refits_says_so_instead_of_guessing() -> None:
     flip = fewest_to_flip(g, upper, lower, rate, refits=2)
     assert flip.drop is None and not flip.searched and not flip.fragile
     assert fewest_to_flip(g, upper, lower, rate).searched
+
+
+def test_bound_rows_and_other_groups_get_no_count() -> None:
+    from elotui.rating.drop_to_flip import board_flips
+    from elotui.rating.leaderboard import rank
+    from tests.rating.rating_builders import row
+
+    rows = simulate({"A": 60, "B": 0, "C": -60}, prompts=4, judges=2, seed=3)
+    rows += [
+        row(f"p{p}", "U", "A", "j0", "first") for p in range(4)
+    ]  # U beats A every time: unbeaten, a bound
+    table = VerdictTable.from_rows(rows)
+    board = rank(table, threshold="none", method="bt", options=RatingOptions(bootstrap=20))
+    g = games(table, "none")
+    flips = board_flips(board, table.contestants, g, RatingOptions(bootstrap=20))
+    named = {(table.contestants[f.upper], table.contestants[f.lower]) for f in flips}
+    assert all("U" not in pair for pair in named)
+    assert any(r.bound for r in board.rows) and len(flips) >= 1
