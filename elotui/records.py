@@ -308,3 +308,5 @@ class DiagnoseReport(TypedDict):
     )  # elotui.rating.judge_weights: learned weights, ratings, human agreement
     per_judge: dict[str, Any]  # each judge's own ranking and its τ against the panel's and the reference
     pairs: NotRequired[list[dict[str, Any]]]  # `elotui diagnose` only: PairSummary.as_record() per pair
+    # `elotui diagnose` only: how few verdicts each adjacent order rests on (elotui.rating.drop_to_flip)
+    drop_to_flip: NotRequired[list[dict[str, Any]]]

@@ -124,11 +124,14 @@ class TournamentSession:
         category: str | None = None,
         judge: str | None = None,
         once: bool = False,
+        drop_to_flip: bool = False,
     ) -> Leaderboard:
         """The leaderboard of the current plan (no judge calls). `threshold` / `method` override `[ranking]`;
         `prompt`, `category` and `judge` restrict the scope (to one prompt, one category's prompts, one judge's
         verdicts). Raises UserError for an unknown prompt, category or judge, a bad threshold or
         method, or a store without a plan.
+
+        `drop_to_flip`: fill in each adjacent row's `drop_to_flip` and `fragile` (elotui.rating.drop_to_flip).
 
         `once`: the session's last use of the verdicts (`elotui export`). Neither the store nor the session keeps
         them, and they are let go as soon as the games are made, so the ranking's arrays reuse their memory: at
@@ -160,6 +163,10 @@ class TournamentSession:
         board = rank_games(
             contestants, g, threshold=chosen, method=chosen_method, options=self.options, scope=scope
         )
+        if drop_to_flip:  # the fewest verdicts each adjacent order rests on (refits: the export and diagnose)
+            from elotui.rating.drop_to_flip import with_drop_to_flip
+
+            board = with_drop_to_flip(board, contestants, g, self.options)
         return self.note_design(board)
 
     def note_design(self, board: Leaderboard) -> Leaderboard:
@@ -288,7 +295,24 @@ class TournamentSession:
         ):  # one row per (prompt, pair): its majority class and how the judges split (rating.pair_summary)
             assert columns is not None
             report["pairs"] = [s.as_record() for s in self.pair_summaries(columns=columns)]
+            report["drop_to_flip"] = self._drop_to_flip_report(columns)
         return cast(DiagnoseReport, report)
+
+    def _drop_to_flip_report(self, columns: Any) -> list[dict[str, Any]]:
+        """The leaderboard's adjacent orders and how few verdicts each rests on (elotui.rating.drop_to_flip)."""
+        from elotui.rating.drop_to_flip import flip_records
+
+        table = self.plan_table(columns)
+        threshold = self.tournament.spec.ranking.threshold
+        g = scoped_games(table, threshold=threshold, options=self.options)
+        board = rank_games(
+            table.contestants,
+            g,
+            threshold=threshold,
+            method=self.tournament.spec.ranking.method,
+            options=self.options,
+        )
+        return flip_records(board, table.contestants, g, self.options)
 
     # --- pairs, judges and texts ---------------------------------------------------------------------------------
 

@@ -116,6 +116,7 @@ def write_text(report: Mapping[str, Any], out: IO[str]) -> None:
         _position_effect_section,
         _weights_section,
         _per_judge_section,
+        _drop_to_flip_section,
     ):
         section(report, out)
 
@@ -323,12 +324,17 @@ def _weights_section(report: Mapping[str, Any], out: IO[str]) -> None:
     ]
     lines = table_lines(["judge", "weight", "95 % (prompts)", "alone vs humans"], rows)
     lines.append(f"learned ranking: {' > '.join(jw['ranking'])}")
+    lines += [f"warning: {message}" for message in jw.get("warnings", [])]
     if human:
         lines.append(
             f"the judges' summed votes vs the human majority ({human['items']} items with a decisive majority): "
             f"equal weights {_pct(human['equal_weights'])}, learned weights {_pct(human['learned_weights'])}"
         )
-    _section(out, "Judge-aware Bradley–Terry (a weight per judge, fitted with the ratings; no labels)", lines)
+    _section(
+        out,
+        "Judge-aware Bradley–Terry (a signed weight per judge, fitted with the ratings; no labels)",
+        lines,
+    )
 
 
 def _per_judge_section(report: Mapping[str, Any], out: IO[str]) -> None:
@@ -406,3 +412,28 @@ def _prompt_reference_section(report: Mapping[str, Any], out: IO[str]) -> None:
         ),
     ]
     _section(out, "Per-prompt ranking vs the prompt's reference_ranking (win rates on the prompt)", lines)
+
+
+def _drop_to_flip_section(report: Mapping[str, Any], out: IO[str]) -> None:
+    flips = report.get("drop_to_flip")
+    if not flips:
+        return
+    rows = [
+        [
+            f"{f['upper']} > {f['lower']}",
+            "not searched"
+            if not f["searched"]
+            else "none found"
+            if f["drop_to_flip"] is None
+            else str(f["drop_to_flip"]),
+            _pct(f["share"]),
+            "fragile" if f["fragile"] else "",
+            "exact" if f["exact"] else "" if f["drop_to_flip"] is None else "at most",
+        ]
+        for f in flips
+    ]
+    lines = table_lines(["order", "drop to flip", "of games", "", "count"], rows)
+    lines.append(
+        "fragile: 1 % of the games or fewer, removed, reverse the order (refitted with the ranking's method)"
+    )
+    _section(out, "How few verdicts each adjacent order rests on", lines)

@@ -62,6 +62,7 @@ def _export(args: argparse.Namespace) -> int:
             category=args.category,
             judge=args.judge,
             once=True,
+            drop_to_flip=args.format == "json",
         )
         provenance = session.provenance() if args.format == "json" else None
     finally:

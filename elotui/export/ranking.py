@@ -11,7 +11,9 @@ elotui version, the content hashes of the tournament and data files, each judge'
 store's runs, the export time); each row has the CSV's columns plus
 `band_range`, `bound`, `group`, `order_spread_low`, `order_spread_high`, `order_uncertain` (why the order of the
 row above the next is not established: order confidence below one half, or no path of wins orders them; null when
-it is), `order_basis` (Bradley–Terry: "ratings", "wins" or "unordered"); `settings.interval` says what the
+it is), `order_basis` (Bradley–Terry: "ratings", "wins" or "unordered"), `band_claim` (false: too few prompts to call
+any band certain), `drop_to_flip` (the fewest verdicts whose removal puts the next row above this one) and
+`fragile` (at most 1 % of them; `settings.drop_to_flip` says how); `settings.interval` says what the
 interval is (`{"kind": "bootstrap", "unit": "prompt" | "game", "level": 0.95, "rounds": N}`, and for
 Bradley–Terry `separation`: what is shown where the wins do not link every contestant both ways), exact text, no
 neutralisation (non-finite floats become null).
@@ -63,6 +65,9 @@ JSON_COLUMNS: tuple[str, ...] = CSV_COLUMNS + (
     "order_spread_high",
     "order_uncertain",
     "order_basis",
+    "drop_to_flip",
+    "fragile",
+    "band_claim",
 )
 _FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
 
@@ -103,6 +108,8 @@ def export_settings(leaderboard: Leaderboard) -> dict[str, Any]:
         out["order_spread"] = s["order_spread"]
     out["scale"] = s.get("scale")
     out["design"] = s.get("design", {"pairs": "all"})
+    if "drop_to_flip" in s:
+        out["drop_to_flip"] = s["drop_to_flip"]
     return out
 
 

@@ -62,10 +62,17 @@ class LeaderboardRow:
     # what sets this row above the next (Bradley–Terry): "ratings" (one win component), "wins" (this row's win
     # component reaches the next's, never the other way: the gap's size is the prior's), "unordered" (no path)
     order_basis: str | None = None
+    # the fewest verdicts (games) whose removal puts the next row above this one, and whether that is at most 1 %
+    # of them (elotui.rating.drop_to_flip; filled in by the JSON export and diagnose, None elsewhere)
+    drop_to_flip: int | None = None
+    fragile: bool | None = None
+
+    # False: too few prompts for any band to be called certain (elotui.rating.small_sample)
+    band_claim: bool = True
 
     @property
     def band_certain(self) -> bool:
-        return self.band_range is not None and len(self.band_range) == 1
+        return self.band_claim and self.band_range is not None and len(self.band_range) == 1
 
 
 @dataclass(frozen=True)

@@ -11,12 +11,14 @@ Unit (`[ranking] bootstrap_unit`):
 Bradley–Terry: each round's win matrix is the drawn prompts' win matrices summed (a (rounds x prompts) count
 matrix times the per-prompt matrices), fitted in one batch by Newton's method warm-started at the point fit.
 
-Elo: `min(bootstrap, ELO_MAX_ROUNDS)` rounds, each playing the drawn games in `ELO_ORDERS_PER_ROUND` random orders
-and averaging them (the permutation average, seed 000 §4.4, on the resampled games). 50 rounds × 2 orders cost
-as much as the point estimate's 100 orders (Elo is sequential: each order replays every game). The order
-noise left in each round's mean (it does not shrink with more games: K sets it) is estimated from the orders'
-spread within the rounds and taken out (elotui.rating.elo.elo_rounds), so the interval shrinks as data grow. The spread of single orders around the point estimate is reported apart, as the
-"order spread": it measures Elo's dependence on the order of the games, not the uncertainty of the rating.
+Elo: `min(bootstrap, ELO_MAX_ROUNDS)` rounds, each playing the drawn games in several random orders (as many as a
+budget of game updates allows, elotui.rating.order_noise: up to 32 for small tournaments, 1 for huge ones) and
+averaging them (the permutation average of Boubdir et al. 2023, on the resampled games). The order noise left in each
+round's mean (it does not shrink with more games: K sets it) is measured on the point estimate's orders and the
+orders within the rounds and taken out (elotui.rating.order_noise.resampling_scale), the point estimate's own
+order noise kept in, so the interval shrinks as data grow and is stable across ranking seeds. The spread of
+single orders around the point estimate is reported apart, as the "order spread": it measures Elo's dependence
+on the order of the games, not the uncertainty of the rating.
 """
 
 from __future__ import annotations
@@ -34,8 +36,7 @@ from elotui.vocab import RATING_TIE
 
 BootstrapUnit = Literal["prompt", "game"]
 LEVEL = 0.95
-ELO_ORDERS_PER_ROUND = 2
-ELO_MAX_ROUNDS = 50
+ELO_MAX_ROUNDS = 200
 
 
 @dataclass(frozen=True)

@@ -26,7 +26,6 @@ import numpy as np
 from numpy.typing import NDArray
 
 from elotui.rating.bootstrap import (
-    ELO_ORDERS_PER_ROUND,
     BootstrapUnit,
     Resampling,
     clusters_of,
@@ -36,6 +35,7 @@ from elotui.rating.bootstrap import (
 from elotui.rating.elo_kernels import Order, Packed, pack, whole
 from elotui.rating.games import Games
 from elotui.rating.native import jit_kernels
+from elotui.rating.order_noise import order_variance_of, orders_per_round, resampling_scale
 from elotui.rating.radix import dense_codes, table_fits, unique_counts
 
 if TYPE_CHECKING:
@@ -268,22 +268,26 @@ def elo_rounds(
     k_factor: float = 16.0,
     initial_rating: float = 1000.0,
     seed: int = 0,
-    orders: int = ELO_ORDERS_PER_ROUND,
+    orders: int | None = None,
     canon: Canonical | None = None,
+    point_orders: PermutationElo | None = None,
 ) -> NDArray[np.float64]:
     """(rounds, n) bootstrap replicates of the permutation-averaged Elo: each round resamples the games (by prompt
-    or by game, elotui.rating.bootstrap) and averages `orders` random orders of them. The games are put in their
-    canonical order once, so the result depends on the multiset of games and the seed only.
+    or by game, elotui.rating.bootstrap) and averages `orders` random orders of them (by default as many as a
+    budget of game updates allows, elotui.rating.order_noise). The games are put in their canonical order once,
+    so the result depends on the multiset of games and the seed only.
 
-    A round's mean of a few orders still carries order noise (variance = the single-order variance / `orders`),
-    which does not shrink as games are added. It is removed: the single-order variance is estimated from the
-    spread of the orders within each round, and every round's deviation from the rounds' mean is scaled by
-    sqrt(1 - order variance / total variance) per contestant, so the replicates vary by the resampling alone
-    (left unscaled for a contestant whose estimated order variance reaches the total: no zero-width interval).
-    `canon`: `canonical(g)`, where the caller has it already."""
+    A round's mean of a few orders still carries order noise (the single-order variance / `orders`), which does
+    not shrink as games are added. It is taken out (elotui.rating.order_noise.resampling_scale): every round's
+    deviation from the rounds' mean is scaled, per contestant, to the resampling's variance plus the point
+    estimate's own order noise. The single-order variance is measured on the orders within the rounds and on the
+    point estimate's orders (`point_orders`: the `permutation_elo` of the same games, where the caller has it;
+    without it, rounds play at least two orders). `canon`: `canonical(g)`, where the caller has it already."""
     n = g.n_contestants
     if rounds <= 0 or len(g) == 0:
         return np.zeros((0, n))
+    if orders is None:
+        orders = max(orders_per_round(len(g), rounds), 1 if point_orders is not None else 2)
     c = canon if canon is not None else canonical(g)
     # Listed by (prompt, a, b, score) for prompt resampling (the order the resampling groups them in), by
     # (a, b, score) for single games (drawn by their place in the listing; the prompt plays no part).
@@ -303,13 +307,10 @@ def elo_rounds(
     for r, played in enumerate(played_rounds):
         out[r] = played.mean(axis=0)
         within[r] = played.var(axis=0, ddof=1) if orders > 1 else 0.0
-    total = out.var(axis=0, ddof=1) if rounds > 1 else np.zeros(n)
-    order_noise = within.mean(axis=0) / max(orders, 1)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        share = np.where(total > 0, order_noise / total, 0.0)
-    # Where the order noise estimate reaches the whole spread, the resampling's own share cannot be told from
-    # these rounds: the replicates are left as they are (conservative) instead of collapsing to a point.
-    scale = np.where(share < 1.0, np.sqrt(np.clip(1.0 - share, 0.0, 1.0)), 1.0)
+    point = point_orders.ratings if point_orders is not None else None
+    scale = resampling_scale(
+        out, order_variance_of(within, orders, point), orders, len(point) if point is not None else 0
+    )
     centre = out.mean(axis=0)
     return small_sample_corrected(centre + (out - centre) * scale, clusters_of(g, unit))
 

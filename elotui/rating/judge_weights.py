@@ -4,9 +4,14 @@ Framework for Evaluating Large Language Models without Ground Truth", 2026).
 
 Every valid verdict of judge k on (first, second) is a game: P(first wins) = σ(γ_k (s_first − s_second)), a tie
 half a win (a weak prior, RIDGE_*, keeps the estimates finite when the data separate). A judge whose verdicts follow the contestants' order closely gets a large γ_k; one that answers
-nearly at random gets γ_k → 0 and barely moves the ratings. Identified by Σ s = 0 and Σ log γ = 0 (weights are
-relative: their geometric mean is 1). Fitted by maximum likelihood (L-BFGS with the analytic gradient, over the
-verdicts counted by (judge, first, second)). Ratings on the Elo scale: initial + 400 / ln 10 · s. Intervals: 95 %
+nearly at random gets γ_k → 0 and barely moves the ratings; one that prefers the worse contestant (a reversed
+judge: a flipped label, a prompt that asks for the worse answer) gets γ_k < 0, and its verdicts count turned
+around. Weights are signed and relative: identified by Σ s = 0 and mean γ = 1 (so the direction of the order is
+the one the judges' summed weight favours). A judge whose weight's interval lies below 0 is named as reversed in
+`reversed` and `warnings`; when those are most of the judges, a warning says the order's direction rests on
+the few others. Being signed, a weight near 0 has an interval on both sides of it, never one pinned to a bound.
+Fitted by maximum likelihood (L-BFGS with the analytic gradient, over the verdicts counted by (judge, first,
+second)). Ratings on the Elo scale: initial + 400 / ln 10 · s. Intervals: 95 %
 percentiles of fits on prompts resampled with replacement.
 
 `weighted_vote_accuracy` compares, per (prompt, pair) with a decisive human majority, the judges' votes summed
@@ -29,7 +34,7 @@ from elotui.rating.table import OUTCOME_FIRST, OUTCOME_SECOND, OUTCOME_TIE, Verd
 from elotui.vocab import ranked_names
 
 ELO_SCALE = 400 / np.log(10)
-RIDGE_LOG_WEIGHT = 1e-2  # a weak Gaussian prior on log γ (and, weaker, on s): finite estimates when the data
+RIDGE_WEIGHT = 1e-2  # a weak Gaussian prior on γ - 1 (and, weaker, on s): finite estimates when the data
 RIDGE_STRENGTH = 1e-4  # separate (a judge always right, a contestant never beaten); negligible otherwise
 ROUNDS = 50
 
@@ -63,45 +68,43 @@ def counted(table: VerdictTable, weights: NDArray[np.float64] | None = None) -> 
 
 def _unpack(x: NDArray[np.float64], n: int, k: int) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
     s = np.append(x[: n - 1], -x[: n - 1].sum())
-    log_g = np.append(x[n - 1 :], -x[n - 1 :].sum())
-    return s, log_g
+    weight = np.append(x[n - 1 :], k - x[n - 1 :].sum())  # mean weight 1
+    return s, weight
 
 
 def negative_log_likelihood(x: NDArray[np.float64], c: Counted) -> tuple[float, NDArray[np.float64]]:
-    """−log L and its gradient in the free parameters (n − 1 strengths, k − 1 log weights)."""
+    """−log L and its gradient in the free parameters (n − 1 strengths, k − 1 signed weights)."""
     n, k = c.n_contestants, c.n_judges
-    s, log_g = _unpack(x, n, k)
-    g = np.exp(log_g)
+    s, g = _unpack(x, n, k)
     diff = s[c.first] - s[c.second]
     z = g[c.judge] * diff
     log_p = -np.logaddexp(0.0, -z)  # log σ(z)
     log_q = -np.logaddexp(0.0, z)  # log σ(−z)
     nll = -float((c.wins * log_p + (c.games - c.wins) * log_q).sum())
-    nll += 0.5 * (RIDGE_LOG_WEIGHT * float(log_g @ log_g) + RIDGE_STRENGTH * float(s @ s))
+    nll += 0.5 * (RIDGE_WEIGHT * float((g - 1.0) @ (g - 1.0)) + RIDGE_STRENGTH * float(s @ s))
     dz = c.wins - c.games * expit(z)  # d log L / dz
     pull = dz * g[c.judge]
     ds: NDArray[np.float64] = (
         np.bincount(c.first, pull, n) - np.bincount(c.second, pull, n) - RIDGE_STRENGTH * s
     )
-    dlog_g: NDArray[np.float64] = np.bincount(c.judge, dz * z, k) - RIDGE_LOG_WEIGHT * log_g
+    dg: NDArray[np.float64] = np.bincount(c.judge, dz * diff, k) - RIDGE_WEIGHT * (g - 1.0)
     grad_s = ds[: n - 1] - ds[n - 1]
-    grad_g = dlog_g[: k - 1] - dlog_g[k - 1]
+    grad_g = dg[: k - 1] - dg[k - 1]
     return nll, -np.concatenate([grad_s, grad_g])
 
 
 def fit(
     c: Counted, start: NDArray[np.float64] | None = None
 ) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
-    """(strengths s, weights γ) maximising the likelihood."""
+    """(strengths s, signed weights γ) maximising the likelihood."""
     n, k = c.n_contestants, c.n_judges
-    x0 = np.zeros(n - 1 + k - 1) if start is None else start
-    bounds = [(-60.0, 60.0)] * (n - 1) + [(-8.0, 8.0)] * (
+    x0 = np.r_[np.zeros(n - 1), np.ones(k - 1)] if start is None else start
+    bounds = [(-60.0, 60.0)] * (n - 1) + [(-50.0, 50.0)] * (
         k - 1
     )  # keeps the line search's trial points finite
     result = minimize(negative_log_likelihood, x0, args=(c,), jac=True, method="L-BFGS-B", bounds=bounds,
                       options={"maxiter": 2000, "gtol": 1e-10, "ftol": 1e-15})  # fmt: skip
-    s, log_g = _unpack(result.x, n, k)
-    return s, np.exp(log_g)
+    return _unpack(result.x, n, k)
 
 
 def judge_weighted(
@@ -131,7 +134,33 @@ def judge_weighted(
         low, high = _interval([b[j] for b in boot_g])
         weights[name] = {"weight": float(g[j]), "ci_low": low, "ci_high": high}
     ranking = ranked_names({name: float(rating[i]) for i, name in enumerate(table.contestants)})
-    return {"weights": weights, "ratings": out_ratings, "ranking": ranking, "rounds": len(boot_s)}
+    reversed_ = [name for name, w in weights.items() if w["ci_high"] is not None and w["ci_high"] < 0]
+    return {
+        "weights": weights,
+        "ratings": out_ratings,
+        "ranking": ranking,
+        "rounds": len(boot_s),
+        "reversed": reversed_,
+        "warnings": reversal_warnings(weights, reversed_),
+    }
+
+
+def reversal_warnings(weights: Mapping[str, Mapping[str, Any]], reversed_: list[str]) -> list[str]:
+    """A warning per reversed judge (its weight's interval below 0), and one when they are most of the judges."""
+    out = []
+    for name in reversed_:
+        w = weights[name]
+        out.append(
+            f"judge {name} is reversed: it prefers the contestant the other judges rank lower (weight "
+            f"{w['weight']:.2f}, 95 % [{w['ci_low']:.2f}, {w['ci_high']:.2f}]); its verdicts count turned around"
+        )
+    if reversed_ and len(reversed_) * 2 > len(weights):
+        others = [name for name in weights if name not in reversed_]
+        out.append(
+            f"most judges ({', '.join(reversed_)}) are reversed against the weighted order: its direction rests "
+            f"on {', '.join(others) or 'no judge'} alone; check the judges' prompts and labels before trusting it"
+        )
+    return out
 
 
 def judge_aware_ratings(

@@ -34,6 +34,7 @@ from elotui.rating.bt import DEFAULT_PRIOR, bradley_terry, fit_theta, to_elo, wi
 from elotui.rating.elo import Canonical, canonical, elo_rounds, online_elo, permutation_elo
 from elotui.rating.games import Games, games
 from elotui.rating.identify import Identified, identify
+from elotui.rating.small_sample import small_sample_noted
 from elotui.rating.table import VerdictTable
 from elotui.rating.win_order import contradicted
 from elotui.vocab import (
@@ -233,7 +234,7 @@ def rank_games(
             "level": LEVEL,
             "orders": int(options.permutations),
         }
-    board = build_leaderboard(list(contestants), g, rated, ident, settings)
+    board = small_sample_noted(build_leaderboard(list(contestants), g, rated, ident, settings), g)
     if options.per_verdict_model and not (method == "bt" and threshold == "none"):
         model = 'judge_weights = "learned"' if options.judge_weights == "learned" else "position_effect"
         board.warnings.append(
@@ -284,6 +285,7 @@ def ratings_for(
             initial_rating=o.initial_rating,
             seed=o.seed,
             canon=settled,
+            point_orders=pe,
         )
         del settled
         low, high = _interval(pe.mean, rounds)

@@ -7,15 +7,18 @@ orders, so every bought unit is a complete game at any agreement threshold, exac
 1. **Start**: the first units in the plan's own order (round-robin rounds interleaved over prompts: every
    contestant meets others on several prompts, prompts and pairs balanced) until every contestant has played
    `START_GAMES` units.
-2. **Then, in batches**: rank what is bought so far (the tournament's own leaderboard: its threshold, method and
-   bootstrap, at most 100 rounds). An adjacent pair of the ranking is *settled* when its order confidence is at least
+2. **Then, in batches**: rank what is bought so far (the tournament's own leaderboard: its threshold, method,
+   bootstrap rounds and seed, so the status line and the board shown agree gap for gap). An adjacent pair of the ranking is *settled* when its order confidence is at least
    `settle_confidence`, or its gap interval lies inside the practically-tied band (|gap| < 50 both ends). Every
    open gap whose pair still has prompts to buy puts weight on that pair (1) and on the pairs reaching one rank
    further (½); each
    candidate pair's weight is divided by (1 + units it already has), and a pair's next unit goes to the prompt
    (and condition, sample) with the fewest bought units so far, so no prompt is over-represented. The batch is
    the heaviest units (ties broken by a seeded shuffle: the same file, seed and answers give the same calls).
-3. **Stop** when every adjacent gap is settled, or when each open gap's own pair is bought on every prompt (a
+3. **Stop** when every adjacent gap is settled on two consecutive looks with the same order (a look that finds
+   them all settled for the first time buys one more batch on the least confident gaps to confirm it: the first
+   crossing of a confidence level after many looks overstates it, `bench_adaptive` measures the claims' level),
+   or when each open gap's own pair is bought on every prompt (a
    gap whose pair is exhausted gets no more weight: buying its neighbours' pairs for indirect evidence costs much
    and settles little; such gaps are reported as open), or a budget is reached.
 
@@ -24,20 +27,20 @@ Resuming needs no state of its own: what is bought is what the store answered; t
 
 from __future__ import annotations
 
+import dataclasses
 import random
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from itertools import pairwise
 
-from elotui.rating.leaderboard import Leaderboard, RatingOptions, rank
+from elotui.rating.leaderboard import Leaderboard, LeaderboardRow, RatingOptions, rank
 from elotui.rating.table import VerdictTable
 from elotui.vocab import Threshold
 
 START_GAMES = 3  # units per contestant in the opening design
 TIED_BAND = 50.0  # |gap| below this is "practically tied" (elotui.vocab.band)
 NEIGHBOUR_WEIGHT = 0.5
-BOOTSTRAP_ROUNDS = 100
 
 UnitKey = tuple[str, str, str, str, int]  # (prompt, a, b, condition, sample), a before b in declaration order
 
@@ -49,35 +52,55 @@ class Settlement:
     gaps: int
     settled: int
     open_pairs: tuple[tuple[str, str], ...]  # (upper, lower) of every open gap, best first
+    weakest: tuple[tuple[str, str], ...] = ()  # (upper, lower) of every gap, the least confident first
+    confirmed: bool = False  # every gap settled on this look and on the one before, in the same order
 
     @property
     def done(self) -> bool:
         return self.gaps > 0 and self.settled == self.gaps
 
     def describe(self) -> str:
-        return f"settled: {self.settled} of {self.gaps} gaps" if self.gaps else "opening design"
+        if not self.gaps:
+            return "opening design"
+        text = f"settled: {self.settled} of {self.gaps} gaps"
+        return text + (" (confirmed)" if self.confirmed else " (to confirm)" if self.done else "")
 
 
 def settlement(board: Leaderboard, settle_confidence: float) -> Settlement:
     """Which adjacent gaps of a leaderboard are settled (order confident, or certainly practically tied)."""
-    gaps, settled, open_pairs = 0, 0, []
+    gaps, settled, open_pairs, margin = 0, 0, [], {}
     rows = [r for r in board.rows if r.rank is not None]
     for upper, lower in pairwise(rows):
         if upper.group != lower.group:
             continue
         gaps += 1
-        confident = upper.order_confidence is not None and upper.order_confidence >= settle_confidence
-        low, high = upper.gap_ci_low, upper.gap_ci_high
-        tied = low is not None and high is not None and -TIED_BAND < low and high < TIED_BAND
+        confident, tied = settled_gap(upper, settle_confidence)
+        pair = (upper.contestant, lower.contestant)
+        margin[pair] = 1.0 if tied else upper.order_confidence or 0.0
         if confident or tied:
             settled += 1
         else:
-            open_pairs.append((upper.contestant, lower.contestant))
+            open_pairs.append(pair)
+    weakest = tuple(sorted(margin, key=margin.__getitem__))
     if any(w.get("kind") in ("disconnected", "no_games") for w in board.warnings):
         return Settlement(
-            max(gaps, 1), min(settled, max(gaps - 1, 0)), tuple(open_pairs)
+            max(gaps, 1), min(settled, max(gaps - 1, 0)), tuple(open_pairs), weakest
         )  # not one scale yet
-    return Settlement(gaps, settled, tuple(open_pairs))
+    return Settlement(gaps, settled, tuple(open_pairs), weakest)
+
+
+def settled_gap(upper: LeaderboardRow, settle_confidence: float) -> tuple[bool, bool]:
+    """(settled in order, settled as practically tied) for the gap below `upper`. In order: the order confidence
+    reaches `settle_confidence` and the gap's interval excludes 0 (a stricter claim than the confidence alone: the
+    displayed order favours its own gaps); tied: the gap's interval lies inside the practically-tied band."""
+    low, high = upper.gap_ci_low, upper.gap_ci_high
+    tied = low is not None and high is not None and -TIED_BAND < low and high < TIED_BAND
+    confident = (
+        upper.order_confidence is not None
+        and upper.order_confidence >= settle_confidence
+        and (low is None or low > 0)
+    )
+    return confident and not tied, tied
 
 
 @dataclass
@@ -92,13 +115,16 @@ class AdaptivePlanner:
     threshold: Threshold = "none"  # the leaderboard whose gaps must settle: the tournament's [ranking]
     method: str = "bt"
     _order: dict[str, int] = field(default_factory=dict, init=False)
+    _settled_order: tuple[str, ...] | None = field(
+        default=None, init=False
+    )  # the last look's, if all settled
 
     def __post_init__(self) -> None:
         self._order = {c: i for i, c in enumerate(self.contestants)}
 
     def board(self, table: VerdictTable) -> Leaderboard:
-        options = self.options.replace(bootstrap=min(max(self.options.bootstrap, 50), BOOTSTRAP_ROUNDS))
-        return rank(table, threshold=self.threshold, method=self.method, options=options)
+        """The tournament's own leaderboard of what is bought (the same settings as the board on screen)."""
+        return rank(table, threshold=self.threshold, method=self.method, options=self.options)
 
     def opening(self, bought: set[UnitKey]) -> list[UnitKey]:
         """The first plan-order units until every contestant has START_GAMES units (bought ones count)."""
@@ -125,9 +151,14 @@ class AdaptivePlanner:
             return first[:size] if size < len(first) else first, Settlement(0, 0, ())
         board = self.board(table)
         state = settlement(board, self.settle_confidence)
-        if state.done:
-            return [], state
         ranking = [r.contestant for r in board.rows if r.rank is not None]
+        if state.done:
+            if self._settled_order == tuple(ranking):
+                return [], dataclasses.replace(state, confirmed=True)
+            self._settled_order = tuple(ranking)  # to confirm: one more batch on the least confident gaps
+            state = dataclasses.replace(state, open_pairs=state.weakest[: max(1, len(state.weakest) // 2)])
+        else:
+            self._settled_order = None
         candidates = [u for u in self.units if u not in bought]
         weights = self._pair_weights(state, ranking, {(u[1], u[2]) for u in candidates})
         per_pair: Counter[tuple[str, str]] = Counter((u[1], u[2]) for u in bought)
@@ -136,7 +167,12 @@ class AdaptivePlanner:
         best = _least_used_slot(candidates, bought, weights)
         scored = sorted(best.items(), key=lambda kv: -weights[kv[0]] / (1 + per_pair[kv[0]]))
         # empty: the open gaps' own pairs are bought on every prompt; they stay open (reported, not forced)
-        return [u for _, u in scored[:size]], state
+        batch = [u for _, u in scored[:size]]
+        if (
+            not batch and state.done
+        ):  # nothing left to confirm with: the gaps' pairs are bought on every prompt
+            return [], dataclasses.replace(state, confirmed=True)
+        return batch, state
 
     def _key(self, x: str, y: str) -> tuple[str, str]:
         return (x, y) if self._order[x] < self._order[y] else (y, x)

@@ -1,4 +1,4 @@
-"""Adaptive planning benchmark (issue 18): `python -m tests.benchmarks.bench_adaptive [--seeds 20]`.
+"""Adaptive planning benchmark: `python -m tests.benchmarks.bench_adaptive [--seeds 20] [--world even|close|clusters]`.
 
 Simulated tournaments with known truth: 16 contestants (qualities 60 Elo points apart by default, `--gap`, dealt
 in a seeded order),
@@ -11,11 +11,19 @@ prompt × pair with its 3 judges and 2 orders) in batches of 16 until settled (9
 practically tied); (3) random selection of the same number of units. Reported: Kendall τ of each ranking vs the
 truth, whether the top 3 equals the truth's, and the adaptive run's share of the full plan's calls (median over
 seeds), and a calls-vs-τ curve (adaptive after each batch against random at the same number of calls).
+
+Worlds (`--world`, the truth's shape): "even" (neighbours `--gap` apart), "close" (neighbours 25 apart: most gaps
+practically tied), "clusters" (pairs of near-equal contestants, 10 apart, the pairs 90 apart). The claims the run
+stops on are checked against the truth: of the gaps settled by order confidence, the share whose order is the
+truth's; of the gaps settled as practically tied, the share whose true gap is under 50 points (target: both at
+least the settle level, 95 %). The truth for the claims is the population's Bradley–Terry rating (the fit to each
+pair's expected score under the simulator, by Monte Carlo): the judges' noise compresses the qualities' scale.
 """
 
 from __future__ import annotations
 
 import argparse
+import itertools
 import math
 import random
 import statistics
@@ -45,11 +53,61 @@ BATCH = 16
 GAP = 60.0  # Elo points between neighbours in the truth (--gap); 16 contestants span 900 points
 
 
+WORLD = "even"
+
+
 def truth(seed: int) -> dict[str, float]:
     names = [f"c{i:02d}" for i in range(N)]
     rng = random.Random(seed)
     rng.shuffle(names)
+    if WORLD == "close":
+        return {c: 1300 - 25.0 * i for i, c in enumerate(names)}
+    if WORLD == "clusters":
+        return {c: 1300 - 100.0 * (i // 2) - 10.0 * (i % 2) for i, c in enumerate(names)}
     return {c: 1300 - GAP * i for i, c in enumerate(names)}
+
+
+def population_bt(q: dict[str, float], draws: int = 20_000) -> dict[str, float]:
+    """The truth the leaderboard estimates: the Bradley–Terry fit to each pair's expected score (both orders, every
+    judge, the prompt effect, the noise and the ties of `answer`, by Monte Carlo), on the Elo scale."""
+    import numpy as np
+
+    from elotui.rating.bt import fit_theta, to_elo
+
+    rng = np.random.default_rng(11)
+    names = sorted(q)
+    n = len(names)
+    score = np.zeros((n, n))
+    effect = rng.normal(0, 60, draws) - rng.normal(0, 60, draws)
+    for i, j in itertools.combinations(range(n), 2):
+        total = 0.0
+        for noise, bias in JUDGES.values():
+            for sign in (1, -1):  # i shown first, then second
+                d = sign * (q[names[i]] - q[names[j]]) + sign * effect + bias + rng.normal(0, noise, draws)
+                first = np.where(np.abs(d) < 15, 0.5, 1 / (1 + 10 ** (-d / 400)))
+                total += float(first.mean() if sign == 1 else 1 - first.mean())
+        score[i, j] = total / (2 * len(JUDGES))
+        score[j, i] = 1 - score[i, j]
+    return dict(zip(names, to_elo(fit_theta(score, prior=0.0)).tolist(), strict=True))
+
+
+def claims(board: object, q: dict[str, float]) -> tuple[int, int, int, int]:
+    """(ordered claims, right ones, tied claims, right ones) of the settled gaps of the board the run stopped on,
+    against the population's Bradley–Terry ratings `q`."""
+    from elotui.run.adaptive import settled_gap
+
+    ordered = ordered_right = tied = tied_right = 0
+    rows = [r for r in board.rows if r.rank is not None]  # type: ignore[attr-defined]
+    for up, lo in itertools.pairwise(rows):
+        true_gap = q[up.contestant] - q[lo.contestant]
+        in_order, is_tied = settled_gap(up, 0.95)
+        if is_tied:
+            tied += 1
+            tied_right += abs(true_gap) < 50
+        elif in_order:
+            ordered += 1
+            ordered_right += true_gap > 0
+    return ordered, ordered_right, tied, tied_right
 
 
 def answer(u: UnitKey, q: dict[str, float], seed: int) -> list[tuple[str, str, str, str, str, int, str, str]]:
@@ -109,6 +167,7 @@ def one_seed(seed: int) -> dict[str, object]:
             rows += answer(u, q, seed)
         curve.append((len(bought), tau_of(rows, contestants, q)[0]))
     ada_tau, ada_top, ada_top3 = tau_of(rows, contestants, q)
+    final = planner.board(VerdictTable.from_rows(rows, contestants=contestants, prompts=prompts))
     rng = random.Random(seed + 7)
     picked = rng.sample(units, len(bought))
     rnd_rows = [r for u in picked for r in answer(u, q, seed)]
@@ -125,6 +184,7 @@ def one_seed(seed: int) -> dict[str, object]:
         "curve": curve,
         "random_curve": rand_curve,
         "settled": state.describe(),
+        "claims": claims(final, population_bt(q)),
         "same_top3": (ada_top3 == full_top3, rnd_top3 == full_top3),
     }
 
@@ -133,13 +193,29 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("--seeds", type=int, default=20)
     parser.add_argument("--gap", type=float, default=GAP, help="Elo points between neighbours in the truth")
+    parser.add_argument("--world", choices=("even", "close", "clusters"), default="even")
     args = parser.parse_args(argv)
     globals()["GAP"] = args.gap
+    globals()["WORLD"] = args.world
     print(
-        f"{N} contestants {args.gap:g} Elo apart, {PROMPTS} prompts, judges {JUDGES} (noise sd, position bias)"
+        f"world {args.world}: {N} contestants ({args.gap:g} Elo apart when even), {PROMPTS} prompts, "
+        f"judges {JUDGES} (noise sd, position bias), seeds 0..{args.seeds - 1}"
     )
     start = time.perf_counter()
-    results = [one_seed(s) for s in range(args.seeds)]
+    results = []
+    for s in range(args.seeds):
+        results.append(one_seed(s))
+        o, o_r, t, t_r = results[-1]["claims"]  # type: ignore[misc]
+        print(
+            f"  seed {s}: {results[-1]['settled']}, ordered claims {o_r}/{o} right, tied {t_r}/{t}",
+            flush=True,
+        )
+    totals = [sum(r["claims"][i] for r in results) for i in range(4)]  # type: ignore[index]
+    print(
+        f"claims at the stop ({args.world}): ordered {totals[1]}/{totals[0]} right "
+        f"({100 * totals[1] / max(totals[0], 1):.1f} %), practically tied {totals[3]}/{totals[2]} right "
+        f"({100 * totals[3] / max(totals[2], 1):.1f} %) (target >= 95 % each)"
+    )
     shares = [r["share"] for r in results]
     for name in ("full", "adaptive", "random"):
         taus = [r[name][0] for r in results]  # type: ignore[index]

@@ -58,6 +58,9 @@ def test_column_order_is_exactly_the_contract() -> None:
         "order_spread_high",
         "order_uncertain",
         "order_basis",
+        "drop_to_flip",
+        "fragile",
+        "band_claim",
     )
 
 
@@ -153,7 +156,9 @@ def test_json_round_trip_rows_settings_counts(filled) -> None:
         "design": {"pairs": "all"},
     }
     assert doc["settings"]["interval"]["separation"]["display"] == "penalised estimate"
-    assert doc["warnings"] == []
+    # two prompts: only the small-sample note (elotui.rating.small_sample), and no band called certain
+    assert [w["kind"] for w in doc["warnings"]] == ["small_sample"]
+    assert all(r["band_claim"] is False for r in doc["rows"])
     verdicts = filled.store.plan_verdicts()
     ok = sum(1 for v in verdicts if v[6] == "ok")
     assert doc["counts"]["verdicts_used"] == ok

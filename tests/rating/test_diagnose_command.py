@@ -128,6 +128,17 @@ def test_diagnose_json(tournament: tuple[Path, Path], tmp_path: Path) -> None:
     # length bias: alpha's responses are the longest and alpha wins most decisive verdicts
     assert d["length_bias"]["decisive_verdicts"] == 22
     assert d["tournament"] == "Diag"
+    # each adjacent order of the leaderboard and how few verdicts it rests on (tests/rating/test_drop_to_flip.py
+    # checks the counts against an exhaustive search)
+    flips = d["drop_to_flip"]
+    assert len(flips) == len(d["contestants"]) - 1
+    assert all(f["upper"] != f["lower"] and f["games"] == 12 and f["searched"] for f in flips)
+    assert all(f["fragile"] == (f["drop_to_flip"] is not None and f["drop_to_flip"] <= 0.12) for f in flips)
+    # at threshold 0.5 a game is a presentation's agreed vote: 12 of them; these small counts are exact
+    assert [(f["upper"], f["lower"], f["drop_to_flip"], f["exact"]) for f in flips] == [
+        ("alpha", "beta", 4, True),
+        ("beta", "gamma", 3, True),
+    ]
 
 
 def test_diagnose_text(tournament: tuple[Path, Path], capsys: pytest.CaptureFixture[str]) -> None:
@@ -143,6 +154,7 @@ def test_diagnose_text(tournament: tuple[Path, Path], capsys: pytest.CaptureFixt
         "Kendall τ",
         "Length bias",
         "Agreement with the reference ranking",
+        "How few verdicts each adjacent order rests on",
     ):
         assert heading in text
     assert "24 planned verdicts: 22 valid, 1 invalid, 0 failed, 1 missing" in text
@@ -222,7 +234,8 @@ def test_the_report_has_exactly_the_keys_its_typed_records_declare(tournament: t
     def keys(td: type) -> set[str]:
         return set(typing.get_type_hints(td))
 
-    assert set(report) == keys(DiagnoseReport) - {"pairs"}  # the pair table: `elotui diagnose` asks for it
+    # the pair table and the drop-to-flip counts: `elotui diagnose` asks for them
+    assert set(report) == keys(DiagnoseReport) - {"pairs", "drop_to_flip"}
     with Store(store_path) as store:
         with_pairs = TournamentSession(load_tournament(path), store).diagnose_report(pairs=True)
     assert set(with_pairs) == keys(DiagnoseReport)

@@ -60,7 +60,7 @@ def test_rank_says_what_the_games_do_not_determine(method: str) -> None:
     by = {r.contestant: r for r in board.rows}
     kinds = {w["kind"] for w in board.warnings}
     # identifiability warnings are Bradley–Terry's; Elo carries a note that the data are thin
-    assert kinds == (
+    assert kinds - {"small_sample"} == (  # few prompts: noted too
         {"no_games", "disconnected", "unbeaten", "separated"}
         if method == "bt"
         else {"no_games", "disconnected", "thin"}
@@ -148,7 +148,12 @@ def test_exports_and_headless_say_it_too(tmp_path: Path, capsys: pytest.CaptureF
     args = ["export", str(path), "--store", str(tmp_path / "s.sqlite")]
     assert main([*args, "--format", "json"]) == 0
     doc = json.loads(capsys.readouterr().out)
-    assert {w["kind"] for w in doc["warnings"]} == {"no_games", "disconnected", "unbeaten", "separated"}
+    assert {w["kind"] for w in doc["warnings"]} - {"small_sample"} == {
+        "no_games",
+        "disconnected",
+        "unbeaten",
+        "separated",
+    }
     assert all(w["message"] and w["contestants"] for w in doc["warnings"])
     unbeaten = next(w for w in doc["warnings"] if w["kind"] == "unbeaten")
     assert unbeaten["contestants"] == ["U"] and unbeaten["records"] == {"U": "40-0"}

@@ -47,6 +47,11 @@ ROW_FIELDS = [
     # why an adjacent order is not established, and what sets it (Bradley–Terry: ratings, wins or unordered)
     "order_uncertain",
     "order_basis",
+    # how few verdicts the order rests on (filled in by the JSON export and diagnose), and whether the prompts are
+    # enough to call a band certain
+    "drop_to_flip",
+    "fragile",
+    "band_claim",
 ]
 
 

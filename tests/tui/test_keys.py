@@ -6,6 +6,7 @@ import csv
 import io
 from pathlib import Path
 
+import pytest
 from rich.console import Console
 from rich.text import Text
 from textual.widgets import Checkbox, DataTable, Static
@@ -263,8 +264,13 @@ async def test_broken_user_theme_is_reported_and_the_default_used(
         assert app.query_one(LeaderboardTable).order() == ["A", "C", "B"]
 
 
-async def test_a_user_theme_is_used(crafted_tournament: tuple[Tournament, Store]) -> None:
+async def test_a_user_theme_is_used(
+    crafted_tournament: tuple[Tournament, Store], monkeypatch: pytest.MonkeyPatch
+) -> None:
     from elotui.locations import user_themes_dir
+
+    # two prompts would call no band certain (elotui.rating.small_sample); this test is about a certain band's colour
+    monkeypatch.setattr("elotui.rating.small_sample.SMALL_SAMPLE_PROMPTS", 1)
 
     (user_themes_dir() / "mine.toml").write_text(
         "name = 'mine'\ndark = false\n[colors]\nprimary = '#336699'\n[variables]\nband-moderate = '#aa00aa'\n"

@@ -1,0 +1,274 @@
+"""How few verdicts an order rests on: for two adjacent rows, the fewest games whose removal puts the lower one
+above the upper one (`drop_to_flip`), after Broderick, Giordano and Meager's "An Automatic Finite-Sample
+Robustness Metric" (2020): a conclusion that a handful of data points can overturn is fragile, whatever its
+p-value or interval says.
+
+A game is a verdict at threshold none (an agreed vote of a presentation at a threshold). The search:
+1. Influence guide: the first-order change of the gap when one game is dropped, from a Bradley–Terry fit of the
+   same games (implicit function theorem: d theta = H^-1 grad of the dropped game's log-likelihood; the gap moves by
+   (v_a - v_b)(s - p_ab) with v = H^-1 (e_upper - e_lower)). Games are listed by how much dropping them narrows
+   the gap.
+2. Confirmation by refitting with the ranking's own method and settings (Elo: the same orders and seed;
+   Bradley–Terry: the same fit): the smallest prefix of that list whose removal flips the order is found by
+   doubling then bisection, every candidate refitted. The count reported always flips when refitted: it is an
+   upper bound on the fewest.
+3. Exactness where it is cheap: when every smaller set of games (counted as multisets of distinct games: the
+   same pair with the same score is the same game to both methods) is few enough to refit, each is tried, and the
+   count is the exact fewest (`exact`).
+
+A gap that `FRAGILE_SHARE` (1 %) of the games or fewer can flip is `fragile`. A board's searches share a budget
+of refits (`REFIT_BUDGET` game updates: Elo's refit plays every game in each of its orders); a pair whose search
+runs out of it has no count (None), and the export's settings list it under `not_searched`. Rows whose rating is a
+bound, rows ordered by the wins alone (Bradley–Terry: `order_basis` "wins" or "unordered") and rows in different groups get no count.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import itertools
+import math
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+from numpy.typing import NDArray
+
+from elotui.rating.board import Leaderboard, LeaderboardRow
+from elotui.rating.bt import fit_theta, win_matrix
+from elotui.rating.games import Games
+from elotui.rating.leaderboard import RatingOptions, ratings_for
+
+FRAGILE_SHARE = 0.01
+EXACT_REFITS = 300  # at most this many refits to prove a count is the fewest
+MIN_REFITS = 8  # a search with fewer refits than this is not started
+REFIT_BUDGET = 500_000_000  # game updates a board's searches may refit (Elo: orders x games a refit; ~1-2 s)
+
+Rate = Callable[[Games], NDArray[np.float64]]
+
+
+@dataclass(frozen=True)
+class Flip:
+    """The fewest games whose removal puts `lower` above `upper` (None: no such set found, e.g. the order stands
+    with every game that favours `upper` removed), of `games` in all."""
+
+    upper: int
+    lower: int
+    drop: int | None
+    games: int
+    exact: bool
+    dropped: tuple[int, ...] = ()  # the games (indices) whose removal flips the order, `drop` of them
+    searched: bool = True  # False: the refits allowed ran out before a count was confirmed (drop is None)
+
+    @property
+    def share(self) -> float | None:
+        return None if self.drop is None or self.games == 0 else self.drop / self.games
+
+    @property
+    def fragile(self) -> bool:
+        return self.drop is not None and self.drop <= FRAGILE_SHARE * self.games
+
+
+class _OutOfRefits(Exception):
+    pass
+
+
+def fewest_to_flip(g: Games, upper: int, lower: int, rate: Rate, refits: int | None = None) -> Flip:
+    """The fewest games of `g` to drop so that `rate` puts `lower` above `upper` (see the module's docstring),
+    refitting at most `refits` times (None: no limit; past it, the search gives up: drop None, searched False)."""
+    total = len(g)
+    used = [0]
+
+    def flipped(keep: NDArray[np.bool_]) -> bool:
+        if refits is not None and used[0] >= refits:
+            raise _OutOfRefits
+        used[0] += 1
+        r = rate(g.select(keep))
+        return bool(r[lower] > r[upper])
+
+    try:
+        if total == 0 or flipped(np.ones(total, dtype=bool)):
+            return Flip(upper, lower, 0 if total else None, total, True)
+        plan = _guided_plan(g, upper, lower)
+        found = _smallest_prefix(plan, total, flipped)
+    except _OutOfRefits:
+        return Flip(upper, lower, None, total, False, searched=False)
+    if found is None:
+        return Flip(upper, lower, None, total, False)
+    guided = tuple(int(i) for i in plan[:found])
+    left = EXACT_REFITS if refits is None else min(EXACT_REFITS, refits - used[0])
+    exact = _exact_below(g, found, flipped, left)
+    if exact is not None:
+        return Flip(upper, lower, len(exact) if exact else found, total, True, exact or guided)
+    return Flip(upper, lower, found, total, found == 1, guided)
+
+
+def _guided_plan(g: Games, upper: int, lower: int) -> NDArray[np.intp]:
+    """The games whose removal narrows the gap to first order, the most narrowing first."""
+    w = win_matrix(g)
+    theta = fit_theta(w, prior=0.01)
+    n = g.n_contestants
+    p = 1.0 / (1.0 + np.exp(theta[None, :] - theta[:, None]))  # p[i, j]: i beats j
+    games_ij = w + w.T
+    hessian = -np.diag((games_ij * p * p.T).sum(axis=1)) + games_ij * p * p.T
+    hessian -= 0.01 * np.eye(n)
+    direction = np.zeros(n)
+    direction[upper], direction[lower] = 1.0, -1.0
+    v = np.linalg.lstsq(hessian, direction, rcond=None)[0]
+    a, b = g.a.astype(np.intp), g.b.astype(np.intp)
+    change = (v[a] - v[b]) * (g.score_a - p[a, b])  # the gap's first-order change when the game is dropped
+    narrowing = np.flatnonzero(change < 0)
+    return narrowing[np.argsort(change[narrowing], kind="stable")]
+
+
+def _smallest_prefix(
+    plan: NDArray[np.intp], total: int, flipped: Callable[[NDArray[np.bool_]], bool]
+) -> int | None:
+    """The smallest k such that dropping plan[:k] flips (doubling, then bisection), or None."""
+
+    def drops(k: int) -> bool:
+        keep = np.ones(total, dtype=bool)
+        keep[plan[:k]] = False
+        return flipped(keep)
+
+    low, k = 0, 1
+    while k < len(plan) and not drops(k):
+        low, k = k, 2 * k
+    if k >= len(plan):
+        k = len(plan)
+        if k == 0 or not drops(k):
+            return None
+    high = k
+    while high - low > 1:
+        mid = (low + high) // 2
+        if drops(mid):
+            high = mid
+        else:
+            low = mid
+    return high
+
+
+def _exact_below(
+    g: Games, found: int, flipped: Callable[[NDArray[np.bool_]], bool], most: int
+) -> tuple[int, ...] | None:
+    """Where every multiset of fewer distinct games than `found` can be refitted within EXACT_REFITS: the first
+    (smallest) such set that flips, or () when none does (`found` is the fewest); None where there are too
+    many to try (more than `most` refits)."""
+    keys = _kinds(g)
+    kinds, counts = np.unique(keys, return_counts=True)
+    sizes = range(1, found)
+    if sum(math.comb(len(kinds) + s - 1, s) for s in sizes) > most:
+        return None
+    members = [np.flatnonzero(keys == k) for k in kinds]
+    for size in sizes:
+        for combo in itertools.combinations_with_replacement(range(len(kinds)), size):
+            taken = np.bincount(np.array(combo), minlength=len(kinds))
+            if np.any(taken > counts):
+                continue
+            keep = np.ones(len(g), dtype=bool)
+            for kind in np.flatnonzero(taken):
+                keep[members[kind][: taken[kind]]] = False
+            if flipped(keep):
+                return tuple(int(i) for i in np.flatnonzero(~keep))
+    return ()
+
+
+def _kinds(g: Games) -> NDArray[np.int64]:
+    """Each game's kind: its pair (lower code first), its score so oriented, and its judge where the games carry
+    one (a per-judge model tells judges apart); games of one kind are the same game to the ranking."""
+    swap = g.a > g.b
+    a = np.where(swap, g.b, g.a).astype(np.int64)
+    b = np.where(swap, g.a, g.b).astype(np.int64)
+    table, score = np.unique(np.where(swap, 1.0 - g.score_a, g.score_a), return_inverse=True)
+    keys = (a * g.n_contestants + b) * len(table) + score.astype(np.int64)
+    if len(g.judge) == len(g):
+        keys = keys * (int(g.judge.max(initial=0)) + 1) + g.judge
+    return keys
+
+
+def adjacent_flips(order: list[int], g: Games, rate: Rate) -> list[Flip]:
+    """`fewest_to_flip` for each pair of adjacent contestants in `order` (codes, top first)."""
+    return [fewest_to_flip(g, u, lo, rate) for u, lo in itertools.pairwise(order)]
+
+
+def board_flips(board: Leaderboard, contestants: list[str], g: Games, options: RatingOptions) -> list[Flip]:
+    """`fewest_to_flip` for each pair of adjacent rated rows of `board` in one group (the games `g` it ranked,
+    the method and settings it records), refitting with the method's point estimate."""
+    method = str(board.settings.get("method", "elo"))
+    point = options.replace(bootstrap=0)
+    pairs = sum(1 for up, lo in itertools.pairwise(board.rows) if _searchable(up, lo))
+    cost = max(len(g), 1) * (max(int(options.permutations), 1) if method == "elo" else 1)
+    refits = max(int(REFIT_BUDGET // (cost * max(pairs, 1))), 1)
+
+    def rate(games: Games) -> NDArray[np.float64]:
+        return ratings_for(games, method, point).rating
+
+    index = {c: i for i, c in enumerate(contestants)}
+    out = []
+    for up, lo in itertools.pairwise(board.rows):
+        if not _searchable(up, lo):
+            continue
+        u, low = index[up.contestant], index[lo.contestant]
+        if refits < MIN_REFITS:  # too many games to refit: no count rather than a slow export
+            out.append(Flip(u, low, None, len(g), False, searched=False))
+        else:
+            out.append(fewest_to_flip(g, u, low, rate, refits))
+    return out
+
+
+def _searchable(up: LeaderboardRow, lo: LeaderboardRow) -> bool:
+    """Two adjacent rows whose order the ratings set: both rated, in one group, neither a bound, and (Bradley–Terry)
+    in one win component: where the wins alone order them (an unbeaten or winless contestant, a component that
+    never lost to the next) or nothing does, their place is set by the record, not by a fit that drops games."""
+    return (
+        up.rating is not None
+        and lo.rating is not None
+        and up.group == lo.group
+        and up.bound is None
+        and lo.bound is None
+        and up.order_basis in (None, "ratings")
+    )
+
+
+def with_drop_to_flip(
+    board: Leaderboard, contestants: list[str], g: Games, options: RatingOptions
+) -> Leaderboard:
+    """`board` with each adjacent row's `drop_to_flip` and `fragile` filled in (`board_flips`), and what they
+    mean in its settings."""
+    flips = {(f.upper, f.lower): f for f in board_flips(board, contestants, g, options)}
+    index = {c: i for i, c in enumerate(contestants)}
+    rows = list(board.rows)
+    for k, (up, lo) in enumerate(itertools.pairwise(board.rows)):
+        flip = flips.get((index[up.contestant], index[lo.contestant]))
+        if flip is not None:
+            rows[k] = dataclasses.replace(up, drop_to_flip=flip.drop, fragile=flip.fragile)
+    settings = dict(board.settings)
+    settings["drop_to_flip"] = {
+        "unit": "games" if settings.get("threshold") != "none" else "verdicts",
+        "games": len(g),
+        "fragile_share": FRAGILE_SHARE,
+        "refit": "the ranking's method, point estimate, same settings and seed",
+        "not_searched": [
+            [contestants[f.upper], contestants[f.lower]] for f in flips.values() if not f.searched
+        ],
+    }
+    return dataclasses.replace(board, rows=rows, settings=settings)
+
+
+def flip_records(
+    board: Leaderboard, contestants: list[str], g: Games, options: RatingOptions
+) -> list[dict[str, object]]:
+    """`board_flips` as records (diagnose's `drop_to_flip`): upper, lower, the count, its share of the games,
+    fragile, exact, searched."""
+    return [
+        {
+            "upper": contestants[f.upper],
+            "lower": contestants[f.lower],
+            "drop_to_flip": f.drop,
+            "games": f.games,
+            "share": f.share,
+            "fragile": f.fragile,
+            "exact": f.exact,
+            "searched": f.searched,
+        }
+        for f in board_flips(board, contestants, g, options)
+    ]

@@ -1,0 +1,125 @@
+"""drop_to_flip: the fewest games whose removal reverses an adjacent order, checked against an exhaustive search
+over every subset of games (an independent brute force) on small tournaments, for Bradley–Terry and Elo."""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+import pytest
+
+from elotui.rating import VerdictTable, games
+from elotui.rating.drop_to_flip import FRAGILE_SHARE, Flip, fewest_to_flip
+from elotui.rating.games import Games
+from elotui.rating.leaderboard import RatingOptions, ratings_for
+from tests.rating.rating_builders import simulate
+
+
+def _rate(method: str):  # type: ignore[no-untyped-def]
+    options = RatingOptions(bootstrap=0, permutations=20, seed=3)
+    return lambda g: ratings_for(g, method, options).rating
+
+
+def _brute_force(g: Games, upper: int, lower: int, method: str, most: int) -> int | None:
+    """Every subset of games of size 0..most, in order of size: the first that puts lower above upper."""
+    rate = _rate(method)
+    for size in range(most + 1):
+        for drop in itertools.combinations(range(len(g)), size):
+            keep = np.ones(len(g), dtype=bool)
+            keep[list(drop)] = False
+            r = rate(g.select(keep))
+            if r[lower] > r[upper]:
+                return size
+    return None
+
+
+def _small(seed: int, qualities: dict[str, float]) -> Games:
+    rows = simulate(qualities, prompts=2, judges=1, seed=seed, tie_band=0.1)
+    return games(VerdictTable.from_rows(rows, contestants=list(qualities)), "none")
+
+
+@pytest.mark.parametrize("method", ["bt", "elo"])
+@pytest.mark.parametrize("seed", [0, 1, 2, 3])
+def test_fewest_equals_an_exhaustive_search_on_small_tournaments(method: str, seed: int) -> None:
+    g = _small(seed, {"A": 60, "B": 20, "C": -40})  # 12 games
+    r = _rate(method)(g)
+    order = list(np.argsort(-r))
+    for upper, lower in itertools.pairwise(order):
+        flip = fewest_to_flip(g, int(upper), int(lower), _rate(method))
+        truth = _brute_force(g, int(upper), int(lower), method, most=4)
+        if truth is None:  # more than four games: ours must say more than four too (or none)
+            assert flip.drop is None or flip.drop > 4
+            continue
+        assert flip.drop == truth
+        assert flip.exact and len(flip.dropped) == truth
+        assert truth == 0 or _drop_flips(g, flip.dropped, int(upper), int(lower), _rate(method))
+
+
+def _drop_flips(g: Games, dropped: tuple[int, ...], upper: int, lower: int, rate) -> bool:  # type: ignore[no-untyped-def]
+    keep = np.ones(len(g), dtype=bool)
+    keep[list(dropped)] = False
+    r = rate(g.select(keep))
+    return bool(r[lower] > r[upper])
+
+
+@pytest.mark.parametrize("method", ["bt", "elo"])
+def test_the_guided_count_flips_when_refitted_and_beats_a_naive_search(method: str) -> None:
+    rows = simulate({"A": 40, "B": 30, "C": -20, "D": -60}, prompts=30, judges=3, seed=5)
+    g = games(VerdictTable.from_rows(rows), "none")
+    rate = _rate(method)
+    r = rate(g)
+    upper, lower = (int(i) for i in np.argsort(-r)[:2])
+    flip = fewest_to_flip(g, upper, lower, rate)
+    assert flip.drop is not None and 0 < flip.drop < len(g) and flip.games == len(g)
+    assert len(flip.dropped) == flip.drop and _drop_flips(g, flip.dropped, upper, lower, rate)
+    # a naive search, independent of the influence guide: drop upper's wins over lower one by one
+    wins = np.flatnonzero(
+        ((g.a == upper) & (g.b == lower) & (g.score_a == 1))
+        | ((g.b == upper) & (g.a == lower) & (g.score_a == 0))
+    )
+    naive = next(k for k in range(1, len(wins) + 1) if _drop_flips(g, tuple(wins[:k]), upper, lower, rate))
+    assert flip.drop <= naive
+
+
+def test_fragile_is_one_percent_of_the_games_or_fewer() -> None:
+    assert Flip(0, 1, 2, 200, True).fragile
+    assert not Flip(0, 1, 3, 200, True).fragile
+    assert not Flip(0, 1, None, 200, False).fragile
+    assert FRAGILE_SHARE == 0.01
+    assert Flip(0, 1, 5, 1000, False).share == 0.005
+
+
+def test_an_order_already_reversed_needs_no_drop() -> None:
+    g = _small(0, {"A": 60, "B": 20, "C": -40})
+    r = _rate("bt")(g)
+    top, bottom = int(np.argmax(r)), int(np.argmin(r))
+    assert fewest_to_flip(g, bottom, top, _rate("bt")).drop == 0
+
+
+def test_a_search_out_of_refits_says_so_instead_of_guessing() -> None:
+    rows = simulate({"A": 40, "B": 30, "C": -20}, prompts=20, judges=3, seed=5)
+    g = games(VerdictTable.from_rows(rows), "none")
+    rate = _rate("bt")
+    r = rate(g)
+    upper, lower = (int(i) for i in np.argsort(-r)[:2])
+    flip = fewest_to_flip(g, upper, lower, rate, refits=2)
+    assert flip.drop is None and not flip.searched and not flip.fragile
+    assert fewest_to_flip(g, upper, lower, rate).searched
+
+
+def test_bound_rows_and_other_groups_get_no_count() -> None:
+    from elotui.rating.drop_to_flip import board_flips
+    from elotui.rating.leaderboard import rank
+    from tests.rating.rating_builders import row
+
+    rows = simulate({"A": 60, "B": 0, "C": -60}, prompts=4, judges=2, seed=3)
+    rows += [
+        row(f"p{p}", "U", "A", "j0", "first") for p in range(4)
+    ]  # U beats A every time: unbeaten, above A by its wins alone
+    table = VerdictTable.from_rows(rows)
+    board = rank(table, threshold="none", method="bt", options=RatingOptions(bootstrap=20))
+    g = games(table, "none")
+    flips = board_flips(board, table.contestants, g, RatingOptions(bootstrap=20))
+    named = {(table.contestants[f.upper], table.contestants[f.lower]) for f in flips}
+    assert all("U" not in pair for pair in named)
+    assert any(r.order_basis == "wins" for r in board.rows) and len(flips) >= 1
