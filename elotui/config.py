@@ -150,6 +150,9 @@ class PromptConfig(_Strict):
     responses: dict[str, TextOrFile] = Field(default_factory=dict)
     reference_ranking: list[str] | None = None
     category: str | None = None
+    reference: str | list[str] | None = None  # the correct answer (a list: one per turn of a conversation)
+    earlier_turns: list[str] = Field(default_factory=list)  # a conversation's user turns before `text`
+    earlier_answers: dict[str, list[str]] = Field(default_factory=dict)  # contestant → its answers to them
 
 
 def _clean_only() -> list[Condition]:
@@ -176,6 +179,8 @@ class ComparisonConfig(_Strict):
     max_cost: float | None = Field(default=None, ge=0, le=1_000_000)
     system_template: TextOrFile | None = None
     user_template: TextOrFile | None = None
+    reference_guided: Literal["categories", "all", "none"] = "categories"
+    reference_categories: list[str] = Field(default_factory=lambda: ["math", "reasoning", "coding"])
 
     @field_validator("conditions")
     @classmethod

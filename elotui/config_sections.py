@@ -4,7 +4,7 @@ elotui.config, which assembles them into the whole file)."""
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -36,6 +36,8 @@ class SimulationConfig(_Strict):
     tie_margin: float = Field(default=0.0, ge=0, le=10_000)
     invalid_rate: float = Field(default=0.0, ge=0, le=1)
     seed: int = Field(default=0, ge=0, le=2**63 - 1)
+    # the qualities the judge perceives when its prompt shows no reference answer (None: always `qualities`)
+    unguided_qualities: dict[str, float] | None = None
 
 
 class DataFields(_Strict):
@@ -47,6 +49,7 @@ class DataFields(_Strict):
     reference_ranking: str | None = None
     response: str | None = None
     contestant: str | None = None
+    reference: str | None = None
 
 
 class DataConfig(_Strict):
@@ -56,7 +59,10 @@ class DataConfig(_Strict):
     responses: str | None = None
     missing: Literal["error", "skip-prompt"] = "error"
     allow_empty: bool = False  # an empty response is judged as it is (a note), not a coverage problem
-    turn: int = Field(default=1, ge=1, le=100)
+    turn: Annotated[int, Field(ge=1, le=100)] | Literal["conversation"] = 1
+    references: str | None = (
+        None  # reference answers (MT-bench's reference_answer/*.jsonl; elotui.data_turns)
+    )
     fields: DataFields = Field(default_factory=DataFields)
 
 
