@@ -27,7 +27,12 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
         "--dry-run", action="store_true", help="print the plan, cached calls and estimated cost; no calls"
     )
     p.add_argument(
-        "--show-prompt", action="store_true", help="print one fully rendered judge prompt and exit"
+        "--show-prompt",
+        nargs="?",
+        const=True,
+        default=False,
+        metavar="PROMPT_ID",
+        help="print one fully rendered judge prompt (of PROMPT_ID, if given) and exit",
     )
     p.add_argument(
         "--max-cost",

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import difflib
 import sys
 import time
 from typing import IO
@@ -49,7 +50,7 @@ def run_tournament(args: argparse.Namespace) -> int:
         if args.dry_run:
             return _dry_run(tournament, store, builder, args.no_delay, sys.stdout)
         if args.show_prompt:
-            return _show_prompt(tournament, store, builder, sys.stdout)
+            return _show_prompt(tournament, store, builder, sys.stdout, args.show_prompt)
         max_cost = args.max_cost if args.max_cost is not None else tournament.spec.comparison.max_cost
         active = None if args.force else live_run(store)
         if args.headless:
@@ -163,12 +164,19 @@ async def _close_all(judges: dict[str, Judge]) -> None:
         await judge.aclose()
 
 
-def _show_prompt(tournament: Tournament, store: Store, builder: PromptBuilder, out: IO[str]) -> int:
+def _show_prompt(
+    tournament: Tournament, store: Store, builder: PromptBuilder, out: IO[str], show: bool | str = True
+) -> int:
     from elotui.run.estimate import first_prompt
     from elotui.run.plan import build_plan
 
-    rendered = first_prompt(tournament, store, builder)
-    first = build_plan(tournament).comparisons[0]
+    wanted = show if isinstance(show, str) else None
+    if wanted is not None and wanted not in tournament.prompt_ids:
+        close = difflib.get_close_matches(wanted, tournament.prompt_ids, n=1)
+        hint = f" (did you mean '{close[0]}'?)" if close else ""
+        raise UserError(f"--show-prompt: no prompt '{wanted}' in {tournament.path}{hint}")
+    rendered = first_prompt(tournament, store, builder, wanted)
+    first = next(c for c in build_plan(tournament).comparisons if wanted in (None, c.prompt))
     print(
         f"# first planned comparison: prompt {first.prompt}, judge {first.judge}, condition {first.condition}",
         file=out,

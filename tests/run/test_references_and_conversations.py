@@ -1,0 +1,345 @@
+"""MT-bench's two judging modes: reference-guided comparisons (the reference answer shown to the judge for math,
+reasoning and coding questions) and whole multi-turn conversations, from MT-bench-format files."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from elotui.cli import main
+from elotui.config import load_tournament
+from elotui.errors import UserError
+from elotui.run.prompts import PromptBuilder, boundary_token
+
+MODELS = ["right", "fluent"]
+QUESTIONS = [
+    {"question_id": 81, "category": "writing", "turns": ["Write a haiku about rain.", "Now make it sad."]},
+    {"question_id": 111, "category": "math", "turns": ["What is 17 * 23?", "And 17 * 24?"]},
+    {"question_id": 112, "category": "math", "turns": ["What is 2^10?", "And 2^11?"]},
+    {"question_id": 113, "category": "math", "turns": ["What is 99 + 101?", "And minus 50?"]},
+]
+ANSWERS = {
+    "right": {
+        81: ["Rain taps the roof", "Cold rain, no one home"],
+        111: ["391", "408"],
+        112: ["1024", "2048"],
+    },
+    "fluent": {
+        81: ["Soft rain on the leaves", "Grey rain, empty rooms"],
+        111: ["A careful calculation gives 381.", "Adding 17 gives 398."],
+        112: ["Two to the tenth is 1000.", "Doubling: 2000."],
+    },
+}
+ANSWERS["right"][113] = ["200", "150"]
+ANSWERS["fluent"][113] = ["Certainly: 199.", "So 149."]
+REFERENCES = {111: ["391", "408"], 112: ["1024", "2048"], 113: ["200", "150"]}
+
+
+def _jsonl(path: Path, rows: list[dict[str, object]]) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+
+
+def mt_bench(tmp_path: Path, references: dict[int, list[str]] = REFERENCES) -> None:
+    """question.jsonl, model_answer/<model>.jsonl and reference_answer/gpt-4.jsonl in MT-bench's shapes."""
+    _jsonl(tmp_path / "question.jsonl", QUESTIONS)  # type: ignore[arg-type]
+    for model in MODELS:
+        rows = [
+            {
+                "question_id": q,
+                "answer_id": f"{model}{q}",
+                "model_id": model,
+                "choices": [{"index": 0, "turns": t}],
+            }
+            for q, t in ANSWERS[model].items()
+        ]
+        _jsonl(tmp_path / "model_answer" / f"{model}.jsonl", rows)  # type: ignore[arg-type]
+    refs = [
+        {"question_id": q, "answer_id": f"ref{q}", "model_id": "gpt-4", "choices": [{"index": 0, "turns": t}]}
+        for q, t in references.items()
+    ]
+    _jsonl(tmp_path / "reference_answer" / "gpt-4.jsonl", refs)  # type: ignore[arg-type]
+
+
+SIMULATED = """
+[[judges]]
+id = "sim"
+provider = "simulated"
+[judges.simulation]
+noise = 0.0
+qualities = { right = 1500.0, fluent = 500.0 }
+{unguided}
+"""
+
+
+def tournament(tmp_path: Path, data: str = "", comparison: str = "", unguided: bool = False) -> Path:
+    contestants = "".join(
+        f'[[contestants]]\nid = "{m}"\nresponses = "model_answer/{m}.jsonl"\n\n' for m in MODELS
+    )
+    judge = SIMULATED.replace(
+        "{unguided}", "unguided_qualities = { right = 500.0, fluent = 1500.0 }" if unguided else ""
+    )
+    path = tmp_path / "t.toml"
+    path.write_text(
+        f'[tournament]\nname = "mt"\n\n[data]\nprompts = "question.jsonl"\n'
+        f'references = "reference_answer/gpt-4.jsonl"\n{data}\n\n'
+        f"[comparison]\n{comparison}\n\n{contestants}{judge}",
+        encoding="utf-8",
+    )
+    return path
+
+
+def show_prompt(path: Path, prompt: str, capsys: pytest.CaptureFixture[str]) -> tuple[str, str]:
+    assert main(["run", str(path), "--show-prompt", prompt, "--store", str(path.with_suffix(".sqlite"))]) == 0
+    out = capsys.readouterr().out
+    system, user = out.split("===== user =====\n")
+    return system, user
+
+
+def sections(user: str, boundary: str) -> list[tuple[str, str]]:
+    """(name, text) of every section between real markers, in order."""
+    pattern = rf"<<<(?!END )([A-Z0-9 ]+) {boundary}>>>\n(.*?)\n<<<END \1 {boundary}>>>"
+    return [(m.group(1), m.group(2)) for m in re.finditer(pattern, user, re.DOTALL)]
+
+
+def token_of(user: str) -> str:
+    found = re.search(r"<<<[A-Z0-9 ]+ ([0-9a-f]{16})>>>", user)
+    assert found is not None
+    return found.group(1)
+
+
+# --- references ----------------------------------------------------------------------------------------------
+
+
+def test_show_prompt_shows_the_reference_for_a_math_question_and_not_for_writing(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    mt_bench(tmp_path)
+    path = tournament(tmp_path)
+    _, math = show_prompt(path, "111", capsys)
+    b = token_of(math)
+    got = dict(sections(math, b))
+    assert got["REFERENCE ANSWER"] == "391"  # turn 1's reference (the default turn)
+    assert "it is the correct answer" in math
+    assert math.index("<<<END PROMPT") < math.index("<<<REFERENCE ANSWER") < math.index("<<<RESPONSE A")
+    _, writing = show_prompt(path, "81", capsys)
+    assert "REFERENCE" not in writing and "correct answer" not in writing
+    # a writing prompt renders exactly as before references existed: the template's {{reference}} is empty
+    assert "<<<END PROMPT " in writing and re.search(r">>>\n\n<<<RESPONSE A [0-9a-f]{16}>>>", writing)
+
+
+def test_turn_two_takes_the_second_reference_and_reference_guided_chooses_the_prompts(tmp_path: Path) -> None:
+    mt_bench(tmp_path)
+    t = load_tournament(tournament(tmp_path, data="turn = 2"))
+    assert {p.id: p.reference for p in t.spec.prompts} == {
+        "81": None,
+        "111": "408",
+        "112": "2048",
+        "113": "150",
+    }
+    assert set(PromptBuilder(t).contexts) == {"111", "112", "113"}
+    t = load_tournament(tournament(tmp_path, comparison='reference_guided = "none"'))
+    assert PromptBuilder(t).contexts == {}
+    t = load_tournament(tournament(tmp_path, comparison='reference_categories = ["writing"]'))
+    assert (
+        PromptBuilder(t).contexts == {}
+    )  # the writing prompt has no reference, the math ones are not listed
+
+
+def test_an_inline_reference_on_a_prompt(tmp_path: Path) -> None:
+    path = tmp_path / "t.toml"
+    path.write_text(
+        '[tournament]\nname = "inline"\n\n[[contestants]]\nid = "a"\n[[contestants]]\nid = "b"\n\n'
+        '[[prompts]]\nid = "q"\ntext = "What is 6 * 7?"\nreference = "42"\n'
+        'responses = { a = "42", b = "48" }\n\n'
+        '[[prompts]]\nid = "w"\ntext = "A poem"\ncategory = "writing"\nreference = "roses"\n'
+        'responses = { a = "x", b = "y" }\n\n'
+        '[[judges]]\nid = "j"\nprovider = "simulated"\n[judges.simulation]\nqualities = { a = 1, b = 2 }\n',
+        encoding="utf-8",
+    )
+    builder = PromptBuilder(load_tournament(path))
+    r = builder.render(prompt_id="q", prompt_text="What is 6 * 7?", first_text="42", second_text="48")
+    assert ("REFERENCE ANSWER", "42") in sections(r.user, boundary_token("q", "What is 6 * 7?"))
+    # a prompt without a category is guided; one whose category is not in reference_categories is not
+    w = builder.render(prompt_id="w", prompt_text="A poem", first_text="x", second_text="y")
+    assert "REFERENCE" not in w.user
+
+
+def _export_order(path: Path, store: Path, capsys: pytest.CaptureFixture[str]) -> list[str]:
+    assert main(["run", str(path), "--headless", "--store", str(store)]) == 0
+    capsys.readouterr()
+    assert main(["export", str(path), "--store", str(store), "--format", "csv"]) == 0
+    rows = list(csv.DictReader(io.StringIO(capsys.readouterr().out)))
+    return [r["contestant"] for r in sorted(rows, key=lambda r: int(r["rank"]))]
+
+
+def test_a_judge_right_only_with_the_reference_ranks_the_math_contestants_right_only_with_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    mt_bench(tmp_path)
+    guided = tournament(tmp_path, comparison='reference_categories = ["math"]', unguided=True)
+    assert _export_order(guided, tmp_path / "guided.sqlite", capsys)[0] == "right"
+    blind = tmp_path / "blind.toml"
+    blind.write_text(
+        guided.read_text().replace('reference_categories = ["math"]', 'reference_guided = "none"')
+    )
+    assert _export_order(blind, tmp_path / "blind.sqlite", capsys)[0] == "fluent"
+
+
+# --- the cache key -------------------------------------------------------------------------------------------
+
+
+def test_a_changed_reference_re_asks_only_the_calls_of_its_prompt(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    mt_bench(tmp_path)
+    path = tournament(tmp_path)
+    store = str(tmp_path / "s.sqlite")
+    assert main(["run", str(path), "--headless", "--store", store]) == 0
+    capsys.readouterr()
+    assert main(["run", str(path), "--dry-run", "--store", store]) == 0
+    assert "mt: 8 planned calls, 8 already cached, 0 to send" in capsys.readouterr().out
+    mt_bench(tmp_path, {**REFERENCES, 112: ["1024 (2**10)", "2048"]})
+    assert main(["run", str(path), "--dry-run", "--store", store]) == 0
+    # 4 prompts x 1 pair x 2 orders: the 2 calls of question 112 and only those
+    assert "mt: 8 planned calls, 6 already cached, 2 to send" in capsys.readouterr().out
+    mt_bench(
+        tmp_path, {**REFERENCES, 112: ["1024 (2**10)", "2049"]}
+    )  # turn 2's reference: not shown at turn 1
+    assert main(["run", str(path), "--dry-run", "--store", store]) == 0
+    assert "mt: 8 planned calls, 6 already cached, 2 to send" in capsys.readouterr().out
+
+
+# --- conversations -------------------------------------------------------------------------------------------
+
+
+def test_a_conversation_shows_both_user_turns_and_each_contestants_answers_in_order(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    mt_bench(tmp_path)
+    path = tournament(tmp_path, data='turn = "conversation"')
+    system, user = show_prompt(path, "81", capsys)
+    assert "answer to the last user turn" in system
+    b = token_of(user)
+    assert system.startswith("# first planned comparison: prompt 81,")
+    got = sections(user, b)
+    names = [name for name, _ in got]
+    assert names == [
+        "USER TURN 1",
+        "ASSISTANT A TURN 1",
+        "USER TURN 2",
+        "ASSISTANT A TURN 2",
+        "USER TURN 1",
+        "ASSISTANT B TURN 1",
+        "USER TURN 2",
+        "ASSISTANT B TURN 2",
+    ]
+    texts = [text for _, text in got]
+    assert texts[0] == texts[4] == "Write a haiku about rain."
+    assert texts[2] == texts[6] == "Now make it sad."
+    answers = {tuple(texts[1:4:2]), tuple(texts[5:8:2])}
+    assert answers == {tuple(ANSWERS["right"][81]), tuple(ANSWERS["fluent"][81])}
+
+
+def test_a_conversation_with_references_shows_one_per_turn(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    mt_bench(tmp_path)
+    t = load_tournament(tournament(tmp_path, data='turn = "conversation"'))
+    p = {p.id: p for p in t.spec.prompts}["111"]
+    assert (p.text, p.earlier_turns, p.reference) == ("And 17 * 24?", ["What is 17 * 23?"], ["391", "408"])
+    assert p.earlier_answers == {"right": ["391"], "fluent": ["A careful calculation gives 381."]}
+    assert t.responses[("111", "right")] == "408"  # the final answer is the response (length bias, lexical)
+    _, user = show_prompt(t.path, "111", capsys)
+    got = sections(user, token_of(user))
+    assert got[:2] == [("REFERENCE ANSWER TURN 1", "391"), ("REFERENCE ANSWER TURN 2", "408")]
+
+
+def test_a_conversation_from_messages_lists(tmp_path: Path) -> None:
+    _jsonl(
+        tmp_path / "prompts.jsonl",
+        [{"id": "c1", "messages": [{"role": "user", "content": "Hi"}, {"role": "user", "content": "Bye"}]}],
+    )
+    _jsonl(
+        tmp_path / "responses.jsonl",
+        [
+            {
+                "prompt_id": "c1",
+                "model": m,
+                "messages": [
+                    {"role": "user", "content": "Hi"},
+                    {"role": "assistant", "content": f"{m} hello"},
+                    {"role": "user", "content": "Bye"},
+                    {"role": "assistant", "content": f"{m} goodbye"},
+                ],
+            }
+            for m in ("a", "b")
+        ],
+    )
+    path = tmp_path / "t.toml"
+    path.write_text(
+        '[tournament]\nname = "msg"\n[data]\nprompts = "prompts.jsonl"\nresponses = "responses.jsonl"\n'
+        'turn = "conversation"\n[[contestants]]\nid = "a"\n[[contestants]]\nid = "b"\n'
+        '[[judges]]\nid = "j"\nprovider = "simulated"\n[judges.simulation]\nqualities = { a = 1, b = 2 }\n',
+        encoding="utf-8",
+    )
+    t = load_tournament(path)
+    p = t.spec.prompts[0]
+    assert (p.text, p.earlier_turns, p.earlier_answers) == (
+        "Bye",
+        ["Hi"],
+        {"a": ["a hello"], "b": ["b hello"]},
+    )
+    r = PromptBuilder(t).render(
+        prompt_id="c1",
+        prompt_text="Bye",
+        first_text="a goodbye",
+        second_text="b goodbye",
+        first_id="a",
+        second_id="b",
+    )
+    assert [text for _, text in sections(r.user, boundary_token("c1", "Bye"))] == [
+        "Hi",
+        "a hello",
+        "Bye",
+        "a goodbye",
+        "Hi",
+        "b hello",
+        "Bye",
+        "b goodbye",
+    ]
+
+
+def test_answers_that_do_not_match_the_turns_are_named_with_file_and_line(tmp_path: Path) -> None:
+    mt_bench(tmp_path)
+    rows = (tmp_path / "model_answer" / "fluent.jsonl").read_text().splitlines()
+    short = json.loads(rows[1])
+    short["choices"][0]["turns"] = ["only one"]
+    rows[1] = json.dumps(short)
+    (tmp_path / "model_answer" / "fluent.jsonl").write_text("\n".join(rows) + "\n")
+    with pytest.raises(UserError) as info:
+        load_tournament(tournament(tmp_path, data='turn = "conversation"'))
+    details = "\n".join(info.value.details)
+    assert "fluent.jsonl:2: 1 answer turn(s) from 'fluent', but prompt '111' has 2 user turn(s)" in details
+
+
+def test_inline_earlier_answers_must_match_the_earlier_turns(tmp_path: Path) -> None:
+    path = tmp_path / "t.toml"
+    path.write_text(
+        '[tournament]\nname = "inline"\n[[contestants]]\nid = "a"\n[[contestants]]\nid = "b"\n'
+        '[[prompts]]\nid = "q"\ntext = "And then?"\nearlier_turns = ["Start"]\n'
+        'responses = { a = "x", b = "y" }\nearlier_answers = { a = ["ok"] }\n'
+        '[[judges]]\nid = "j"\nprovider = "simulated"\n[judges.simulation]\nqualities = { a = 1, b = 2 }\n',
+        encoding="utf-8",
+    )
+    with pytest.raises(UserError) as info:
+        load_tournament(path)
+    assert any(
+        "prompts[0].earlier_answers: contestant 'b' gives 0 earlier answer(s) for 1 earlier turn(s)" in d
+        for d in info.value.details
+    )
