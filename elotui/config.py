@@ -153,6 +153,7 @@ class PromptConfig(_Strict):
     reference: str | list[str] | None = None  # the correct answer (a list: one per turn of a conversation)
     earlier_turns: list[str] = Field(default_factory=list)  # a conversation's user turns before `text`
     earlier_answers: dict[str, list[str]] = Field(default_factory=dict)  # contestant → its answers to them
+    turn: int | None = Field(default=None, ge=1, le=100)  # the turn of a question judged at several turns
 
 
 def _clean_only() -> list[Condition]:

@@ -59,7 +59,11 @@ class DataConfig(_Strict):
     responses: str | None = None
     missing: Literal["error", "skip-prompt"] = "error"
     allow_empty: bool = False  # an empty response is judged as it is (a note), not a coverage problem
-    turn: Annotated[int, Field(ge=1, le=100)] | Literal["conversation"] = 1
+    turn: (
+        Annotated[int, Field(ge=1, le=100)]
+        | Literal["conversation"]
+        | list[Annotated[int, Field(ge=1, le=100)]]
+    ) = 1
     references: str | None = (
         None  # reference answers (MT-bench's reference_answer/*.jsonl; elotui.data_turns)
     )

@@ -406,6 +406,8 @@ def merge_data_files(data: dict[str, Any], base_dir: Path) -> DataReport | None:
     `data["prompts"]` (in place). None when the file names no data files (inline only: nothing to do)."""
     if not uses_data_files(data):
         return None
+    if isinstance(data.get("data"), dict) and isinstance(data["data"].get("turn"), list):
+        return data_turns.merge_each_turn(data, base_dir, merge_data_files, DataReport)  # type: ignore[arg-type]
     loader = _Loader(data, base_dir)
     prompts_file = loader.cfg.get("prompts")
     if isinstance(prompts_file, str):

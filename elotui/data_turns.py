@@ -145,3 +145,38 @@ def references_in(
             continue
         out.setdefault(pid, (answer, f"{path}:{row.line}"))
     return out
+
+
+def turn_id(prompt_id: str, turn: int) -> str:
+    """The id of one turn of a question judged at several turns (`[data] turn = [1, 2]`): `81-t2`."""
+    return f"{prompt_id}-t{turn}"
+
+
+def merge_each_turn(
+    data: dict[str, Any], base_dir: Path, merge: Callable[..., Any], report_type: type
+) -> Any:
+    """`[data] turn = [1, 2, ...]`: the data files merged once per turn, each turn's prompts under their own ids
+    (`turn_id`) with `turn` set; inline `[[prompts]]` once, as written. One report for all turns."""
+    turns = data["data"]["turn"]
+    inline = data.get("prompts")
+    inline_ids = {p.get("id") for p in inline if isinstance(p, dict)} if isinstance(inline, list) else set()
+    report = report_type()
+    prompts: list[Any] = []
+    for n, turn in enumerate(turns):
+        if not isinstance(turn, int) or isinstance(turn, bool) or turn < 1:
+            report.toml_problems.append(f"data.turn: {turn!r} is not a turn number (1, 2, ...)")
+            continue
+        one = {**data, "data": {**data["data"], "turn": turn}}
+        got = merge(one, base_dir)
+        for p in one["prompts"]:
+            if isinstance(p, dict) and p.get("id") not in inline_ids:
+                prompts.append({**p, "id": turn_id(str(p["id"]), turn), "turn": turn})
+            elif n == 0:
+                prompts.append(p)
+        report.files.update(got.files)
+        report.skipped.update({turn_id(k, turn): v for k, v in got.skipped.items()})
+        for name in ("notes", "toml_problems", "file_problems"):
+            seen = getattr(report, name)
+            seen += [line for line in getattr(got, name) if line not in seen]
+    data["prompts"] = prompts
+    return report

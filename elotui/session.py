@@ -97,9 +97,24 @@ class TournamentSession:
 
     # --- leaderboards --------------------------------------------------------------------------------------------
 
-    def scope_prompts(self, prompt: str | None = None, category: str | None = None) -> list[str] | None:
-        """The prompts of a scope: one prompt, one category's prompts, or None (every prompt). Raises UserError
-        for an unknown prompt or category."""
+    def scope_prompts(
+        self, prompt: str | None = None, category: str | None = None, turn: int | None = None
+    ) -> list[str] | None:
+        """The prompts of a scope: one prompt, one category's prompts, one turn's (`[data] turn = [1, 2]`), or
+        None (every prompt). Raises UserError for an unknown prompt, category or turn."""
+        if turn is None:
+            return self._scope_prompts(prompt, category)
+        turns = {p.id: p.turn for p in self.tournament.spec.prompts}
+        if turn not in turns.values():
+            known = sorted({n for n in turns.values() if n is not None})
+            raise UserError(
+                f"turn {turn} is not judged in {self.tournament.path.name} "
+                f"({'turns: ' + ', '.join(map(str, known)) if known else 'give [data] turn = [1, 2] to judge several'})"
+            )
+        chosen = self._scope_prompts(prompt, category)
+        return [p for p in (chosen if chosen is not None else turns) if turns[p] == turn]
+
+    def _scope_prompts(self, prompt: str | None, category: str | None) -> list[str] | None:
         t = self.tournament
         if prompt is not None and prompt not in t.prompt_ids:
             raise UserError(f"prompt '{prompt}' is not in {t.path.name} (prompts: {listing(t.prompt_ids)})")
@@ -124,10 +139,11 @@ class TournamentSession:
         category: str | None = None,
         judge: str | None = None,
         once: bool = False,
+        turn: int | None = None,
     ) -> Leaderboard:
         """The leaderboard of the current plan (no judge calls). `threshold` / `method` override `[ranking]`;
-        `prompt`, `category` and `judge` restrict the scope (to one prompt, one category's prompts, one judge's
-        verdicts). Raises UserError for an unknown prompt, category or judge, a bad threshold or
+        `prompt`, `category`, `turn` and `judge` restrict the scope (to one prompt, one category's prompts, one
+        turn's prompts, one judge's verdicts). Raises UserError for an unknown prompt, category or judge, a bad threshold or
         method, or a store without a plan.
 
         `once`: the session's last use of the verdicts (`elotui export`). Neither the store nor the session keeps
@@ -142,7 +158,7 @@ class TournamentSession:
         chosen_method = settings.method if method is None else method
         if chosen_method not in SCREEN_METHODS:
             raise UserError(f"method must be one of {', '.join(SCREEN_METHODS)}, not {chosen_method!r}")
-        prompts = self.scope_prompts(prompt, category)
+        prompts = self.scope_prompts(prompt, category, turn)
         if judge is not None and judge not in t.judge_ids:
             raise UserError(f"judge '{judge}' is not in {t.path.name} (judges: {', '.join(t.judge_ids)})")
         columns = self.store.verdict_columns(keep=not once)

@@ -15,6 +15,7 @@ from elotui.cli import main
 from elotui.config import load_tournament
 from elotui.errors import UserError
 from elotui.run.prompts import PromptBuilder, boundary_token
+from tests.servers.fake_llm import FakeLLMServer
 
 MODELS = ["right", "fluent"]
 QUESTIONS = [
@@ -343,3 +344,46 @@ def test_inline_earlier_answers_must_match_the_earlier_turns(tmp_path: Path) -> 
         "prompts[0].earlier_answers: contestant 'b' gives 0 earlier answer(s) for 1 earlier turn(s)" in d
         for d in info.value.details
     )
+
+
+# --- turn scopes ---------------------------------------------------------------------------------------------
+
+
+def _live_tournament(tmp_path: Path, name: str, turn: str, judge: dict[str, object]) -> Path:
+    contestants = "".join(
+        f'[[contestants]]\nid = "{m}"\nresponses = "model_answer/{m}.jsonl"\n\n' for m in MODELS
+    )
+    settings = "".join(f"{k} = {json.dumps(v)}\n" for k, v in judge.items())
+    path = tmp_path / f"{name}.toml"
+    path.write_text(
+        f'[tournament]\nname = "{name}"\n\n[data]\nprompts = "question.jsonl"\nturn = {turn}\n\n'
+        f"{contestants}[[judges]]\n{settings}",
+        encoding="utf-8",
+    )
+    return path
+
+
+def _export(path: Path, capsys: pytest.CaptureFixture[str], *options: str) -> list[dict[str, str]]:
+    store = str(path.with_suffix(".sqlite"))
+    assert main(["run", str(path), "--headless", "--store", store]) == 0
+    capsys.readouterr()
+    assert main(["export", str(path), "--store", store, "--method", "bt", *options]) == 0
+    return list(csv.DictReader(io.StringIO(capsys.readouterr().out)))
+
+
+def test_export_with_a_turn_scope_equals_a_tournament_of_that_turn_alone(
+    tmp_path: Path, fake_llm: FakeLLMServer, capsys: pytest.CaptureFixture[str]
+) -> None:
+    mt_bench(tmp_path)
+    judge = fake_llm.judge_config("openai-compatible", id="j", model="m")  # prefers the longer response
+    both = _live_tournament(tmp_path, "both", "[1, 2]", judge)
+    t = load_tournament(both)
+    assert t.prompt_ids == ["81-t1", "111-t1", "112-t1", "113-t1", "81-t2", "111-t2", "112-t2", "113-t2"]
+    assert t.prompt_texts["111-t2"] == "And 17 * 24?" and t.responses[("111-t2", "right")] == "408"
+    second = _export(both, capsys, "--turn", "2")
+    first = _export(both, capsys, "--turn", "1")
+    alone = _export(_live_tournament(tmp_path, "alone", "2", judge), capsys)
+    assert second == alone and len(second) == 2
+    assert first != second  # turn 2 has ties (question 81's second answers are as long as each other)
+    assert main(["export", str(both), "--store", str(both.with_suffix(".sqlite")), "--turn", "3"]) == 2
+    assert "turn 3 is not judged in both.toml (turns: 1, 2)" in capsys.readouterr().err
