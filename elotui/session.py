@@ -275,9 +275,11 @@ class TournamentSession:
         max_permutations: int | None = None,
         inputs: DiagnoseInputs | None = None,
         pairs: bool = False,
+        turn: int | None = None,
     ) -> DiagnoseReport:
         """The diagnose report (docs/diagnose.md) of `table` (default: the current plan's). `method` rates the
-        reference comparison (default `[ranking] method`); `max_permutations` caps the Elo orders (the TUI)."""
+        reference comparison (default `[ranking] method`); `max_permutations` caps the Elo orders (the TUI);
+        `turn`: only the prompts of that turn (`[data] turn = [1, 2]`)."""
         from elotui.rating.diagnostics import diagnose  # lazy: keeps `elotui --help` fast
 
         inputs = inputs or self.diagnose_inputs()
@@ -285,8 +287,13 @@ class TournamentSession:
         if max_permutations is not None:
             options = options.replace(permutations=min(options.permutations, max_permutations))
         columns = self.store.verdict_columns() if table is None or pairs else None  # read once for both
+        table = self.plan_table(columns) if table is None else table
+        chosen = self.scope_prompts(turn=turn) if turn is not None else None
+        in_turn = set(chosen) if chosen is not None else None
+        if chosen is not None:
+            table = table.of_prompts(chosen)
         report = diagnose(
-            self.plan_table(columns) if table is None else table,
+            table,
             human_votes=cast("list[Mapping[str, Any]] | None", inputs.human_votes),
             reference_ranking=inputs.reference_ranking,
             prompt_references=inputs.prompt_references,
@@ -303,7 +310,8 @@ class TournamentSession:
             pairs
         ):  # one row per (prompt, pair): its majority class and how the judges split (rating.pair_summary)
             assert columns is not None
-            report["pairs"] = [s.as_record() for s in self.pair_summaries(columns=columns)]
+            summaries = self.pair_summaries(columns=columns)
+            report["pairs"] = [s.as_record() for s in summaries if in_turn is None or s.prompt in in_turn]
         return cast(DiagnoseReport, report)
 
     # --- pairs, judges and texts ---------------------------------------------------------------------------------

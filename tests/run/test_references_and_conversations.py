@@ -387,3 +387,47 @@ def test_export_with_a_turn_scope_equals_a_tournament_of_that_turn_alone(
     assert first != second  # turn 2 has ties (question 81's second answers are as long as each other)
     assert main(["export", str(both), "--store", str(both.with_suffix(".sqlite")), "--turn", "3"]) == 2
     assert "turn 3 is not judged in both.toml (turns: 1, 2)" in capsys.readouterr().err
+
+
+def test_diagnose_with_a_turn_scope_equals_a_tournament_of_that_turn_alone(
+    tmp_path: Path, fake_llm: FakeLLMServer, capsys: pytest.CaptureFixture[str]
+) -> None:
+    mt_bench(tmp_path)
+    judge = fake_llm.judge_config("openai-compatible", id="j", model="m")
+    reports = []
+    for path, options in (
+        (_live_tournament(tmp_path, "both", "[1, 2]", judge), ["--turn", "2"]),
+        (_live_tournament(tmp_path, "alone", "2", judge), []),
+    ):
+        store = str(path.with_suffix(".sqlite"))
+        assert main(["run", str(path), "--headless", "--store", store]) == 0
+        capsys.readouterr()
+        assert main(["diagnose", str(path), "--store", store, "--format", "json", *options]) == 0
+        report = json.loads(capsys.readouterr().out)
+        del report["tournament"]
+        reports.append(json.loads(json.dumps(report).replace("-t2", "")))  # 81-t2 is 81 alone
+    assert reports[0] == reports[1]
+    assert len(reports[0]["pairs"]) == 4  # one pair on each of the 4 questions of turn 2
+
+
+def test_a_table_of_some_prompts_equals_one_built_from_their_rows_alone() -> None:
+    from elotui.rating.table import VerdictTable
+
+    rows = [
+        (f"q{i % 5}", "a" if i % 2 else "b", "b" if i % 2 else "a", f"j{i % 3}", "clean", 0, "ok", "first")
+        for i in range(40)
+    ]
+    rows += [
+        ("q1", "a", "b", "j0", "clean", 0, "invalid", None),
+        ("q4", "b", "a", "j1", "clean", 0, "ok", "tie"),
+    ]
+    names = [f"q{i}" for i in range(5)]
+    table = VerdictTable.from_rows(rows, ["a", "b"], names, ["j0", "j1", "j2"], ["clean"])
+    chosen = ["q4", "q1"]
+    alone = VerdictTable.from_rows(
+        [r for r in rows if r[0] in chosen], ["a", "b"], chosen, ["j0", "j1", "j2"], ["clean"]
+    )
+    got = table.of_prompts(chosen)
+    assert got.prompts == alone.prompts == chosen
+    for column in ("prompt", "first", "second", "judge", "condition", "sample", "outcome"):
+        assert got.column(column).tolist() == alone.column(column).tolist(), column
