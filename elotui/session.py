@@ -387,6 +387,13 @@ class TournamentSession:
         text = self.tournament.responses.get((prompt, contestant))
         return text if text is not None else self.store.generated_text(prompt, contestant)
 
+    def shown_response(self, prompt: str, contestant: str) -> str | None:
+        """`response_text` as the pairs pane shows it: in a conversation, every turn, user and answer, in order."""
+        from elotui.run.context_blocks import readable_conversation
+
+        text = self.response_text(prompt, contestant)
+        return None if text is None else readable_conversation(self.tournament, prompt, contestant, text)
+
     def judge_kinds(self) -> Mapping[str, str]:
         """judge id -> "live", "replay" or "simulated" (what the screen labels)."""
         return {

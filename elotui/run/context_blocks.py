@@ -83,3 +83,17 @@ def transcript(user_turns: list[str], answers: list[str], slot: str, boundary: s
         parts.append(section(f"USER TURN {n}", turn, boundary))
         parts.append(section(f"ASSISTANT {slot} TURN {n}", answer, boundary))
     return "\n\n".join(parts)
+
+
+def readable_conversation(tournament: Tournament, prompt_id: str, contestant: str, final: str) -> str:
+    """One contestant's conversation as a person reads it (the pairs pane): each user turn and its answer under
+    a heading, `final` the last answer. A prompt without earlier turns gives `final` as it is."""
+    prompt = next((p for p in tournament.spec.prompts if p.id == prompt_id), None)
+    if prompt is None or not prompt.earlier_turns:
+        return final
+    turns = [*prompt.earlier_turns, tournament.prompt_texts.get(prompt_id, "")]
+    answers = [*prompt.earlier_answers.get(contestant, [""] * len(prompt.earlier_turns)), final]
+    parts = []
+    for n, (turn, answer) in enumerate(zip(turns, answers, strict=False), start=1):
+        parts.append(f"── user, turn {n} ──\n{turn}\n── {contestant}, turn {n} ──\n{answer}")
+    return "\n\n".join(parts)
