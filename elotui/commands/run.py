@@ -27,12 +27,10 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
         "--dry-run", action="store_true", help="print the plan, cached calls and estimated cost; no calls"
     )
     p.add_argument(
-        "--show-prompt",
-        nargs="?",
-        const=True,
-        default=False,
-        metavar="PROMPT_ID",
-        help="print one fully rendered judge prompt (of PROMPT_ID, if given) and exit",
+        "--show-prompt", action="store_true", help="print one fully rendered judge prompt and exit"
+    )
+    p.add_argument(
+        "--prompt", metavar="ID", help="with --show-prompt: the prompt whose first comparison to print"
     )
     p.add_argument(
         "--max-cost",

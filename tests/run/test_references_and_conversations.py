@@ -96,7 +96,8 @@ def tournament(tmp_path: Path, data: str = "", comparison: str = "", unguided: b
 
 
 def show_prompt(path: Path, prompt: str, capsys: pytest.CaptureFixture[str]) -> tuple[str, str]:
-    assert main(["run", str(path), "--show-prompt", prompt, "--store", str(path.with_suffix(".sqlite"))]) == 0
+    store = str(path.with_suffix(".sqlite"))
+    assert main(["run", str(path), "--show-prompt", "--prompt", prompt, "--store", store]) == 0
     out = capsys.readouterr().out
     system, user = out.split("===== user =====\n")
     return system, user
@@ -431,3 +432,15 @@ def test_a_table_of_some_prompts_equals_one_built_from_their_rows_alone() -> Non
     assert got.prompts == alone.prompts == chosen
     for column in ("prompt", "first", "second", "judge", "condition", "sample", "outcome"):
         assert got.column(column).tolist() == alone.column(column).tolist(), column
+
+
+def test_show_prompt_of_an_unknown_prompt_is_a_clear_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    mt_bench(tmp_path)
+    path = tournament(tmp_path)
+    assert main(["run", str(path), "--show-prompt", "--prompt", "1111"]) == 2
+    err = capsys.readouterr().err
+    assert "--prompt: no prompt '1111'" in err and "(did you mean '111'?)" in err
+    assert main(["run", str(path), "--headless", "--prompt", "111"]) == 2
+    assert "--prompt goes with --show-prompt" in capsys.readouterr().err
