@@ -157,26 +157,36 @@ def merge_each_turn(
 ) -> Any:
     """`[data] turn = [1, 2, ...]`: the data files merged once per turn, each turn's prompts under their own ids
     (`turn_id`) with `turn` set; inline `[[prompts]]` once, as written. One report for all turns."""
-    turns = data["data"]["turn"]
     inline = data.get("prompts")
     inline_ids = {p.get("id") for p in inline if isinstance(p, dict)} if isinstance(inline, list) else set()
     report = report_type()
     prompts: list[Any] = []
-    for n, turn in enumerate(turns):
+    for n, turn in enumerate(data["data"]["turn"]):
         if not isinstance(turn, int) or isinstance(turn, bool) or turn < 1:
             report.toml_problems.append(f"data.turn: {turn!r} is not a turn number (1, 2, ...)")
             continue
         one = {**data, "data": {**data["data"], "turn": turn}}
         got = merge(one, base_dir)
-        for p in one["prompts"]:
-            if isinstance(p, dict) and p.get("id") not in inline_ids:
-                prompts.append({**p, "id": turn_id(str(p["id"]), turn), "turn": turn})
-            elif n == 0:
-                prompts.append(p)
-        report.files.update(got.files)
-        report.skipped.update({turn_id(k, turn): v for k, v in got.skipped.items()})
-        for name in ("notes", "toml_problems", "file_problems"):
-            seen = getattr(report, name)
-            seen += [line for line in getattr(got, name) if line not in seen]
+        prompts += _turn_prompts(one["prompts"], inline_ids, turn, first=n == 0)
+        _add_report(report, got, turn)
     data["prompts"] = prompts
     return report
+
+
+def _turn_prompts(prompts: list[Any], inline_ids: set[Any], turn: int, *, first: bool) -> list[Any]:
+    """One turn's merged prompts under their turn ids; the inline ones as written, from the first turn only."""
+    out: list[Any] = []
+    for p in prompts:
+        if isinstance(p, dict) and p.get("id") not in inline_ids:
+            out.append({**p, "id": turn_id(str(p["id"]), turn), "turn": turn})
+        elif first:
+            out.append(p)
+    return out
+
+
+def _add_report(report: Any, got: Any, turn: int) -> None:
+    report.files.update(got.files)
+    report.skipped.update({turn_id(k, turn): v for k, v in got.skipped.items()})
+    for name in ("notes", "toml_problems", "file_problems"):
+        seen = getattr(report, name)
+        seen += [line for line in getattr(got, name) if line not in seen]

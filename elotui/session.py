@@ -287,11 +287,7 @@ class TournamentSession:
         if max_permutations is not None:
             options = options.replace(permutations=min(options.permutations, max_permutations))
         columns = self.store.verdict_columns() if table is None or pairs else None  # read once for both
-        table = self.plan_table(columns) if table is None else table
-        chosen = self.scope_prompts(turn=turn) if turn is not None else None
-        in_turn = set(chosen) if chosen is not None else None
-        if chosen is not None:
-            table = table.of_prompts(chosen)
+        table, in_turn = self._turn_table(self.plan_table(columns) if table is None else table, turn)
         report = diagnose(
             table,
             human_votes=cast("list[Mapping[str, Any]] | None", inputs.human_votes),
@@ -313,6 +309,13 @@ class TournamentSession:
             summaries = self.pair_summaries(columns=columns)
             report["pairs"] = [s.as_record() for s in summaries if in_turn is None or s.prompt in in_turn]
         return cast(DiagnoseReport, report)
+
+    def _turn_table(self, table: VerdictTable, turn: int | None) -> tuple[VerdictTable, set[str] | None]:
+        """(the table of one turn's prompts, those prompts), or (`table`, None) without a turn."""
+        if turn is None:
+            return table, None
+        chosen = self.scope_prompts(turn=turn) or []
+        return table.of_prompts(chosen), set(chosen)
 
     # --- pairs, judges and texts ---------------------------------------------------------------------------------
 

@@ -444,3 +444,25 @@ def test_show_prompt_of_an_unknown_prompt_is_a_clear_error(
     assert "--prompt: no prompt '1111'" in err and "(did you mean '111'?)" in err
     assert main(["run", str(path), "--headless", "--prompt", "111"]) == 2
     assert "--prompt goes with --show-prompt" in capsys.readouterr().err
+
+
+def test_the_documented_tournament_file_loads_and_shows_a_guided_conversation(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    doc = Path(__file__).resolve().parents[2] / "docs" / "references-and-conversations.md"
+    block = re.findall(r"```toml\n(.*?)```", doc.read_text(encoding="utf-8"), flags=re.DOTALL)[0]
+    mt_bench(tmp_path)
+    for model, ours in (("vicuna-13b", "right"), ("llama-13b", "fluent")):
+        (tmp_path / "model_answer" / f"{model}.jsonl").write_text(
+            (tmp_path / "model_answer" / f"{ours}.jsonl").read_text().replace(f'"{ours}"', f'"{model}"')
+        )
+    path = tmp_path / "doc.toml"
+    path.write_text(block, encoding="utf-8")
+    _, user = show_prompt(path, "112", capsys)
+    names = [name for name, _ in sections(user, token_of(user))]
+    assert names[:4] == [
+        "REFERENCE ANSWER TURN 1",
+        "REFERENCE ANSWER TURN 2",
+        "USER TURN 1",
+        "ASSISTANT A TURN 1",
+    ]
