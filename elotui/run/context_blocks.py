@@ -97,3 +97,27 @@ def readable_conversation(tournament: Tournament, prompt_id: str, contestant: st
     for n, (turn, answer) in enumerate(zip(turns, answers, strict=False), start=1):
         parts.append(f"── user, turn {n} ──\n{turn}\n── {contestant}, turn {n} ──\n{answer}")
     return "\n\n".join(parts)
+
+
+def summary(tournament: Tournament) -> list[str]:
+    """What `elotui validate` says about references and conversations (nothing when there are none)."""
+    prompts = tournament.spec.prompts
+    comparison = tournament.spec.comparison
+    with_reference = [p for p in prompts if p.reference is not None]
+    guided = [p for p in with_reference if is_guided(p, comparison)]
+    out = []
+    if with_reference:
+        how = (
+            f"reference_guided = {comparison.reference_guided!r}"
+            if comparison.reference_guided != "categories"
+            else f"categories {', '.join(comparison.reference_categories) or '(none)'} and prompts without one"
+        )
+        out.append(
+            f"reference answers: {len(with_reference)} prompt(s), {len(guided)} judged with theirs ({how})"
+        )
+    contexts = prompt_contexts(tournament)
+    conversations = [c for c in contexts.values() if c.conversation]
+    if conversations:
+        longest = max(len(c.earlier_turns) + 1 for c in conversations)
+        out.append(f"conversations: {len(conversations)} prompt(s), up to {longest} turn(s) each")
+    return out

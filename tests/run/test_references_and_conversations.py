@@ -466,3 +466,17 @@ def test_the_documented_tournament_file_loads_and_shows_a_guided_conversation(
         "USER TURN 1",
         "ASSISTANT A TURN 1",
     ]
+
+
+def test_validate_says_how_many_prompts_are_judged_with_their_reference(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    mt_bench(tmp_path)
+    assert main(["validate", str(tournament(tmp_path, data='turn = "conversation"'))]) == 0
+    out = capsys.readouterr().out
+    assert "reference answers: 3 prompt(s), 3 judged with theirs (categories math, reasoning, coding" in out
+    assert "conversations: 4 prompt(s), up to 2 turn(s) each" in out
+    assert main(["validate", str(tournament(tmp_path, comparison='reference_categories = ["coding"]'))]) == 0
+    out = capsys.readouterr().out
+    assert "reference answers: 3 prompt(s), 0 judged with theirs (categories coding" in out
+    assert "conversations" not in out
