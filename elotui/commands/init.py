@@ -50,6 +50,12 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
         help=f"a judge, e.g. openai:gpt-4o-mini (providers: {', '.join(PROVIDERS)}; "
         "openai-compatible:MODEL@BASE_URL; 'simulated' for an offline try); repeat for a panel",
     )
+    p.add_argument(
+        "--references",
+        metavar="FILE",
+        help="reference answers (MT-bench's reference_answer/gpt-4.jsonl), shown to the judge for the "
+        "math, reasoning and coding prompts",
+    )
     p.add_argument("-n", "--name", help="the tournament's name (default: from the prompts file)")
     p.add_argument(
         "-o", "--output", metavar="PATH", default="tournament.toml", help="default: tournament.toml"
@@ -132,7 +138,8 @@ def render(args: argparse.Namespace, out: Path) -> str:
         return os.path.relpath(Path(path).resolve(), out.resolve().parent).replace(os.sep, "/")
 
     files = [Path(f) for f in args.responses]
-    for f in [*files, *([Path(args.prompts)] if args.prompts else [])]:
+    references = getattr(args, "references", None)
+    for f in [*files, *(Path(x) for x in (args.prompts, references) if x)]:
         if not f.is_file():
             raise UserError(f"{f}: no such file")
     contestants, long_file = _contestants(files)
@@ -159,9 +166,11 @@ def render(args: argparse.Namespace, out: Path) -> str:
         parts.append(f"prompts = {_toml(rel(args.prompts))}")
     if long_file is not None:
         parts.append(f"responses = {_toml(rel(long_file))}   # one row per (prompt, contestant)")
+    if references:
+        parts.append(f"references = {_toml(rel(references))}   # shown for [comparison] reference_categories")
     parts += [
         'missing = "error"   # or "skip-prompt": leave out prompts that some contestant did not answer',
-        "# turn = 1          # MT-bench files: which turn of `turns` to judge",
+        '# turn = 1          # MT-bench files: which turn of `turns` to judge ("conversation": all of them)',
         "",
         "[comparison]",
         "both_orders = true  # AB and BA: a judge's position bias shows, and cancels out",

@@ -480,3 +480,18 @@ def test_validate_says_how_many_prompts_are_judged_with_their_reference(
     out = capsys.readouterr().out
     assert "reference answers: 3 prompt(s), 0 judged with theirs (categories coding" in out
     assert "conversations" not in out
+
+
+def test_init_with_mt_bench_references_writes_a_file_that_shows_them(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    mt_bench(tmp_path)
+    out = tmp_path / "init.toml"
+    argv = ["init", "--prompts", str(tmp_path / "question.jsonl"), "--judge", "simulated", "-o", str(out)]
+    argv += ["--references", str(tmp_path / "reference_answer" / "gpt-4.jsonl"), "--responses"]
+    argv += [str(tmp_path / "model_answer" / f"{m}.jsonl") for m in MODELS]
+    assert main(argv) == 0
+    assert 'references = "reference_answer/gpt-4.jsonl"' in out.read_text(encoding="utf-8")
+    capsys.readouterr()
+    _, user = show_prompt(out, "113", capsys)
+    assert ("REFERENCE ANSWER", "200") in sections(user, token_of(user))
