@@ -141,7 +141,13 @@ def references_in(
         pid = as_id(fields.get(row, "prompt_id"))
         answer = reference_of(row, mapped if isinstance(mapped, str) else None, cfg.get("turn", 1))
         if pid is None or answer is None:
-            report.file_problems.append(f"{path}:{row.line}: no prompt id or no reference answer")
+            missing = (
+                f"no prompt id (looked for {fields.names('prompt_id')})"
+                if pid is None
+                else f"no reference answer for turn {cfg.get('turn', 1)} (looked for "
+                f"{mapped if isinstance(mapped, str) else ', '.join(REFERENCE_FIELDS)})"
+            )
+            report.file_problems.append(f"{path}:{row.line}: {missing}")
             continue
         out.setdefault(pid, (answer, f"{path}:{row.line}"))
     return out

@@ -145,6 +145,11 @@ def test_turn_two_takes_the_second_reference_and_reference_guided_chooses_the_pr
         "113": "150",
     }
     assert set(PromptBuilder(t).contexts) == {"111", "112", "113"}
+    t = load_tournament(tournament(tmp_path, data="turn = [1, 2]"))
+    assert {p.id: p.reference for p in t.spec.prompts if p.id.startswith("111")} == {
+        "111-t1": "391",
+        "111-t2": "408",
+    }
     t = load_tournament(tournament(tmp_path, comparison='reference_guided = "none"'))
     assert PromptBuilder(t).contexts == {}
     t = load_tournament(tournament(tmp_path, comparison='reference_categories = ["writing"]'))
@@ -495,3 +500,15 @@ def test_init_with_mt_bench_references_writes_a_file_that_shows_them(
     capsys.readouterr()
     _, user = show_prompt(out, "113", capsys)
     assert ("REFERENCE ANSWER", "200") in sections(user, token_of(user))
+
+
+def test_a_reference_row_without_the_turn_is_named_with_file_and_line(tmp_path: Path) -> None:
+    mt_bench(tmp_path, {**REFERENCES, 113: ["200"]})
+    with pytest.raises(UserError) as info:
+        load_tournament(tournament(tmp_path, data="turn = 2"))
+    assert any(
+        d.endswith(
+            "gpt-4.jsonl:3: no reference answer for turn 2 (looked for reference, choices[0].turns, turns)"
+        )
+        for d in info.value.details
+    ), info.value.details
