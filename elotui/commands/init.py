@@ -133,6 +133,13 @@ def _contestants(files: list[Path]) -> tuple[list[tuple[str, str | None]], Path 
     return [(cid, str(f)) for cid, f in zip(ids, files, strict=True)], None
 
 
+DATA_COMMENTS = {
+    "prompts": "",
+    "responses": "   # one row per (prompt, contestant)",
+    "references": "   # reference answers, shown for [comparison] reference_categories",
+}
+
+
 def render(args: argparse.Namespace, out: Path) -> str:
     def rel(path: str | Path) -> str:
         return os.path.relpath(Path(path).resolve(), out.resolve().parent).replace(os.sep, "/")
@@ -162,12 +169,10 @@ def render(args: argparse.Namespace, out: Path) -> str:
         "",
         "[data]",
     ]
-    if args.prompts:
-        parts.append(f"prompts = {_toml(rel(args.prompts))}")
-    if long_file is not None:
-        parts.append(f"responses = {_toml(rel(long_file))}   # one row per (prompt, contestant)")
-    if references:
-        parts.append(f"references = {_toml(rel(references))}   # shown for [comparison] reference_categories")
+    files_named = {"prompts": args.prompts, "responses": long_file, "references": references}
+    parts += [
+        f"{key} = {_toml(rel(value))}{DATA_COMMENTS[key]}" for key, value in files_named.items() if value
+    ]
     parts += [
         'missing = "error"   # or "skip-prompt": leave out prompts that some contestant did not answer',
         '# turn = 1          # MT-bench files: which turn of `turns` to judge ("conversation": all of them)',
