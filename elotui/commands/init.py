@@ -133,6 +133,12 @@ def _contestants(files: list[Path]) -> tuple[list[tuple[str, str | None]], Path 
     return [(cid, str(f)) for cid, f in zip(ids, files, strict=True)], None
 
 
+def _all_files_exist(files: list[Path]) -> None:
+    for f in files:
+        if not f.is_file():
+            raise UserError(f"{f}: no such file")
+
+
 DATA_COMMENTS = {
     "prompts": "",
     "responses": "   # one row per (prompt, contestant)",
@@ -146,9 +152,7 @@ def render(args: argparse.Namespace, out: Path) -> str:
 
     files = [Path(f) for f in args.responses]
     references = getattr(args, "references", None)
-    for f in [*files, *(Path(x) for x in (args.prompts, references) if x)]:
-        if not f.is_file():
-            raise UserError(f"{f}: no such file")
+    _all_files_exist([*files, *(Path(x) for x in (args.prompts, references) if x)])
     contestants, long_file = _contestants(files)
     if len(contestants) < 2:
         raise UserError(
