@@ -196,7 +196,7 @@ class PromptBuilder:
             for inj in (False, True)
         }
         self._boundaries: dict[tuple[str, str], str] = {}
-        self._prefilled: dict[tuple[str, str, str, bool, bool], tuple[tuple[str, ...], Compiled]] = {}
+        self._prefilled: dict[tuple[str, str, bool, bool], tuple[tuple[str, ...], Compiled]] = {}
         if examples is None and tournament.spec.comparison.examples_file:
             examples = load_examples(tournament.resolve(tournament.spec.comparison.examples_file))
         self.index = ExampleIndex(examples) if examples else None
@@ -311,7 +311,7 @@ class PromptBuilder:
             prompt_id, boundary, prompt_text, condition == "injected", bool(example_block)
         )
         shown_a, shown_b = safe_a, safe_b
-        context = self.contexts.get(prompt_id)
+        context = self.contexts.get(prompt_id) if self.contexts else None
         if context is not None and context.conversation:
             shown_a = self._transcript(context, prompt_text, first_id, safe_a, "A", boundary)
             shown_b = self._transcript(context, prompt_text, second_id, safe_b, "B", boundary)
@@ -339,7 +339,7 @@ class PromptBuilder:
     ) -> tuple[tuple[str, ...], Compiled]:
         """The system message and the user template with everything but the per-call values filled in: the
         same for every pair of a prompt, so computed once per prompt (and condition)."""
-        key = (prompt_id, boundary, prompt_text, injected, with_example)
+        key = (boundary, prompt_text, injected, with_example)  # the boundary token names the prompt
         found = self._prefilled.get(key)
         if found is None:
             context = self.contexts.get(prompt_id)
