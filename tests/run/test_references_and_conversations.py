@@ -512,3 +512,24 @@ def test_a_reference_row_without_the_turn_is_named_with_file_and_line(tmp_path: 
         )
         for d in info.value.details
     ), info.value.details
+
+
+def test_a_run_after_a_changed_reference_sends_only_that_questions_calls(
+    tmp_path: Path, fake_llm: FakeLLMServer, capsys: pytest.CaptureFixture[str]
+) -> None:
+    mt_bench(tmp_path)
+    judge = fake_llm.judge_config("openai-compatible", id="j", model="m")
+    path = _live_tournament(tmp_path, "live", "1", judge)
+    path.write_text(
+        path.read_text().replace("turn = 1\n", 'turn = 1\nreferences = "reference_answer/gpt-4.jsonl"\n')
+    )
+    store = str(tmp_path / "live.sqlite")
+    assert main(["run", str(path), "--headless", "--store", store]) == 0
+    assert len(fake_llm.requests) == 8  # 4 questions x 1 pair x 2 orders
+    assert main(["run", str(path), "--headless", "--store", store]) == 0
+    assert len(fake_llm.requests) == 8  # nothing changed: nothing sent
+    mt_bench(tmp_path, {**REFERENCES, 113: ["two hundred", "150"]})
+    assert main(["run", str(path), "--headless", "--store", store]) == 0
+    sent = fake_llm.requests[8:]
+    assert len(sent) == 2 and all("two hundred" in r.user for r in sent)
+    assert all("What is 99 + 101?" in r.user for r in sent)
