@@ -419,7 +419,7 @@ def test_diagnose_with_a_turn_scope_equals_a_tournament_of_that_turn_alone(
 def test_a_table_of_some_prompts_equals_one_built_from_their_rows_alone() -> None:
     from elotui.rating.table import VerdictTable
 
-    rows = [
+    rows: list[tuple[str, str, str, str, str, int, str, str | None]] = [
         (f"q{i % 5}", "a" if i % 2 else "b", "b" if i % 2 else "a", f"j{i % 3}", "clean", 0, "ok", "first")
         for i in range(40)
     ]
