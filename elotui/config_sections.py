@@ -4,9 +4,9 @@ elotui.config, which assembles them into the whole file)."""
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 
 class _Strict(BaseModel):
@@ -59,15 +59,22 @@ class DataConfig(_Strict):
     responses: str | None = None
     missing: Literal["error", "skip-prompt"] = "error"
     allow_empty: bool = False  # an empty response is judged as it is (a note), not a coverage problem
-    turn: (
-        Annotated[int, Field(ge=1, le=100)]
-        | Literal["conversation"]
-        | list[Annotated[int, Field(ge=1, le=100)]]
-    ) = 1
-    references: str | None = (
-        None  # reference answers (MT-bench's reference_answer/*.jsonl; elotui.data_turns)
-    )
+    turn: int | Literal["conversation"] | list[int] = 1  # checked by _turn_value
+    references: str | None = None  # reference answers (MT-bench's reference_answer/*.jsonl)
     fields: DataFields = Field(default_factory=DataFields)
+
+    @field_validator("turn", mode="before")
+    @classmethod
+    def _turn_value(cls, value: Any) -> Any:
+        """One message for every wrong `turn` (not one per member of the union)."""
+        turns = value if isinstance(value, list) else [value]
+        numbers = all(isinstance(t, int) and not isinstance(t, bool) and 1 <= t <= 100 for t in turns)
+        if value == "conversation" or (numbers and turns and len(set(turns)) == len(turns)):
+            return value
+        raise ValueError(
+            'must be a turn number (1 to 100), "conversation", or a list of distinct turn numbers such as '
+            f"[1, 2]; got {value!r}"
+        )
 
 
 class TournamentMeta(_Strict):

@@ -75,7 +75,7 @@ def reference_of(row: Row, mapped: str | None, turn: int | str) -> str | list[st
             return None
         if turn == CONVERSATION:
             return texts
-        index = int(turn) - 1
+        index = turn - 1 if isinstance(turn, int) and not isinstance(turn, bool) and turn >= 1 else 0
         return texts[index] if index < len(texts) else None
     return None
 
@@ -167,10 +167,10 @@ def merge_each_turn(
     inline_ids = {p.get("id") for p in inline if isinstance(p, dict)} if isinstance(inline, list) else set()
     report = report_type()
     prompts: list[Any] = []
-    for n, turn in enumerate(data["data"]["turn"]):
-        if not isinstance(turn, int) or isinstance(turn, bool) or turn < 1:
-            report.toml_problems.append(f"data.turn: {turn!r} is not a turn number (1, 2, ...)")
-            continue
+    # a repeated turn is merged once; a wrong one not at all (the schema check names it); none left: turn 1
+    turns = [t for t in dict.fromkeys(data["data"]["turn"]) if isinstance(t, int) and not isinstance(t, bool)]
+    turns = [t for t in turns if t >= 1] or [1]
+    for n, turn in enumerate(turns):
         one = {**data, "data": {**data["data"], "turn": turn}}
         got = merge(one, base_dir)
         prompts += _turn_prompts(one["prompts"], inline_ids, turn, first=n == 0)

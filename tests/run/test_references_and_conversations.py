@@ -562,3 +562,17 @@ def test_hostile_files_cannot_close_a_reference_or_a_turn_in_show_prompt(
     fluent_first = [text for name, text in got if name.endswith("TURN 1") and text.startswith("381")]
     assert fluent_first == [row["choices"][0]["turns"][0].replace(b, "[boundary]")]
     assert user.count(f" {b}>>>") == 2 * len(got)  # no marker with the real token but the template's
+
+
+@pytest.mark.parametrize("turn", ['"conversations"', "[1, 0]", "[2, 2]", "true", "0", "[]"])
+def test_a_wrong_turn_is_one_clear_problem(
+    tmp_path: Path, turn: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    mt_bench(tmp_path)
+    assert main(["validate", str(tournament(tmp_path, data=f"turn = {turn}"))]) == 2
+    err = capsys.readouterr().err
+    assert err.count("problem") == 1 and "1 problem(s)" in err  # one line, not one per member of the union
+    assert (
+        'data.turn: must be a turn number (1 to 100), "conversation", or a list of distinct turn numbers'
+        in err
+    )
