@@ -28,6 +28,7 @@ from elotui.config_sections import (
     BaselinePairs,
     DataConfig,
     FileRef,
+    Reference,
     ReferenceConfig,
     SimulationConfig,
     TextOrFile,
@@ -150,7 +151,7 @@ class PromptConfig(_Strict):
     responses: dict[str, TextOrFile] = Field(default_factory=dict)
     reference_ranking: list[str] | None = None
     category: str | None = None
-    reference: str | list[str] | None = None  # the correct answer (a list: one per turn of a conversation)
+    reference: Reference | None = None  # the correct answer (a list: one per turn of a conversation)
     earlier_turns: list[str] = Field(default_factory=list)  # a conversation's user turns before `text`
     earlier_answers: dict[str, list[str]] = Field(default_factory=dict)  # contestant → its answers to them
     turn: int | None = Field(default=None, ge=1, le=100)  # the turn of a question judged at several turns

@@ -4,9 +4,9 @@ elotui.config, which assembles them into the whole file)."""
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, field_validator
 
 
 class _Strict(BaseModel):
@@ -20,6 +20,18 @@ class FileRef(_Strict):
 
 
 TextOrFile = str | FileRef
+
+
+def _reference_value(value: Any) -> Any:
+    """A prompt's `reference`: one text, or a list of texts (one per turn of a conversation)."""
+    if isinstance(value, str) or (
+        isinstance(value, list) and value and all(isinstance(v, str) for v in value)
+    ):
+        return value
+    raise ValueError(f"must be text, or a list of texts (one per turn of a conversation); got {value!r}")
+
+
+Reference = Annotated[str | list[str], BeforeValidator(_reference_value)]
 
 
 class SimulationConfig(_Strict):

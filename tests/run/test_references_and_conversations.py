@@ -576,3 +576,22 @@ def test_a_wrong_turn_is_one_clear_problem(
         'data.turn: must be a turn number (1 to 100), "conversation", or a list of distinct turn numbers'
         in err
     )
+
+
+def test_wrong_references_conversations_and_unguided_qualities_are_listed_in_one_run(tmp_path: Path) -> None:
+    path = tmp_path / "t.toml"
+    path.write_text(
+        '[tournament]\nname = "x"\n[[contestants]]\nid = "a"\n[[contestants]]\nid = "b"\n'
+        '[[prompts]]\nid = "q"\ntext = "Q"\nreference = 5\nearlier_turns = "x"\n'
+        'responses = { a = "1", b = "2" }\n'
+        '[[judges]]\nid = "j"\nprovider = "simulated"\n[judges.simulation]\nqualities = { a = 1, b = 2 }\n'
+        "unguided_qualities = { a = 1 }\n",
+        encoding="utf-8",
+    )
+    with pytest.raises(UserError) as info:
+        load_tournament(path)
+    assert info.value.details == [
+        f"{path}:10: prompts[0].reference: must be text, or a list of texts (one per turn of a conversation); got 5",
+        f"{path}:11: prompts[0].earlier_turns: expected an array, got str 'x'",
+        f"{path}:18: judges[0].simulation.unguided_qualities: missing contestant(s) b",
+    ]
