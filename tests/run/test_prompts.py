@@ -6,6 +6,7 @@ import re
 from pathlib import Path
 
 import pytest
+import tomli_w
 
 from elotui.config import load_tournament
 from elotui.errors import UserError
@@ -187,8 +188,6 @@ def _mt_tournament(tmp_path: Path, reference: str, earlier_turn: str, earlier_an
         ],
         "judges": [{"id": "j", "provider": "simulated", "simulation": {"qualities": {"a": 1, "b": 2}}}],
     }
-    import tomli_w
-
     path.write_text(tomli_w.dumps(data), encoding="utf-8")
     return PromptBuilder(load_tournament(path))
 

@@ -10,6 +10,7 @@ import re
 from pathlib import Path
 
 import pytest
+import tomli_w
 
 from elotui.cli import main
 from elotui.config import load_tournament
@@ -595,3 +596,50 @@ def test_wrong_references_conversations_and_unguided_qualities_are_listed_in_one
         f"{path}:11: prompts[0].earlier_turns: expected an array, got str 'x'",
         f"{path}:18: judges[0].simulation.unguided_qualities: missing contestant(s) b",
     ]
+
+
+def _arena(tmp_path: Path, guided: str) -> Path:
+    """Six contestants on 20 math prompts; the simulated judge sees the truth only with the reference."""
+    ids = [f"c{i}" for i in range(6)]
+    data = {
+        "tournament": {"name": "arena"},
+        "comparison": {"reference_guided": guided},
+        "contestants": [{"id": c} for c in ids],
+        "prompts": [
+            {
+                "id": f"m{p}",
+                "text": f"Compute item {p}.",
+                "category": "math",
+                "reference": str(p * 7),
+                "responses": {c: f"{c} says {p * 7 + i}" for i, c in enumerate(ids)},
+            }
+            for p in range(20)
+        ],
+        "judges": [
+            {
+                "id": "sim",
+                "provider": "simulated",
+                "simulation": {
+                    "noise": 50.0,
+                    "seed": 7,
+                    "qualities": {c: 1000.0 + 200 * i for i, c in enumerate(ids)},  # the truth
+                    "unguided_qualities": {c: 2000.0 - 200 * i for i, c in enumerate(ids)},  # reversed
+                },
+            }
+        ],
+    }
+    path = tmp_path / f"{guided}.toml"
+    path.write_text(tomli_w.dumps(data), encoding="utf-8")
+    return path
+
+
+def test_in_a_simulated_arena_the_reference_recovers_the_true_order(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from scipy.stats import kendalltau
+
+    truth = [f"c{i}" for i in range(6)][::-1]  # best first
+    for guided, tau in (("categories", 1.0), ("none", -1.0)):
+        order = _export_order(_arena(tmp_path, guided), tmp_path / f"{guided}.sqlite", capsys)
+        got, _ = kendalltau([truth.index(c) for c in order], list(range(6)))
+        assert got == pytest.approx(tau), (guided, order)
