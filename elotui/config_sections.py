@@ -71,7 +71,7 @@ class DataConfig(_Strict):
     responses: str | None = None
     missing: Literal["error", "skip-prompt"] = "error"
     allow_empty: bool = False  # an empty response is judged as it is (a note), not a coverage problem
-    turn: int | Literal["conversation"] | list[int] = 1  # checked by _turn_value
+    turn: int | Literal["conversation"] | list[int | Literal["conversation"]] = 1  # checked by _turn_value
     references: str | None = None  # reference answers (MT-bench's reference_answer/*.jsonl)
     fields: DataFields = Field(default_factory=DataFields)
 
@@ -80,12 +80,15 @@ class DataConfig(_Strict):
     def _turn_value(cls, value: Any) -> Any:
         """One message for every wrong `turn` (not one per member of the union)."""
         turns = value if isinstance(value, list) else [value]
-        numbers = all(isinstance(t, int) and not isinstance(t, bool) and 1 <= t <= 100 for t in turns)
-        if value == "conversation" or (numbers and turns and len(set(turns)) == len(turns)):
+        each = all(
+            t == "conversation" or (isinstance(t, int) and not isinstance(t, bool) and 1 <= t <= 100)
+            for t in turns
+        )
+        if each and turns and len(set(turns)) == len(turns):
             return value
         raise ValueError(
-            'must be a turn number (1 to 100), "conversation", or a list of distinct turn numbers such as '
-            f"[1, 2]; got {value!r}"
+            'must be a turn number (1 to 100), "conversation", or a list of distinct ones such as [1, 2] or '
+            f'[1, "conversation"]; got {value!r}'
         )
 
 

@@ -162,37 +162,67 @@ def merge_each_turn(
     data: dict[str, Any], base_dir: Path, merge: Callable[..., Any], report_type: type
 ) -> Any:
     """`[data] turn = [1, 2, ...]`: the data files merged once per turn, each turn's prompts under their own ids
-    (`turn_id`) with `turn` set; inline `[[prompts]]` once, as written. One report for all turns."""
+    (`turn_id`) with `turn` set; inline `[[prompts]]` once, as written. One report for all turns.
+
+    `"conversation"` in the list (MT-bench's `[1, "conversation"]`): each question's whole conversation, as the
+    prompts of its last turn; that turn may not be listed alone as well."""
     inline = data.get("prompts")
     inline_ids = {p.get("id") for p in inline if isinstance(p, dict)} if isinstance(inline, list) else set()
     report = report_type()
     prompts: list[Any] = []
     # a repeated turn is merged once; a wrong one not at all (the schema check names it); none left: turn 1
-    turns = [t for t in dict.fromkeys(data["data"]["turn"]) if isinstance(t, int) and not isinstance(t, bool)]
-    turns = [t for t in turns if t >= 1] or [1]
+    turns = [t for t in dict.fromkeys(data["data"]["turn"]) if t == CONVERSATION or _number(t)] or [1]
     for n, turn in enumerate(turns):
         one = {**data, "data": {**data["data"], "turn": turn}}
         got = merge(one, base_dir)
         prompts += _turn_prompts(one["prompts"], inline_ids, turn, first=n == 0)
         _add_report(report, got, turn)
-    data["prompts"] = prompts
+    data["prompts"] = _alone_or_in_conversation(prompts, set(turns), report)
     return report
 
 
-def _turn_prompts(prompts: list[Any], inline_ids: set[Any], turn: int, *, first: bool) -> list[Any]:
-    """One turn's merged prompts under their turn ids; the inline ones as written, from the first turn only."""
+def _number(turn: Any) -> bool:
+    return isinstance(turn, int) and not isinstance(turn, bool) and turn >= 1
+
+
+def _alone_or_in_conversation(prompts: list[Any], turns: set[Any], report: Any) -> list[Any]:
+    """The prompts, but a conversation ending at a turn that is also judged alone (one problem for all)."""
+    clash = [
+        p
+        for p in prompts
+        if isinstance(p, dict) and p.get("earlier_turns") is not None and p.get("turn") in turns
+    ]
+    if clash:
+        turn = clash[0]["turn"]
+        report.toml_problems.append(
+            f"data.turn: {len(clash)} conversation(s) end at turn {turn}, which is also listed alone: list "
+            f'it once (a number: judged alone; "conversation": judged with the turns before it)'
+        )
+    return [p for p in prompts if not any(p is c for c in clash)]
+
+
+def _turn_prompts(prompts: list[Any], inline_ids: set[Any], turn: int | str, *, first: bool) -> list[Any]:
+    """One turn's merged prompts under their turn ids (a conversation's: its last turn's); the inline ones as
+    written, from the first turn only."""
     out: list[Any] = []
     for p in prompts:
         if isinstance(p, dict) and p.get("id") not in inline_ids:
-            out.append({**p, "id": turn_id(str(p["id"]), turn), "turn": turn})
+            earlier = p.get("earlier_turns")
+            n = turn if isinstance(turn, int) else len(earlier) + 1 if isinstance(earlier, list) else 1
+            out.append({**p, "id": turn_id(str(p["id"]), n), "turn": n})
         elif first:
             out.append(p)
     return out
 
 
-def _add_report(report: Any, got: Any, turn: int) -> None:
+def _add_report(report: Any, got: Any, turn: int | str) -> None:
     report.files.update(got.files)
-    report.skipped.update({turn_id(k, turn): v for k, v in got.skipped.items()})
+    report.skipped.update(
+        {
+            turn_id(k, turn) if isinstance(turn, int) else f"{k} (conversation)": v
+            for k, v in got.skipped.items()
+        }
+    )
     for name in ("notes", "toml_problems", "file_problems"):
         seen = getattr(report, name)
         seen += [line for line in getattr(got, name) if line not in seen]

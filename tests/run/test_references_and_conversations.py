@@ -16,7 +16,7 @@ from elotui.cli import main
 from elotui.config import load_tournament
 from elotui.errors import UserError
 from elotui.run.prompts import PromptBuilder, boundary_token
-from tests.servers.fake_llm import FakeLLMServer
+from tests.servers.fake_llm import FakeLLMServer, Request
 
 MODELS = ["right", "fluent"]
 QUESTIONS = [
@@ -574,8 +574,8 @@ def test_a_wrong_turn_is_one_clear_problem(
     err = capsys.readouterr().err
     assert err.count("problem") == 1 and "1 problem(s)" in err  # one line, not one per member of the union
     assert (
-        'data.turn: must be a turn number (1 to 100), "conversation", or a list of distinct turn numbers'
-        in err
+        'data.turn: must be a turn number (1 to 100), "conversation", or a list of distinct ones such as [1, 2] or '
+        '[1, "conversation"]' in err
     )
 
 
@@ -643,3 +643,47 @@ def test_in_a_simulated_arena_the_reference_recovers_the_true_order(
         order = _export_order(_arena(tmp_path, guided), tmp_path / f"{guided}.sqlite", capsys)
         got, _ = kendalltau([truth.index(c) for c in order], list(range(6)))
         assert got == pytest.approx(tau), (guided, order)
+
+
+def prefer_the_longer_last_answer(request: Request) -> str:
+    """A judge that reads conversations: the longer answer to the last user turn wins (tie when equal)."""
+    last = {}
+    for slot in "AB":
+        found = re.findall(
+            rf"<<<ASSISTANT {slot} TURN \d+ \w+>>>\n(.*?)\n<<<END ASSISTANT", request.user, re.DOTALL
+        )
+        last[slot] = found[-1] if found else ""
+    a, b = len(last["A"]), len(last["B"])
+    return "A" if a > b else "B" if b > a else "tie"
+
+
+def test_mt_benchs_turn_one_alone_and_turn_two_in_its_conversation_in_one_tournament(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    mt_bench(tmp_path)
+    with FakeLLMServer(verdict_fn=prefer_the_longer_last_answer) as server:
+        judge = server.judge_config("openai-compatible", id="j", model="m")
+        both = _live_tournament(tmp_path, "both", '[1, "conversation"]', judge)
+        t = load_tournament(both)
+        assert t.prompt_ids == ["81-t1", "111-t1", "112-t1", "113-t1", "81-t2", "111-t2", "112-t2", "113-t2"]
+        p = {p.id: p for p in t.spec.prompts}
+        assert (p["111-t1"].earlier_turns, p["111-t2"].earlier_turns) == ([], ["What is 17 * 23?"])
+        second = _export(both, capsys, "--turn", "2")
+        alone = _export(_live_tournament(tmp_path, "alone", '"conversation"', judge), capsys)
+        first = _export(both, capsys, "--turn", "1")
+        user_two = [r.user for r in server.requests if "And 17 * 24?" in r.user]
+    assert second == alone and first != second
+    # each turn-2 call showed the whole conversation: turn 1's question and both contestants' first answers
+    assert user_two and all("What is 17 * 23?" in u and "391" in u and "381" in u for u in user_two)
+
+
+def test_a_turn_both_alone_and_ending_a_conversation_is_one_problem(tmp_path: Path) -> None:
+    mt_bench(tmp_path)
+    with pytest.raises(UserError) as info:
+        load_tournament(tournament(tmp_path, data='turn = [2, "conversation"]'))
+    assert [d.split(": ", 1)[1] for d in info.value.details] == [
+        (
+            "data.turn: 4 conversation(s) end at turn 2, which is also listed alone: list it once (a number: "
+            'judged alone; "conversation": judged with the turns before it)'
+        )
+    ]
