@@ -28,6 +28,7 @@ from elotui.config_sections import (
     BaselinePairs,
     DataConfig,
     FileRef,
+    Reference,
     ReferenceConfig,
     SimulationConfig,
     TextOrFile,
@@ -155,6 +156,10 @@ class PromptConfig(_Strict):
     responses: dict[str, TextOrFile] = Field(default_factory=dict)
     reference_ranking: list[str] | None = None
     category: str | None = None
+    reference: Reference | None = None  # the correct answer (a list: one per turn of a conversation)
+    earlier_turns: list[str] = Field(default_factory=list)  # a conversation's user turns before `text`
+    earlier_answers: dict[str, list[str]] = Field(default_factory=dict)  # contestant → its answers to them
+    turn: int | None = Field(default=None, ge=1, le=100)  # the turn of a question judged at several turns
 
 
 def _clean_only() -> list[Condition]:
@@ -181,6 +186,8 @@ class ComparisonConfig(_Strict):
     max_cost: float | None = Field(default=None, ge=0, le=1_000_000)
     system_template: TextOrFile | None = None
     user_template: TextOrFile | None = None
+    reference_guided: Literal["categories", "all", "none"] = "categories"
+    reference_categories: list[str] = Field(default_factory=lambda: ["math", "reasoning", "coding"])
 
     @field_validator("conditions")
     @classmethod

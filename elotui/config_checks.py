@@ -66,6 +66,30 @@ def _check_prompt(
         for cid in (ranking if isinstance(ranking, list) else [])
         if isinstance(cid, str) and cid not in declared
     ]
+    _check_conversation(i, prompt, generated, problems)
+
+
+def _check_conversation(i: int, prompt: dict[str, Any], generated: set[str], problems: list[str]) -> None:
+    """A prompt with earlier turns: every contestant that answers it gives one earlier answer per earlier turn
+    (a generator cannot: it answers single prompts)."""
+    turns = prompt.get("earlier_turns")
+    if not isinstance(turns, list) or not turns:
+        return
+    answers = _table(prompt, "earlier_answers")
+    responses = _table(prompt, "responses")
+    for cid in sorted(set(responses) | generated):
+        given = answers.get(cid)
+        if cid in generated and cid not in responses:
+            problems.append(
+                f"prompts[{i}].earlier_turns: contestant '{cid}' has a generator, which cannot answer a "
+                "conversation"
+            )
+        elif not isinstance(given, list) or len(given) != len(turns):
+            count = len(given) if isinstance(given, list) else 0
+            problems.append(
+                f"prompts[{i}].earlier_answers: contestant '{cid}' gives {count} earlier answer(s) for "
+                f"{len(turns)} earlier turn(s)"
+            )
 
 
 def _check_qualities(key: str, given: set[str], declared: set[str], problems: list[str]) -> None:
@@ -120,6 +144,9 @@ def cross_checks(data: dict[str, Any], *, coverage: bool = True) -> list[str]:
         qualities = _table(_table(judge, "simulation"), "qualities")
         if "simulation" in judge and isinstance(judge.get("simulation"), dict):
             _check_qualities(f"judges[{i}].simulation.qualities", set(qualities), declared, problems)
+            if "unguided_qualities" in judge["simulation"]:
+                unguided = set(_table(judge["simulation"], "unguided_qualities"))
+                _check_qualities(f"judges[{i}].simulation.unguided_qualities", unguided, declared, problems)
     problems += _references(data, declared)
     problems += _screen(data)
     problems += plan_too_large(len(contestants), len(prompts), len(judges), _table(data, "comparison"))

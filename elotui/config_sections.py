@@ -4,9 +4,9 @@ elotui.config, which assembles them into the whole file)."""
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, field_validator
 
 
 class _Strict(BaseModel):
@@ -20,6 +20,18 @@ class FileRef(_Strict):
 
 
 TextOrFile = str | FileRef
+
+
+def _reference_value(value: Any) -> Any:
+    """A prompt's `reference`: one text, or a list of texts (one per turn of a conversation)."""
+    if isinstance(value, str) or (
+        isinstance(value, list) and value and all(isinstance(v, str) for v in value)
+    ):
+        return value
+    raise ValueError(f"must be text, or a list of texts (one per turn of a conversation); got {value!r}")
+
+
+Reference = Annotated[str | list[str], BeforeValidator(_reference_value)]
 
 
 class SimulationConfig(_Strict):
@@ -36,6 +48,8 @@ class SimulationConfig(_Strict):
     tie_margin: float = Field(default=0.0, ge=0, le=10_000)
     invalid_rate: float = Field(default=0.0, ge=0, le=1)
     seed: int = Field(default=0, ge=0, le=2**63 - 1)
+    # the qualities the judge perceives when its prompt shows no reference answer (None: always `qualities`)
+    unguided_qualities: dict[str, float] | None = None
 
 
 class DataFields(_Strict):
@@ -47,6 +61,7 @@ class DataFields(_Strict):
     reference_ranking: str | None = None
     response: str | None = None
     contestant: str | None = None
+    reference: str | None = None
 
 
 class DataConfig(_Strict):
@@ -56,8 +71,25 @@ class DataConfig(_Strict):
     responses: str | None = None
     missing: Literal["error", "skip-prompt"] = "error"
     allow_empty: bool = False  # an empty response is judged as it is (a note), not a coverage problem
-    turn: int = Field(default=1, ge=1, le=100)
+    turn: int | Literal["conversation"] | list[int | Literal["conversation"]] = 1  # checked by _turn_value
+    references: str | None = None  # reference answers (MT-bench's reference_answer/*.jsonl)
     fields: DataFields = Field(default_factory=DataFields)
+
+    @field_validator("turn", mode="before")
+    @classmethod
+    def _turn_value(cls, value: Any) -> Any:
+        """One message for every wrong `turn` (not one per member of the union)."""
+        turns = value if isinstance(value, list) else [value]
+        each = all(
+            t == "conversation" or (isinstance(t, int) and not isinstance(t, bool) and 1 <= t <= 100)
+            for t in turns
+        )
+        if each and turns and len(set(turns)) == len(turns):
+            return value
+        raise ValueError(
+            'must be a turn number (1 to 100), "conversation", or a list of distinct ones such as [1, 2] or '
+            f'[1, "conversation"]; got {value!r}'
+        )
 
 
 class TournamentMeta(_Strict):

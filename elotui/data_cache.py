@@ -18,7 +18,7 @@ import marshal
 from pathlib import Path
 from typing import Any
 
-from elotui import data_files, data_rows, disk_cache, files
+from elotui import data_files, data_rows, data_turns, disk_cache, files
 from elotui.data_files import DataReport, data_path, merge_data_files
 from elotui.errors import UserError
 
@@ -53,7 +53,9 @@ def _name(base_dir: Path, source: bytes) -> str | None:
     """The cache file's name: the hash of the tournament file, its folder and the merging code (None where that
     code cannot be read: then nothing is kept)."""
     try:
-        code = b"".join(Path(m.__file__ or "").read_bytes() for m in (data_files, data_rows, files))
+        code = b"".join(
+            Path(m.__file__ or "").read_bytes() for m in (data_files, data_rows, data_turns, files)
+        )
     except OSError:
         return None
     digest = hashlib.sha256(code + b"\0" + str(base_dir.resolve()).encode() + b"\0" + source).hexdigest()

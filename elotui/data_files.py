@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from elotui import data_turns
 from elotui.data_rows import Row, found, parse_path, pick, read_rows
 from elotui.errors import UserError
 from elotui.files import read_regular_file
@@ -140,6 +141,7 @@ class _Loader:
             mapping if isinstance(mapping, dict) else {}, _turn(self.cfg.get("turn")), self.report
         )
         self.skip = self.cfg.get("missing") == "skip-prompt"
+        self.conversation = self.cfg.get("turn") == data_turns.CONVERSATION
         self.allow_empty = self.cfg.get("allow_empty") is True
         raw = data.get("contestants")
         self.contestants = [c for c in raw if isinstance(c, dict)] if isinstance(raw, list) else []
@@ -189,7 +191,8 @@ class _Loader:
         path, rows = got
         f = self.fields
         for row in rows:
-            text = f.get(row, "text")
+            conversation = data_turns.conversation_prompt(row) if self.conversation else None
+            text = conversation[0] if conversation is not None else f.get(row, "text")
             if not isinstance(text, str) or not text.strip():
                 self.report.file_problems.append(
                     f"{path}:{row.line}: no prompt text (looked for {f.names('text')})"
@@ -202,6 +205,8 @@ class _Loader:
                 )
                 continue
             prompt: dict[str, Any] = {"id": pid, "text": text, "responses": {}}
+            if conversation is not None:
+                prompt["earlier_turns"] = conversation[1]
             category = f.get(row, "category")
             if category is not None:
                 prompt["category"] = str(category)
@@ -258,8 +263,19 @@ class _Loader:
                     f"{path}:{row.line}: the response is not text ({type(text).__name__})"
                 )
                 continue
+            answers = data_turns.conversation_answers(row) if self.conversation else None
+            if answers is not None:
+                text = data_turns.put_conversation(
+                    by_id[pid], cid, answers, f"{path}:{row.line}", self.report.file_problems
+                )
             self._put(by_id[pid], cid, text or "", (path, row.line))
         self._unmatched(path, key, unknown_prompts, undeclared)
+
+    def load_references(self, relative: str) -> None:
+        got = self._rows("data.references", relative)
+        if got is not None:
+            refs = data_turns.references_in(*got, self.fields, _as_id, self.cfg, self.report)
+            data_turns.attach_references(self.prompts, refs, self.report.notes, self.report.file_problems)
 
     def _prompt_of(self, row: Row, by_id: dict[str, dict[str, Any]]) -> str | None:
         pid = _as_id(self.fields.get(row, "prompt_id"))
@@ -391,6 +407,8 @@ def merge_data_files(data: dict[str, Any], base_dir: Path) -> DataReport | None:
     `data["prompts"]` (in place). None when the file names no data files (inline only: nothing to do)."""
     if not uses_data_files(data):
         return None
+    if isinstance(data.get("data"), dict) and isinstance(data["data"].get("turn"), list):
+        return data_turns.merge_each_turn(data, base_dir, merge_data_files, DataReport)  # type: ignore[arg-type]
     loader = _Loader(data, base_dir)
     prompts_file = loader.cfg.get("prompts")
     if isinstance(prompts_file, str):
@@ -406,6 +424,9 @@ def merge_data_files(data: dict[str, Any], base_dir: Path) -> DataReport | None:
         loader.report.toml_problems.append(
             "data: no prompts (give [data] prompts, [[prompts]], or response rows that carry the prompt's text)"
         )
+    references = loader.cfg.get("references")
+    if isinstance(references, str):
+        loader.load_references(references)
     loader.coverage()
     data["prompts"] = loader.prompts
     return loader.report

@@ -97,9 +97,24 @@ class TournamentSession:
 
     # --- leaderboards --------------------------------------------------------------------------------------------
 
-    def scope_prompts(self, prompt: str | None = None, category: str | None = None) -> list[str] | None:
-        """The prompts of a scope: one prompt, one category's prompts, or None (every prompt). Raises UserError
-        for an unknown prompt or category."""
+    def scope_prompts(
+        self, prompt: str | None = None, category: str | None = None, turn: int | None = None
+    ) -> list[str] | None:
+        """The prompts of a scope: one prompt, one category's prompts, one turn's (`[data] turn = [1, 2]`), or
+        None (every prompt). Raises UserError for an unknown prompt, category or turn."""
+        if turn is None:
+            return self._scope_prompts(prompt, category)
+        turns = {p.id: p.turn for p in self.tournament.spec.prompts}
+        if turn not in turns.values():
+            known = sorted({n for n in turns.values() if n is not None})
+            raise UserError(
+                f"turn {turn} is not judged in {self.tournament.path.name} "
+                f"({'turns: ' + ', '.join(map(str, known)) if known else 'give [data] turn = [1, 2] to judge several'})"
+            )
+        chosen = self._scope_prompts(prompt, category)
+        return [p for p in (chosen if chosen is not None else turns) if turns[p] == turn]
+
+    def _scope_prompts(self, prompt: str | None, category: str | None) -> list[str] | None:
         t = self.tournament
         if prompt is not None and prompt not in t.prompt_ids:
             raise UserError(f"prompt '{prompt}' is not in {t.path.name} (prompts: {listing(t.prompt_ids)})")
@@ -125,10 +140,11 @@ class TournamentSession:
         judge: str | None = None,
         once: bool = False,
         drop_to_flip: bool = False,
+        turn: int | None = None,
     ) -> Leaderboard:
         """The leaderboard of the current plan (no judge calls). `threshold` / `method` override `[ranking]`;
-        `prompt`, `category` and `judge` restrict the scope (to one prompt, one category's prompts, one judge's
-        verdicts). Raises UserError for an unknown prompt, category or judge, a bad threshold or
+        `prompt`, `category`, `turn` and `judge` restrict the scope (to one prompt, one category's prompts, one
+        turn's prompts, one judge's verdicts). Raises UserError for an unknown prompt, category or judge, a bad threshold or
         method, or a store without a plan.
 
         `drop_to_flip`: fill in each adjacent row's `drop_to_flip` and `fragile` (elotui.rating.drop_to_flip).
@@ -145,7 +161,7 @@ class TournamentSession:
         chosen_method = settings.method if method is None else method
         if chosen_method not in SCREEN_METHODS:
             raise UserError(f"method must be one of {', '.join(SCREEN_METHODS)}, not {chosen_method!r}")
-        prompts = self.scope_prompts(prompt, category)
+        prompts = self.scope_prompts(prompt, category, turn)
         if judge is not None and judge not in t.judge_ids:
             raise UserError(f"judge '{judge}' is not in {t.path.name} (judges: {', '.join(t.judge_ids)})")
         columns = self.store.verdict_columns(keep=not once)
@@ -266,9 +282,11 @@ class TournamentSession:
         max_permutations: int | None = None,
         inputs: DiagnoseInputs | None = None,
         pairs: bool = False,
+        turn: int | None = None,
     ) -> DiagnoseReport:
         """The diagnose report (docs/diagnose.md) of `table` (default: the current plan's). `method` rates the
-        reference comparison (default `[ranking] method`); `max_permutations` caps the Elo orders (the TUI)."""
+        reference comparison (default `[ranking] method`); `max_permutations` caps the Elo orders (the TUI);
+        `turn`: only the prompts of that turn (`[data] turn = [1, 2]`)."""
         from elotui.rating.diagnostics import diagnose  # lazy: keeps `elotui --help` fast
 
         inputs = inputs or self.diagnose_inputs()
@@ -276,8 +294,9 @@ class TournamentSession:
         if max_permutations is not None:
             options = options.replace(permutations=min(options.permutations, max_permutations))
         columns = self.store.verdict_columns() if table is None or pairs else None  # read once for both
+        table, in_turn = self._turn_table(self.plan_table(columns) if table is None else table, turn)
         report = diagnose(
-            self.plan_table(columns) if table is None else table,
+            table,
             human_votes=cast("list[Mapping[str, Any]] | None", inputs.human_votes),
             reference_ranking=inputs.reference_ranking,
             prompt_references=inputs.prompt_references,
@@ -294,15 +313,16 @@ class TournamentSession:
             pairs
         ):  # one row per (prompt, pair): its majority class and how the judges split (rating.pair_summary)
             assert columns is not None
-            report["pairs"] = [s.as_record() for s in self.pair_summaries(columns=columns)]
-            report["drop_to_flip"] = self._drop_to_flip_report(columns)
+            summaries = self.pair_summaries(columns=columns)
+            report["pairs"] = [s.as_record() for s in summaries if in_turn is None or s.prompt in in_turn]
+            report["drop_to_flip"] = self._drop_to_flip_report(table)
         return cast(DiagnoseReport, report)
 
-    def _drop_to_flip_report(self, columns: Any) -> list[dict[str, Any]]:
-        """The leaderboard's adjacent orders and how few verdicts each rests on (elotui.rating.drop_to_flip)."""
+    def _drop_to_flip_report(self, table: VerdictTable) -> list[dict[str, Any]]:
+        """The leaderboard's adjacent orders and how few verdicts each rests on (elotui.rating.drop_to_flip), over
+        the diagnosed table (one turn's prompts with a turn scope)."""
         from elotui.rating.drop_to_flip import flip_records
 
-        table = self.plan_table(columns)
         threshold = self.tournament.spec.ranking.threshold
         g = scoped_games(table, threshold=threshold, options=self.options)
         board = rank_games(
@@ -313,6 +333,13 @@ class TournamentSession:
             options=self.options,
         )
         return flip_records(board, table.contestants, g, self.options)
+
+    def _turn_table(self, table: VerdictTable, turn: int | None) -> tuple[VerdictTable, set[str] | None]:
+        """(the table of one turn's prompts, those prompts), or (`table`, None) without a turn."""
+        if turn is None:
+            return table, None
+        chosen = self.scope_prompts(turn=turn) or []
+        return table.of_prompts(chosen), set(chosen)
 
     # --- pairs, judges and texts ---------------------------------------------------------------------------------
 
@@ -386,6 +413,13 @@ class TournamentSession:
         """The response as the file gives it, else the stored generation (None: not produced yet)."""
         text = self.tournament.responses.get((prompt, contestant))
         return text if text is not None else self.store.generated_text(prompt, contestant)
+
+    def shown_response(self, prompt: str, contestant: str) -> str | None:
+        """`response_text` as the pairs pane shows it: in a conversation, every turn, user and answer, in order."""
+        from elotui.run.context_blocks import readable_conversation
+
+        text = self.response_text(prompt, contestant)
+        return None if text is None else readable_conversation(self.tournament, prompt, contestant, text)
 
     def judge_kinds(self) -> Mapping[str, str]:
         """judge id -> "live", "replay" or "simulated" (what the screen labels)."""

@@ -30,6 +30,9 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
     )
     add_tournament_arg(p)
     p.add_argument("--format", choices=("text", "json"), default="text", help="output format (default: text)")
+    p.add_argument(
+        "--turn", type=int, metavar="N", help="only the prompts of one turn (of [data] turn = [1, 2, ...])"
+    )
     add_store_arg(p)
     add_output_arg(p)
     p.set_defaults(handler=run)
@@ -46,7 +49,7 @@ def run(args: argparse.Namespace) -> int:
             inputs.problems
         ):  # a broken votes log is bad input for `elotui diagnose` (the TUI reports and goes on)
             raise inputs.problems[0]
-        report = session.diagnose_report(inputs=inputs, pairs=True)
+        report = session.diagnose_report(inputs=inputs, pairs=True, turn=args.turn)
     with output_stream(args.output) as out:
         if args.format == "json":
             json.dump(report, out, indent=2, ensure_ascii=False)

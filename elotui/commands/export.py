@@ -25,6 +25,9 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
     p.add_argument("--format", choices=("csv", "json"), default="csv", help="output format (default: csv)")
     p.add_argument("--prompt", metavar="ID", help="rank a single prompt")
     p.add_argument("--category", metavar="C", help="rank the prompts of one category")
+    p.add_argument(
+        "--turn", type=int, metavar="N", help="rank the prompts of one turn (of [data] turn = [1, 2, ...])"
+    )
     p.add_argument("--judge", metavar="ID", help="rank one judge's verdicts")
     add_output_arg(p)
     add_store_arg(p)
@@ -63,6 +66,7 @@ def _export(args: argparse.Namespace) -> int:
             judge=args.judge,
             once=True,
             drop_to_flip=args.format == "json",
+            turn=args.turn,
         )
         provenance = session.provenance() if args.format == "json" else None
     finally:

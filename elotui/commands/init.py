@@ -62,6 +62,12 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
         action="store_true",
         help="judge an empty response as it is (default: it counts as missing)",
     )
+    p.add_argument(
+        "--references",
+        metavar="FILE",
+        help="reference answers (MT-bench's reference_answer/gpt-4.jsonl), shown to the judge for the "
+        "math, reasoning and coding prompts",
+    )
     p.add_argument("-n", "--name", help="the tournament's name (default: from the prompts file)")
     p.add_argument(
         "-o", "--output", metavar="PATH", default="tournament.toml", help="default: tournament.toml"
@@ -154,14 +160,26 @@ def _gap_lines(missing: str, allow_empty: bool) -> list[str]:
     ]
 
 
+def _all_files_exist(files: list[Path]) -> None:
+    for f in files:
+        if not f.is_file():
+            raise UserError(f"{f}: no such file")
+
+
+DATA_COMMENTS = {
+    "prompts": "",
+    "responses": "   # one row per (prompt, contestant)",
+    "references": "   # reference answers, shown for [comparison] reference_categories",
+}
+
+
 def render(args: argparse.Namespace, out: Path) -> str:
     def rel(path: str | Path) -> str:
         return os.path.relpath(Path(path).resolve(), out.resolve().parent).replace(os.sep, "/")
 
     files = [Path(f) for f in args.responses]
-    for f in [*files, *([Path(args.prompts)] if args.prompts else [])]:
-        if not f.is_file():
-            raise UserError(f"{f}: no such file")
+    references = getattr(args, "references", None)
+    _all_files_exist([*files, *(Path(x) for x in (args.prompts, references) if x)])
     contestants, long_file = _contestants(files)
     if len(contestants) < 2:
         raise UserError(
@@ -182,13 +200,13 @@ def render(args: argparse.Namespace, out: Path) -> str:
         "",
         "[data]",
     ]
-    if args.prompts:
-        parts.append(f"prompts = {_toml(rel(args.prompts))}")
-    if long_file is not None:
-        parts.append(f"responses = {_toml(rel(long_file))}   # one row per (prompt, contestant)")
+    files_named = {"prompts": args.prompts, "responses": long_file, "references": references}
+    parts += [
+        f"{key} = {_toml(rel(value))}{DATA_COMMENTS[key]}" for key, value in files_named.items() if value
+    ]
     parts += [
         *_gap_lines(args.missing, args.allow_empty),
-        "# turn = 1          # MT-bench files: which turn of `turns` to judge",
+        '# turn = 1          # MT-bench files: which turn of `turns` to judge ("conversation": all of them)',
         "",
         "[comparison]",
         "both_orders = true  # AB and BA: a judge's position bias shows, and cancels out",

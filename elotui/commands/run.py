@@ -30,6 +30,9 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
         "--show-prompt", action="store_true", help="print one fully rendered judge prompt and exit"
     )
     p.add_argument(
+        "--prompt", metavar="ID", help="with --show-prompt: the prompt whose first comparison to print"
+    )
+    p.add_argument(
         "--max-cost",
         type=float,
         metavar="X",

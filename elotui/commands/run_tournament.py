@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import difflib
 import sys
 from typing import IO
 
@@ -25,6 +26,8 @@ def run_tournament(args: argparse.Namespace) -> int:
     tournament = load_tournament(args.tournament)
     if args.max_cost is not None and args.max_cost < 0:
         raise UserError("--max-cost must be >= 0")
+    if getattr(args, "prompt", None) is not None and not args.show_prompt:
+        raise UserError("--prompt goes with --show-prompt (it picks the prompt to print)")
     if args.dry_run or args.show_prompt:  # they call nobody: a missing key is only worth a warning
         for who, var in tournament.missing_api_keys():
             print(f"warning: {who}: environment variable {var} is not set (needed to run)", file=sys.stderr)
@@ -38,7 +41,7 @@ def run_tournament(args: argparse.Namespace) -> int:
         if args.dry_run:
             return _dry_run(tournament, store, builder, args.no_delay, sys.stdout)
         if args.show_prompt:
-            return _show_prompt(tournament, store, builder, sys.stdout)
+            return _show_prompt(tournament, store, builder, sys.stdout, getattr(args, "prompt", None))
         max_cost = args.max_cost if args.max_cost is not None else tournament.spec.comparison.max_cost
         active = None if args.force else live_run(store)
         if args.headless:
@@ -154,12 +157,18 @@ async def _close_all(judges: dict[str, Judge]) -> None:
         await judge.aclose()
 
 
-def _show_prompt(tournament: Tournament, store: Store, builder: PromptBuilder, out: IO[str]) -> int:
+def _show_prompt(
+    tournament: Tournament, store: Store, builder: PromptBuilder, out: IO[str], wanted: str | None = None
+) -> int:
     from elotui.run.estimate import first_prompt
     from elotui.run.plan import build_plan
 
-    rendered = first_prompt(tournament, store, builder)
-    first = build_plan(tournament).comparisons[0]
+    if wanted is not None and wanted not in tournament.prompt_ids:
+        close = difflib.get_close_matches(wanted, tournament.prompt_ids, n=1)
+        hint = f" (did you mean '{close[0]}'?)" if close else ""
+        raise UserError(f"--prompt: no prompt '{wanted}' in {tournament.path}{hint}")
+    rendered = first_prompt(tournament, store, builder, wanted)
+    first = next(c for c in build_plan(tournament).comparisons if wanted in (None, c.prompt))
     print(
         f"# first planned comparison: prompt {first.prompt}, judge {first.judge}, condition {first.condition}",
         file=out,

@@ -54,6 +54,10 @@ def _validate(args: argparse.Namespace) -> int:
     )
     if t.data is not None and t.data.files:
         print(f"  data files: {', '.join(one_line(f) for f in t.data.files)}")
+    from elotui.run.context_blocks import summary
+
+    for line in summary(t):
+        print(f"  {line}")
     return 0
 
 

@@ -5,6 +5,10 @@ For a presentation (first, second):
         + N(0, noise)
 |d| < tie_margin → tie; otherwise first wins with probability 1 / (1 + 10^(-d / 400)).
 With probability `invalid_rate` the reply is unparseable (status invalid). The reasoning says it is simulated.
+
+`unguided_qualities` (optional) are the qualities the judge perceives when its prompt shows no reference answer
+(no `<<<REFERENCE ANSWER ...>>>` marker with a boundary token): a judge that is right only with the reference
+(`qualities` the truth, `unguided_qualities` what a fluent wrong answer looks like without it).
 """
 
 from __future__ import annotations
@@ -13,6 +17,7 @@ import asyncio
 import hashlib
 import json
 import random
+import re
 
 from elotui.config import EndpointConfig, SimulationConfig
 from elotui.judges.base import Completion, JudgeKind, JudgeReply, JudgeRequest
@@ -20,6 +25,7 @@ from elotui.judges.offline import OfflineJudge
 from elotui.judges.parse import parse_verdict
 from elotui.vocab import win_probability
 
+REFERENCE_MARKER = re.compile(r"<<<REFERENCE ANSWER(?: TURN \d+)? [0-9a-f]{16}>>>")
 INVALID_TEXT = "I cannot decide which response is better. (simulated unparseable reply)"
 
 
@@ -34,11 +40,19 @@ class SimulatedJudge(OfflineJudge):
         self.sim: SimulationConfig = config.simulation
 
     def identity(self) -> dict[str, object]:
-        return {"provider": "simulated", **self.sim.model_dump()}
+        # without the options left unset, so that adding an option keeps every earlier key
+        return {"provider": "simulated", **self.sim.model_dump(exclude_none=True)}
 
     def _rng(self, key: str) -> random.Random:
         digest = hashlib.sha256(f"{self.sim.seed}\x00{key}".encode()).digest()
         return random.Random(int.from_bytes(digest[:8], "big"))
+
+    def _qualities(self, user: str) -> dict[str, float]:
+        """`qualities`, or `unguided_qualities` when it is set and the prompt shows no reference."""
+        unguided = self.sim.unguided_qualities
+        if unguided is None or REFERENCE_MARKER.search(user):
+            return self.sim.qualities
+        return unguided
 
     def answer(self, request: JudgeRequest) -> JudgeReply:
         """The verdict, at once, without counters (pure function of the request and the parameters; `judge` gives
@@ -46,7 +60,7 @@ class SimulatedJudge(OfflineJudge):
         p = request.presentation
         if p is None:
             return JudgeReply(status="error", error=f"judge {self.id}: judge() needs a presentation")
-        q = self.sim.qualities
+        q = self._qualities(request.user)
         for cid in (p.first, p.second):
             if cid not in q:
                 return JudgeReply(

@@ -317,6 +317,17 @@ class VerdictTable:
         out._n = len(rows)
         return out
 
+    def of_prompts(self, prompts: Sequence[str]) -> VerdictTable:
+        """A new table of these prompts only (their rows; its prompt list is `prompts`, in that order)."""
+        out = self.subset(self.scope_mask(prompts=prompts))
+        recode = np.full(max(len(self.prompts), 1), -1, dtype=np.int32)
+        for new, name in enumerate(prompts):
+            if name in self._prompts.index:
+                recode[self._prompts.index[name]] = new
+        out._prompts = Codebook.of(prompts)
+        out._data["prompt"] = recode[out._data["prompt"]]
+        return out
+
     def valid(self, mask: NDArray[np.bool_] | None = None) -> NDArray[np.bool_]:
         """Which rows hold a valid verdict (a side or a tie), within `mask`."""
         valid = self.outcome <= OUTCOME_TIE

@@ -290,4 +290,6 @@ def comparison_fields(builder: PromptBuilder, texts: Texts, c: Comparison) -> Re
         clean_a = texts.base_response(c.prompt, c.first) or ""
         clean_b = texts.base_response(c.prompt, c.second) or ""
         example = builder.example_for(original, clean_a, clean_b)
-    return builder.render_parts(c.prompt, prompt_text, first, second, c.condition, example, original)
+    return builder.render_parts(
+        c.prompt, prompt_text, first, second, c.condition, example, original, c.first, c.second
+    )

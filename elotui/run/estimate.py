@@ -98,10 +98,10 @@ def dry_run(
 
 
 def first_prompt(
-    tournament: Tournament, store: Store, builder: PromptBuilder | None = None
+    tournament: Tournament, store: Store, builder: PromptBuilder | None = None, prompt_id: str | None = None
 ) -> RenderedPrompt:
-    """The fully rendered judge prompt of the first planned comparison (placeholders for texts a generator or
-    the paraphraser has not produced yet)."""
+    """The fully rendered judge prompt of the first planned comparison (of `prompt_id`, if given), with
+    placeholders for texts a generator or the paraphraser has not produced yet."""
     builder = builder or PromptBuilder(tournament)
     plan = build_plan(tournament)
     texts = Texts(tournament, placeholders=True, labels=True)
@@ -111,11 +111,8 @@ def first_prompt(
     for record in store.texts("paraphrase"):
         if record.prompt:
             texts.paraphrased[record.prompt] = record.text
-    ready = [
-        c
-        for c in plan.comparisons
-        if texts.produced(c.prompt, c.first) and texts.produced(c.prompt, c.second)
-    ]
-    rendered = render_comparison(builder, texts, (ready or list(plan.comparisons))[0])
+    wanted = [c for c in plan.comparisons if prompt_id is None or c.prompt == prompt_id]
+    ready = [c for c in wanted if texts.produced(c.prompt, c.first) and texts.produced(c.prompt, c.second)]
+    rendered = render_comparison(builder, texts, (ready or wanted)[0])
     assert rendered is not None  # placeholders make every text available
     return rendered

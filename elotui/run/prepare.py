@@ -52,6 +52,12 @@ def plan_fingerprint(
             builder.injection,
             builder.paraphrase_system,
             builder.paraphrase_user,
+            # references and conversations: their templates (absent otherwise, so earlier plans stay reusable)
+            *(
+                [builder.reference_template, builder.conversation_system, builder.conversation_user]
+                if builder.contexts
+                else []
+            ),
         ],
         "examples": hashlib.sha256(read_regular_file(t.resolve(examples))).hexdigest() if examples else None,
         "judges": {jid: judges[jid].identity() for jid in sorted(judges)},

@@ -16,6 +16,12 @@ scanned again — a response containing "{{response_b}}" stays literal):
 | `{{boundary}}`   | the prompt's boundary token, to build delimiters `<<<NAME {{boundary}}>>>`     |
 | `{{example}}`    | the worked few-shot example block, or "" (prepended if the template omits it)  |
 | `{{injection}}`  | the anti-position-bias note under `injected`, else "" (appended if omitted)    |
+| `{{reference}}`  | the reference answer block of a reference-guided prompt, else "" (prepended if |
+|                  | omitted; see elotui.run.context_blocks)                                         |
+
+A conversation (see elotui.run.context_blocks) is judged with `system_conversation.txt` and
+`user_conversation.txt` (or the tournament's own templates), and `{{response_a}}` / `{{response_b}}` are then
+each contestant's whole conversation, turn by turn.
 
 The user template must contain `{{prompt}}`, `{{response_a}}` and `{{response_b}}`; the system template may
 use `{{criterion}}` and `{{boundary}}`. An unknown placeholder is an error.
@@ -35,9 +41,19 @@ from importlib import resources
 
 from elotui.config import Tournament
 from elotui.errors import UserError
+from elotui.run.context_blocks import PromptContext, prompt_contexts, reference_sections, transcript
 from elotui.run.fewshot import Example, ExampleIndex, load_examples
 
-PLACEHOLDERS = ("criterion", "prompt", "response_a", "response_b", "boundary", "example", "injection")
+PLACEHOLDERS = (
+    "criterion",
+    "prompt",
+    "response_a",
+    "response_b",
+    "boundary",
+    "example",
+    "injection",
+    "reference",
+)
 REQUIRED_IN_USER = ("prompt", "response_a", "response_b")
 _PLACEHOLDER = re.compile(r"\{\{\s*([A-Za-z_]+)\s*\}\}")
 
@@ -162,11 +178,20 @@ class PromptBuilder:
         self.injection = package_template("injection.txt").rstrip("\n")
         self.paraphrase_system = package_template("paraphrase_system.txt").rstrip("\n")
         self.paraphrase_user = package_template("paraphrase_user.txt").rstrip("\n")
+        self.reference_template = package_template("reference.txt")
+        self.conversation_system = tournament.system_template or package_template("system_conversation.txt")
+        self.conversation_user = tournament.user_template or package_template("user_conversation.txt")
+        self.contexts: dict[str, PromptContext] = prompt_contexts(tournament)
         self._check(tournament)
-        self._system = compile_template(self.system_template)
+        self._system = {
+            False: compile_template(self.system_template),
+            True: compile_template(self.conversation_system),
+        }
         self._user = compile_template(self.user_template)
-        self._user_with = {  # the user template with {{example}} prepended / {{injection}} appended if it lacks them
-            (ex, inj): compile_template(self._user_variant(ex, inj))
+        # the user template with {{reference}} and {{example}} prepended / {{injection}} appended if it lacks them
+        self._user_with = {
+            (conv, ex, inj): compile_template(self._user_variant(conv, ex, inj))
+            for conv in (False, True)
             for ex in (False, True)
             for inj in (False, True)
         }
@@ -196,9 +221,11 @@ class PromptBuilder:
         if problems:
             raise UserError(f"{t.path}: bad prompt template(s)", details=problems)
 
-    def _user_variant(self, example: bool, injection: bool) -> str:
-        template = self.user_template
+    def _user_variant(self, conversation: bool, example: bool, injection: bool) -> str:
+        template = self.conversation_user if conversation else self.user_template
         used = placeholders(template)
+        if "reference" not in used:
+            template = "{{reference}}" + template
         if example and "example" not in used:
             template = "{{example}}" + template
         if injection and "injection" not in used:
@@ -222,6 +249,9 @@ class PromptBuilder:
             "injection": self.injection,
             "paraphrase_system": self.paraphrase_system,
             "paraphrase_user": self.paraphrase_user,
+            "reference": self.reference_template,
+            "system_conversation": self.conversation_system,
+            "user_conversation": self.conversation_user,
         }
 
     def example_for(self, prompt_text: str, response_a: str, response_b: str) -> Example | None:
@@ -239,13 +269,24 @@ class PromptBuilder:
         condition: str = "clean",
         example: Example | None = None,
         boundary_text: str | None = None,
+        first_id: str | None = None,
+        second_id: str | None = None,
     ) -> RenderedPrompt:
         """The judge prompt for one presentation. `prompt_text` is what the judge sees (the paraphrase under
         `paraphrase`); `boundary_text` (default: `prompt_text`) is the original prompt text the token derives
-        from, so every condition of a prompt shares one token."""
+        from, so every condition of a prompt shares one token. `first_id` / `second_id`: the contestants shown,
+        whose earlier answers a conversation shows."""
         return RenderedPrompt(
             *self.render_parts(
-                prompt_id, prompt_text, first_text, second_text, condition, example, boundary_text
+                prompt_id,
+                prompt_text,
+                first_text,
+                second_text,
+                condition,
+                example,
+                boundary_text,
+                first_id,
+                second_id,
             )
         )
 
@@ -258,6 +299,8 @@ class PromptBuilder:
         condition: str,
         example: Example | None,
         boundary_text: str | None,
+        first_id: str | None = None,
+        second_id: str | None = None,
     ) -> RenderedFields:
         """`render`'s fields as a tuple (planning a million calls makes no RenderedPrompt each: ~1 us apiece)."""
         boundary = self.boundary(prompt_id, boundary_text if boundary_text is not None else prompt_text)
@@ -265,19 +308,41 @@ class PromptBuilder:
         safe_b = neutralise(second_text, boundary)
         example_block = self._example_block(example, boundary) if example is not None else ""
         system_parts, user_template = self._prefill(
-            boundary, prompt_text, condition == "injected", bool(example_block)
+            prompt_id, boundary, prompt_text, condition == "injected", bool(example_block)
         )
-        values = {"response_a": safe_a, "response_b": safe_b, "example": example_block}
+        shown_a, shown_b = safe_a, safe_b
+        context = self.contexts.get(prompt_id) if self.contexts else None
+        if context is not None and context.conversation:
+            shown_a = self._transcript(context, prompt_text, first_id, safe_a, "A", boundary)
+            shown_b = self._transcript(context, prompt_text, second_id, safe_b, "B", boundary)
+        values = {"response_a": shown_a, "response_b": shown_b, "example": example_block}
         return system_parts, fill_parts(user_template, values), safe_a, safe_b, example
 
+    @staticmethod
+    def _transcript(
+        context: PromptContext,
+        prompt_text: str,
+        contestant: str | None,
+        answer: str,
+        slot: str,
+        boundary: str,
+    ) -> str:
+        """One contestant's whole conversation; its last answer is `answer` (already neutralised)."""
+        turns = [*context.earlier_turns, prompt_text]
+        earlier = list(context.earlier_answers.get(contestant or "", ()))
+        earlier = (earlier + [""] * len(turns))[: len(turns) - 1]
+        safe_turns = [neutralise(t, boundary) for t in turns]
+        return transcript(safe_turns, [neutralise(a, boundary) for a in earlier] + [answer], slot, boundary)
+
     def _prefill(
-        self, boundary: str, prompt_text: str, injected: bool, with_example: bool
+        self, prompt_id: str, boundary: str, prompt_text: str, injected: bool, with_example: bool
     ) -> tuple[tuple[str, ...], Compiled]:
         """The system message and the user template with everything but the per-call values filled in: the
         same for every pair of a prompt, so computed once per prompt (and condition)."""
-        key = (boundary, prompt_text, injected, with_example)
+        key = (boundary, prompt_text, injected, with_example)  # the boundary token names the prompt
         found = self._prefilled.get(key)
         if found is None:
+            context = self.contexts.get(prompt_id)
             if len(self._prefilled) >= PREFILL_CACHE:
                 self._prefilled.clear()
             values = {
@@ -285,11 +350,21 @@ class PromptBuilder:
                 "prompt": neutralise(prompt_text, boundary),
                 "boundary": boundary,
                 "injection": self.injection if injected else "",
+                "reference": self._reference_block(context, boundary) if context else "",
             }
-            system = fill_parts(self._system, {**values, "example": "", "response_a": "", "response_b": ""})
-            user = partial_fill(self._user_with[(with_example, injected)], values)
+            conversation = context is not None and context.conversation
+            blank = {"example": "", "response_a": "", "response_b": ""}
+            system = fill_parts(self._system[conversation], {**values, **blank})
+            user = partial_fill(self._user_with[(conversation, with_example, injected)], values)
             found = self._prefilled[key] = (("".join(system),), user)
         return found
+
+    def _reference_block(self, context: PromptContext, boundary: str) -> str:
+        """The reference answer between its markers, after the sentence that says it is correct ("" if none)."""
+        if not context.reference:
+            return ""
+        safe = [neutralise(text, boundary) for text in context.reference]
+        return fill(self.reference_template, {"sections": reference_sections(context, safe, boundary)})
 
     def _example_block(self, example: Example, boundary: str) -> str:
         answer = json.dumps({"reasoning": example.reasoning, "better": example.better}, ensure_ascii=False)

@@ -127,7 +127,9 @@ def test_the_perfect_order_replayed_is_listed_in_its_order_with_finite_elo(
             assert [r["order_basis"] for r in doc["rows"][:-1]] == ["wins"] * 3
             assert doc["settings"]["interval"]["separation"]["display"] == "penalised estimate"
         else:  # identifiability is Bradley–Terry's: Elo only notes that the data are thin
-            assert set(kinds) - {"small_sample"} == {"thin"}  # (three prompts: too few to call a band certain)
+            assert set(kinds) - {"small_sample"} == {
+                "thin"
+            }  # (three prompts: too few to call a band certain)
         assert all(r["order_uncertain"] is None for r in doc["rows"])
 
 

@@ -408,7 +408,7 @@ class PairsPane(Vertical):
     @work(thread=True, exclusive=True, group="pair-detail", exit_on_error=False)
     def _load_detail(self, s: PairSummary) -> None:
         details = self.session.pair_details(s.prompt, s.a, s.b)
-        texts = {who: self.session.response_text(s.prompt, who) for who in (s.a, s.b)}
+        texts = {who: self.session.shown_response(s.prompt, who) for who in (s.a, s.b)}
         self.post_message(PairDetailLoaded(s, details, texts))
 
     @on(PairDetailLoaded)
