@@ -129,12 +129,18 @@ def test_adaptive_replay_ranks_like_the_full_tournament_with_under_half_the_call
         with Store.open_for(t, store) as s:
             boards.append(TournamentSession(t, s).leaderboard().rows)
     adaptive, full = ([r.contestant for r in rows] for rows in boards)
-    for k, row in enumerate(boards[0][:-1]):  # a certainly tied pair may come out in either order
+    unclaimed = 0
+    for k, row in enumerate(boards[0][:-1]):
+        # a certainly tied pair may come out in either order, and so may one whose order the adaptive board does
+        # not claim (order confidence below 0.95: an open gap, said so by the plan's status)
         low, high = row.gap_ci_low, row.gap_ci_high
         tied = low is not None and high is not None and -TIED_BAND < low and high < TIED_BAND
-        if tied and adaptive[k : k + 2] == full[k : k + 2][::-1]:
+        claimed = row.order_confidence is not None and row.order_confidence >= 0.95
+        if (tied or not claimed) and adaptive[k : k + 2] == full[k : k + 2][::-1]:
             adaptive[k : k + 2] = full[k : k + 2]
+            unclaimed += not tied
     assert adaptive == full
+    assert unclaimed <= 2  # most of the order is claimed, and right
 
 
 def _screened(folder: Path) -> Path:
