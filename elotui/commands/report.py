@@ -30,7 +30,9 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
         help="the HTML file ('-' = stdout; default: <tournament name>-report.html, unless only --plots is given)",
     )
     p.add_argument("--plots", metavar="DIR", help="also write the charts as PNG and SVG files into DIR")
-    p.add_argument("--threshold", choices=THRESHOLD_CHOICES, help="the threshold shown first (default: the file's)")
+    p.add_argument(
+        "--threshold", choices=THRESHOLD_CHOICES, help="the threshold shown first (default: the file's)"
+    )
     p.add_argument("--method", choices=("elo", "bt"), help="the method shown first (default: the file's)")
     p.add_argument(
         "--max-reasoning",
@@ -58,8 +60,10 @@ def run(args: argparse.Namespace) -> int:
     try:
         session = TournamentSession(tournament, store)
         pairs = len(tournament.prompt_ids) * len(tournament.contestant_ids) ** 2 // 2
-        limit = args.max_reasoning if args.max_reasoning is not None else (
-            LARGE_REASONING if pairs > LARGE_PAIRS else None
+        limit = (
+            args.max_reasoning
+            if args.max_reasoning is not None
+            else (LARGE_REASONING if pairs > LARGE_PAIRS else None)
         )
         doc = report_document(session, reasoning_limit=limit)
     finally:

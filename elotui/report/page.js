@@ -122,12 +122,16 @@
       return tr;
     });
   }
+  function niceStep(raw) {
+    const p = Math.pow(10, Math.floor(Math.log10(raw))), f = raw / p;
+    return p * (f <= 1 ? 1 : f <= 2 ? 2 : f <= 5 ? 5 : 10);
+  }
   function forestPlot(b) {
     const rows = b.rows.filter(function (r) { return r.rating !== null; });
     const lows = rows.map(function (r) { return r.ci_low === null ? r.rating : r.ci_low; });
     const highs = rows.map(function (r) { return r.ci_high === null ? r.rating : r.ci_high; });
     const lo = Math.min.apply(null, lows), hi = Math.max.apply(null, highs);
-    const span = hi - lo || 1, W = 640, left = 120, right = 20, rowH = 26, H = rowH * rows.length + 40;
+    const span = hi - lo || 1, W = 900, left = 120, right = 20, rowH = 26, H = rowH * rows.length + 40;
     const x = function (v) { return left + (v - lo + span * 0.05) / (span * 1.1) * (W - left - right); };
     const g = svg("svg", { viewBox: "0 0 " + W + " " + H, width: W, height: H, role: "img", "aria-labelledby": "forest-t", id: "forest" });
     g.appendChild(svg("title", { id: "forest-t" }, "Ratings with 95 % intervals (" + state.method + ", threshold " + state.threshold + ")"));
@@ -137,8 +141,8 @@
       g.appendChild(svg("line", { x1: x(lows[i]), x2: x(highs[i]), y1: y, y2: y, stroke: "#0072B2", "stroke-width": 2 }));
       g.appendChild(svg("circle", { cx: x(r.rating), cy: y, r: 4, fill: "#D55E00" }));
     });
-    const step = Math.pow(10, Math.floor(Math.log10(span))) / (span / Math.pow(10, Math.floor(Math.log10(span))) < 3 ? 2 : 1);
-    for (let v = Math.ceil(lo / step) * step; v <= hi; v += step) {
+    const step = niceStep(span * 1.1 / 8);
+    for (let v = Math.ceil((lo - span * 0.05) / step) * step; v <= hi + span * 0.05; v += step) {
       g.appendChild(svg("line", { x1: x(v), x2: x(v), y1: 8, y2: H - 24, stroke: "#dddddd" }));
       g.appendChild(svg("text", { x: x(v), y: H - 8, "text-anchor": "middle", class: "axis" }, Math.round(v)));
     }

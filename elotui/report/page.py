@@ -42,14 +42,16 @@ def _title(doc: dict[str, Any]) -> str:
 def write_page(doc: dict[str, Any], fh: IO[str]) -> None:
     """The whole page, with the document's data inline."""
     script, style = _asset("page.js"), _asset("page.css")
-    policy = f"default-src 'none'; style-src 'unsafe-inline'; script-src '{_script_hash(script)}'; img-src data:"
+    policy = (
+        f"default-src 'none'; style-src 'unsafe-inline'; script-src '{_script_hash(script)}'; img-src data:"
+    )
     fh.write(
         "<!DOCTYPE html>\n"
         '<html lang="en">\n<head>\n<meta charset="utf-8">\n'
         f'<meta http-equiv="Content-Security-Policy" content="{policy}">\n'
         '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
         f"<title>{_title(doc)}</title>\n<style>{style}</style>\n</head>\n<body>\n"
-        '<noscript>This report draws its tables with JavaScript; the data is in the element '
+        "<noscript>This report draws its tables with JavaScript; the data is in the element "
         '"report-data" of this file (JSON).</noscript>\n'
         '<main id="app" aria-live="polite"></main>\n'
         '<script type="application/json" id="report-data">'

@@ -1,0 +1,172 @@
+"""The HTML report in a real browser: headless Chromium (the system's, /usr/bin/chromium; `.ci/run` installs it
+with apt-get) driven by Playwright for Python. The page is served from 127.0.0.1 and every other request is
+counted and refused; console errors are counted; the leaderboard shown for each threshold × method is compared
+with `elotui export`'s CSV; the pair search and the escaping of hostile texts are checked in the rendered page.
+
+Set ELOTUI_REPORT_SCREENSHOT=1 to write docs/report.png from the vicuna80 report."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from functools import partial
+from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from elotui.report.page import write_page
+from tests.report.conftest import METHODS, THRESHOLDS, export_rows
+from tests.report.test_report_page import HOSTILE
+
+sync_api = pytest.importorskip("playwright.sync_api", reason="Playwright for Python is not installed")
+CHROMIUM = next(
+    (p for p in ("/usr/bin/chromium", shutil.which("chromium") or "") if p and Path(p).exists()), None
+)
+pytestmark = pytest.mark.skipif(
+    CHROMIUM is None,
+    reason="no Chromium found (/usr/bin/chromium; `.ci/run` installs it as root with apt-get)",
+)
+DOCS = Path(__file__).resolve().parents[2] / "docs"
+
+
+class _Quiet(SimpleHTTPRequestHandler):
+    def log_message(self, *args: Any) -> None:
+        pass
+
+
+@contextmanager
+def served(folder: Path) -> Iterator[str]:
+    server = ThreadingHTTPServer(("127.0.0.1", 0), partial(_Quiet, directory=str(folder)))
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}/"
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+class Browser:
+    """One page of headless Chromium on `url`: every request but the page's own is counted and aborted."""
+
+    def __init__(self, page: Any, url: str) -> None:
+        self.page, self.url = page, url
+        self.errors: list[str] = []
+        self.requests: list[str] = []
+        page.on("console", lambda m: self.errors.append(m.text) if m.type == "error" else None)
+        page.on("pageerror", lambda e: self.errors.append(str(e)))
+        page.on("request", lambda r: self.requests.append(r.url))
+        page.route("**/*", self._route)
+        page.goto(url)
+        page.wait_for_selector("body[data-ready]")
+
+    def _route(self, route: Any) -> None:
+        if route.request.url == self.url:
+            route.continue_()
+        else:
+            route.abort()
+
+    def others(self) -> list[str]:
+        return [u for u in self.requests if u != self.url]
+
+
+@contextmanager
+def browser_on(html: Path) -> Iterator[Browser]:
+    with served(html.parent) as base, sync_api.sync_playwright() as pw:
+        chromium = pw.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
+        try:
+            page = chromium.new_page(viewport={"width": 1280, "height": 1000})
+            yield Browser(page, base + html.name)
+        finally:
+            chromium.close()
+
+
+def shown_board(page: Any) -> list[tuple[str, str, str]]:
+    return page.eval_on_selector_all(
+        "#leaderboard tbody tr",
+        "rows => rows.map(r => [r.querySelector('.rank').textContent, r.querySelector('.contestant').textContent,"
+        " r.children[2].textContent])",
+    )
+
+
+def shown_pairs(page: Any) -> set[tuple[str, str, str]]:
+    rows = page.eval_on_selector_all(
+        "#pairs tbody tr", "rows => rows.map(r => [r.dataset.prompt, r.dataset.a, r.dataset.b])"
+    )
+    return {tuple(r) for r in rows}
+
+
+def test_the_report_in_chromium(vicuna_report: Path, vicuna_store: Path, vicuna_doc: dict[str, Any]) -> None:
+    with browser_on(vicuna_report) as b:
+        page = b.page
+        for method in METHODS:
+            for threshold in THRESHOLDS:
+                page.select_option("#method", method)
+                page.select_option("#threshold", threshold)
+                exported = export_rows(vicuna_store, threshold, method)
+                expected = [
+                    (e["rank"] or "–", e["contestant"], f"{float(e['rating']):.1f}") for e in exported
+                ]
+                assert [tuple(r) for r in shown_board(page)] == expected, (method, threshold)
+        assert page.inner_text("#pair-count") == "800 of 800 pairs"
+        page.fill("#pair-search", "black death")
+        cols = vicuna_doc["pair_columns"]
+        q53 = {
+            (p[cols.index("prompt")], p[cols.index("a")], p[cols.index("b")])
+            for p in vicuna_doc["pairs"]
+            if p[cols.index("prompt")] == "q53"
+        }
+        assert len(q53) == 10
+        assert shown_pairs(page) == q53
+        assert page.inner_text("#pair-count") == "10 of 800 pairs"
+        page.fill("#pair-search", "")
+        page.select_option("#f-contestant", "bard")
+        page.check("#f-flip")
+        narrowed = shown_pairs(page)
+        assert narrowed and all("bard" in (a, b) for _, a, b in narrowed)
+        page.focus("#pairs tbody tr:first-child button")
+        page.keyboard.press("Enter")  # the keyboard opens a pair
+        assert page.locator("#grid tbody tr").count() == 5  # one row per judge, AB and BA columns
+        if os.environ.get("ELOTUI_REPORT_SCREENSHOT"):
+            page.uncheck("#f-flip")
+            page.select_option("#f-contestant", "")
+            page.select_option("#method", vicuna_doc["meta"]["method"])
+            page.select_option("#threshold", vicuna_doc["meta"]["threshold"])
+            page.evaluate("window.scrollTo(0, 0)")
+            page.screenshot(path=str(DOCS / "report.png"))
+        assert b.errors == []
+        assert b.others() == []
+
+
+def test_hostile_texts_render_as_text(vicuna_doc: dict[str, Any], tmp_path: Path) -> None:
+    doc = json.loads(json.dumps(vicuna_doc))
+    doc["meta"]["tournament"] = HOSTILE
+    doc["responses"]["q1"]["gpt-4"] = HOSTILE
+    doc["prompt_texts"]["q1"] = HOSTILE
+    key = next(k for k in doc["verdicts"] if k.startswith("q1\x1fgpt-4\x1f"))
+    doc["verdicts"][key][0][6] = HOSTILE
+    page_file = tmp_path / "hostile.html"
+    with page_file.open("w", encoding="utf-8") as fh:
+        write_page(doc, fh)
+    with browser_on(page_file) as b:
+        page = b.page
+        assert page.inner_text("h1") == HOSTILE
+        page.fill("#pair-search", "onerror")
+        _, a, other = key.split("\x1f")
+        page.click(f'#pairs tbody tr[data-a="{a}"][data-b="{other}"] button')
+        assert page.text_content('#pair-detail pre[data-contestant="gpt-4"]') == HOSTILE
+        assert page.text_content("#pair-detail pre.prompt") == HOSTILE
+        assert HOSTILE in page.eval_on_selector_all(
+            "#pair-detail details pre", "p => p.map(x => x.textContent)"
+        )
+        assert page.locator("img").count() == 0
+        assert page.locator("#app b").count() == 0
+        assert page.evaluate("window.__pwned") is None
+        assert b.errors == []
+        assert b.others() == []
