@@ -41,6 +41,9 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
         help=f"cut each verdict's reasoning at N characters (default: uncut; {LARGE_REASONING} above "
         f"{LARGE_PAIRS:,} pairs)",
     )
+    p.add_argument("--prompt", metavar="ID", help="rank a single prompt (the leaderboards only)")
+    p.add_argument("--category", metavar="C", help="rank the prompts of one category (the leaderboards only)")
+    p.add_argument("--judge", metavar="ID", help="rank one judge's verdicts (the leaderboards only)")
     add_store_arg(p)
     p.set_defaults(handler=run)
 
@@ -65,7 +68,8 @@ def run(args: argparse.Namespace) -> int:
             if args.max_reasoning is not None
             else (LARGE_REASONING if pairs > LARGE_PAIRS else None)
         )
-        doc = report_document(session, reasoning_limit=limit)
+        scope = {"prompt": args.prompt, "category": args.category, "judge": args.judge}
+        doc = report_document(session, reasoning_limit=limit, scope=scope)
     finally:
         store.close()
     if args.threshold or args.method:

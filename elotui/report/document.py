@@ -15,7 +15,7 @@ Texts are kept exact here; the page inserts every one of them as text, never as 
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from elotui.export.pairs import PAIR_COLUMNS, pair_records
@@ -49,11 +49,12 @@ def board_key(method: str, threshold: Any) -> str:
     return f"{method}|{threshold_label(threshold)}"
 
 
-def boards(session: TournamentSession) -> dict[str, dict[str, Any]]:
-    """Every threshold × method's leaderboard, as the JSON export's document (without provenance)."""
+def boards(session: TournamentSession, scope: Mapping[str, str | None]) -> dict[str, dict[str, Any]]:
+    """Every threshold × method's leaderboard of the scope (`prompt`, `category`, `judge`, as `elotui export`
+    takes them), as the JSON export's document (without provenance)."""
     return {
         board_key(method, threshold): leaderboard_document(
-            session.leaderboard(threshold=threshold, method=method)
+            session.leaderboard(threshold=threshold, method=method, **scope)
         )
         for method in METHODS
         for threshold in THRESHOLDS
@@ -80,8 +81,15 @@ def verdicts_by_pair(
     return out
 
 
-def report_document(session: TournamentSession, *, reasoning_limit: int | None = None) -> dict[str, Any]:
-    """Everything the page shows, as one JSON-able document (see the module's docstring)."""
+def report_document(
+    session: TournamentSession,
+    *,
+    reasoning_limit: int | None = None,
+    scope: Mapping[str, str | None] | None = None,
+) -> dict[str, Any]:
+    """Everything the page shows, as one JSON-able document (see the module's docstring). `scope` restricts the
+    leaderboards (`prompt`, `category`, `judge`); the other parts cover the whole tournament."""
+    scope = {k: v for k, v in (scope or {}).items() if v is not None}
     t = session.tournament
     spec = t.spec
     columns = session.store.verdict_columns()
@@ -105,9 +113,10 @@ def report_document(session: TournamentSession, *, reasoning_limit: int | None =
             "threshold": threshold_label(spec.ranking.threshold),
             "method": spec.ranking.method if spec.ranking.method in METHODS else "elo",
             "reasoning_limit": reasoning_limit,
+            "scope": ", ".join(f"{k} {v}" for k, v in scope.items()) or None,
         },
         "provenance": session.provenance(),
-        "boards": boards(session),
+        "boards": boards(session, scope),
         "diagnose": {key: diagnose.get(key) for key in DIAGNOSE_KEYS},
         "pair_columns": [c for c in PAIR_COLUMNS if c != "prompt_text"],
         "pairs": [

@@ -156,7 +156,7 @@
       "Order confidence"].concat(b.columns.indexOf("drop_to_flip") >= 0 ? ["Drop to flip"] : []).concat(["W–L–D", "Games", "Win rate"]);
     const s = b.settings;
     area.appendChild(table("leaderboard", "Leaderboard: " + (s.method === "bt" ? "Bradley-Terry" : "Elo") + ", threshold " +
-      state.threshold + ", " + b.counts.games + " games", header, boardRows(b)));
+      state.threshold + (META.scope ? ", " + META.scope : "") + ", " + b.counts.games + " games", header, boardRows(b)));
     area.appendChild(el("figure", {}, [forestPlot(b), el("figcaption", { text: "Ratings (dots) with their 95 % intervals (lines)." })]));
     const old = document.getElementById("warnings");
     if (old) old.replaceWith(warningList());
@@ -196,24 +196,32 @@
     const s = section("judges-s", "Judges", "Position bias per judge: of the pairs it judged in both orders, the share " +
       "where the same contestant won both (green), the same slot won both (vermilion: position bias) or a tie or " +
       "invalid reply left it open (grey).");
-    const rows = META.judges.map(function (j) {
+    const header = ["Judge", "Verdicts", "Consistent · position bias · inconclusive", "First slot wins", "Human accuracy",
+      "Human κ", "Self-preference [95 %]", "Learned weight [95 %]", "First-slot advantage, Elo [95 %]"];
+    const values = META.judges.map(function (j) {
       const r = (d.judges || {})[j.id];
-      if (!r) return el("tr", {}, [el("th", { scope: "row", text: j.id })].concat(cells(["no verdicts"])));
+      if (!r) return [j.id, "no verdicts", "", "", "", "", "", "", ""];
       const p = r.position, hum = r.human || {};
       const sp = d.self_preference && d.self_preference[j.id];
       const w = d.judge_weights && d.judge_weights.weights && d.judge_weights.weights[j.id];
       const pe = d.position_effect && d.position_effect[j.id];
       const bar = el("td", {}, [stackBar(p), el("span", { class: "small", text: pct(p.consistent) + " · " + pct(p.position_bias) + " · " + pct(p.inconclusive) })]);
-      return el("tr", {}, [el("th", { scope: "row", text: j.id })].concat(cells([r.counts.verdicts_used]), [bar], cells([pct(p.first_slot_share),
-        hum.compared ? pct(hum.accuracy) : "", hum.compared ? num(hum.cohen_kappa, 2) : "",
+      return [j.id, r.counts.verdicts_used, bar, pct(p.first_slot_share), hum.compared ? pct(hum.accuracy) : "",
+        hum.compared ? num(hum.cohen_kappa, 2) : "",
         sp ? num(sp.difference, 3) + " [" + num(sp.ci_low, 3) + ", " + num(sp.ci_high, 3) + "]" : "",
-        w ? interval(w, "weight") : "", pe ? num(pe.elo_points, 0) + " [" + num(pe.ci_low, 0) + ", " + num(pe.ci_high, 0) + "]" : ""])));
+        w ? interval(w, "weight") : "", pe ? num(pe.elo_points, 0) + " [" + num(pe.ci_low, 0) + ", " + num(pe.ci_high, 0) + "]" : ""];
     });
-    s.appendChild(table("judges", "Per judge", ["Judge", "Verdicts", "Consistent · position bias · inconclusive",
-      "First slot wins", "Human accuracy", "Human κ", "Self-preference [95 %]", "Learned weight [95 %]",
-      "First-slot advantage, Elo [95 %]"], rows));
+    // the columns with something to show (no human votes, no self-judging: no empty columns)
+    const keep = header.map(function (_, i) { return i < 4 || values.some(function (v) { return v[i] !== ""; }); });
+    const rows = values.map(function (v) {
+      return el("tr", {}, v.filter(function (_, i) { return keep[i]; }).map(function (x, i) {
+        return i === 0 ? el("th", { scope: "row", text: x }) : typeof x === "object" ? x : el("td", { text: x });
+      }));
+    });
+    s.appendChild(table("judges", "Per judge", header.filter(function (_, i) { return keep[i]; }), rows));
     s.appendChild(kappaMatrix(d.agreement));
     s.appendChild(referenceTable(d));
+    s.appendChild(goldTable(d.gold));
     return s;
   }
   function kappaMatrix(a) {
@@ -243,7 +251,18 @@
     box.appendChild(el("p", { text: "Reference (" + r.source + "): " + r.ranking.join(" > ") }));
     box.appendChild(table("reference", "Agreement of the ranking with the reference, per threshold (" + r.method + ")",
       ["Threshold", "Contestants", "Spearman ρ", "Kendall τ"], rows));
-    if (d.gold) box.appendChild(el("pre", { class: "json", text: "Gold labels: " + JSON.stringify(d.gold, null, 1) }));
+    return box;
+  }
+  function goldTable(g) {
+    const box = el("div", {});
+    if (!g || !g.by_judge) return box;
+    const rows = Object.keys(g.by_judge).map(function (j) {
+      const x = g.by_judge[j];
+      return el("tr", {}, [el("th", { scope: "row", text: j })].concat(cells([x.planned, pct(x.accuracy_all), pct(x.accuracy_valid),
+        pct(x.both_correct), pct(x.agreement), num(x.cohen_kappa, 3)])));
+    });
+    box.appendChild(table("gold", "Judges against the gold labels (" + g.labelled_pairs + " labelled pairs)",
+      ["Judge", "Verdicts", "Accuracy", "Accuracy of valid verdicts", "Both orders correct", "Same winner in both orders", "κ with gold"], rows));
     return box;
   }
 

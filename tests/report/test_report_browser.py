@@ -170,3 +170,29 @@ def test_hostile_texts_render_as_text(vicuna_doc: dict[str, Any], tmp_path: Path
         assert page.evaluate("window.__pwned") is None
         assert b.errors == []
         assert b.others() == []
+
+
+def test_gold_labels_in_chromium(tmp_path: Path) -> None:
+    """LLMBar's sample: its judges against the gold labels, as `elotui diagnose` reports them."""
+    import io
+    from contextlib import redirect_stdout
+
+    from elotui.cli import main
+    from tests.report.conftest import SAMPLES
+
+    t = SAMPLES / "llmbar" / "tournament.toml"
+    store, out = tmp_path / "store.sqlite", tmp_path / "llmbar.html"
+    assert main(["run", str(t), "--headless", "--no-delay", "--store", str(store)]) == 0
+    assert main(["report", str(t), "--store", str(store), "-o", str(out)]) == 0
+    buf = io.StringIO()
+    with redirect_stdout(buf):
+        assert main(["diagnose", str(t), "--store", str(store), "--format", "json"]) == 0
+    gold = json.loads(buf.getvalue())["gold"]["by_judge"]
+    with browser_on(out) as b:
+        shown = b.page.eval_on_selector_all(
+            "#gold tbody tr", "rows => rows.map(r => [...r.children].map(c => c.textContent))"
+        )
+        assert [(r[0], r[2]) for r in shown] == [
+            (j, f"{100 * g['accuracy_all']:.1f} %") for j, g in gold.items()
+        ]
+        assert b.errors == [] and b.others() == []

@@ -3,8 +3,11 @@
 
 from __future__ import annotations
 
+import csv
+import io
 import json
 import re
+from contextlib import redirect_stdout
 from pathlib import Path
 from typing import Any
 
@@ -92,3 +95,36 @@ def test_reasoning_limit_cuts_and_says_so(vicuna_store: Path, tmp_path: Path) ->
     texts = [v[6] for vs in doc["verdicts"].values() for v in vs]
     assert max(len(t) for t in texts) == 40 + len(" […]")
     assert any(t.endswith(" […]") for t in texts)
+
+
+def test_a_category_scope_ranks_as_the_export(vicuna_store: Path, tmp_path: Path) -> None:
+    out = tmp_path / "coding.html"
+    args = ["report", str(TOURNAMENT), "--store", str(vicuna_store), "--category", "coding", "-o", str(out)]
+    assert main(args) == 0
+    doc = read_data(out.read_text(encoding="utf-8"))
+    assert doc["meta"]["scope"] == "category coding"
+    buf = io.StringIO()
+    export = [
+        "export",
+        str(TOURNAMENT),
+        "--store",
+        str(vicuna_store),
+        "--category",
+        "coding",
+        "--method",
+        "bt",
+    ]
+    with redirect_stdout(buf):
+        assert main([*export, "--threshold", "0.75"]) == 0
+    exported = list(csv.DictReader(io.StringIO(buf.getvalue())))
+    rows = doc["boards"]["bt|0.75"]["rows"]
+    assert [(str(r["rank"]), r["contestant"]) for r in rows] == [
+        (e["rank"], e["contestant"]) for e in exported
+    ]
+    assert [r["rating"] for r in rows] == pytest.approx([float(e["rating"]) for e in exported])
+
+
+def test_unknown_category_is_exit_2(vicuna_store: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    args = ["report", str(TOURNAMENT), "--store", str(vicuna_store), "--category", "nope", "-o", "-"]
+    assert main(args) == 2
+    assert "category 'nope'" in capsys.readouterr().err
