@@ -196,3 +196,22 @@ def test_gold_labels_in_chromium(tmp_path: Path) -> None:
             (j, f"{100 * g['accuracy_all']:.1f} %") for j, g in gold.items()
         ]
         assert b.errors == [] and b.others() == []
+
+
+def test_opens_from_disk_with_the_network_off(vicuna_report: Path) -> None:
+    with sync_api.sync_playwright() as pw:
+        chromium = pw.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
+        try:
+            context = chromium.new_context(offline=True)
+            page = context.new_page()
+            errors: list[str] = []
+            page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+            page.on("pageerror", lambda e: errors.append(str(e)))
+            page.goto(vicuna_report.as_uri())
+            page.wait_for_selector("body[data-ready]")
+            assert page.locator("#leaderboard tbody tr").count() == 5
+            assert page.locator("#h2h tbody tr").count() == 5
+            assert page.inner_text("#pair-count") == "800 of 800 pairs"
+            assert errors == []
+        finally:
+            chromium.close()

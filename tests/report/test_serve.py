@@ -3,6 +3,7 @@ address without a token."""
 
 from __future__ import annotations
 
+import asyncio
 import socket
 import subprocess
 import sys
@@ -40,9 +41,29 @@ def test_other_addresses_need_a_token(host: str, capsys: pytest.CaptureFixture[s
     assert "not a loopback address" in err and "--token" in err
 
 
-def test_serve_answers_the_page_with_its_token(tmp_path: Path) -> None:
+async def session_output(port: int, cookie: str | None) -> bytes:
+    """What a browser session's websocket receives until the leaderboard's contestants show (or it closes)."""
+    import aiohttp
+
+    headers = {"Cookie": f"elotui_token={cookie}"} if cookie else {}
+    got = b""
+    async with (
+        aiohttp.ClientSession() as client,
+        client.ws_connect(f"http://127.0.0.1:{port}/ws?width=120&height=40", headers=headers) as ws,
+    ):
+        for _ in range(400):  # messages; each waits at most 30 s
+            message = await asyncio.wait_for(ws.receive(), 30)
+            if message.type not in (aiohttp.WSMsgType.BINARY, aiohttp.WSMsgType.TEXT):
+                break
+            got += message.data if isinstance(message.data, bytes) else message.data.encode("utf-8")
+            if b"vicuna-13b" in got and b"gpt-3.5" in got:
+                break
+    return got
+
+
+def test_serve_answers_the_page_with_its_token(vicuna_store: Path) -> None:
     port = free_port()
-    store = tmp_path / "store.sqlite"
+    store = vicuna_store
     argv = [sys.executable, "-m", "elotui.cli", "serve", str(TOURNAMENT), "--store", str(store)]
     proc = subprocess.Popen(
         [*argv, "--port", str(port), "--token", "s3cret"], stdout=subprocess.PIPE, stderr=subprocess.PIPE
@@ -63,6 +84,12 @@ def test_serve_answers_the_page_with_its_token(tmp_path: Path) -> None:
         status, page = get(base + "?token=s3cret")
         assert status == 200
         assert f'data-session-websocket-url="ws://127.0.0.1:{port}/ws"' in page
+        # a browser session: the read-only TUI on the store, its leaderboard streamed to the page
+        assert b"vicuna-13b" in asyncio.run(session_output(port, "s3cret"))
+        import aiohttp
+
+        with pytest.raises(aiohttp.WSServerHandshakeError):
+            asyncio.run(session_output(port, None))
     finally:
         proc.terminate()
         _, err = proc.communicate(timeout=20)
