@@ -435,17 +435,29 @@
     const s = section("provenance-s", "Provenance");
     const facts = [["elotui", p.elotui_version], ["Tournament file", p.tournament_file.path], ["Its SHA-256", p.tournament_file.sha256],
       ["Store", p.store.path], ["Report written", p.exported_at]];
-    Object.keys(p.data_files || {}).forEach(function (f) { facts.push(["Data file " + f, JSON.stringify(p.data_files[f])]); });
+    Object.keys(p.data_files || {}).forEach(function (f) {
+      const v = p.data_files[f];
+      facts.push(["Data file " + f, typeof v === "string" ? v : JSON.stringify(v)]);
+    });
     s.appendChild(el("dl", {}, [].concat.apply([], facts.map(function (f) { return [el("dt", { text: f[0] }), el("dd", { text: f[1] })]; }))));
     const judges = Object.keys(p.judges).map(function (j) {
       const x = p.judges[j];
-      return el("tr", {}, [el("th", { scope: "row", text: j })].concat(cells([x.provider, x.model || "", JSON.stringify(x)])));
+      const rest = Object.keys(x).filter(function (k) { return ["id", "label", "provider", "model"].indexOf(k) < 0; });
+      const settings = rest.map(function (k) { return k + " = " + (typeof x[k] === "string" ? x[k] : JSON.stringify(x[k])); }).join("; ");
+      return el("tr", {}, [el("th", { scope: "row", text: j })].concat(cells([x.provider, x.model || "", settings])));
     });
     s.appendChild(table("provenance-judges", "Judges and their settings (no keys)", ["Judge", "Provider", "Model", "Settings"], judges));
-    const runs = (p.store.runs || []).map(function (r) { return el("tr", {}, cells([JSON.stringify(r)])); });
-    s.appendChild(table("runs", "Runs recorded in the store", ["Run"], runs));
+    const when = function (t) { return typeof t === "number" ? new Date(t * 1000).toISOString().replace(".000", "") : ""; };
+    const runs = (p.store.runs || []).map(function (r) {
+      const rest = Object.keys(r).filter(function (k) { return ["id", "state", "started_at", "finished_at"].indexOf(k) < 0; });
+      return el("tr", {}, cells([r.id, r.state, when(r.started_at), when(r.finished_at),
+        rest.map(function (k) { return k + " = " + JSON.stringify(r[k]); }).join("; ")]));
+    });
+    s.appendChild(table("runs", "Runs recorded in the store", ["Run", "State", "Started", "Finished", "More"], runs));
     const st = board().settings;
-    s.appendChild(el("p", { class: "note", text: "Ranking settings: " + JSON.stringify({ seed: st.seed, k_factor: st.k_factor, permutations: st.permutations, bootstrap: st.bootstrap, interval: st.interval }) }));
+    const iv = st.interval || {};
+    s.appendChild(el("p", { class: "note", text: "Ranking settings: seed " + st.seed + ", K " + st.k_factor + ", " + st.permutations +
+      " Elo orders; intervals: " + iv.kind + " by " + iv.unit + ", level " + iv.level + ", " + iv.rounds + " rounds (Bradley-Terry: " + (DATA.boards["bt|" + state.threshold].settings.bootstrap) + ")." }));
     return s;
   }
 
