@@ -160,6 +160,8 @@
     area.appendChild(el("figure", {}, [forestPlot(b), el("figcaption", { text: "Ratings (dots) with their 95 % intervals (lines)." })]));
     const old = document.getElementById("warnings");
     if (old) old.replaceWith(warningList());
+    const sort = document.getElementById("f-sort");
+    if (sort && sort.value === "rating gap") refilter();  // the closest ratings of the view shown
   }
 
   // --- head to head --------------------------------------------------------------------------------------------
@@ -330,12 +332,55 @@
     }
     return true;
   }
+  // the sorts of the TUI's pairs pane; ties in prompt order, then the pair's declaration order
+  const SORTS = [["prompt", "by prompt"], ["disagreement", "most even split first"], ["flips", "most flips first"],
+    ["rating gap", "closest ratings first"], ["length difference", "largest length difference first"]];
+  const promptAt = {}, contestantAt = {};
+  META.prompts.forEach(function (p, i) { promptAt[p] = i; });
+  META.contestants.forEach(function (c, i) { contestantAt[c.id] = i; });
+  const base = DATA.pairs.map(function (_, i) { return i; }).sort(function (x, y) {
+    const p = DATA.pairs[x], q = DATA.pairs[y];
+    return (promptAt[p[COL.prompt]] - promptAt[q[COL.prompt]]) || (contestantAt[p[COL.a]] - contestantAt[q[COL.a]]) ||
+      (contestantAt[p[COL.b]] - contestantAt[q[COL.b]]);
+  });
+  const baseRank = new Array(base.length);
+  base.forEach(function (pairIndex, rank) { baseRank[pairIndex] = rank; });
+  function textLength(prompt, c) { const r = DATA.responses[prompt] || {}; return (r[c] || "").length; }
+  function primary(sort) {
+    const ratings = {};
+    board().rows.forEach(function (r) { if (r.rating !== null) ratings[r.contestant] = r.rating; });
+    return {
+      "disagreement": function (p) {
+        const a = p[COL.judges_for_a], b = p[COL.judges_for_b], split = a + b ? Math.min(a, b) / (a + b) : 0;
+        return [-split, p[COL.agreement] === null ? 1 : p[COL.agreement]];
+      },
+      "flips": function (p) { return [-p[COL.position_bias]]; },
+      "rating gap": function (p) {
+        const a = ratings[p[COL.a]], b = ratings[p[COL.b]];
+        return [a === undefined || b === undefined ? Infinity : Math.abs(a - b)];
+      },
+      "length difference": function (p) {
+        return [-Math.abs(textLength(p[COL.prompt], p[COL.a]) - textLength(p[COL.prompt], p[COL.b]))];
+      },
+    }[sort];
+  }
+  function sorted(found, sort) {
+    const key = primary(sort);
+    if (!key) return found.sort(function (x, y) { return baseRank[x] - baseRank[y]; });
+    const keys = {};
+    found.forEach(function (i) { keys[i] = key(DATA.pairs[i]); });
+    return found.sort(function (x, y) {
+      const kx = keys[x], ky = keys[y];
+      for (let n = 0; n < kx.length; n += 1) { if (kx[n] !== ky[n]) return kx[n] < ky[n] ? -1 : 1; }
+      return baseRank[x] - baseRank[y];
+    });
+  }
   function selected() {
     const terms = termsOf(value("pair-search"));
     if (terms.length && !searchIndex) buildIndex();
     const out = [];
     DATA.pairs.forEach(function (p, i) { if (pairMatches(p, i, terms)) out.push(i); });
-    return out;
+    return sorted(out, value("f-sort"));
   }
   function options(values, all) {
     return [el("option", { value: "", text: all })].concat(values.map(function (v) { return el("option", { value: v, text: v }); }));
@@ -358,6 +403,7 @@
       filterControl("f-contestant", "Contestant", META.contestants.map(function (c) { return c.id; }), "anyone"),
       filterControl("f-category", "Category", cats, "any category"),
       filterControl("f-flipped", "Judge flipped", META.judges.map(function (j) { return j.id; }), "any judge"),
+      el("label", { for: "f-sort" }, ["Sort ", el("select", { id: "f-sort", onchange: refilter }, SORTS.map(function (x) { return el("option", { value: x[0], text: x[1] }); }))]),
       check("f-flip", "any judge flipped"), check("f-split", "judges split"), check("f-dissent", "one judge against the rest"),
     ]));
     s.appendChild(el("p", { id: "pair-count", role: "status" }));

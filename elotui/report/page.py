@@ -53,7 +53,7 @@ def write_page(doc: dict[str, Any], fh: IO[str]) -> None:
         f"<title>{_title(doc)}</title>\n<style>{style}</style>\n</head>\n<body>\n"
         "<noscript>This report draws its tables with JavaScript; the data is in the element "
         '"report-data" of this file (JSON).</noscript>\n'
-        '<main id="app" aria-live="polite"></main>\n'
+        '<main id="app"></main>\n'
         '<script type="application/json" id="report-data">'
     )
     fh.write(data_block(doc))

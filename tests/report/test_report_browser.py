@@ -215,3 +215,35 @@ def test_opens_from_disk_with_the_network_off(vicuna_report: Path) -> None:
             assert errors == []
         finally:
             chromium.close()
+
+
+def test_pair_sorts_as_the_pairs_pane(vicuna_report: Path, vicuna_doc: dict[str, Any]) -> None:
+    cols = {c: i for i, c in enumerate(vicuna_doc["pair_columns"])}
+    meta = vicuna_doc["meta"]
+    prompt_at = {p: i for i, p in enumerate(meta["prompts"])}
+    contestant_at = {c["id"]: i for i, c in enumerate(meta["contestants"])}
+
+    def base(p: list[Any]) -> tuple[int, int, int]:
+        return prompt_at[p[cols["prompt"]]], contestant_at[p[cols["a"]]], contestant_at[p[cols["b"]]]
+
+    def split(p: list[Any]) -> float:
+        a, b = p[cols["judges_for_a"]], p[cols["judges_for_b"]]
+        return min(a, b) / (a + b) if a + b else 0.0
+
+    def agreement(p: list[Any]) -> float:
+        return 1.0 if p[cols["agreement"]] is None else p[cols["agreement"]]
+
+    references = {
+        "prompt": base,
+        "flips": lambda p: (-p[cols["position_bias"]], *base(p)),
+        "disagreement": lambda p: (-split(p), agreement(p), *base(p)),
+    }
+    with browser_on(vicuna_report) as b:
+        for sort, key in references.items():
+            b.page.select_option("#f-sort", sort)
+            shown = b.page.eval_on_selector_all(
+                "#pairs tbody tr", "rows => rows.map(r => [r.dataset.prompt, r.dataset.a, r.dataset.b])"
+            )
+            expected = sorted(vicuna_doc["pairs"], key=key)[:50]
+            assert shown == [[p[cols["prompt"]], p[cols["a"]], p[cols["b"]]] for p in expected], sort
+        assert b.errors == []
