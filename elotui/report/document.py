@@ -18,6 +18,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from elotui.config import Tournament
 from elotui.export.pairs import PAIR_COLUMNS, pair_records
 from elotui.export.ranking import leaderboard_document
 from elotui.jsonable import jsonable
@@ -54,7 +55,13 @@ def boards(session: TournamentSession, scope: Mapping[str, str | None]) -> dict[
     takes them), as the JSON export's document (without provenance)."""
     return {
         board_key(method, threshold): leaderboard_document(
-            session.leaderboard(threshold=threshold, method=method, **scope)
+            session.leaderboard(
+                threshold=threshold,
+                method=method,
+                prompt=scope.get("prompt"),
+                category=scope.get("category"),
+                judge=scope.get("judge"),
+            )
         )
         for method in METHODS
         for threshold in THRESHOLDS
@@ -81,6 +88,41 @@ def verdicts_by_pair(
     return out
 
 
+def meta(tournament: Tournament, scope: Mapping[str, str], reasoning_limit: int | None) -> dict[str, Any]:
+    """What the page needs to label and order everything: names, labels, the views and the first one shown."""
+    spec = tournament.spec
+    return {
+        "tournament": tournament.name,
+        "criterion": spec.tournament.criterion,
+        "description": spec.tournament.description,
+        "contestants": [{"id": c.id, "label": c.label or c.id} for c in spec.contestants],
+        "judges": [{"id": j.id, "label": j.label or j.id} for j in spec.judges],
+        "prompts": tournament.prompt_ids,
+        "categories": tournament.categories,
+        "thresholds": [threshold_label(th) for th in THRESHOLDS],
+        "methods": list(METHODS),
+        "threshold": threshold_label(spec.ranking.threshold),
+        "method": spec.ranking.method if spec.ranking.method in METHODS else "elo",
+        "reasoning_limit": reasoning_limit,
+        "scope": ", ".join(f"{k} {v}" for k, v in scope.items()) or None,
+    }
+
+
+def pair_rows(session: TournamentSession) -> list[list[Any]]:
+    """Each (prompt, pair)'s record (`PAIR_COLUMNS` but the prompt text), as a list."""
+    summaries = session.pair_summaries()
+    names = [c for c in PAIR_COLUMNS if c != "prompt_text"]
+    return [[r[c] for c in names] for r in pair_records(summaries, session.tournament.categories, {})]
+
+
+def response_map(session: TournamentSession) -> dict[str, dict[str, str | None]]:
+    """prompt -> contestant -> its response (None: not produced yet)."""
+    out: dict[str, dict[str, str | None]] = {}
+    for (prompt, contestant), text in session.response_texts().items():
+        out.setdefault(prompt, {})[contestant] = text
+    return out
+
+
 def report_document(
     session: TournamentSession,
     *,
@@ -89,43 +131,20 @@ def report_document(
 ) -> dict[str, Any]:
     """Everything the page shows, as one JSON-able document (see the module's docstring). `scope` restricts the
     leaderboards (`prompt`, `category`, `judge`); the other parts cover the whole tournament."""
-    scope = {k: v for k, v in (scope or {}).items() if v is not None}
+    chosen = {k: v for k, v in (scope or {}).items() if v is not None}
     t = session.tournament
-    spec = t.spec
-    columns = session.store.verdict_columns()
-    summaries = session.pair_summaries(columns=columns)
     diagnose = session.diagnose_report()
-    responses: dict[str, dict[str, str | None]] = {}
-    for (prompt, contestant), text in session.response_texts().items():
-        responses.setdefault(prompt, {})[contestant] = text
     order = {c: i for i, c in enumerate(t.contestant_ids)}
     doc = {
-        "meta": {
-            "tournament": t.name,
-            "criterion": spec.tournament.criterion,
-            "description": spec.tournament.description,
-            "contestants": [{"id": c.id, "label": c.label or c.id} for c in spec.contestants],
-            "judges": [{"id": j.id, "label": j.label or j.id} for j in spec.judges],
-            "prompts": t.prompt_ids,
-            "categories": t.categories,
-            "thresholds": [threshold_label(th) for th in THRESHOLDS],
-            "methods": list(METHODS),
-            "threshold": threshold_label(spec.ranking.threshold),
-            "method": spec.ranking.method if spec.ranking.method in METHODS else "elo",
-            "reasoning_limit": reasoning_limit,
-            "scope": ", ".join(f"{k} {v}" for k, v in scope.items()) or None,
-        },
+        "meta": meta(t, chosen, reasoning_limit),
         "provenance": session.provenance(),
-        "boards": boards(session, scope),
+        "boards": boards(session, chosen),
         "diagnose": {key: diagnose.get(key) for key in DIAGNOSE_KEYS},
         "pair_columns": [c for c in PAIR_COLUMNS if c != "prompt_text"],
-        "pairs": [
-            [r[c] for c in PAIR_COLUMNS if c != "prompt_text"]
-            for r in pair_records(summaries, t.categories, {})
-        ],
+        "pairs": pair_rows(session),
         "verdict_fields": list(VERDICT_FIELDS),
         "verdicts": verdicts_by_pair(session.store.each_recorded_verdict(), order, reasoning_limit),
         "prompt_texts": dict(t.prompt_texts),
-        "responses": responses,
+        "responses": response_map(session),
     }
     return jsonable(doc)  # type: ignore[no-any-return]
