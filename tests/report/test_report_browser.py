@@ -247,3 +247,48 @@ def test_pair_sorts_as_the_pairs_pane(vicuna_report: Path, vicuna_doc: dict[str,
             expected = sorted(vicuna_doc["pairs"], key=key)[:50]
             assert shown == [[p[cols["prompt"]], p[cols["a"]], p[cols["b"]]] for p in expected], sort
         assert b.errors == []
+
+
+def test_hostile_responses_of_a_run_render_as_text(tmp_path: Path) -> None:
+    """End to end: a tournament whose prompt and responses are hostile markup, run and reported by the CLI."""
+    import tomli_w
+
+    from elotui.cli import main
+
+    spec = {
+        "tournament": {"name": "hostile " + HOSTILE},
+        "comparison": {"both_orders": True, "samples": 1, "conditions": ["clean"]},
+        "ranking": {"method": "bt", "threshold": "none", "seed": 0},
+        "contestants": [{"id": "x"}, {"id": "y"}, {"id": "z"}],
+        "judges": [
+            {
+                "id": "sim",
+                "provider": "simulated",
+                "simulation": {"noise": 50.0, "seed": 1, "qualities": {"x": 1100.0, "y": 1000.0, "z": 900.0}},
+            }
+        ],
+        "prompts": [
+            {
+                "id": "p1",
+                "text": HOSTILE,
+                "responses": {"x": HOSTILE, "y": "<i>plain</i>", "z": "z's answer"},
+            },
+            {"id": "p2", "text": "Second?", "responses": {"x": "a", "y": "b", "z": "c"}},
+        ],
+    }
+    t = tmp_path / "hostile.toml"
+    t.write_text(tomli_w.dumps(spec), encoding="utf-8")
+    store, out = tmp_path / "store.sqlite", tmp_path / "hostile.html"
+    assert main(["run", str(t), "--headless", "--no-delay", "--store", str(store)]) == 0
+    assert main(["report", str(t), "--store", str(store), "-o", str(out)]) == 0
+    with browser_on(out) as b:
+        page = b.page
+        assert page.inner_text("h1") == "hostile " + HOSTILE
+        page.fill("#pair-search", "window.__pwned")
+        assert page.locator("#pairs tbody tr").count() == 3  # p1 (its prompt), not p2
+        page.click('#pairs tbody tr[data-a="x"][data-b="y"] button')
+        assert page.text_content('#pair-detail pre[data-contestant="x"]') == HOSTILE
+        assert page.text_content('#pair-detail pre[data-contestant="y"]') == "<i>plain</i>"
+        assert page.locator("img").count() == 0 and page.locator("#app i").count() == 0
+        assert page.evaluate("window.__pwned") is None
+        assert b.errors == [] and b.others() == []
