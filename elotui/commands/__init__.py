@@ -15,4 +15,4 @@ COMMANDS = (
 )
 # The commands whose body runs with the cyclic collector off (elotui.heap.collector_off): their own process keeps it
 # off from its start (elotui.cli.entry).
-ONE_SHOT_COMMANDS = ("validate", "export")
+ONE_SHOT_COMMANDS = ("validate", "export", "report")

@@ -11,6 +11,7 @@ from pathlib import Path
 from elotui.commands.common import add_store_arg, add_tournament_arg, open_tournament, output_stream
 from elotui.commands.export import THRESHOLD_CHOICES
 from elotui.errors import UserError
+from elotui.heap import collector_off
 
 # above this many pairs, each verdict's reasoning is cut (the page says so) unless --max-reasoning says otherwise
 LARGE_PAIRS = 10_000
@@ -49,6 +50,11 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
 
 
 def run(args: argparse.Namespace) -> int:
+    with collector_off():  # a one-shot command: no garbage cycles worth collecting (elotui.heap)
+        return _report(args)
+
+
+def _report(args: argparse.Namespace) -> int:
     os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
     if args.max_reasoning is not None and args.max_reasoning < 1:
         raise UserError(f"--max-reasoning must be at least 1, not {args.max_reasoning}")

