@@ -128,6 +128,7 @@
   }
   function forestPlot(b) {
     const rows = b.rows.filter(function (r) { return r.rating !== null; });
+    if (!rows.length) return el("p", { class: "note", text: "No contestant is rated in this view yet." });
     const lows = rows.map(function (r) { return r.ci_low === null ? r.rating : r.ci_low; });
     const highs = rows.map(function (r) { return r.ci_high === null ? r.rating : r.ci_high; });
     const lo = Math.min.apply(null, lows), hi = Math.max.apply(null, highs);

@@ -292,3 +292,20 @@ def test_hostile_responses_of_a_run_render_as_text(tmp_path: Path) -> None:
         assert page.locator("img").count() == 0 and page.locator("#app i").count() == 0
         assert page.evaluate("window.__pwned") is None
         assert b.errors == [] and b.others() == []
+
+
+def test_a_view_without_ratings_draws_without_errors(vicuna_doc: dict[str, Any], tmp_path: Path) -> None:
+    doc = json.loads(json.dumps(vicuna_doc))
+    board = doc["boards"][f"{doc['meta']['method']}|{doc['meta']['threshold']}"]
+    for row in board["rows"]:  # as before any game: every contestant unranked
+        row.update(rank=None, rating=None, ci_low=None, ci_high=None, gap_to_next=None, band=None)
+    page_file = tmp_path / "unrated.html"
+    with page_file.open("w", encoding="utf-8") as fh:
+        write_page(doc, fh)
+    with browser_on(page_file) as b:
+        assert (
+            b.page.eval_on_selector_all("#leaderboard tbody .rank", "c => c.map(x => x.textContent)")
+            == ["–"] * 5
+        )
+        assert b.page.locator("#forest").count() == 0
+        assert b.errors == [] and b.others() == []
