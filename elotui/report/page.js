@@ -52,7 +52,7 @@
     if (x === null || x === undefined || isNaN(x)) return "#eeeeee";
     const t = Math.max(0, Math.min(1, x));
     const lo = [230, 159, 0], hi = [0, 114, 178];
-    const end = t < 0.5 ? lo : hi, w = Math.abs(t - 0.5) * 2;
+    const end = t < 0.5 ? lo : hi, w = Math.abs(t - 0.5) * 1.6;  // at most 80 %: dark text stays readable
     const c = end.map(function (v) { return Math.round(255 + (v - 255) * w); });
     return "rgb(" + c.join(",") + ")";
   }

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import io
 import json
+import sys
 import xml.etree.ElementTree as ET
 from contextlib import redirect_stdout
 from pathlib import Path
@@ -72,3 +73,13 @@ def test_diagnose_figures_show_the_diagnose_report(vicuna_store: Path, vicuna_do
     judges = list(report["judges"])
     consistent = [report["judges"][j]["position"]["consistent"] for j in judges]
     assert [b.get_width() for b in bars[: len(judges)]] == pytest.approx(consistent)
+
+
+def test_plots_without_matplotlib_is_exit_2(
+    vicuna_store: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setitem(sys.modules, "matplotlib", None)  # as if not installed: importing it fails
+    folder = tmp_path / "plots"
+    assert main(["report", str(TOURNAMENT), "--store", str(vicuna_store), "--plots", str(folder)]) == 2
+    assert "pip install 'elotui[report]'" in capsys.readouterr().err
+    assert not folder.exists()
