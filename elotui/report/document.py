@@ -1,0 +1,150 @@
+"""The data of the HTML report: one JSON-able document, gathered from what elotui already computes.
+
+- `boards`: the leaderboard of every threshold × method (`TournamentSession.leaderboard`, as `elotui export`'s
+  JSON document: its rows, settings, counts and warnings), keyed `"<method>|<threshold>"`, so the page switches
+  between them without computing anything;
+- `diagnose`: the parts of `elotui diagnose`'s report the page charts (position bias and human agreement per
+  judge, agreement between judges, the head-to-head matrix, per-prompt τ, self-preference, learned weights, gold);
+- `pairs`: one record per (prompt, pair) (`elotui.export.pairs.pair_records`, as the pairs pane's review export);
+- `verdicts`: per pair, every recorded verdict (judge, condition, sample, which contestant was shown first, the
+  winner, the status and the judge's reasoning: the AB/BA grid);
+- `prompts`, `responses`: the texts; `provenance`: as the JSON export's.
+
+Texts are kept exact here; the page inserts every one of them as text, never as markup.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from elotui.config import Tournament
+from elotui.export.pairs import PAIR_COLUMNS, pair_records
+from elotui.export.ranking import leaderboard_document
+from elotui.jsonable import jsonable
+from elotui.session import TournamentSession
+from elotui.vocab import THRESHOLDS, threshold_label
+
+METHODS = ("elo", "bt")
+# the diagnose report's parts that the page shows (the others are large and have no chart)
+DIAGNOSE_KEYS = (
+    "counts",
+    "position",
+    "judges",
+    "agreement",
+    "head_to_head",
+    "per_prompt_tau",
+    "human",
+    "gold",
+    "self_preference",
+    "judge_weights",
+    "position_effect",
+    "length_bias",
+    "reference",
+)
+# one verdict in `verdicts`: these fields, by position
+VERDICT_FIELDS = ("judge", "condition", "sample", "first", "winner", "status", "reasoning")
+
+
+def board_key(method: str, threshold: Any) -> str:
+    return f"{method}|{threshold_label(threshold)}"
+
+
+def boards(session: TournamentSession, scope: Mapping[str, str | None]) -> dict[str, dict[str, Any]]:
+    """Every threshold × method's leaderboard of the scope (`prompt`, `category`, `judge`, as `elotui export`
+    takes them), as the JSON export's document (without provenance)."""
+    return {
+        board_key(method, threshold): leaderboard_document(
+            session.leaderboard(
+                threshold=threshold,
+                method=method,
+                prompt=scope.get("prompt"),
+                category=scope.get("category"),
+                judge=scope.get("judge"),
+            )
+        )
+        for method in METHODS
+        for threshold in THRESHOLDS
+    }
+
+
+def pair_key(prompt: str, a: str, b: str) -> str:
+    return f"{prompt}\x1f{a}\x1f{b}"
+
+
+def verdicts_by_pair(
+    rows: Iterable[tuple[Any, ...]], order: dict[str, int], reasoning_limit: int | None
+) -> dict[str, list[list[Any]]]:
+    """Pair key -> its verdicts (`VERDICT_FIELDS`), a and b in declaration order as in the pair summaries."""
+    out: dict[str, list[list[Any]]] = {}
+    for prompt, first, second, judge, condition, sample, winner, reasoning, status in rows:
+        a, b = (first, second) if order.get(first, 0) <= order.get(second, 0) else (second, first)
+        text = reasoning or ""
+        if reasoning_limit is not None and len(text) > reasoning_limit:
+            text = text[:reasoning_limit] + " […]"
+        out.setdefault(pair_key(prompt, a, b), []).append(
+            [judge, condition, sample, first, winner, status, text]
+        )
+    return out
+
+
+def meta(tournament: Tournament, scope: Mapping[str, str], reasoning_limit: int | None) -> dict[str, Any]:
+    """What the page needs to label and order everything: names, labels, the views and the first one shown."""
+    spec = tournament.spec
+    return {
+        "tournament": tournament.name,
+        "criterion": spec.tournament.criterion,
+        "description": spec.tournament.description,
+        "contestants": [{"id": c.id, "label": c.label or c.id} for c in spec.contestants],
+        "judges": [{"id": j.id, "label": j.label or j.id} for j in spec.judges],
+        "prompts": tournament.prompt_ids,
+        "categories": tournament.categories,
+        "thresholds": [threshold_label(th) for th in THRESHOLDS],
+        "methods": list(METHODS),
+        "threshold": threshold_label(spec.ranking.threshold),
+        "method": spec.ranking.method if spec.ranking.method in METHODS else "elo",
+        "reasoning_limit": reasoning_limit,
+        "scope": ", ".join(f"{k} {v}" for k, v in scope.items()) or None,
+    }
+
+
+def pair_rows(session: TournamentSession) -> list[list[Any]]:
+    """Each (prompt, pair)'s record (`PAIR_COLUMNS` but the prompt text), as a list."""
+    summaries = session.pair_summaries()
+    names = [c for c in PAIR_COLUMNS if c != "prompt_text"]
+    return [[r[c] for c in names] for r in pair_records(summaries, session.tournament.categories, {})]
+
+
+def response_map(session: TournamentSession) -> dict[str, dict[str, str | None]]:
+    """prompt -> contestant -> its response (None: not produced yet)."""
+    out: dict[str, dict[str, str | None]] = {}
+    for (prompt, contestant), text in session.response_texts().items():
+        out.setdefault(prompt, {})[contestant] = text
+    return out
+
+
+def report_document(
+    session: TournamentSession,
+    *,
+    reasoning_limit: int | None = None,
+    scope: Mapping[str, str | None] | None = None,
+) -> dict[str, Any]:
+    """Everything the page shows, as one JSON-able document (see the module's docstring). `scope` restricts the
+    leaderboards (`prompt`, `category`, `judge`); the other parts cover the whole tournament."""
+    chosen = {k: v for k, v in (scope or {}).items() if v is not None}
+    t = session.tournament
+    diagnose = session.diagnose_report()
+    order = {c: i for i, c in enumerate(t.contestant_ids)}
+    doc = {
+        "meta": meta(t, chosen, reasoning_limit),
+        "provenance": session.provenance(),
+        "boards": boards(session, chosen),
+        "diagnose": {key: diagnose.get(key) for key in DIAGNOSE_KEYS},
+        "pair_columns": [c for c in PAIR_COLUMNS if c != "prompt_text"],
+        "pairs": pair_rows(session),
+        "verdict_fields": list(VERDICT_FIELDS),
+        "verdicts": verdicts_by_pair(session.store.each_recorded_verdict(), order, reasoning_limit),
+        "prompt_texts": dict(t.prompt_texts),
+        "responses": response_map(session),
+    }
+    return jsonable(doc)  # type: ignore[no-any-return]
