@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 import subprocess
 import sys
+import tomllib
 import zipfile
 from pathlib import Path
 
@@ -53,7 +54,24 @@ def test_version_flag() -> None:
         [sys.executable, "-m", "elotui.cli", "--version"], check=False, capture_output=True, text=True
     )
     assert out.returncode == 0
-    assert re.fullmatch(r"elotui \d+\.\d+\.\d+.*\n", out.stdout)
+    assert out.stdout == f"elotui {_project_version()}\n"
+
+
+def _project_version() -> str:
+    return str(tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]["version"])
+
+
+def test_one_version_everywhere() -> None:
+    """pyproject.toml, the installed package's metadata (which `--version` and the JSON export's provenance read
+    through elotui.__version__) and the changelog's latest entry name the same release."""
+    import elotui
+
+    version = _project_version()
+    assert version == "0.2.0"
+    assert elotui.__version__ == version, "reinstall (pip install -e .) after changing the version"
+    changelog = (ROOT / "CHANGELOG.md").read_text(encoding="utf-8")
+    latest = re.search(r"^## \[(\d+\.\d+\.\d+)\] - (\d{4}-\d{2}-\d{2})$", changelog, flags=re.MULTILINE)
+    assert latest and latest.group(1) == version, "CHANGELOG.md's first entry is not this version"
 
 
 def test_wheel_contains_the_bundled_themes(tmp_path: Path) -> None:
