@@ -12,7 +12,7 @@ Bradley–Terry: each round's win matrix is the drawn prompts' win matrices summ
 matrix times the per-prompt matrices), fitted in one batch by Newton's method warm-started at the point fit.
 
 Elo: `min(bootstrap, ELO_MAX_ROUNDS)` rounds, each playing the drawn games in `ELO_ORDERS_PER_ROUND` random orders
-and averaging them (the permutation average, seed 000 §4.4, on the resampled games). 50 rounds × 2 orders cost
+and averaging them (the permutation average, Braun and Forell 2026, on the resampled games). 50 rounds × 2 orders cost
 as much as the point estimate's 100 orders (Elo is sequential: each order replays every game). The order
 noise left in each round's mean (it does not shrink with more games: K sets it) is estimated from the orders'
 spread within the rounds and taken out (elotui.rating.elo.elo_rounds), so the interval shrinks as data grow. The spread of single orders around the point estimate is reported apart, as the

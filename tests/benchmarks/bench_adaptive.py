@@ -1,4 +1,4 @@
-"""Adaptive planning benchmark (issue 18): `python -m tests.benchmarks.bench_adaptive [--seeds 20]`.
+"""Adaptive planning benchmark: `python -m tests.benchmarks.bench_adaptive [--seeds 20]`.
 
 Simulated tournaments with known truth: 16 contestants (qualities 60 Elo points apart by default, `--gap`, dealt
 in a seeded order),
