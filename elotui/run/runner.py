@@ -30,6 +30,7 @@ from elotui.judges.base import (
     Completion,
     Judge,
     JudgeReply,
+    MayGiveUp,
     RetryNotice,
     RetryObserver,
     answers_free,
@@ -247,12 +248,13 @@ class Runner(RunLifecycle):
                 self.store.settle()
 
     async def _drain(self, jid: str, judge: Judge, free: bool, queue: deque[Call]) -> None:
+        gives_up = judge if isinstance(judge, MayGiveUp) else None  # a capability the judge declares (base)
         while queue:
             await self._resume.wait()
             if self._stopping or self._budget_hit or not queue:
                 return
-            if getattr(judge, "unreachable", None):
-                self._give_up_on(jid, str(getattr(judge, "unreachable", "")), queue)
+            if gives_up is not None and gives_up.unreachable:
+                self._give_up_on(jid, gives_up.unreachable, queue)
                 return
             with collector_off() if free else contextlib.nullcontext():  # FREE_BATCH pairs: see `_answer`
                 taken = self._take(queue, judge, FREE_BATCH if free else 1)
