@@ -6,7 +6,6 @@ import argparse
 import sys
 
 from elotui.commands.common import add_tournament_arg
-from elotui.heap import collector_off
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -16,11 +15,6 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
 
 
 def run(args: argparse.Namespace) -> int:
-    with collector_off():
-        return _validate(args)
-
-
-def _validate(args: argparse.Namespace) -> int:
     from elotui.config import load_tournament  # on use: `elotui --help` does not import the config's models
     from elotui.config_checks import plan_size
     from elotui.terminal import one_line
