@@ -124,3 +124,22 @@ def test_readme_shell_examples_run_as_written(tmp_path: Path, monkeypatch: pytes
     ranking = json.loads((tmp_path / "ranking.json").read_text(encoding="utf-8"))
     assert len(ranking["rows"]) == 5
     assert ranking["provenance"]["elotui_version"] == "0.2.0"  # the release, as pyproject.toml says
+
+
+def test_the_readme_is_a_five_minute_read() -> None:
+    """At most 12,000 characters, a table of contents whose links lead to its sections, no command that does not
+    exist, and the method and the figures in docs/ (the figures generated, never edited by hand)."""
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert len(text) <= 12_000, len(text)
+    sections = {
+        re.sub(r"[^\w\- ]", "", h.lower()).replace(" ", "-")
+        for h in re.findall(r"^## (.+)$", text, re.MULTILINE)
+    }
+    toc = re.findall(r"^- \[[^\]]+\]\(#([\w-]+)\)$", text, flags=re.MULTILINE)
+    assert len(toc) >= 6 and set(toc) <= sections, (toc, sections)
+    assert "elotui view" not in text
+    for doc in re.findall(r"\]\((docs/[\w.-]+\.md)", text):
+        assert (ROOT / doc).is_file(), doc
+    assert "python -m tests.benchmarks.report" in (ROOT / "docs" / "benchmarks.md").read_text(
+        encoding="utf-8"
+    )
