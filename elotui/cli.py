@@ -12,9 +12,9 @@ import importlib
 import os
 import sys
 import traceback
+from collections.abc import Callable, Iterable
 
-from elotui import heap
-from elotui.commands import COMMANDS, ONE_SHOT_COMMANDS
+from elotui.commands import COMMANDS
 from elotui.errors import UserError
 from elotui.terminal import SafeStream
 
@@ -87,16 +87,36 @@ def _run(args: argparse.Namespace) -> int:
         return 1
 
 
+# The process settings of the `elotui` command. They live here, in the command's entry, and nowhere else: importing
+# any elotui module changes nothing in the process (tests/foundation/test_import_side_effects.py). Each is kept
+# only while it moves a user-visible figure by 10 % or more at 10^5-10^6 verdicts: `python -m
+# tests.benchmarks.report` measures each against the command without it (docs/benchmarks.md, "Process settings").
+
+
+def one_blas_thread(argv: list[str]) -> None:
+    """One BLAS thread, unless the environment says otherwise: the rankings' linear algebra is small (contestants x
+    contestants), and a pool of one thread per core competes with the store read and the bootstrap's own threads
+    (a 10^6-verdict `elotui export --method bt` on a loaded 2-core machine: 3.8 s with one thread, 21.2 s without)."""
+    del argv
+    for name in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+        os.environ.setdefault(name, "1")
+
+
+PROCESS_SETTINGS: dict[str, Callable[[list[str]], None]] = {"blas": one_blas_thread}
+
+
+def run_command(argv: list[str], settings: Iterable[str] = PROCESS_SETTINGS) -> int:
+    """`main` in a process of its own, with the named process settings (all of them in the `elotui` command; the
+    benchmarks leave one out to measure what it is worth)."""
+    for name in settings:
+        PROCESS_SETTINGS[name](argv)
+    return main(argv)
+
+
 def entry() -> None:
     """The `elotui` process (the console script, `python -m elotui.cli`); `main` is what runs in a caller's
     process."""
-    argv = sys.argv[1:]
-    heap.small_pages_for_arrays()
-    if argv and argv[0] in ONE_SHOT_COMMANDS:
-        heap.one_shot_process()
-    code = main(argv)
-    heap.before_exit()
-    sys.exit(code)
+    sys.exit(run_command(sys.argv[1:]))
 
 
 if __name__ == "__main__":

@@ -1,7 +1,7 @@
 """elotui's vocabulary: each concept that several floors name, defined once.
 
-Ground floor: imports nothing from elotui. Thresholds (seed 000 §4.3), rating methods, call kinds and statuses,
-the expected win probability of a rating gap and its band (seed 000 §4.4), and the cost of tokens at a price.
+Ground floor: imports nothing from elotui. Thresholds (Braun and Forell 2026, agreement thresholds), rating methods, call kinds and statuses,
+the expected win probability of a rating gap and its band (Braun and Forell 2026, Elo over random permutations), and the cost of tokens at a price.
 """
 
 from __future__ import annotations
@@ -146,7 +146,7 @@ def win_probability(gap: float) -> float:
 
 
 def band(gap: float) -> str:
-    """Seed 000 §4.4: Δ < 50 practically tied, 50 ≤ Δ ≤ 150 moderate, Δ > 150 strong."""
+    """Braun and Forell 2026, interpretability of Elo scores: Δ < 50 practically tied, 50 ≤ Δ ≤ 150 moderate, Δ > 150 strong."""
     if gap < 50:
         return BAND_TIED
     if gap <= 150:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 
@@ -10,6 +11,11 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
+
+# The tests run elotui in this process, as a library: they set the one process setting the `elotui` command sets
+# (elotui.cli.one_blas_thread), before numpy is imported, so that small fits do not start a BLAS pool per core.
+for _name in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_name, "1")
 
 # Shared fixtures (loopback provider servers) are plugins, loaded when present.
 pytest_plugins = [m for m in ("tests.servers.fixtures",) if (ROOT / (m.replace(".", "/") + ".py")).exists()]

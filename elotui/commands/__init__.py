@@ -13,6 +13,3 @@ COMMANDS = (
     "report",
     "serve",
 )
-# The commands whose body runs with the cyclic collector off (elotui.heap.collector_off): their own process keeps it
-# off from its start (elotui.cli.entry).
-ONE_SHOT_COMMANDS = ("validate", "export", "report")

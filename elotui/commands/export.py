@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import os
 
 from elotui.commands.common import (
     add_output_arg,
@@ -12,7 +11,6 @@ from elotui.commands.common import (
     output_stream,
     store_to_read,
 )
-from elotui.heap import collector_off
 
 THRESHOLD_CHOICES = ("1.0", "0.9", "0.75", "0.5", "none")
 
@@ -35,15 +33,6 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
 
 
 def run(args: argparse.Namespace) -> int:
-    with collector_off():
-        return _export(args)
-
-
-def _export(args: argparse.Namespace) -> int:
-    # numpy is imported below, on first use. OpenBLAS would start a thread per core at import, which costs this
-    # one-shot command ~50 ms of CPU and competes with the store read; the rankings' linear algebra is small.
-    # (A value the user set is kept.)
-    os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
     from elotui.config import load_tournament
 
     tournament = load_tournament(args.tournament)

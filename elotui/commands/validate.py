@@ -10,7 +10,6 @@ from typing import TYPE_CHECKING
 
 from elotui.commands.common import add_tournament_arg
 from elotui.errors import UserError
-from elotui.heap import collector_off
 
 if TYPE_CHECKING:
     from elotui.config import Tournament
@@ -23,11 +22,6 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
 
 
 def run(args: argparse.Namespace) -> int:
-    with collector_off():
-        return _validate(args)
-
-
-def _validate(args: argparse.Namespace) -> int:
     from elotui.config import load_tournament  # on use: `elotui --help` does not import the config's models
     from elotui.config_checks import plan_size
     from elotui.terminal import one_line

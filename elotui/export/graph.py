@@ -1,4 +1,4 @@
-"""`elotui graph`: write a tournament's evaluation graph (seed 002 §2.5) as a Cypher script and neo4j-admin CSVs.
+"""`elotui graph`: write a tournament's evaluation graph (Diagnosing Bias and Instability in LLM Evaluation, graph-based storage) as a Cypher script and neo4j-admin CSVs.
 
 The model is in `graph_model`, the two forms in `cypher` and `neo4j_csv`, the direct load in `bolt`.
 """

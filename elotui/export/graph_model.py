@@ -1,4 +1,4 @@
-"""The evaluation graph of a tournament (seed 002 §2.5), built from the tournament file and its store.
+"""The evaluation graph of a tournament (Diagnosing Bias and Instability in LLM Evaluation, graph-based storage), built from the tournament file and its store.
 
 Every text node is one the current plan shows: the plan records, per presentation, the keys of the prompt text
 and of the two responses as shown (`PlanRow.prompt_text_key`, `first_text_key`, `second_text_key`), so the graph is

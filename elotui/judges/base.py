@@ -7,6 +7,7 @@ A judge never raises for a provider fault: it returns a `JudgeReply` whose statu
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Literal, NamedTuple, Protocol, runtime_checkable
 
 from elotui.config import EndpointConfig
@@ -18,7 +19,9 @@ __all__ = [
     "JudgeKind",
     "JudgeReply",
     "JudgeRequest",
+    "MayGiveUp",
     "Presentation",
+    "ReadsLog",
     "RetryNotice",
     "RetryObserver",
     "Status",
@@ -115,6 +118,30 @@ class Judge(Protocol):
     async def complete(self, system: str, user: str) -> Completion: ...
 
     async def aclose(self) -> None: ...
+
+
+@runtime_checkable
+class ReadsLog(Protocol):
+    """An optional capability: a judge that answers from a verdict log (the replay judge), which a run reads
+    before the first call and can start reading early."""
+
+    def log(self) -> tuple[Path, str]:
+        """The log's path and the SHA-256 of its content."""
+        ...
+
+    def prepare(self) -> None:
+        """Read the log now (a UserError naming the file and line if it is malformed)."""
+        ...
+
+
+@runtime_checkable
+class MayGiveUp(Protocol):
+    """An optional capability: a judge whose endpoint can be given up on (the live judges), saying why."""
+
+    @property
+    def unreachable(self) -> str | None:
+        """Why no call is sent any more, or None while calls are sent."""
+        ...
 
 
 def answers_free(judge: Judge) -> bool:

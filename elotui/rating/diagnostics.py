@@ -83,7 +83,7 @@ def reference_agreement(
     options: RatingOptions | None = None,
 ) -> dict[str, dict[str, Any]]:
     """Spearman ρ and Kendall τ (with p-values) between each threshold's ratings and reference scores (higher =
-    better), over the contestants the reference scores (the layout of seed 000's Tables 1-2)."""
+    better), over the contestants the reference scores (the layout of Braun and Forell 2026's result tables)."""
     names = [c for c in table.contestants if c in reference]
     idx = np.array([table.contestant_index(c) for c in names], dtype=np.int64)
     ref = np.array([float(reference[c]) for c in names])

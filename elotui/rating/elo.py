@@ -1,4 +1,4 @@
-"""Elo (seed 000 §2.2): online in a given order, and averaged over random permutations (seed 000 §4.4).
+"""Elo (Braun and Forell 2026): online in a given order, and averaged over random permutations (Braun and Forell 2026, Elo over random permutations).
 
 E_a = 1 / (1 + 10^((R_b - R_a) / 400)); after a game R_a += K (S_a - E_a) and R_b -= K (S_a - E_a).
 

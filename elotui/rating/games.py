@@ -1,4 +1,4 @@
-"""From verdicts to games, per agreement threshold (seed 000 §4.3).
+"""From verdicts to games, per agreement threshold (Braun and Forell 2026, agreement thresholds).
 
 A *presentation* is (prompt, contestant shown first, contestant shown second, condition). Its votes are the valid
 verdicts of every judge and sample for it; a tie vote counts half for each side.

@@ -1,7 +1,7 @@
 """The leaderboard: ratings for one scope and threshold, ranks, gaps between adjacent ranks, bands — and how
 certain each of them is.
 
-Gap bands (seed 000 §4.4): Δ < 50 "practically tied", 50 <= Δ <= 150 "moderate", Δ > 150 "strong"; the expected
+Gap bands (Braun and Forell 2026, Elo over random permutations): Δ < 50 "practically tied", 50 <= Δ <= 150 "moderate", Δ > 150 "strong"; the expected
 win probability of a gap is 1 / (1 + 10^(-Δ/400)).
 
 Certainty (elotui.rating.bootstrap): each rating's interval is a 95 % percentile bootstrap interval (by prompt by

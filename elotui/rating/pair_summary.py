@@ -1,5 +1,5 @@
 """Per-pair summaries (the pairs pane, `elotui diagnose`'s pair table, the review export): the stability class
-by the majority of the pair's mirrored units (seed 002 §3.2, by `elotui.rating.stability.unit_class`), which
+by the majority of the pair's mirrored units (Diagnosing Bias and Instability in LLM Evaluation, by `elotui.rating.stability.unit_class`), which
 judges flipped, and how the judges split, from the store's int-coded columns (numpy passes over the verdicts,
 then one Python object per pair: 10^6 verdicts in ~3 s, 17-25 s row by row before).
 

@@ -1,4 +1,4 @@
-"""Position stability (seed 002 §3.2): each (prompt, pair, judge, condition, sample) planned in both orders is
+"""Position stability (Diagnosing Bias and Instability in LLM Evaluation): each (prompt, pair, judge, condition, sample) planned in both orders is
 
 - consistent: the same contestant wins in both orders;
 - position bias: both orders decisive and each order's winner is the one in the same slot;

@@ -157,7 +157,7 @@ def tau_summary(values: Iterable[float]) -> dict[str, Any]:
 
 def per_prompt_tau(table: VerdictTable, mask: NDArray[np.bool_] | None = None) -> dict[str, Any]:
     """Kendall τ-b between each prompt's ranking (win rates on that prompt, all judges) and the global ranking
-    (win rates over all prompts), over the contestants with verdicts on the prompt (seed 002 §3.4)."""
+    (win rates over all prompts), over the contestants with verdicts on the prompt (Diagnosing Bias and Instability in LLM Evaluation, ranking stability)."""
     global_rate, _ = win_rate_arrays(table, mask)
     by_prompt: dict[str, float] = {}
     for name, local, have in prompt_win_rates(table, mask):

@@ -1,4 +1,4 @@
-"""Few-shot by retrieval (seed 000 §4.2): the most similar past judged comparison as a worked example.
+"""Few-shot by retrieval (Braun and Forell 2026, bias mitigation): the most similar past judged comparison as a worked example.
 
 `comparison.examples_file` is JSON Lines, one past judged comparison per line:
 

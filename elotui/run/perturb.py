@@ -1,4 +1,4 @@
-"""Lexical noise (seed 002 §2.3): small, seeded surface edits that keep a response's meaning.
+"""Lexical noise (Diagnosing Bias and Instability in LLM Evaluation): small, seeded surface edits that keep a response's meaning.
 
 Five rules, each applied at candidate sites chosen by a random generator seeded from
 (`comparison.perturbation_seed`, salt) — the salt is the prompt and contestant, so every response gets its own

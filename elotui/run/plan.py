@@ -1,4 +1,4 @@
-"""The comparison plan: which presentations to judge, in which order (seed 000 §4.1, seed 002 §2.2).
+"""The comparison plan: which presentations to judge, in which order (Braun and Forell 2026, pairwise framework; Diagnosing Bias and Instability in LLM Evaluation, evaluation pipeline).
 
 For each prompt: every unordered pair of contestants × both orders (AB and BA when `both_orders`) × every
 judge × `samples` × every condition. Each condition is its own presentation set (`clean`, `lexical`,

@@ -1,4 +1,4 @@
-"""Rendering judge prompts (seed 000 §4.1 and appendix A.3; seed 002 §2.3).
+"""Rendering judge prompts (Braun and Forell 2026, pairwise framework and prompt template; Diagnosing Bias and Instability in LLM Evaluation, perturbations).
 
 A judge call is one system message and one user message. The default templates live in package data
 (`elotui/run/templates/`); a tournament may replace the system and the user template with

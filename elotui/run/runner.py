@@ -31,6 +31,7 @@ from elotui.judges.base import (
     Completion,
     Judge,
     JudgeReply,
+    MayGiveUp,
     answers_free,
     concurrency,
 )
@@ -251,12 +252,13 @@ class Runner(RunCounting):
 
     async def _drain(self, jid: str, judge: Judge, free: bool, queue: deque[Call]) -> None:
         breaker = self._breakers[jid]
+        gives_up = judge if isinstance(judge, MayGiveUp) else None  # a capability the judge declares (base)
         while queue:
             await self._resume.wait()
             if self._stopping or self._budget_hit or not queue:
                 return
-            if getattr(judge, "unreachable", None):
-                breaker.stop(str(getattr(judge, "unreachable", "")))
+            if gives_up is not None and gives_up.unreachable:
+                breaker.stop(gives_up.unreachable)
             if free:  # FREE_BATCH pairs: see `_answer`
                 with collector_off():
                     taken = self._take(queue, judge, FREE_BATCH)

@@ -13,7 +13,7 @@ from elotui.checkpoints import to_thread
 from elotui.config import EndpointConfig, Tournament
 from elotui.files import read_regular_file
 from elotui.heap import long_lived
-from elotui.judges.base import Judge, RetryObserver
+from elotui.judges.base import Judge, ReadsLog, RetryObserver
 from elotui.log_index import LogKey
 from elotui.run.calls import endpoints
 from elotui.run.plan import Plan
@@ -47,14 +47,13 @@ def ready_now(judges: Iterable[Judge]) -> None:
     """`ready_judges` in the calling thread: the runner's planning thread, while the plan's end is written behind
     (elotui.run.prepare). A judge that has read its log does not read it again."""
     for judge in judges:
-        prepare = getattr(judge, "prepare", None)
-        if prepare is not None:
-            _long_lived(prepare)
+        if isinstance(judge, ReadsLog):
+            _long_lived(judge.prepare)
 
 
 def logs_read(judges: Iterable[Judge]) -> list[LogKey]:
     """The logs these judges read before their first call (a replay judge's: `ReplayJudge.log`)."""
-    return [log() for judge in judges if (log := getattr(judge, "log", None)) is not None]
+    return [judge.log() for judge in judges if isinstance(judge, ReadsLog)]
 
 
 def _long_lived(make: Callable[[], object]) -> None:

@@ -1,4 +1,4 @@
-"""Benchmark: a tournament whose prompts and responses are data files (issue 16).
+"""Benchmark: a tournament whose prompts and responses are data files.
 
 Run as `python -m tests.benchmarks.bench_data_files` (from the repository root).
 

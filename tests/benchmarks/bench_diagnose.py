@@ -3,14 +3,14 @@ tournament's store (e.g. bench_fastchat's 1M world: `T = <world>/tournament.toml
 
 Times what the TUI's diagnostics pane computes in its worker (`session.diagnose_report` with 100 Elo orders),
 and within it the position-aware Bradley–Terry (each judge's first-slot advantage, 50 prompt-bootstrap rounds)
-against the same fit counting its (judge, first, second) cells from scratch in every round, as it did before
-stop 51 (the reference kept in tests/rating/test_position_tally.py). Both give the same figures bit for bit;
+against the same fit counting its (judge, first, second) cells from scratch in every round, as it did before it
+kept its cells (the reference kept in tests/rating/test_position_tally.py). Both give the same figures bit for bit;
 the benchmark checks that too.
 
 Then, under Textual's Pilot (the real app, 160 x 45): `d` until the diagnostics are shown, and the event loop's
 longest stall meanwhile (how late a 20 ms timer fired), with the head-to-head grid shown as one laid-out Text
 against the same grid shown as the Rich table it is laid out from, alternately. (That table already has its
-column widths given; before stop 51 Rich also measured each of its cells.)
+column widths given; before, Rich also measured each of its cells.)
 """
 
 from __future__ import annotations

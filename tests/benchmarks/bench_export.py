@@ -1,4 +1,4 @@
-"""Benchmark of the whole `elotui export` process (issue 5, last performance point).
+"""Benchmark of the whole `elotui export` process.
 
 Run as `python -m tests.benchmarks.bench_export` (from the repository root).
 

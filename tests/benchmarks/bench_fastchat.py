@@ -1,4 +1,4 @@
-"""elotui against FastChat's published rating functions (issue 17), on the same verdicts, same machine, same run.
+"""elotui against FastChat's published rating functions, on the same verdicts, same machine, same run.
 
 Run as `python -m tests.benchmarks.bench_fastchat [--sizes 100k,1m] [--keep DIR]` from the repository root, with
 the bench extra installed (`pip install -e '.[bench]'`: pandas, tqdm; FastChat's functions are vendored in

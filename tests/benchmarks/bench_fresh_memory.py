@@ -4,12 +4,12 @@ Run as `python -m tests.benchmarks.bench_fresh_memory [--mib 256] [--runs 3] [--
 
 A process that touches memory it has not touched before (a numpy array, say) takes it from the operating system a
 page at a time. On a virtual machine whose balloon driver reports free pages to the host (virtio-balloon free page
-reporting, as on the machines these stops ran on), memory that processes freed goes back to the host a few seconds
+reporting, as on the machines elotui was developed on), memory that processes freed goes back to the host a few seconds
 later, and the next process that takes it waits for the host to supply it again. So the same command is fast
 right after a process freed as much memory, and slow after a pause. This benchmark measures both in fresh child
 processes: each child times its first touch of `--mib` MiB; "warm" children run right after one that freed as
 much, "cold" ones after `--pause` seconds; in transparent huge pages (numpy's default advice on Linux) and in
-small pages (NUMPY_MADVISE_HUGEPAGE=0, what the `elotui` process sets: elotui.heap.small_pages_for_arrays). It
+small pages (NUMPY_MADVISE_HUGEPAGE=0, which a user can set for the `elotui` command; it mattered at 10^7 only). It
 prints the medians, the ratios, and what the machine says about its balloon driver. elotui's exports touch
 ~250 MB at 10^6 verdicts and ~1.3 GB at 10^7.
 """

@@ -1,4 +1,4 @@
-"""Pairs-pane benchmark (a script, not a test): `python -m tests.benchmarks.bench_pairs` (issue 20).
+"""Pairs-pane benchmark (a script, not a test): `python -m tests.benchmarks.bench_pairs`.
 
 A store with 100,350 cached verdicts (223 prompts × 10 contestants, every ordered pair, 5 judges: 10,035 pairs),
 each with a ~500-character reasoning; prompts ~200 characters and responses ~1,500 (data files). Under Textual's
@@ -12,7 +12,7 @@ Reference, measured in the same run: the plain search a pane without an index wo
 pair's texts lowercased and scanned from scratch (`all(word in text)`) — and the store read the detail needs.
 
 3. Listing the pairs (what the pane loads, in its worker): `session.pair_summaries()` against the row-by-row
-   summary it replaced at stop 50 (kept in tests/rating/test_pair_summary_columns.py as the reference), on the
+   summary the columnar one replaced (kept in tests/rating/test_pair_summary_columns.py as the reference), on the
    same store; and the whole list in each sort (what the pane's worker makes when no filter is set) against
    sorting by the tuple each sort's key stands for (tests/tui/test_pair_sorts.py). With `bench_pairs T STORE`:
    only this, on that tournament's store (e.g. bench_fastchat's 1M).

@@ -1,4 +1,4 @@
-"""Benchmark of elotui.rating (issue 5 targets). Run as a script: `python tests/benchmarks/bench_rating.py`.
+"""Benchmark of elotui.rating. Run as a script: `python tests/benchmarks/bench_rating.py`.
 
 1. 100k verdicts, 20 contestants, 5 judges, both orders: games + Bradley–Terry (200 bootstrap rounds) for all five
    thresholds (target <= 0.5 s total); permutation Elo, 100 orders, threshold none (target <= 1 s).

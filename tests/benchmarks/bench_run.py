@@ -1,4 +1,4 @@
-"""Benchmark of the run engine (issue 4). Run as a script: `python tests/benchmarks/bench_run.py`.
+"""Benchmark of the run engine. Run as a script: `python tests/benchmarks/bench_run.py`.
 
 A simulated tournament (20 contestants, 10 prompts, 5 judges, both orders: 19,000 judge calls, no delay) run by
 `Runner` into a fresh SQLite store, against a plain reference measured in the same run: a loop that renders the

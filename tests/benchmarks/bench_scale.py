@@ -1,4 +1,4 @@
-"""How elotui's export grows from 10^4 to 10^7 verdicts (issue 17): whole-process time and peak memory.
+"""How elotui's export grows from 10^4 to 10^7 verdicts: whole-process time and peak memory.
 
 Run as `python -m tests.benchmarks.bench_scale [--sizes 10k,100k,1m,10m] [--keep DIR]` from the repository root,
 with the bench extra installed (`pip install -e '.[bench]'`).

@@ -5,7 +5,7 @@ Run as `python -m tests.benchmarks.bench_trace T STORE [--runs 3] [--graph-runs 
 
 1. `elotui verdicts T --store STORE -o FILE`: median of `--runs`, interleaved with a plain reference process that
    reads the same rows with sqlite3 (every detail column of `plan JOIN calls`, in plan order, as the store reads a
-   detail) and writes each with `json.dumps` (how `elotui verdicts` wrote its log before stop 53). The two files
+   detail) and writes each with `json.dumps` (how `elotui verdicts` wrote its log before it streamed the columns). The two files
    are compared byte for byte.
 2. `elotui graph T --store STORE -o DIR`: `--graph-runs` runs, against the floor of writing the same bytes (a
    process copying the graph's files, from the page cache, to a new folder).

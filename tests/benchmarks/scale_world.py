@@ -1,4 +1,4 @@
-"""A generated tournament of any size for the scale benchmarks (issue 17): N contestants with known Elo-scale
+"""A generated tournament of any size for the scale benchmarks: N contestants with known Elo-scale
 qualities, P prompts (data files: `questions.jsonl`, `answers.jsonl`), every ordered pair on every prompt, one
 replay judge reading a generated verdict log (`verdicts.jsonl`: Bradley–Terry outcomes with a 10 % tie band and
 a 1 % invalid rate, seeded). N = 100, P = 101 gives 999,900 verdicts, the issue's 1M store.

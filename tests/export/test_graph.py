@@ -1,4 +1,4 @@
-"""The evaluation graph: counts equal the store's contents, the links follow seed 002 §2.5, the Cypher script and
+"""The evaluation graph: counts equal the store's contents, the links follow Diagnosing Bias and Instability in LLM Evaluation (graph-based storage), the Cypher script and
 the neo4j-admin CSVs read back to exactly the same graph, and hostile text cannot break out of either."""
 
 from __future__ import annotations

@@ -242,11 +242,11 @@ def test_cli_export_exit_codes(filled, capsys: pytest.CaptureFixture[str]) -> No
     assert exc.value.code == 2
 
 
-def test_one_shot_commands_pause_the_collector_and_restore_it(
+def test_commands_called_in_process_leave_the_collector_as_they_found_it(
     filled, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    # export and validate run with Python's cycle collector off (their loads allocate enough to trigger full
-    # collections) and leave it as they found it, on or off, also when they fail.
+    # The collector is a process setting of the `elotui` command (elotui.cli.entry), not of `main`: a caller that
+    # runs export or validate in its own process keeps its collector as it was, on or off, also when they fail.
     import gc
 
     from elotui.export import ranking
@@ -267,11 +267,13 @@ def test_one_shot_commands_pause_the_collector_and_restore_it(
             assert gc.isenabled() is before
         finally:
             gc.enable()
-    assert seen == [False, False]  # off while the export wrote, whether it was on or off before
+    assert seen == [True, False]  # as the caller had it while the export wrote
     capsys.readouterr()
 
 
-def test_the_collector_is_off_inside_a_one_shot_command(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_collector_off_restores_the_collector_also_when_its_body_fails(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     import gc
 
     from elotui.heap import collector_off
@@ -283,39 +285,6 @@ def test_the_collector_is_off_inside_a_one_shot_command(monkeypatch: pytest.Monk
     with pytest.raises(RuntimeError), collector_off():
         raise RuntimeError("a failing body")
     assert gc.isenabled()
-
-
-def test_the_process_of_a_one_shot_command_keeps_the_collector_off_and_freezes_before_it_exits(
-    filled, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
-) -> None:
-    # `elotui export` as a process (cli.entry): the collector off from the start and never switched on again, and
-    # everything frozen before the interpreter's last collection; the CSV is whole, written and closed by then.
-    # Another command keeps the collector on and is frozen at its end too.
-    import gc
-    import sys
-
-    from elotui import cli
-
-    seen: list[tuple[str, bool]] = []
-    monkeypatch.setattr(gc, "freeze", lambda: seen.append(("freeze", gc.isenabled())))
-    out = tmp_path / "ranking.csv"
-    export = ["elotui", "export", str(filled.path), "--store", str(filled.store_path), "-o", str(out)]
-    runs = ["elotui", "runs", str(filled.path), "--store", str(filled.store_path)]
-    try:
-        for argv, collector_on in ((export, False), (runs, True)):
-            gc.enable()  # as in a new process
-            monkeypatch.setattr(sys, "argv", argv)
-            seen.clear()
-            with pytest.raises(SystemExit) as exc:
-                cli.entry()
-            assert exc.value.code == 0
-            assert seen == [("freeze", collector_on)]
-            assert gc.isenabled() is collector_on
-    finally:
-        gc.enable()
-    rows = list(csv.DictReader(out.open(encoding="utf-8")))
-    assert [r["contestant"] for r in rows] == [r.contestant for r in _expected(filled).rows]
-    capsys.readouterr()
 
 
 @pytest.mark.parametrize("method", ["elo", "bt"])

@@ -1,9 +1,12 @@
 """The house rules, as tests: the floors' import contract (import-linter, stated in pyproject.toml), no import
-circle anywhere in elotui/, no module over 450 lines and no function over cyclomatic complexity 15 (radon)."""
+circle anywhere in elotui/, no module over 600 lines without a stated reason, and no function over cyclomatic
+complexity 15 (radon). Modules are split by concept, not by a counter: a module may run longer when one concept
+needs it, and says so in a `# long module: <reason>` comment."""
 
 from __future__ import annotations
 
 import ast
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -12,7 +15,8 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 PACKAGE = ROOT / "elotui"
-MAX_LINES = 450
+LONG_MODULE = 600
+LONG_REASON = re.compile(r"^# long module: \S.{10,}", flags=re.MULTILINE)
 MAX_COMPLEXITY = 15
 
 
@@ -85,13 +89,27 @@ def test_no_import_circle() -> None:
             visit(name)
 
 
-def test_no_module_is_too_long() -> None:
-    long = {
-        str(p.relative_to(ROOT)): n
-        for p in PACKAGE.rglob("*.py")
-        if (n := len(p.read_text(encoding="utf-8").splitlines())) > MAX_LINES
-    }
-    assert not long, f"modules over {MAX_LINES} lines: {long}"
+def long_modules() -> dict[str, int]:
+    """Modules over LONG_MODULE lines that do not say why (a `# long module: <reason>` comment)."""
+    found = {}
+    for path in PACKAGE.rglob("*.py"):
+        text = path.read_text(encoding="utf-8")
+        lines = len(text.splitlines())
+        if lines > LONG_MODULE and not LONG_REASON.search(text):
+            found[str(path.relative_to(ROOT))] = lines
+    return found
+
+
+def test_long_modules_say_why() -> None:
+    long = long_modules()
+    assert not long, f"modules over {LONG_MODULE} lines without a '# long module: <reason>' comment: {long}"
+
+
+def test_the_long_module_rule_reads_its_reason() -> None:
+    assert LONG_REASON.search("x = 1\n# long module: one state machine, its states read together\n")
+    assert not LONG_REASON.search("# long module:\n") and not LONG_REASON.search(
+        "x = 1  # long module: why not"
+    )
 
 
 def test_no_function_is_too_complex() -> None:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 import subprocess
 import sys
+import tomllib
 import zipfile
 from pathlib import Path
 
@@ -53,7 +54,24 @@ def test_version_flag() -> None:
         [sys.executable, "-m", "elotui.cli", "--version"], check=False, capture_output=True, text=True
     )
     assert out.returncode == 0
-    assert re.fullmatch(r"elotui \d+\.\d+\.\d+.*\n", out.stdout)
+    assert out.stdout == f"elotui {_project_version()}\n"
+
+
+def _project_version() -> str:
+    return str(tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]["version"])
+
+
+def test_one_version_everywhere() -> None:
+    """pyproject.toml, the installed package's metadata (which `--version` and the JSON export's provenance read
+    through elotui.__version__) and the changelog's latest entry name the same release."""
+    import elotui
+
+    version = _project_version()
+    assert version == "0.2.0"
+    assert elotui.__version__ == version, "reinstall (pip install -e .) after changing the version"
+    changelog = (ROOT / "CHANGELOG.md").read_text(encoding="utf-8")
+    latest = re.search(r"^## \[(\d+\.\d+\.\d+)\] - (\d{4}-\d{2}-\d{2})$", changelog, flags=re.MULTILINE)
+    assert latest and latest.group(1) == version, "CHANGELOG.md's first entry is not this version"
 
 
 def test_wheel_contains_the_bundled_themes(tmp_path: Path) -> None:
@@ -91,21 +109,22 @@ def test_wheel_contains_the_bundled_themes(tmp_path: Path) -> None:
         assert data in names, f"{data} missing from the wheel"
 
 
-def test_importing_elotui_pins_blas_to_one_thread_unless_the_user_chose() -> None:
+def test_the_elotui_command_pins_blas_to_one_thread_unless_the_user_chose() -> None:
     import os
     import subprocess
     import sys
 
     code = (
-        "import elotui, numpy, os; print(os.environ['OPENBLAS_NUM_THREADS'], os.environ['OMP_NUM_THREADS'])"
+        "import os, sys\nfrom elotui import cli\nsys.argv = ['elotui', '--version']\ntry:\n    cli.entry()\n"
+        "except SystemExit:\n    pass\nprint(os.environ['OPENBLAS_NUM_THREADS'], os.environ['OMP_NUM_THREADS'])"
     )
     env = {k: v for k, v in os.environ.items() if not k.endswith("_NUM_THREADS")}
     out = subprocess.run(
         [sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True
     ).stdout
-    assert out.split() == ["1", "1"]
+    assert out.split()[-2:] == ["1", "1"]
     env["OPENBLAS_NUM_THREADS"] = "3"
     out = subprocess.run(
         [sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True
     ).stdout
-    assert out.split()[0] == "3"
+    assert out.split()[-2] == "3"

@@ -26,7 +26,9 @@ def arr(*values: float) -> np.ndarray:
 
 def test_expected_score_formula() -> None:
     assert expected_score(1000, 1000) == 0.5
-    assert expected_score(1100, 1000) == pytest.approx(0.6400649998)  # Δ=100 -> about 64 % (seed 000)
+    assert expected_score(1100, 1000) == pytest.approx(
+        0.6400649998
+    )  # Δ=100 -> about 64 % (Braun and Forell 2026)
     assert expected_score(1200, 1000) == pytest.approx(0.7597469267)  # Δ=200 -> about 76 %
 
 

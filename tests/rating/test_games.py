@@ -1,4 +1,4 @@
-"""Verdicts -> games per threshold (seed 000 §4.3), the columnar table, scope and per-contestant records."""
+"""Verdicts -> games per threshold (Braun and Forell 2026, agreement thresholds), the columnar table, scope and per-contestant records."""
 
 from __future__ import annotations
 

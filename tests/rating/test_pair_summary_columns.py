@@ -107,7 +107,7 @@ class _Collected:
 
 
 def reference(rows: Iterable[PlanVerdict], contestant_order: list[str]) -> list[PairSummary]:
-    """The row-by-row summary (elotui 0.1 to stop 49)."""
+    """The row-by-row summary (elotui 0.1 and the releases until the columnar one)."""
     rank = {c: i for i, c in enumerate(contestant_order)}
     c = _Collected()
     for prompt, first, second, judge, condition, sample, status, winner in rows:
