@@ -14,15 +14,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, cast
 
-from elotui.config import Tournament
-from elotui.data_files import listing
 from elotui.errors import UserError
-from elotui.heap import collector_off
 from elotui.rating.leaderboard import Leaderboard, RatingOptions, Scope, rank_games, scoped_games
 from elotui.rating.pair_summary import PairSummary, summarise_columns
 from elotui.rating.table import VerdictTable
 from elotui.records import DiagnoseReport, JudgeStats, PairDetail
+from elotui.runtime.heap import collector_off
 from elotui.store import Store, VerdictColumns
+from elotui.tournament.data_files import listing
+from elotui.tournament.model import Tournament
 from elotui.verdict_log import VerdictRow, read_log
 from elotui.vocab import SCREEN_METHODS, Threshold, parse_threshold
 
@@ -45,7 +45,7 @@ class DiagnoseInputs:
 
 def _read_jsonl(path: Path) -> list[dict[str, Any]]:
     """The rows of a JSONL file (gzipped or not); UserError naming the file and line for a broken one."""
-    from elotui.data_rows import read_rows
+    from elotui.tournament.data_rows import read_rows
 
     problems: list[str] = []
     rows = [r.values for r in read_rows(path, problems)]
@@ -416,7 +416,7 @@ class TournamentSession:
 
     def shown_response(self, prompt: str, contestant: str) -> str | None:
         """`response_text` as the pairs pane shows it: in a conversation, every turn, user and answer, in order."""
-        from elotui.run.context_blocks import readable_conversation
+        from elotui.plan.context_blocks import readable_conversation
 
         text = self.response_text(prompt, contestant)
         return None if text is None else readable_conversation(self.tournament, prompt, contestant, text)

@@ -25,7 +25,7 @@ from typing import Any
 
 import elotui
 from elotui.errors import UserError
-from elotui.files import lone_surrogate, may_hold_surrogate, read_text_file, surrogate_message
+from elotui.tournament.user_files import lone_surrogate, may_hold_surrogate, read_text_file, surrogate_message
 
 DEFAULT_THEME = "elotui-dark"
 MAX_THEME_BYTES = 1 << 20  # a theme is a few hundred bytes

@@ -20,9 +20,9 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import IO, Any, Literal, TypedDict, cast
 
-from elotui.checkpoints import checkpoint
 from elotui.errors import UserError
-from elotui.files import lone_surrogate, may_hold_surrogate, open_regular, surrogate_message
+from elotui.runtime.checkpoints import checkpoint
+from elotui.tournament.user_files import lone_surrogate, may_hold_surrogate, open_regular, surrogate_message
 
 FIELDS = ("prompt", "first", "second", "judge", "condition", "sample", "winner", "reasoning", "status")
 LogWinner = Literal["first", "second", "tie"]
@@ -44,7 +44,7 @@ class VerdictRow(TypedDict):
 
 
 def _open_log(path: Path) -> IO[bytes]:
-    """The log's bytes (decompressed where it is gzipped), opened through elotui.files' guard (a regular file, or
+    """The log's bytes (decompressed where it is gzipped), opened through elotui.tournament.user_files' guard (a regular file, or
     UserError naming it)."""
     raw = open_regular(path)
     if path.suffix == ".gz":
@@ -173,7 +173,7 @@ def read_verdicts(path: str | Path) -> Iterator[Verdict]:
         try:
             blank, lineno = 0, 0
             for lines in _blocks(fh, path):
-                checkpoint()  # a run stopped while its replay judge reads the log (elotui.checkpoints)
+                checkpoint()  # a run stopped while its replay judge reads the log (elotui.runtime.checkpoints)
                 for lineno, line in enumerate(lines, lineno + 1):  # noqa: B020 (numbered on from the last block)
                     if not line or line.isspace():
                         blank += 1

@@ -19,9 +19,9 @@ SAMPLE = ROOT / "sample_tournaments" / "vicuna80" / "tournament.toml"
 
 
 async def capture(output: Path, size: tuple[int, int], keys: list[str]) -> None:
-    from elotui.config import load_tournament
     from elotui.run.runner import Runner
     from elotui.store import Store
+    from elotui.tournament.model import load_tournament
     from elotui.tui.launch import make_app
 
     tournament = load_tournament(SAMPLE)

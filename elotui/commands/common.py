@@ -10,12 +10,12 @@ from pathlib import Path
 from typing import IO, TYPE_CHECKING
 
 from elotui.errors import UserError
-from elotui.files import replaced_atomically
 from elotui.terminal import one_line
+from elotui.tournament.user_files import replaced_atomically
 
 if TYPE_CHECKING:  # imported when used: building the parser must not load pydantic (start-up time)
-    from elotui.config import Tournament
     from elotui.store import Store
+    from elotui.tournament.model import Tournament
 
 
 def add_tournament_arg(p: argparse.ArgumentParser) -> None:
@@ -38,7 +38,7 @@ def add_output_arg(p: argparse.ArgumentParser) -> None:
 
 
 def open_tournament(args: argparse.Namespace) -> tuple[Tournament, Store]:
-    from elotui.config import load_tournament
+    from elotui.tournament.model import load_tournament
 
     tournament = load_tournament(args.tournament)
     return tournament, store_to_read(tournament, getattr(args, "store", None))
@@ -71,7 +71,7 @@ def store_to_read(tournament: Tournament, store_path: str | None, *, reader: boo
 @contextmanager
 def output_stream(target: str | None, *, newline: str = "\n") -> Iterator[IO[str]]:
     """stdout for '-' or None; otherwise a UTF-8 file (parent folders created), replaced whole once written
-    (elotui.files.replaced_atomically: a failure on the way leaves the previous file as it was)."""
+    (elotui.tournament.user_files.replaced_atomically: a failure on the way leaves the previous file as it was)."""
     if target in (None, "-"):
         yield sys.stdout
         sys.stdout.flush()

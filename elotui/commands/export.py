@@ -33,7 +33,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
 
 
 def run(args: argparse.Namespace) -> int:
-    from elotui.config import load_tournament
+    from elotui.tournament.model import load_tournament
 
     tournament = load_tournament(args.tournament)
     # Elo (or online Elo): its kernels, compiled while the store loads where this machine has not compiled them yet

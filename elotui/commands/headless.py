@@ -17,12 +17,12 @@ from collections.abc import Coroutine, Sequence
 from typing import IO, Any
 
 from elotui.commands.leaderboard_text import print_leaderboard
-from elotui.config import Tournament
 from elotui.run.events import Event, JudgeStopped, Progress, RunFinished
 from elotui.run.runner import Runner
 from elotui.run.summary import exit_summary
 from elotui.store import Store
 from elotui.terminal import one_line
+from elotui.tournament.model import Tournament
 from elotui.vocab import OUTCOME_FAILED
 
 EXIT_FAILED = 3  # calls failed for good, or a judge was stopped: the next run retries them

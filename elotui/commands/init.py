@@ -135,7 +135,7 @@ def judge_table(spec: str, contestants: list[str], taken: set[str]) -> list[str]
 
 def _contestants(files: list[Path]) -> tuple[list[tuple[str, str | None]], Path | None]:
     """[(id, its own responses file or None)], and the long file (one file, several contestants) if any."""
-    from elotui.data_files import contestants_in
+    from elotui.tournament.data_files import contestants_in
 
     if len(files) == 1:
         ids = contestants_in(files[0])
@@ -234,7 +234,7 @@ def run(args: argparse.Namespace) -> int:
         raise UserError(f"{out}: already exists (choose another -o, or --force to replace it)")
     text = render(args, out)
     out.write_text(text, encoding="utf-8")
-    from elotui.config import load_tournament
+    from elotui.tournament.model import load_tournament
 
     try:
         t = load_tournament(out)

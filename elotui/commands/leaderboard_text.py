@@ -5,7 +5,6 @@ from __future__ import annotations
 from typing import IO
 
 from elotui.commands.common import table_lines
-from elotui.config import Tournament
 from elotui.rating.board import LeaderboardRow
 from elotui.rating.labels import (
     band_text,
@@ -20,6 +19,7 @@ from elotui.rating.labels import (
 from elotui.session import TournamentSession
 from elotui.store import Store
 from elotui.terminal import one_line
+from elotui.tournament.model import Tournament
 
 
 def _order_cell(row: LeaderboardRow) -> str:

@@ -11,7 +11,7 @@ from pathlib import Path
 from elotui.commands.common import add_store_arg, add_tournament_arg, open_tournament, output_stream
 from elotui.commands.export import THRESHOLD_CHOICES
 from elotui.errors import UserError
-from elotui.heap import collector_off
+from elotui.runtime.heap import collector_off
 
 # above this many pairs, each verdict's reasoning is cut (the page says so) unless --max-reasoning says otherwise
 LARGE_PAIRS = 10_000
@@ -50,7 +50,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
 
 
 def run(args: argparse.Namespace) -> int:
-    with collector_off():  # a one-shot command: no garbage cycles worth collecting (elotui.heap)
+    with collector_off():  # a one-shot command: no garbage cycles worth collecting (elotui.runtime.heap)
         return _report(args)
 
 

@@ -12,12 +12,12 @@ from typing import IO
 
 from elotui.commands.common import table_lines
 from elotui.commands.leaderboard_text import print_leaderboard
-from elotui.config import Tournament, load_tournament
 from elotui.errors import UserError
 from elotui.judges.base import Judge
-from elotui.run.prompts import PromptBuilder
+from elotui.plan.prompts import PromptBuilder
 from elotui.store import Store
 from elotui.store.runs import RunActive, live_run
+from elotui.tournament.model import Tournament, load_tournament
 
 __all__ = ["print_leaderboard", "run_tournament"]
 
@@ -73,7 +73,7 @@ def run_tournament(args: argparse.Namespace) -> int:
 def _dry_run(
     tournament: Tournament, store: Store, builder: PromptBuilder, no_delay: bool, out: IO[str]
 ) -> int:
-    from elotui.run.estimate import dry_run
+    from elotui.plan.estimate import dry_run
     from elotui.run.setup import build_judges, default_judge_factory
 
     judges = build_judges(tournament, default_judge_factory(tournament, no_delay=no_delay))
@@ -160,8 +160,8 @@ async def _close_all(judges: dict[str, Judge]) -> None:
 def _show_prompt(
     tournament: Tournament, store: Store, builder: PromptBuilder, out: IO[str], wanted: str | None = None
 ) -> int:
-    from elotui.run.estimate import first_prompt
-    from elotui.run.plan import build_plan
+    from elotui.plan.estimate import first_prompt
+    from elotui.plan.presentations import build_plan
 
     if wanted is not None and wanted not in tournament.prompt_ids:
         close = difflib.get_close_matches(wanted, tournament.prompt_ids, n=1)

@@ -12,7 +12,7 @@ from elotui.commands.common import add_tournament_arg
 from elotui.errors import UserError
 
 if TYPE_CHECKING:
-    from elotui.config import Tournament
+    from elotui.tournament.model import Tournament
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -22,9 +22,11 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
 
 
 def run(args: argparse.Namespace) -> int:
-    from elotui.config import load_tournament  # on use: `elotui --help` does not import the config's models
-    from elotui.config_checks import plan_size
     from elotui.terminal import one_line
+    from elotui.tournament.checks import plan_size
+    from elotui.tournament.model import (
+        load_tournament,  # on use: `elotui --help` does not import the config's models
+    )
 
     t = load_tournament(args.tournament)
     problems = _read_named_files(t)
@@ -48,7 +50,7 @@ def run(args: argparse.Namespace) -> int:
     )
     if t.data is not None and t.data.files:
         print(f"  data files: {', '.join(one_line(f) for f in t.data.files)}")
-    from elotui.run.context_blocks import summary
+    from elotui.plan.context_blocks import summary
 
     for line in summary(t):
         print(f"  {line}")
@@ -58,8 +60,8 @@ def run(args: argparse.Namespace) -> int:
 def _named_files(t: Tournament) -> list[tuple[str, Path, Callable[[Path], object]]]:
     """(key, path, reader) of every file the tournament names beyond its texts and data files (those are read by
     load_tournament): the examples, the replay judges' logs, the reference votes and gold labels."""
-    from elotui.data_rows import read_rows
-    from elotui.run.fewshot import load_examples
+    from elotui.plan.fewshot import load_examples
+    from elotui.tournament.data_rows import read_rows
     from elotui.verdict_log import read_verdicts
 
     def rows(path: Path) -> None:

@@ -21,9 +21,9 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
 
 
 def run(args: argparse.Namespace) -> int:
-    from elotui.config import load_tournament
     from elotui.store import Store
     from elotui.store.runs import latest_run
+    from elotui.tournament.model import load_tournament
     from elotui.tui.launch import run_tui
 
     if args.tournament is None and args.store is None:

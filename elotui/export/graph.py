@@ -18,8 +18,8 @@ from elotui.export.graph_model import Graph, Tally, build_graph
 from elotui.export.neo4j_csv import Neo4jCsv, readme_text
 
 if TYPE_CHECKING:
-    from elotui.config import Tournament
     from elotui.store import Store
+    from elotui.tournament.model import Tournament
 
 __all__ = ["GraphExport", "build_graph", "export_graph", "write_graph_files"]
 

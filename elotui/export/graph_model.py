@@ -31,9 +31,9 @@ from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 if TYPE_CHECKING:
-    from elotui.config import Tournament
     from elotui.records import PairDetail, PlanRow, TextRow
     from elotui.store import Store
+    from elotui.tournament.model import Tournament
 
 # Property names and neo4j-admin types, per label / relationship type (the CSV headers follow this order).
 NODE_PROPERTIES: dict[str, tuple[tuple[str, str], ...]] = {

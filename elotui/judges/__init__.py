@@ -6,9 +6,9 @@ from pathlib import Path
 
 import httpx
 
-from elotui.config import EndpointConfig
 from elotui.judges.base import Judge, RetryObserver
 from elotui.judges.limits import RetryPolicy
+from elotui.tournament.model import EndpointConfig
 
 
 def build_judge(

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal, NamedTuple, Protocol, runtime_checkable
 
-from elotui.config import EndpointConfig
+from elotui.tournament.model import EndpointConfig
 from elotui.vocab import Status, Winner
 
 __all__ = [
@@ -44,7 +44,7 @@ class Presentation(NamedTuple):
 class JudgeRequest(NamedTuple):
     """One call as a judge receives it (immutable; made once per call sent)."""
 
-    key: str  # the cache key of this call (elotui.run.keys)
+    key: str  # the cache key of this call (elotui.plan.keys)
     system: str  # the rendered system message
     user: str  # the rendered user message (few-shot example, prompt, both responses, answer format)
     presentation: Presentation | None = None  # None for plain completions (generation, paraphrase)

@@ -31,7 +31,6 @@ from typing import Any
 import httpx
 
 from elotui import vocab
-from elotui.config import EndpointConfig
 from elotui.judges.base import RetryNotice, RetryObserver
 from elotui.judges.decoding import BoundedBody, Reply, ReplyTooLarge, UndecodableReply, accept_encoding
 from elotui.judges.error_body import error_in_body, short_error
@@ -40,6 +39,7 @@ from elotui.judges.limits import RetryPolicy, TokenBucket, parse_retry_after
 from elotui.judges.secrets import REDACTED, Redactor, redact_url
 from elotui.judges.transport import ShardedTransport
 from elotui.judges.wire_text import may_hold_surrogates, storable_data
+from elotui.tournament.model import EndpointConfig
 
 __all__ = ["REDACTED", "GaveUp", "HttpEndpoint", "HttpResult", "redact_url"]
 

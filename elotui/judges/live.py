@@ -9,10 +9,10 @@ from typing import Any, ClassVar
 
 import httpx
 
-from elotui.config import EndpointConfig
 from elotui.judges.base import Completion, JudgeKind, JudgeReply, JudgeRequest, RetryObserver
 from elotui.judges.http import GaveUp, HttpEndpoint, RetryPolicy, cost_of, estimate_tokens
 from elotui.judges.parse import parse_verdict
+from elotui.tournament.model import EndpointConfig
 
 
 class ReplyShapeError(Exception):

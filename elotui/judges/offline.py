@@ -8,8 +8,8 @@ import asyncio
 import time
 from collections.abc import Callable
 
-from elotui.config import EndpointConfig
 from elotui.judges.base import Judge, JudgeReply, JudgeRequest, answers_free
+from elotui.tournament.model import EndpointConfig
 
 
 class OfflineJudge:

@@ -9,10 +9,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from elotui.config import EndpointConfig
 from elotui.judges.base import Completion, JudgeKind, JudgeReply, JudgeRequest
 from elotui.judges.offline import OfflineJudge
-from elotui.log_index import Entry, IndexKey, LogKey, Recorded, log_index, nth
+from elotui.judges.replay_index import Entry, IndexKey, LogKey, Recorded, log_index, nth
+from elotui.tournament.model import EndpointConfig
 from elotui.verdict_log import content_hash
 
 
@@ -45,7 +45,7 @@ class ReplayJudge(OfflineJudge):
         return self._index
 
     def log(self) -> LogKey:
-        """The log this judge reads (`elotui.log_index.reading_ahead` can start reading it early)."""
+        """The log this judge reads (`elotui.judges.replay_index.reading_ahead` can start reading it early)."""
         return self.path, self.content_hash
 
     def prepare(self) -> None:

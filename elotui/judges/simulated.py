@@ -19,10 +19,10 @@ import json
 import random
 import re
 
-from elotui.config import EndpointConfig, SimulationConfig
 from elotui.judges.base import Completion, JudgeKind, JudgeReply, JudgeRequest
 from elotui.judges.offline import OfflineJudge
 from elotui.judges.parse import parse_verdict
+from elotui.tournament.model import EndpointConfig, SimulationConfig
 from elotui.vocab import win_probability
 
 REFERENCE_MARKER = re.compile(r"<<<REFERENCE ANSWER(?: TURN \d+)? [0-9a-f]{16}>>>")

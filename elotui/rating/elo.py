@@ -8,8 +8,8 @@ order (each game oriented lower code first, then sorted), so the result depends 
 seed only, not on the order the verdicts were stored in, nor on which contestant was shown first.
 
 Orders are Fisher–Yates shuffles driven by a counter-based splitmix64 stream, seeded. The sequential kernel
-(shuffle + play) is native code compiled from LLVM IR with llvmlite (`elotui.rating.elo_kernels`; compiled once a
-machine, `elotui.rating.native`, and kept on disk, `elotui.rating.kernel_cache`); without llvmlite (or with
+(shuffle + play) is native code compiled from LLVM IR with llvmlite (`elotui.rating.native.kernels`; compiled once a
+machine, `elotui.rating.native`, and kept on disk, `elotui.rating.native.kernel_cache`); without llvmlite (or with
 ELOTUI_NO_JIT=1) the orders are drawn with numpy and every game step advances all orders at once. Both paths draw
 the same orders and give the same ratings (up to float rounding); the native one is fast (bench_rating.py).
 """
@@ -32,14 +32,14 @@ from elotui.rating.bootstrap import (
     resampled_blocks_of,
     small_sample_corrected,
 )
-from elotui.rating.elo_kernels import Order, Packed, pack, whole
 from elotui.rating.games import Games
 from elotui.rating.native import jit_kernels
+from elotui.rating.native.kernels import Order, Packed, pack, whole
 from elotui.rating.order_noise import order_variance_of, orders_per_round, resampling_scale
 from elotui.rating.radix import dense_codes, table_fits, unique_counts
 
 if TYPE_CHECKING:
-    from elotui.rating.elo_kernels import Kernels
+    from elotui.rating.native.kernels import Kernels
 
 _C = math.log(10.0) / 400.0
 
@@ -215,7 +215,7 @@ def _stream_keys(permutations: int, seed: int) -> NDArray[np.uint64]:
 
 def permutation_orders(n_games: int, permutations: int, seed: int) -> NDArray[np.int64]:
     """The game orders, one row per permutation: a Fisher–Yates shuffle driven by a counter-based splitmix64
-    stream (draw i of order p is mix(key_p + i * golden)), so that the native kernel (elotui.rating.elo_kernels),
+    stream (draw i of order p is mix(key_p + i * golden)), so that the native kernel (elotui.rating.native.kernels),
     which shuffles in place, draws exactly the same orders."""
     keys = _stream_keys(permutations, seed)
     orders = np.broadcast_to(np.arange(n_games, dtype=np.int64), (permutations, n_games)).copy()

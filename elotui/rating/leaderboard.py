@@ -86,7 +86,7 @@ class RatingOptions:
 
     @classmethod
     def from_config(cls, ranking: Any) -> RatingOptions:
-        """From a `[ranking]` table (elotui.config.RankingConfig)."""
+        """From a `[ranking]` table (elotui.tournament.model.RankingConfig)."""
         return cls(
             ranking.k_factor,
             ranking.initial_rating,

@@ -18,11 +18,11 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from elotui.config import Tournament
 from elotui.export.pairs import PAIR_COLUMNS, pair_records
 from elotui.export.ranking import leaderboard_document
 from elotui.jsonable import jsonable
 from elotui.session import TournamentSession
+from elotui.tournament.model import Tournament
 from elotui.vocab import THRESHOLDS, threshold_label
 
 METHODS = ("elo", "bt")

@@ -9,13 +9,13 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, cast
 
-from elotui.config import EndpointConfig
 from elotui.judges.base import Completion, JudgeReply
 from elotui.records import JudgeCounts
 from elotui.run.events import Progress
+from elotui.tournament.model import EndpointConfig
 
 if TYPE_CHECKING:
-    from elotui.run.calls import Call
+    from elotui.plan.calls import Call
 
 
 @dataclass
@@ -55,7 +55,7 @@ class Accounting:
 
     def estimate(self, endpoint: str, static: float) -> float:
         """What the endpoint's next call is expected to cost: the mean of what its calls cost in this run, once
-        one has been paid for; before, `static` (elotui.run.calls.estimated_call_cost, whose output estimate is
+        one has been paid for; before, `static` (elotui.plan.calls.estimated_call_cost, whose output estimate is
         min(max_tokens, 512) tokens: several times a short verdict's)."""
         spent, n = self.paid.get(endpoint, (0.0, 0))
         return spent / n if n else static
@@ -67,7 +67,7 @@ class Accounting:
         these calls stay within `max_cost` (the rest of the plan is never counted). When the next call does not
         fit: with calls in flight, none is taken and the caller waits (they may cost less than estimated); with
         none, the cost that passes `max_cost` is returned too: the budget is reached."""
-        from elotui.run.calls import estimated_call_cost
+        from elotui.plan.calls import estimated_call_cost
 
         planned, taken = 0.0, cast("list[tuple[Call, float]]", [])
         while queue and len(taken) < batch:

@@ -1,4 +1,4 @@
-"""The runner's loop for `[comparison] plan = "adaptive"` (elotui.run.adaptive chooses; this buys): the full plan
+"""The runner's loop for `[comparison] plan = "adaptive"` (elotui.plan.adaptive chooses; this buys): the full plan
 is stored as usual, and its units are sent batch by batch until the ranking is settled, the open gaps' own pairs
 are bought on every prompt, `max_calls` or the budget is reached, or the run is stopped. A killed run resumes from
 what the store answered: bought units are the answered ones (a unit it had begun is finished first)."""
@@ -7,13 +7,13 @@ from __future__ import annotations
 
 from typing import Protocol
 
-from elotui.config import Tournament
+from elotui.plan.adaptive import AdaptivePlanner, Settlement, UnitKey, unit_of, units_in_order
+from elotui.plan.calls import Call
+from elotui.plan.verdict_calls import VerdictCalls
 from elotui.rating.leaderboard import RatingOptions
 from elotui.rating.table import VerdictTable
-from elotui.run.adaptive import AdaptivePlanner, Settlement, UnitKey, unit_of, units_in_order
-from elotui.run.calls import Call
-from elotui.run.verdict_plan import VerdictCalls
 from elotui.store import Store
+from elotui.tournament.model import Tournament
 
 
 class Host(Protocol):

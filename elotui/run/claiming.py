@@ -26,7 +26,7 @@ from elotui.store.runs import LEASE_S, LeaseLost, holds_lease
 
 if TYPE_CHECKING:
     from elotui.judges.base import Judge
-    from elotui.run.calls import Call
+    from elotui.plan.calls import Call
     from elotui.store import Store
 
 CLAIM_WAIT_S = float(

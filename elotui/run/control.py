@@ -68,7 +68,7 @@ class RunLifecycle:
         if not self._stopping:
             self._stopping = True
             self._set_state("stopped", "stopped by the user")
-        self._halt.set()  # planning or a log read in a thread stops too (elotui.checkpoints), not only new calls
+        self._halt.set()  # planning or a log read in a thread stops too (elotui.runtime.checkpoints), not only new calls
         self._resume.set()
         if cancel:
             for task in self._workers:

@@ -6,10 +6,10 @@ sending meanwhile (claimed in the store first: elotui.store.runs)."""
 from __future__ import annotations
 
 from elotui.judges.base import Completion, JudgeReply, RetryNotice, RetryObserver
+from elotui.plan.calls import Call
 from elotui.records import JudgeCounts
 from elotui.run.accounting import Accounting, RateMeter
 from elotui.run.breaker import EndpointBreaker
-from elotui.run.calls import Call
 from elotui.run.claiming import ClaimedCalls
 from elotui.run.control import RunLifecycle
 from elotui.run.events import CallFailed, CallRetried

@@ -16,17 +16,17 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from elotui.config import Tournament
-from elotui.files import read_regular_file
 from elotui.judges.base import Judge
-from elotui.log_index import reading_ahead
-from elotui.run.calls import Call, Texts, prerequisite_calls
-from elotui.run.keys import canonical_json
-from elotui.run.plan import Plan
-from elotui.run.prompts import PromptBuilder
+from elotui.judges.replay_index import reading_ahead
+from elotui.plan.calls import Call, Texts, prerequisite_calls
+from elotui.plan.keys import canonical_json
+from elotui.plan.presentations import Plan
+from elotui.plan.prompts import PromptBuilder
+from elotui.plan.verdict_calls import VerdictCalls, verdict_calls
 from elotui.run.setup import logs_read, ready_now
-from elotui.run.verdict_plan import VerdictCalls, verdict_calls
 from elotui.store import Store
+from elotui.tournament.model import Tournament
+from elotui.tournament.user_files import read_regular_file
 from elotui.vocab import OUTCOME_INVALID
 
 PLAN_FORMAT = 1  # bump when planning or keying changes in a way the version number would not tell
@@ -89,14 +89,14 @@ def prepare(
     call (a replay judge its log: elotui.run.setup.ready_now) while the plan's end (its key index, snapshot and
     commit: ~5 s of SQLite work at 10^6 rows, without Python's lock) is written behind (Store.set_plan), instead
     of after it; what they read is read ahead by child processes while the plan is made (a replay judge's log:
-    elotui.log_index.reading_ahead), and a child whose judge has nothing to answer is stopped. Which calls the
+    elotui.judges.replay_index.reading_ahead), and a child whose judge has nothing to answer is stopped. Which calls the
     store answered is asked before the plan is stored, so that no judge whose calls are all answered reads
     anything."""
     prereqs = prerequisite_calls(tournament, plan, builder, judges)
     texts = Texts.load(tournament, store, prereqs)
     with ExitStack() as ahead:
 
-        def read_logs_ahead() -> None:  # while the plan is made, on another core (elotui.log_index)
+        def read_logs_ahead() -> None:  # while the plan is made, on another core (elotui.judges.replay_index)
             if read_ahead:
                 ahead.enter_context(reading_ahead(logs_read(judges.values())))
 

@@ -8,8 +8,8 @@ from collections.abc import Callable
 
 from elotui.judges.base import Completion, Judge, JudgeReply, JudgeRequest
 from elotui.judges.wire_text import readable
+from elotui.plan.calls import Call
 from elotui.records import CallRecord
-from elotui.run.calls import Call
 from elotui.run.events import VerdictRecorded
 
 

@@ -23,10 +23,7 @@ import time
 from collections import deque
 from collections.abc import Callable
 
-from elotui.checkpoints import Stopped, to_thread
-from elotui.config import Tournament
 from elotui.errors import StoreError
-from elotui.heap import collector_off, long_lived, thaw
 from elotui.judges.base import (
     Completion,
     Judge,
@@ -36,10 +33,13 @@ from elotui.judges.base import (
     concurrency,
 )
 from elotui.judges.offline import answers_now
+from elotui.plan.calls import Call, endpoints
+from elotui.plan.presentations import build_plan
+from elotui.plan.prompts import PromptBuilder
+from elotui.plan.verdict_calls import VerdictCalls
 from elotui.records import JudgeCounts
 from elotui.run.accounting import Accounting, RateMeter, progress_of
 from elotui.run.breaker import EndpointBreaker
-from elotui.run.calls import Call, endpoints
 from elotui.run.claiming import ClaimedCalls
 from elotui.run.counting import RunCounting
 from elotui.run.events import (
@@ -51,9 +51,7 @@ from elotui.run.events import (
     RunStarted,
     RunState,
 )
-from elotui.run.plan import build_plan
 from elotui.run.prepare import prepare, replan, sends_all
-from elotui.run.prompts import PromptBuilder
 from elotui.run.recording import (
     ask_completion,
     ask_verdict,
@@ -63,9 +61,11 @@ from elotui.run.recording import (
     verdict_recorded,
 )
 from elotui.run.setup import JudgeFactory, build_judges, default_judge_factory, manifest, ready_judges
-from elotui.run.verdict_plan import VerdictCalls
+from elotui.runtime.checkpoints import Stopped, to_thread
+from elotui.runtime.heap import collector_off, long_lived, thaw
 from elotui.store import Store
 from elotui.store.runs import HEARTBEAT_EVERY_S, heartbeat
+from elotui.tournament.model import Tournament
 
 PROGRESS_INTERVAL_S = 0.5
 FREE_BATCH = 65_536  # calls a replay or simulated judge without a delay is given at a time (one worker)
@@ -146,7 +146,7 @@ class Runner(RunCounting):
                 del verdicts  # the plan is stored: its rows and answered calls go (10^6 rows: ~300 MB)
                 await self._execute(pending, release=True)
             final_state = "stopped" if self._stopping else "budget" if self._budget_hit else "finished"
-        except Stopped:  # stopped while it prepared (elotui.checkpoints): what it began is undone
+        except Stopped:  # stopped while it prepared (elotui.runtime.checkpoints): what it began is undone
             final_state = "stopped"
         except (asyncio.CancelledError, KeyboardInterrupt):
             final_state = "stopped"
@@ -156,7 +156,7 @@ class Runner(RunCounting):
             # The comparisons go (`total` keeps their count): a process that keeps the runner (the TUI) would keep
             # 10^6 objects that every full collection walks once thawed (~200 ms, now and then after a key).
             self.plan = dataclasses.replace(self.plan, comparisons=())
-            thaw()  # what the run froze (elotui.heap), foreign objects included, is collectable again
+            thaw()  # what the run froze (elotui.runtime.heap), foreign objects included, is collectable again
         self._emit_progress(force=True)
         result = RunFinished(
             state=final_state,
@@ -305,7 +305,7 @@ class Runner(RunCounting):
         """Send the calls and record the verdicts: together at the end, or, for free answers, about once a
         second (committing 10^4-10^5 rows at once: a transaction per 10^3 rewrites the random-key index pages
         each time), the event loop let run every FREE_YIELD_EVERY calls, a pause or stop honoured there. Free
-        answers are made with the collector off, then frozen (elotui.heap.long_lived), before the loop runs others
+        answers are made with the collector off, then frozen (elotui.runtime.heap.long_lived), before the loop runs others
         with it on: a 10^6-verdict replay's collections took 4.0 s, 0.66 s unfrozen, 0.04 s now."""
         answered: list[Answered] = []
         began, now, n = time.monotonic(), answers_now(judge), 0

@@ -16,11 +16,11 @@ from __future__ import annotations
 
 from collections import defaultdict
 
+from elotui.plan.adaptive import UnitKey, settlement, unit_of
+from elotui.plan.calls import Call
+from elotui.plan.verdict_calls import VerdictCalls
 from elotui.rating.leaderboard import RatingOptions, rank
-from elotui.run.adaptive import UnitKey, settlement, unit_of
 from elotui.run.adaptive_run import Host, answered_table, run_adaptive
-from elotui.run.calls import Call
-from elotui.run.verdict_plan import VerdictCalls
 
 
 def _unit_winners(

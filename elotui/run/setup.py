@@ -9,15 +9,15 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from elotui import __version__
-from elotui.checkpoints import to_thread
-from elotui.config import EndpointConfig, Tournament
-from elotui.files import read_regular_file
-from elotui.heap import long_lived
 from elotui.judges.base import Judge, ReadsLog, RetryObserver
-from elotui.log_index import LogKey
-from elotui.run.calls import endpoints
-from elotui.run.plan import Plan
-from elotui.run.prompts import PromptBuilder
+from elotui.judges.replay_index import LogKey
+from elotui.plan.calls import endpoints
+from elotui.plan.presentations import Plan
+from elotui.plan.prompts import PromptBuilder
+from elotui.runtime.checkpoints import to_thread
+from elotui.runtime.heap import long_lived
+from elotui.tournament.model import EndpointConfig, Tournament
+from elotui.tournament.user_files import read_regular_file
 
 JudgeFactory = Callable[[EndpointConfig, str, RetryObserver | None], Judge]
 
@@ -38,8 +38,8 @@ def default_judge_factory(tournament: Tournament, *, no_delay: bool = False) -> 
 async def ready_judges(judges: Iterable[Judge], stop: threading.Event | None = None) -> None:
     """Each judge that reads something before its first call reads it now (a replay judge its log: UserError naming
     the file and line if it is malformed), in a thread: a 10^6-verdict log takes ~4 s to read, and the event loop
-    (the TUI) runs on meanwhile. What it reads is long-lived (elotui.heap). The reading ends early (Stopped) once
-    `stop` is set or the caller is cancelled (elotui.checkpoints)."""
+    (the TUI) runs on meanwhile. What it reads is long-lived (elotui.runtime.heap). The reading ends early (Stopped) once
+    `stop` is set or the caller is cancelled (elotui.runtime.checkpoints)."""
     await to_thread(ready_now, list(judges), stop=stop)
 
 

@@ -14,10 +14,10 @@ from pathlib import Path
 
 import numpy as np
 
-from elotui.config import Tournament
 from elotui.run.events import RunFinished
 from elotui.store import Store, default_store_path
 from elotui.terminal import one_line
+from elotui.tournament.model import Tournament
 from elotui.vocab import OUTCOME_FAILED, OUTCOME_INVALID, OUTCOME_MISSING
 
 

@@ -2,7 +2,7 @@
 
 Tables
 - `calls`: one row per model call, keyed by a hash of everything that determines its answer (see
-  `elotui.run.keys`). Verdicts, contestant generations and paraphrases all live here (`kind`).
+  `elotui.plan.keys`). Verdicts, contestant generations and paraphrases all live here (`kind`).
   Each call is committed the moment it is recorded, so `kill -9` loses at most the calls in flight.
 - `plan`: the current comparison plan, one row per presentation (prompt, first, second, judge, condition,
   sample) with the key of the call that answers it. A run replaces it, so an edited tournament ranks exactly
@@ -39,7 +39,7 @@ from elotui.store.texts import TextsTable
 from elotui.vocab import CACHED_STATUSES
 
 if TYPE_CHECKING:
-    from elotui.config import Tournament
+    from elotui.tournament.model import Tournament
 
 __all__ = ["CACHED_STATUSES", "MIGRATIONS", "SCHEMA_VERSION", "CallRecord", "PlanRow", "Store"]
 __all__ += ["VerdictColumns", "default_store_path"]

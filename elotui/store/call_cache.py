@@ -1,5 +1,5 @@
 """This machine's shared call cache: every answered call (status ok or invalid) of every tournament store, by its
-content key (provider, model, settings, the rendered prompt, the sample: elotui.run.keys).
+content key (provider, model, settings, the rendered prompt, the sample: elotui.plan.keys).
 
 Stores are kept one per tournament file (by path), so that rankings read exactly that file's plan; the answers
 they hold are also written here, and a store reads through this cache before deciding a call must be sent. So a

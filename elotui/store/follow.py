@@ -1,4 +1,4 @@
-"""What a reader of a store another process is writing needs (`elotui watch`, elotui.tui.watch): whether anything
+"""What a reader of a store another process is writing needs (`elotui watch`, elotui.tui.state.watch): whether anything
 was committed since it last looked, and the verdicts recorded since then."""
 
 from __future__ import annotations

@@ -13,8 +13,8 @@ from typing import Any, cast
 
 import numpy as np
 
-from elotui.checkpoints import EVERY, checkpoint
 from elotui.records import PlanRow
+from elotui.runtime.checkpoints import EVERY, checkpoint
 from elotui.store import columns
 from elotui.store.schema import PLAN_COLUMNS, PLAN_KEY_INDEX
 
@@ -132,7 +132,7 @@ def write_end(
 def _numbered(db: sqlite3.Connection, rows: list[tuple[Any, ...]]) -> Iterator[tuple[Any, ...]]:
     """The rows as stored: their three text keys replaced by their numbers in `text_keys` (new keys numbered
     now), made one at a time as they are inserted (10^6 rows: no second list of them). A run stopped meanwhile
-    stops the inserts at a checkpoint (elotui.checkpoints): the transaction is rolled back."""
+    stops the inserts at a checkpoint (elotui.runtime.checkpoints): the transaction is rolled back."""
     keys: set[str | None] = set()
     for field in (8, 9, 10):  # each text key field of every row, taken in C
         keys.update(map(itemgetter(field), rows))

@@ -1,5 +1,5 @@
 """The store's texts table: the prompts, responses and derived texts (perturbed variants, paraphrases,
-generations) that presentations show, by key (elotui.run.calls.Texts)."""
+generations) that presentations show, by key (elotui.plan.calls.Texts)."""
 
 from __future__ import annotations
 

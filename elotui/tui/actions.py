@@ -18,22 +18,22 @@ from textual.widget import Widget
 from textual.widgets import Select, TabbedContent
 from textual.worker import WorkerState
 
-from elotui.files import unused_path
 from elotui.records import PairDetail
+from elotui.tournament.user_files import unused_path
 from elotui.tui.collector import COLLECTOR
 from elotui.tui.run_monitor import Notice, RunMonitor
 from elotui.tui.screens.help import HelpScreen, help_sections
 from elotui.tui.screens.pairs import PairsPane
 from elotui.tui.screens.raw_reply import RawTextScreen
-from elotui.tui.watch import StoreWatcher
+from elotui.tui.state.watch import StoreWatcher
 from elotui.vocab import METHOD_NAMES, THRESHOLDS, threshold_label
 
 if TYPE_CHECKING:
     from textual.app import App
 
-    from elotui.config import Tournament
     from elotui.rating.leaderboard import Leaderboard
     from elotui.session import TournamentSession
+    from elotui.tournament.model import Tournament
 
     _Base = App[int]
 else:

@@ -21,26 +21,26 @@ from textual.widget import Widget
 from textual.widgets import Select, TabbedContent, TabPane
 from textual.worker import Worker, WorkerState, get_current_worker
 
-from elotui.config import Tournament
 from elotui.rating.leaderboard import Leaderboard
 from elotui.run.events import Event, RunFinished
 from elotui.session import TournamentSession
 from elotui.store import Store
 from elotui.store.runs import RunActive
 from elotui.themes import APP_VARIABLE_DEFAULTS, DEFAULT_THEME
+from elotui.tournament.model import Tournament
 from elotui.tui import run_monitor
 from elotui.tui.actions import QUIT_KEYS, AppActions
 from elotui.tui.bindings import VIEW_BINDINGS
-from elotui.tui.commands import ElotuiCommands
-from elotui.tui.live_ranking import LiveRanking, RankingContext, Scope, ViewKey, chart_label
 from elotui.tui.messages import DiagnosticsComputed, JudgeStatsLoaded, LeaderboardComputed, VerdictsArrived
+from elotui.tui.palette import ElotuiCommands
 from elotui.tui.run_monitor import Notice, PlanCounts, RunControl, RunMonitor, RunnerFactory
 from elotui.tui.sanitize import one_line
 from elotui.tui.screens.diagnostics import DiagnosticsPane
 from elotui.tui.screens.leaderboard import LeaderboardPane
 from elotui.tui.screens.pairs import PairsPane
+from elotui.tui.state.live_ranking import LiveRanking, RankingContext, ViewKey, ViewScope, chart_label
+from elotui.tui.state.watch import WATCH_EVERY_S, StoreWatcher
 from elotui.tui.theming import register_themes
-from elotui.tui.watch import WATCH_EVERY_S, StoreWatcher
 from elotui.tui.widgets.footer import KeyFooter
 from elotui.tui.widgets.leaderboard_table import LeaderboardTable, contestant_label
 from elotui.tui.widgets.status_bar import StatusBar, StatusInfo
@@ -68,7 +68,7 @@ class ElotuiApp(AppActions, App[int]):
 
     threshold: reactive[Threshold] = reactive[Threshold](0.5, init=False)
     method: reactive[str] = reactive("elo", init=False)
-    scope: reactive[Scope] = reactive(Scope(), init=False)
+    scope: reactive[ViewScope] = reactive(ViewScope(), init=False)
 
     def __init__(
         self,
@@ -386,7 +386,7 @@ class ElotuiApp(AppActions, App[int]):
             pane.show_judges(judges, self.judge_stats, self.monitor.judge_counts)
 
     @work(thread=True, exclusive=True, group="diagnostics", exit_on_error=False)
-    def _diagnose(self, threshold: Threshold, method: str, scope: Scope) -> None:
+    def _diagnose(self, threshold: Threshold, method: str, scope: ViewScope) -> None:
         table, version = self.ranking.snapshot_with_version()
         inputs = self.session.diagnose_inputs()
         for problem in inputs.problems:  # e.g. a broken votes log: say so, diagnose without it

@@ -7,7 +7,7 @@ redraw take ~100-150 ms instead of ~30. Held off, the collection comes just afte
 (at the first allocation once the collector is back on), while the user reads the new view.
 
 The collector is switched back on once every hold is over, and only if it was on at the first (as
-`elotui.heap.collector_off` does for a run's planning): a planning thread that switched it off first keeps it
+`elotui.runtime.heap.collector_off` does for a run's planning): a planning thread that switched it off first keeps it
 off.
 """
 
@@ -17,7 +17,7 @@ from contextlib import ExitStack
 
 from textual.message_pump import MessagePump
 
-from elotui.heap import collector_off
+from elotui.runtime.heap import collector_off
 
 
 class CollectorHold:

@@ -6,11 +6,11 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from elotui.config import Tournament
 from elotui.errors import UserError
 from elotui.run.summary import exit_summary
 from elotui.store import Store
 from elotui.themes import load_themes
+from elotui.tournament.model import Tournament
 from elotui.tui.app import ElotuiApp
 from elotui.tui.run_monitor import RunnerFactory
 

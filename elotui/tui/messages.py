@@ -9,8 +9,8 @@ from textual.message import Message
 from elotui.rating.leaderboard import Leaderboard
 from elotui.rating.pair_summary import PairSummary
 from elotui.records import DiagnoseReport, JudgeStats, PairDetail
-from elotui.tui.live_ranking import ViewKey
-from elotui.tui.pair_query import FilterCounts, SearchIndex
+from elotui.tui.state.live_ranking import ViewKey
+from elotui.tui.state.pair_query import FilterCounts, SearchIndex
 
 
 class VerdictsArrived(Message):

@@ -15,7 +15,6 @@ from typing import Any, Protocol
 import numpy as np
 from numpy.typing import NDArray
 
-from elotui.config import Tournament
 from elotui.records import JudgeCounts, PlanVerdict
 from elotui.run.events import (
     CallFailed,
@@ -29,6 +28,7 @@ from elotui.run.events import (
 )
 from elotui.store import Store
 from elotui.store.runs import LOST_LEASE
+from elotui.tournament.model import Tournament
 from elotui.tui.sanitize import one_line
 from elotui.vocab import (
     OUTCOME_FAILED,

@@ -36,10 +36,10 @@ sys.path.insert(0, str(ROOT))
 
 from scipy.stats import kendalltau
 
+from elotui.plan.adaptive import AdaptivePlanner, UnitKey
+from elotui.plan.presentations import round_robin_rounds, unit_order
 from elotui.rating.leaderboard import RatingOptions, rank
 from elotui.rating.table import VerdictTable
-from elotui.run.adaptive import AdaptivePlanner, UnitKey
-from elotui.run.plan import round_robin_rounds, unit_order
 
 N, PROMPTS = 16, 30
 JUDGES = {
@@ -94,7 +94,7 @@ def population_bt(q: dict[str, float], draws: int = 20_000) -> dict[str, float]:
 def claims(board: object, q: dict[str, float]) -> tuple[int, int, int, int]:
     """(ordered claims, right ones, tied claims, right ones) of the settled gaps of the board the run stopped on,
     against the population's Bradley–Terry ratings `q`."""
-    from elotui.run.adaptive import settled_gap
+    from elotui.plan.adaptive import settled_gap
 
     ordered = ordered_right = tied = tied_right = 0
     rows = [r for r in board.rows if r.rank is not None]  # type: ignore[attr-defined]

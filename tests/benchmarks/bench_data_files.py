@@ -6,7 +6,7 @@ Writes 5,000 prompts (`question.jsonl`, MT-bench's format) and 10 contestants' a
 ~300 characters each: 50,000 responses, ~17 MB) and a page-long tournament file with one simulated judge, then
 times as whole processes (median of several runs after a warm-up):
 
-1. `elotui validate T` (target ≤ 1.5 s): with the data files' merge kept by an earlier run (elotui.data_cache),
+1. `elotui validate T` (target ≤ 1.5 s): with the data files' merge kept by an earlier run (elotui.tournament.data_cache),
    and the first time (each run with an empty cache folder: the files merged),
 2. `elotui run T --dry-run` (the whole plan, 450,000 judge calls: call keys and the cache check; target ≤ 3 s),
 
@@ -104,10 +104,10 @@ def main(argv: list[str] | None = None) -> int:
             "elotui validate": [sys.executable, "-m", "elotui.cli", "validate", str(path)],
             "elotui run --dry-run": [sys.executable, "-m", "elotui.cli", "run", str(path), "--dry-run"],
             "plain: json.loads per line": [sys.executable, "-c", PLAIN_READ, str(folder)],
-            "plain + import elotui.config": [
+            "plain + import elotui.tournament.model": [
                 sys.executable,
                 "-c",
-                "import elotui.config\n" + PLAIN_READ,
+                "import elotui.tournament.model\n" + PLAIN_READ,
                 str(folder),
             ],
         }
@@ -123,7 +123,7 @@ def main(argv: list[str] | None = None) -> int:
         medians = {name: statistics.median(t) for name, t in times.items()}
         for name, m in medians.items():
             print(f"{name:32s} median {m:6.2f} s  (runs: {', '.join(f'{t:.2f}' for t in times[name])})")
-        base = medians["plain + import elotui.config"]
+        base = medians["plain + import elotui.tournament.model"]
         print(f"validate / plain read with the import: {medians['elotui validate'] / base:.2f}x")
         print(f"dry-run  / plain read with the import: {medians['elotui run --dry-run'] / base:.2f}x")
     print(f"load average after: {os.getloadavg()}")

@@ -24,10 +24,10 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
-from elotui.config import load_tournament
 from elotui.rating import position_bt
 from elotui.session import TournamentSession
 from elotui.store import Store
+from elotui.tournament.model import load_tournament
 from elotui.tui.launch import make_app
 from elotui.tui.widgets import charts
 from tests.rating.test_position_tally import reference

@@ -244,10 +244,10 @@ def main() -> None:
 
 def in_process(toml: Path, store_path: Path) -> None:
     """`TournamentSession.leaderboard` (store read, games, 100 orders, leaderboard) vs the plain reference, in this process."""
-    from elotui.config import load_tournament
     from elotui.rating.native import jit_kernels
     from elotui.session import TournamentSession
     from elotui.store import Store
+    from elotui.tournament.model import load_tournament
 
     tournament = load_tournament(toml)
     t0 = time.perf_counter()

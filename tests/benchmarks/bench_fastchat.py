@@ -94,7 +94,7 @@ def tree_rss_kib(pid: int) -> int:
 
 def ingest(toml: Path, store: Path, home: Path) -> tuple[float, float]:
     """(seconds, peak RSS MiB) of `elotui run T --headless --no-delay` into a fresh store. The peak is that of the
-    process and the children it starts (the replay log's reader: elotui.log_index) together, sampled every 20 ms,
+    process and the children it starts (the replay log's reader: elotui.judges.replay_index) together, sampled every 20 ms,
     or the process's own peak (ru_maxrss, which counts the largest child, not their sum) if that is larger."""
     env = {**os.environ, "ELOTUI_HOME": str(home)}
     exe = [
@@ -158,9 +158,9 @@ def timed(cmd: list[str]) -> float:
 
 
 def in_process(toml: Path, store_path: Path, log: Path) -> None:
-    from elotui.config import load_tournament
     from elotui.session import TournamentSession
     from elotui.store import Store
+    from elotui.tournament.model import load_tournament
     from elotui.vocab import THRESHOLDS
 
     t = load_tournament(toml)

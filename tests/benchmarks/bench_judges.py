@@ -22,9 +22,9 @@ from pathlib import Path
 
 import httpx
 
-from elotui.config import JudgeConfig
 from elotui.judges import build_judge
 from elotui.judges.base import JudgeRequest, Presentation
+from elotui.tournament.model import JudgeConfig
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -32,9 +32,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
-from elotui.config import Tournament, load_tournament
 from elotui.session import TournamentSession
 from elotui.store import Store
+from elotui.tournament.model import Tournament, load_tournament
 from elotui.tui.launch import make_app
 from elotui.tui.screens.pairs import WORKER_FROM, PairsPane
 from elotui.tui.widgets.pair_detail import PairDetailView
@@ -214,7 +214,7 @@ def listing(tournament: Tournament, store: Store, runs: int = 3) -> None:
         theirs.append(time.perf_counter() - start)
     a, b = statistics.median(ours), statistics.median(theirs)
     print(f"listing {n:,} pairs: {a:.2f} s median of {runs} (row by row: {b:.2f} s, {b / a:.1f}x)")
-    from elotui.tui.pair_query import SORTS, PairQuery, SortContext, select_pairs
+    from elotui.tui.state.pair_query import SORTS, PairQuery, SortContext, select_pairs
     from tests.tui.test_pair_sorts import reference_key
 
     pairs = session.pair_summaries()

@@ -19,15 +19,15 @@ import tomli_w
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-from elotui.config import load_tournament
 from elotui.judges import build_judge
 from elotui.judges.base import JudgeRequest
-from elotui.run.calls import Texts
-from elotui.run.plan import build_plan
-from elotui.run.prompts import PromptBuilder
+from elotui.plan.calls import Texts
+from elotui.plan.presentations import build_plan
+from elotui.plan.prompts import PromptBuilder
+from elotui.plan.verdict_calls import verdict_calls
 from elotui.run.runner import Runner
-from elotui.run.verdict_plan import verdict_calls
 from elotui.store import CallRecord, Store
+from elotui.tournament.model import load_tournament
 
 N_CONTESTANTS, N_PROMPTS, N_JUDGES = 20, 10, 5
 

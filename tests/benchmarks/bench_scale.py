@@ -156,11 +156,11 @@ def fastchat_fit(n: int, prompts: int) -> float:
 def elotui_fit(toml: Path, store_path: Path) -> float:
     """Seconds of one Bradley–Terry fit (no bootstrap) in process, the store read and the table built included:
     the like-for-like figure for FastChat's one fit."""
-    from elotui.config import load_tournament
     from elotui.rating import games
     from elotui.rating.bt import bradley_terry
     from elotui.session import TournamentSession
     from elotui.store import Store
+    from elotui.tournament.model import load_tournament
 
     with Store(store_path) as store:
         session = TournamentSession(load_tournament(toml), store)

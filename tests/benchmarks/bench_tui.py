@@ -25,11 +25,11 @@ from elotui.rating.leaderboard import RatingOptions
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
-from elotui.config import load_tournament
 from elotui.judges.base import Presentation
 from elotui.rating.leaderboard import rank
 from elotui.run.events import VerdictRecorded
 from elotui.store import CallRecord, PlanRow, Store
+from elotui.tournament.model import load_tournament
 from elotui.tui.launch import make_app
 from tests.benchmarks import terminal_keys
 

@@ -246,7 +246,7 @@ import asyncio, sys
 from elotui.cli import PROCESS_SETTINGS
 for setting in PROCESS_SETTINGS.values():  # as the `elotui` command has them, before numpy is imported
     setting(["run"])
-from elotui.config import load_tournament
+from elotui.tournament.model import load_tournament
 from elotui.store import Store
 from tests.benchmarks.bench_tui import first_board
 with Store(sys.argv[2]) as store:

@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from elotui.config import Tournament, load_tournament
-from elotui.run.keys import text_key
-from elotui.run.perturb import perturb
+from elotui.plan.keys import text_key
+from elotui.plan.perturb import perturb
 from elotui.store import CallRecord, PlanRow, Store
+from elotui.tournament.model import Tournament, load_tournament
 
 TOURNAMENT = """
 [tournament]
@@ -85,7 +85,7 @@ def _winner(i: int) -> str:
 def shown_keys(
     tournament: Tournament, pid: str, first: str, second: str, condition: str
 ) -> tuple[str, str, str]:
-    """The text keys the engine records in each plan row (elotui.run.calls.Texts.shown_*_key), for the texts
+    """The text keys the engine records in each plan row (elotui.plan.calls.Texts.shown_*_key), for the texts
     `fill_store` puts: the prompt (or its paraphrase "para-p1"), the responses (or their variants "lex-P-C")."""
     prompt_key = (
         "para-p1" if condition == "paraphrase" else text_key("prompt", pid, tournament.prompt_texts[pid])
@@ -187,7 +187,7 @@ def fill_store(store: Store, tournament: Tournament) -> tuple[list[CallRecord], 
     for c in calls:
         store.record_call(c)
     store.set_plan(plan)
-    # derived texts as the engine stores them (elotui.run.calls.Texts.store_derived), plus stale ones left by an
+    # derived texts as the engine stores them (elotui.plan.calls.Texts.store_derived), plus stale ones left by an
     # older version of the file, which are not part of the current trace
     seed = tournament.spec.comparison.perturbation_seed
     store.put_text(

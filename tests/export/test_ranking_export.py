@@ -276,7 +276,7 @@ def test_collector_off_restores_the_collector_also_when_its_body_fails(
 ) -> None:
     import gc
 
-    from elotui.heap import collector_off
+    from elotui.runtime.heap import collector_off
 
     gc.enable()
     with collector_off():

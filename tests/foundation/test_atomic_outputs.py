@@ -1,5 +1,5 @@
 """`export -o`, `verdicts -o`, `diagnose -o` and `graph -o` write to a temporary file in the same folder and
-rename it over the previous one once whole (elotui.files.replaced_atomically): a disk that fills up while they
+rename it over the previous one once whole (elotui.tournament.user_files.replaced_atomically): a disk that fills up while they
 write leaves the previous file byte for byte, and no temporary file behind.
 
 The full disk is the kernel's own: the command runs in a child process whose files may not grow past a few hundred

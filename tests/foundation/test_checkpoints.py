@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from elotui.checkpoints import EVERY, Stopped, checkpoint, to_thread
+from elotui.runtime.checkpoints import EVERY, Stopped, checkpoint, to_thread
 from elotui.verdict_log import read_verdicts
 
 

@@ -1,4 +1,4 @@
-"""A tournament's data files are merged once and read back after that (elotui.data_cache), and never stale: an
+"""A tournament's data files are merged once and read back after that (elotui.tournament.data_cache), and never stale: an
 edited, removed or moved data file, a damaged cache file or a merge with problems means merging again."""
 
 from __future__ import annotations
@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from elotui import data_cache
-from elotui.config import load_tournament
 from elotui.errors import UserError
+from elotui.tournament import data_cache
+from elotui.tournament.model import load_tournament
 from tests.foundation.test_data_files import MODELS, _mt_bench, _mt_toml
 
 

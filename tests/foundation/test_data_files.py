@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 
 from elotui.cli import main
-from elotui.config import load_tournament
 from elotui.errors import UserError
+from elotui.tournament.model import load_tournament
 
 JUDGE = """
 [[judges]]

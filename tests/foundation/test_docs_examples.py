@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from elotui.config import load_tournament
+from elotui.tournament.model import load_tournament
 
 ROOT = Path(__file__).resolve().parents[2]
 

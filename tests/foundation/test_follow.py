@@ -7,7 +7,7 @@ from pathlib import Path
 
 from elotui.store import CallRecord, PlanRow, Store
 from elotui.store.follow import plan_identity
-from elotui.tui.watch import StoreWatcher
+from elotui.tui.state.watch import StoreWatcher
 
 
 def rows(prompts: int) -> list[PlanRow]:

@@ -1,4 +1,4 @@
-"""Every file a tournament names goes through one guard (elotui.files): the examples, a replay judge's log, the
+"""Every file a tournament names goes through one guard (elotui.tournament.user_files): the examples, a replay judge's log, the
 reference votes and gold labels, data files and themes. A device that never ends, a FIFO that never answers and a
 folder are refused at once with the file and the reason, by `validate` as by `run`; a lone surrogate escape in
 JSON is named with its file and line; a small gzip that would decompress to a gigabyte is refused with its line.
@@ -19,8 +19,8 @@ from pathlib import Path
 import pytest
 
 from elotui.errors import UserError
-from elotui.files import MAX_GUNZIPPED_BYTES, gunzip, read_regular_file
 from elotui.themes import ThemeError, load_theme_file
+from elotui.tournament.user_files import MAX_GUNZIPPED_BYTES, gunzip, read_regular_file
 
 HANG_GUARD_S = 120  # a child still running after this is hung: the test fails (the limit is no measurement)
 

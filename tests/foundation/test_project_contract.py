@@ -102,8 +102,8 @@ def test_wheel_contains_the_bundled_themes(tmp_path: Path) -> None:
     assert shipped and bundled == shipped
     assert "elotui/py.typed" in names
     for data in (
-        "elotui/run/templates/system.txt",
-        "elotui/run/templates/user.txt",
+        "elotui/plan/templates/system.txt",
+        "elotui/plan/templates/user.txt",
         "elotui/tui/elotui.tcss",
     ):
         assert data in names, f"{data} missing from the wheel"

@@ -13,7 +13,7 @@ import pytest
 
 from elotui.errors import StoreError
 from elotui.store import CallRecord, PlanRow, Store
-from elotui.tui.watch import StoreWatcher
+from elotui.tui.state.watch import StoreWatcher
 
 WRITER = """
 import os, sys

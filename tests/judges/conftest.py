@@ -10,9 +10,9 @@ from typing import Any
 
 import pytest
 
-from elotui.config import JudgeConfig
 from elotui.judges import RetryPolicy, build_judge
 from elotui.judges.base import Judge, JudgeRequest, Presentation, RetryNotice
+from elotui.tournament.model import JudgeConfig
 from tests.servers.fake_llm import FakeLLMServer
 
 FAST = RetryPolicy(base_s=0.01, cap_s=0.05)

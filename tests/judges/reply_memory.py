@@ -15,8 +15,8 @@ import json
 import sys
 from pathlib import Path
 
-from elotui.config import JudgeConfig
 from elotui.judges import RetryPolicy, build_judge
+from elotui.tournament.model import JudgeConfig
 from tests.judges.conftest import request
 from tests.servers.fake_llm import FakeLLMServer, Trickle
 

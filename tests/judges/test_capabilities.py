@@ -6,10 +6,10 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
-from elotui.config import load_tournament
 from elotui.judges import build_judge
 from elotui.judges.base import Judge, MayGiveUp, ReadsLog
 from elotui.run.setup import logs_read
+from elotui.tournament.model import load_tournament
 
 TOURNAMENT = """
 [tournament]

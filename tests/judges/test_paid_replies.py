@@ -12,11 +12,11 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from elotui.config import load_tournament
 from elotui.run.events import JudgeStopped
 from elotui.run.runner import Runner
 from elotui.store import Store
 from elotui.store.runs import latest_run
+from elotui.tournament.model import load_tournament
 from tests.judges.conftest import Waits, request
 from tests.run.fakes import write_tournament
 from tests.servers.fake_llm import FakeLLMServer, RawBody, Status, Text, rate_limited

@@ -6,7 +6,6 @@ from pathlib import Path
 
 import pytest
 
-from elotui.config import JudgeConfig
 from elotui.judges import build_judge
 from elotui.judges.anthropic import ANTHROPIC_VERSION, AnthropicJudge
 from elotui.judges.base import Judge
@@ -14,6 +13,7 @@ from elotui.judges.gemini import GeminiJudge
 from elotui.judges.ollama import OllamaJudge
 from elotui.judges.openai import OpenAICompatibleJudge, OpenAIJudge
 from elotui.judges.parse import VERDICT_SCHEMA
+from elotui.tournament.model import JudgeConfig
 from tests.judges.conftest import USER, request
 from tests.servers.fake_llm import FakeLLMServer, Text, Verdict
 

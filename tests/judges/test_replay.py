@@ -4,10 +4,10 @@ import gzip
 import io
 from pathlib import Path
 
-from elotui.config import JudgeConfig
 from elotui.judges import build_judge
 from elotui.judges.base import JudgeRequest, Presentation
 from elotui.judges.replay import ReplayJudge
+from elotui.tournament.model import JudgeConfig
 from elotui.verdict_log import content_hash, write_log
 
 
@@ -128,7 +128,7 @@ def test_identity_has_resolved_path_and_content_hash(tmp_path: Path) -> None:
 
 
 async def test_large_log_is_indexed_once(tmp_path: Path, monkeypatch) -> None:
-    from elotui import log_index
+    from elotui.judges import replay_index as log_index
 
     rows = [
         row(f"q{p}", f"m{i}", f"m{j}", f"j{k}", "first")
@@ -168,9 +168,9 @@ async def test_delay_ms_is_applied(tmp_path: Path) -> None:
 
 
 def test_judges_reading_one_log_share_one_parse(monkeypatch) -> None:  # type: ignore[no-untyped-def]
-    from elotui import log_index
-    from elotui.config import load_tournament
     from elotui.judges import replay
+    from elotui.judges import replay_index as log_index
+    from elotui.tournament.model import load_tournament
     from tests.samples.sample_paths import SAMPLES
 
     t = load_tournament(SAMPLES / "vicuna80" / "tournament.toml")

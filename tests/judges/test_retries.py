@@ -80,8 +80,8 @@ async def test_dropped_connection_is_retried(make_judge, fake_llm: FakeLLMServer
 async def test_connect_refused_is_retried_then_reported(fake_key: str) -> None:
     from pathlib import Path
 
-    from elotui.config import JudgeConfig
     from elotui.judges import RetryPolicy, build_judge
+    from elotui.tournament.model import JudgeConfig
 
     server = FakeLLMServer().start()
     url = server.base_url("openai")

@@ -19,8 +19,8 @@ from typing import Any
 import httpx
 import pytest
 
-from elotui.config import JudgeConfig
 from elotui.judges import build_judge
+from elotui.tournament.model import JudgeConfig
 from tests.judges.conftest import USER, request
 from tests.judges.sdk_types import problems
 from tests.servers.fake_llm import ApiError, Echo, FakeLLMServer, Text, Verdict, rate_limited

@@ -13,13 +13,13 @@ from pathlib import Path
 import pytest
 
 from elotui.commands.verdicts import log_rows
-from elotui.config import load_tournament
 from elotui.export.graph import export_graph
 from elotui.export.ranking import write_json
 from elotui.judges.secrets import redact_url, url_secrets
 from elotui.run.runner import Runner
 from elotui.session import TournamentSession
 from elotui.store import Store
+from elotui.tournament.model import load_tournament
 from elotui.verdict_log import write_log
 from tests.run.fakes import write_tournament
 from tests.servers.fake_llm import Echo, FakeLLMServer, Status, Text

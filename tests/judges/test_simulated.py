@@ -5,11 +5,11 @@ from pathlib import Path
 
 import pytest
 
-from elotui.config import JudgeConfig, SimulationConfig
 from elotui.judges import build_judge
 from elotui.judges.base import JudgeRequest, Presentation
 from elotui.judges.parse import parse_verdict
 from elotui.judges.simulated import SimulatedJudge
+from elotui.tournament.model import JudgeConfig, SimulationConfig
 from elotui.vocab import win_probability as winner_probability
 
 

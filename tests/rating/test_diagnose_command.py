@@ -223,9 +223,9 @@ def test_the_report_has_exactly_the_keys_its_typed_records_declare(tournament: t
     renamed in the report fails here, not silently in the TUI (which reads with .get) or loudly in the CLI."""
     import typing
 
-    from elotui.config import load_tournament
     from elotui.records import Agreement, AgreementPair, DiagnoseReport, JudgeReport, PositionRates, Reference
     from elotui.session import TournamentSession
+    from elotui.tournament.model import load_tournament
 
     path, store_path = tournament
     with Store(store_path) as store:

@@ -169,7 +169,7 @@ def test_the_canonical_listing_is_the_oriented_games_sorted() -> None:
     # Listed by counting (distinct keys repeated by their counts): the same games, in the same places, as the
     # oriented games sorted by (a, b, score), or by (prompt, a, b, score); packed the same.
     from elotui.rating.elo import canonical
-    from elotui.rating.elo_kernels import pack
+    from elotui.rating.native.kernels import pack
 
     rng = np.random.default_rng(23)
     # the last: keys over a range too wide for a table (their words are searched for, not looked up)

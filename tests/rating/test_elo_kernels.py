@@ -14,7 +14,7 @@ from elotui.rating.elo import _stream_keys, canonical_games, permutation_orders,
 from tests.rating.rating_builders import simulate
 
 pytest.importorskip("llvmlite")
-from elotui.rating.elo_kernels import Kernels, Order, Packed, pack, whole
+from elotui.rating.native.kernels import Kernels, Order, Packed, pack, whole
 
 
 @pytest.fixture(scope="module")
@@ -233,7 +233,7 @@ def test_orders_played_in_lanes_are_the_orders_played_one_by_one(kernels: Kernel
 def test_orders_are_split_over_the_cores_evenly() -> None:
     # Runs of whole lanes (48 and 52 of 100) left one core idle for a lane group's time at the end; two runs of
     # 50 (12 groups and a pair each) end together.
-    from elotui.rating.elo_kernels import _split
+    from elotui.rating.native.kernels import _split
 
     assert _split(100, 2) == [0, 50, 100]
     assert _split(32, 2) == [0, 16, 32]

@@ -1,4 +1,4 @@
-"""The Elo kernels' inlined exp (elotui.rating.exp_ir) is the C library's exp: bit for bit where the library is
+"""The Elo kernels' inlined exp (elotui.rating.native.exp_ir) is the C library's exp: bit for bit where the library is
 glibc >= 2.28 (the same algorithm; the FMA variant on processors with FMA, as glibc picks), within one ulp
 elsewhere; special arguments go to the library itself."""
 
@@ -12,9 +12,9 @@ import numpy as np
 import pytest
 
 pytest.importorskip("llvmlite")
-from elotui.rating.elo_ir import module_ir
-from elotui.rating.elo_kernels import compile_ir, host_fma
-from elotui.rating.exp_ir import fexp_ir, table
+from elotui.rating.native.elo_ir import module_ir
+from elotui.rating.native.exp_ir import fexp_ir, table
+from elotui.rating.native.kernels import compile_ir, host_fma
 
 BULK = """
 define void @bulk(ptr %x, ptr %y, i64 %n) {

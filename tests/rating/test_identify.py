@@ -15,12 +15,12 @@ import pytest
 
 from elotui.cli import main
 from elotui.commands.run_tournament import print_leaderboard
-from elotui.config import load_tournament
 from elotui.rating import VerdictTable, rank
 from elotui.rating.games import Games
 from elotui.rating.identify import components, lowest_members
 from elotui.rating.leaderboard import RatingOptions
 from elotui.store import CallRecord, PlanRow, Store
+from elotui.tournament.model import load_tournament
 from tests.rating.rating_builders import row
 
 OPTIONS = RatingOptions(permutations=20, bootstrap=50)

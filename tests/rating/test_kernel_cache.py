@@ -1,4 +1,4 @@
-"""The Elo kernels' machine code is kept on disk by what it is made from (elotui.rating.kernel_cache): made once,
+"""The Elo kernels' machine code is kept on disk by what it is made from (elotui.rating.native.kernel_cache): made once,
 read after that, never stale, and a damaged or unwritable cache only costs a compile."""
 
 from __future__ import annotations
@@ -10,10 +10,10 @@ import numpy as np
 import pytest
 
 from elotui.rating.elo import _stream_keys
-from elotui.rating.kernel_cache import cached_object, is_cached
+from elotui.rating.native.kernel_cache import cached_object, is_cached
 
 pytest.importorskip("llvmlite")
-from elotui.rating.elo_kernels import Kernels, compiled_before, pack, whole
+from elotui.rating.native.kernels import Kernels, compiled_before, pack, whole
 
 
 def _files(home: Path) -> list[Path]:

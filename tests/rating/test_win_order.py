@@ -15,12 +15,12 @@ import numpy as np
 import pytest
 
 from elotui.cli import main
-from elotui.config import load_tournament
 from elotui.export.ranking import leaderboard_document
 from elotui.rating.labels import gap_text, order_text, uncertain_lines
 from elotui.rating.leaderboard import Leaderboard, RatingOptions, rank
 from elotui.rating.table import VerdictTable
 from elotui.rating.win_order import WinOrder, follow_wins
+from elotui.tournament.model import load_tournament
 from elotui.verdict_log import read_log, write_log
 from tests.rating.rating_builders import row
 from tests.run.fakes import write_tournament

@@ -12,10 +12,10 @@ from typing import Any
 import pytest
 
 from elotui.cli import main
-from elotui.config import load_tournament
 from elotui.report.document import report_document
 from elotui.session import TournamentSession
 from elotui.store import Store
+from elotui.tournament.model import load_tournament
 
 SAMPLES = Path(__file__).resolve().parents[2] / "sample_tournaments"
 TOURNAMENT = SAMPLES / "vicuna80" / "tournament.toml"

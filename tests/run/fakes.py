@@ -8,8 +8,8 @@ from typing import Any
 
 import tomli_w
 
-from elotui.config import EndpointConfig
 from elotui.judges.base import Completion, JudgeKind, JudgeReply, JudgeRequest, RetryNotice, RetryObserver
+from elotui.tournament.model import EndpointConfig
 
 
 class FakeJudge:

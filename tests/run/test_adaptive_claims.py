@@ -4,9 +4,9 @@ level per world)."""
 
 from __future__ import annotations
 
+from elotui.plan.adaptive import AdaptivePlanner, UnitKey, settlement
 from elotui.rating.leaderboard import RatingOptions, rank
 from elotui.rating.table import VerdictTable
-from elotui.run.adaptive import AdaptivePlanner, UnitKey, settlement
 from tests.rating.rating_builders import simulate
 
 QUALITIES = {"A": 300, "B": 0, "C": -300}

@@ -9,10 +9,10 @@ from pathlib import Path
 import pytest
 
 from elotui.cli import main
-from elotui.config import load_tournament
-from elotui.run.adaptive import TIED_BAND
+from elotui.plan.adaptive import TIED_BAND
 from elotui.session import TournamentSession
 from elotui.store import Store
+from elotui.tournament.model import load_tournament
 
 NAMES = [f"m{i:02d}" for i in range(10)]
 PROMPTS = 20

@@ -312,10 +312,10 @@ async def test_a_runner_taken_over_sends_nothing_more_and_says_so(tmp_path: Path
     turns its state event into a warning."""
     import asyncio
 
-    from elotui.config import load_tournament
     from elotui.run.events import Event, RunStateChanged
     from elotui.run.runner import Runner
     from elotui.store.runs import begin_run, run_table
+    from elotui.tournament.model import load_tournament
     from elotui.tui.run_monitor import RunMonitor
 
     gate = threading.Event()
@@ -383,12 +383,12 @@ def test_calls_another_store_is_sending_are_waited_for_then_skipped_never_sent(
     import asyncio
 
     from elotui.commands.headless import _claims_note
-    from elotui.config import load_tournament
     from elotui.run import claiming
     from elotui.run.events import Event, RunStarted
     from elotui.run.runner import Runner
     from elotui.store.call_cache import CallCache
     from elotui.store.processes import host_name
+    from elotui.tournament.model import load_tournament
 
     monkeypatch.setattr(claiming, "CLAIM_WAIT_S", 0.3)
     server: FakeLLMServer = fake_llm_factory()

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from elotui.errors import UserError
-from elotui.run.fewshot import Example, ExampleIndex, load_examples, tokenize
+from elotui.plan.fewshot import Example, ExampleIndex, load_examples, tokenize
 
 
 def ex(prompt: str, a: str = "", b: str = "", better: str = "A") -> Example:

@@ -13,12 +13,12 @@ from typing import Any
 
 import pytest
 
-from elotui.config import load_tournament
 from elotui.judges.replay import ReplayJudge
 from elotui.run import runner as runner_module
 from elotui.run.events import Event, VerdictRecorded
 from elotui.run.runner import Runner
 from elotui.store import Store
+from elotui.tournament.model import load_tournament
 from tests.run.fakes import write_tournament
 
 CONTESTANTS = [f"c{i}" for i in range(12)]
@@ -136,9 +136,9 @@ async def test_the_plan_is_let_go_while_calls_are_sent(
     import gc
 
     monkeypatch.setattr(runner_module, "FREE_BATCH", 128)
+    from elotui.plan.calls import Call
+    from elotui.plan.verdict_calls import VerdictCalls
     from elotui.records import PlanRow
-    from elotui.run.calls import Call
-    from elotui.run.verdict_plan import VerdictCalls
 
     seen: list[tuple[int, int, int]] = []
     record = Store.record_calls
@@ -289,7 +289,7 @@ async def test_a_free_judge_is_answered_at_once_with_the_verdicts_its_calls_woul
 
 def test_a_judge_that_raises_when_asked_at_once_fails_the_call_as_when_sent() -> None:
     from elotui.judges.base import JudgeRequest, Presentation
-    from elotui.run.calls import Call
+    from elotui.plan.calls import Call
     from elotui.run.recording import ask_verdict, verdict_now
 
     class Raising:
@@ -331,10 +331,10 @@ async def _between_stretches(answering: list[bool], probe: Callable[[], object],
 async def test_free_answers_are_made_and_recorded_with_the_collector_off_and_the_loop_runs_with_it_on(
     tmp_path: Path, small_batches: list[int], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Free answers are made, taken off the queue and committed with Python's cyclic collector off (elotui.heap:
+    """Free answers are made, taken off the queue and committed with Python's cyclic collector off (elotui.runtime.heap:
     a million records and no cycles), but whatever else the event loop runs between two of its stretches (the
     TUI) runs with it on, and it is on again when the run is over. (While the plan is made in its thread, the
-    collector is off throughout: elotui.heap.long_lived.)"""
+    collector is off throughout: elotui.runtime.heap.long_lived.)"""
     import gc
 
     answering = _spy_answers(monkeypatch)
@@ -362,7 +362,7 @@ async def test_free_answers_are_made_and_recorded_with_the_collector_off_and_the
 async def test_what_free_answers_make_is_frozen_before_the_loop_runs_others(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """The replies and records a stretch of free answers makes are frozen (elotui.heap.long_lived) before the loop
+    """The replies and records a stretch of free answers makes are frozen (elotui.runtime.heap.long_lived) before the loop
     runs others with the collector on: otherwise every stretch hands the collector its thousands of young objects
     to walk (0.66 s of collections in a 10^6-verdict replay, 0.04 s frozen). They are thawed with the run's end."""
     import gc

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from elotui.cli import main
-from elotui.config import load_tournament
+from elotui.tournament.model import load_tournament
 
 
 def _mt_bench(folder: Path, models: list[str]) -> None:

@@ -10,7 +10,7 @@ import random
 
 import pytest
 
-from elotui.run.keys import Escaper, call_key, canonical_json, key_of_parts
+from elotui.plan.keys import Escaper, call_key, canonical_json, key_of_parts
 
 AWKWARD = [
     "",
@@ -81,8 +81,8 @@ def test_unknown_kind_is_refused() -> None:
 @pytest.mark.parametrize("text", AWKWARD)
 def test_the_written_out_presentation_context_is_canonical_json(text: str) -> None:
     from elotui.judges.base import Presentation
-    from elotui.run.calls import key_context
-    from elotui.run.keys import presentation_json
+    from elotui.plan.calls import key_context
+    from elotui.plan.keys import presentation_json
 
     class Replay:
         kind = "replay"

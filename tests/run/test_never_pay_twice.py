@@ -16,8 +16,8 @@ from pathlib import Path
 
 import pytest
 
-from elotui.config import load_tournament
 from elotui.store import SCHEMA_VERSION, Store
+from elotui.tournament.model import load_tournament
 from tests.run.fakes import write_tournament
 from tests.servers.fake_llm import FakeLLMServer, Slow
 
@@ -134,7 +134,7 @@ def test_a_copied_and_renamed_file_sends_nothing_again(tmp_path: Path, fake_llm_
 
 def test_a_killed_writer_is_shown_gone_and_marked_died(tmp_path: Path, fake_llm_factory) -> None:  # type: ignore[no-untyped-def]
     from elotui.store.runs import latest_run, run_table
-    from elotui.tui.watch import StoreWatcher
+    from elotui.tui.state.watch import StoreWatcher
 
     server: FakeLLMServer = fake_llm_factory(latency_s=0.05)
     path = tournament(tmp_path, server)

@@ -7,7 +7,7 @@ import re
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from elotui.run.perturb import CONTRACTIONS, SYNONYMS, perturb
+from elotui.plan.perturb import CONTRACTIONS, SYNONYMS, perturb
 
 TEXT = (
     "However it's very important that AI systems don't fail! You should test 3 cases, and you shouldn't skip "

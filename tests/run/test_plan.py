@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from elotui.config import load_tournament
-from elotui.run.plan import build_plan, round_robin, round_robin_rounds, unit_order
+from elotui.plan.presentations import build_plan, round_robin, round_robin_rounds, unit_order
+from elotui.tournament.model import load_tournament
 from tests.run.fakes import write_tournament
 
 JUDGES = [

@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from elotui.config import load_tournament
-from elotui.run import verdict_plan as planning
+from elotui.plan import verdict_calls as planning
 from elotui.run.runner import Runner
 from elotui.store import Store
+from elotui.tournament.model import load_tournament
 from tests.run.fakes import FakeWorld, write_tournament
 
 JUDGES = [

@@ -11,17 +11,17 @@ from pathlib import Path
 
 import pytest
 
-from elotui.config import load_tournament
+from elotui.plan import verdict_calls as verdict_plan
+from elotui.plan.calls import Texts, prerequisite_calls
+from elotui.plan.presentations import build_plan
+from elotui.plan.prompts import PromptBuilder
+from elotui.plan.verdict_calls import verdict_calls
 from elotui.records import PlanRow
-from elotui.run import verdict_plan
-from elotui.run.calls import Texts, prerequisite_calls
-from elotui.run.plan import build_plan
-from elotui.run.prompts import PromptBuilder
 from elotui.run.setup import build_judges, default_judge_factory
-from elotui.run.verdict_plan import verdict_calls
 from elotui.store import Store
+from elotui.tournament.model import load_tournament
 
-# sha256 of the plan below as elotui 0.1 planned it at 85d95cb (before elotui.run.verdict_plan)
+# sha256 of the plan below as elotui 0.1 planned it at 85d95cb (before elotui.plan.verdict_calls)
 GOLDEN = "3700fd07331fac8b0fff60c98318552da5afe5dcd1199aab71941fe33918b6da"
 
 TOURNAMENT = """

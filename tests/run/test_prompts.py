@@ -8,10 +8,10 @@ from pathlib import Path
 import pytest
 import tomli_w
 
-from elotui.config import load_tournament
 from elotui.errors import UserError
-from elotui.run.fewshot import Example
-from elotui.run.prompts import PromptBuilder, boundary_token, fill
+from elotui.plan.fewshot import Example
+from elotui.plan.prompts import PromptBuilder, boundary_token, fill
+from elotui.tournament.model import load_tournament
 from tests.run.fakes import write_tournament
 
 HOSTILE = (

@@ -1,4 +1,4 @@
-"""A run that is about to plan starts reading its replay logs in a child process (elotui.log_index), takes the index
+"""A run that is about to plan starts reading its replay logs in a child process (elotui.judges.replay_index), takes the index
 from it after planning, and leaves no child behind: not when every call is cached (none is started), not when the
 run is stopped while it plans."""
 
@@ -9,10 +9,10 @@ from typing import Any
 
 import pytest
 
-from elotui import log_index
-from elotui.config import load_tournament
+from elotui.judges import replay_index as log_index
 from elotui.run.runner import Runner
 from elotui.store import Store
+from elotui.tournament.model import load_tournament
 from tests.run.test_free_batches import _replay_world
 from tests.run.test_stop_while_preparing import stopped_while_planning
 

@@ -10,8 +10,8 @@ from typing import Any, cast
 import pytest
 
 from elotui.judges.base import Judge, JudgeReply, Presentation
+from elotui.plan.calls import Call
 from elotui.records import CallRecord
-from elotui.run.calls import Call
 from elotui.run.recording import verdict_record
 
 

@@ -13,9 +13,9 @@ import pytest
 import tomli_w
 
 from elotui.cli import main
-from elotui.config import load_tournament
 from elotui.errors import UserError
-from elotui.run.prompts import PromptBuilder, boundary_token
+from elotui.plan.prompts import PromptBuilder, boundary_token
+from elotui.tournament.model import load_tournament
 from tests.servers.fake_llm import FakeLLMServer, Request
 
 MODELS = ["right", "fluent"]

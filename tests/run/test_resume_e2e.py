@@ -74,7 +74,7 @@ def test_sigkill_mid_run_then_resume_repeats_no_stored_call(tmp_path: Path, fake
     server: FakeLLMServer = fake_llm_factory(latency_s=0.03)
     judge = server.judge_config("openai-compatible", id="j1", max_concurrency=2)
     path = write_tournament(tmp_path / "t.toml", contestants=CONTESTANTS, prompts=PROMPTS, judges=[judge])
-    from elotui.config import load_tournament
+    from elotui.tournament.model import load_tournament
 
     t = load_tournament(path)
     texts = {text: (pid, cid) for (pid, cid), text in t.responses.items()}

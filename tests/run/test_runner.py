@@ -10,10 +10,10 @@ from typing import Any
 
 import pytest
 
-from elotui.config import Tournament, load_tournament
 from elotui.run.events import Event, Progress, RunFinished, RunStarted, RunStateChanged, VerdictRecorded
 from elotui.run.runner import Runner
 from elotui.store import Store
+from elotui.tournament.model import Tournament, load_tournament
 from tests.run.fakes import FakeWorld, write_tournament
 
 
@@ -353,7 +353,7 @@ async def test_each_comparison_gets_its_most_similar_example(tmp_path: Path, sto
 async def test_a_run_leaves_nothing_frozen_so_cycles_made_meanwhile_are_collected(
     tmp_path: Path, store: Store
 ) -> None:
-    """A run freezes the heap while it plans (elotui.heap), foreign objects included; a reference cycle that
+    """A run freezes the heap while it plans (elotui.runtime.heap), foreign objects included; a reference cycle that
     was alive then and dies later (a dismissed screen, say) must still be collected once the run is over."""
     import gc
     import weakref
@@ -407,7 +407,9 @@ async def test_a_finished_run_lets_its_planned_comparisons_go(
     world = FakeWorld({"a": 1})
     runner = Runner(make(tmp_path, ["a", "b", "c"]), store, judge_factory=world.factory)
     planned = runner.total
-    assert len(runner.plan.comparisons) == planned > 0  # made and frozen (elotui.heap); a run thaws them
+    assert (
+        len(runner.plan.comparisons) == planned > 0
+    )  # made and frozen (elotui.runtime.heap); a run thaws them
     held = sys.getrefcount(built[0])  # (counted outside an assert, which pytest rewrites with temporaries)
     assert held == alone + 1  # and the plan
     result = await runner.run()

@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from elotui.cli import main
-from elotui.config import load_tournament
-from elotui.run.plan import build_plan
+from elotui.plan.presentations import build_plan
+from elotui.tournament.model import load_tournament
 
 CONTESTANTS = ["a", "b", "c", "d"]
 QUALITY = {"a": 1100, "b": 1050, "c": 1000, "d": 900}

@@ -1,5 +1,5 @@
 """A run stopped while it prepares (quit in the TUI, Ctrl-C headless) stops preparing at its next checkpoint
-(elotui.checkpoints) instead of planning, storing the plan and reading the replay log to the end first (11-19 s at
+(elotui.runtime.checkpoints) instead of planning, storing the plan and reading the replay log to the end first (11-19 s at
 10^6 verdicts before the process could exit); a plan half-written is rolled back, the old one stays whole, and
 the next run plans and answers everything."""
 
@@ -13,12 +13,12 @@ from typing import Any
 
 import pytest
 
-from elotui.checkpoints import Stopped, to_thread
-from elotui.config import Tournament, load_tournament
 from elotui.run import prepare as prepare_module
 from elotui.run.events import RunFinished
 from elotui.run.runner import Runner
+from elotui.runtime.checkpoints import Stopped, to_thread
 from elotui.store import Store
+from elotui.tournament.model import Tournament, load_tournament
 from tests.run.test_free_batches import _replay_world
 
 

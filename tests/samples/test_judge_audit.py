@@ -11,11 +11,11 @@ from pathlib import Path
 import pytest
 
 from elotui.cli import main
-from elotui.config import load_tournament
 from elotui.rating.leaderboard import RatingOptions, rank
 from elotui.rating.table import VerdictTable
 from elotui.session import TournamentSession
 from elotui.store import Store
+from elotui.tournament.model import load_tournament
 from tests.samples.sample_paths import SAMPLES
 
 TOURNAMENT = SAMPLES / "vicuna80" / "tournament.toml"
@@ -111,7 +111,7 @@ def test_one_random_order_with_a_position_term_ranks_like_both_orders(
     contestant (the same model on all the verdicts: with the position term the scale is a little wider than plain
     Bradley–Terry's, which leaves the position effect in the noise), the order is the plain full fit's, and each
     judge's fitted first-slot advantage has the sign of its first-slot share."""
-    from elotui.run.plan import seat_flipped
+    from elotui.plan.presentations import seat_flipped
 
     t = load_tournament(TOURNAMENT)
     with Store.open_for(t, store_path) as store:

@@ -13,9 +13,9 @@ from typing import Any
 
 import pytest
 
-from elotui.config import load_tournament
 from elotui.rating.leaderboard import RatingOptions, rank
 from elotui.rating.table import VerdictTable
+from elotui.tournament.model import load_tournament
 from elotui.verdict_log import read_log
 from tests.samples.sample_paths import PUBLISHED_GPT4_WIN_RATES, SAMPLES
 

@@ -8,11 +8,11 @@ from pathlib import Path
 
 import pytest
 
-from elotui.config import Tournament, load_tournament
 from elotui.rating.diagnostics import diagnose
 from elotui.rating.leaderboard import RatingOptions
 from elotui.run.runner import Runner
 from elotui.store import Store
+from elotui.tournament.model import Tournament, load_tournament
 from tests.samples.sample_paths import SAMPLES
 
 TOURNAMENT = SAMPLES / "simulated_arena" / "tournament.toml"

@@ -37,7 +37,7 @@ def test_competency_profiles_with_keys_has_no_warning(
 
 
 def test_competency_profiles_uses_the_three_providers() -> None:
-    from elotui.config import load_tournament
+    from elotui.tournament.model import load_tournament
 
     t = load_tournament(SAMPLES / "competency_profiles" / "tournament.toml")
     by_provider = {(j.provider, j.api_key_env) for j in t.spec.judges}

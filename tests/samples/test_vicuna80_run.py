@@ -9,11 +9,11 @@ from pathlib import Path
 import pytest
 
 from elotui.cli import main
-from elotui.config import Tournament, load_tournament
 from elotui.rating.diagnostics import diagnose
 from elotui.rating.leaderboard import RatingOptions, rank
 from elotui.rating.table import VerdictTable
 from elotui.store import Store
+from elotui.tournament.model import Tournament, load_tournament
 from elotui.verdict_log import read_log
 from tests.samples.sample_paths import PUBLISHED_GPT4_WIN_RATES, SAMPLES
 

@@ -10,8 +10,8 @@ import pytest
 from rich.console import Console
 from textual.pilot import Pilot
 
-from elotui.config import Tournament
 from elotui.store import Store
+from elotui.tournament.model import Tournament
 from elotui.tui.app import ElotuiApp
 from elotui.tui.launch import make_app
 from tests.tui.crafted import crafted
@@ -51,8 +51,8 @@ async def sample_diagnostics(
     sample: str, tmp_path: Path, size: tuple[int, int] = (80, 24)
 ) -> AsyncIterator[tuple[Tournament, ElotuiApp, Pilot[object]]]:
     """A sample tournament run to its end, then the app showing its diagnostics pane at `size`."""
-    from elotui.config import load_tournament
     from elotui.run.runner import Runner
+    from elotui.tournament.model import load_tournament
     from tests.samples.sample_paths import SAMPLES
 
     tournament = load_tournament(SAMPLES / sample / "tournament.toml")

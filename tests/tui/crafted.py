@@ -12,8 +12,8 @@ import json
 from collections.abc import Mapping
 from pathlib import Path
 
-from elotui.config import Tournament, load_tournament
 from elotui.store import CallRecord, PlanRow, Store
+from elotui.tournament.model import Tournament, load_tournament
 
 CONTESTANTS = ("A", "B", "C")
 PROMPTS = ("p1", "p2")

@@ -8,9 +8,9 @@ from pathlib import Path
 
 from textual.app import App
 
-from elotui.config import Tournament, load_tournament
 from elotui.run.runner import Runner
 from elotui.store import Store
+from elotui.tournament.model import Tournament, load_tournament
 
 FOURTEEN = "claude-3-haiku"  # a contestant's name of 14 characters: shown whole at 80 columns
 LONG = "mixtral-8x7b-instruct-v0.1"  # 26 characters: cut, with an ellipsis

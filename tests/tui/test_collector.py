@@ -52,7 +52,7 @@ async def test_the_hold_does_not_switch_on_a_collector_someone_else_switched_off
     app = crafted_app
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
-        gc.disable()  # e.g. a run's planning thread (elotui.heap)
+        gc.disable()  # e.g. a run's planning thread (elotui.runtime.heap)
         await press_and_settle(pilot, "1", "m")
         assert not gc.isenabled()
         gc.enable()

@@ -8,9 +8,9 @@ import pytest
 from textual.widgets import DataTable
 
 from elotui.cli import main
-from elotui.config import load_tournament
 from elotui.session import TournamentSession
 from elotui.store import Store
+from elotui.tournament.model import load_tournament
 from elotui.tui.launch import make_app
 from elotui.tui.screens.pairs import PairsPane
 from tests.run.test_references_and_conversations import ANSWERS, mt_bench, tournament

@@ -6,9 +6,9 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
-from elotui.config import load_tournament
 from elotui.run.summary import exit_summary
 from elotui.store import Store
+from elotui.tournament.model import load_tournament
 from elotui.tui.launch import make_app
 from tests.run.fakes import write_tournament
 from tests.servers.fake_llm import ApiError, FakeLLMServer

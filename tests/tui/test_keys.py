@@ -11,11 +11,11 @@ from rich.console import Console
 from rich.text import Text
 from textual.widgets import Checkbox, DataTable, Static
 
-from elotui.config import Tournament
 from elotui.export.ranking import write_csv
 from elotui.rating.labels import band_text
 from elotui.session import TournamentSession
 from elotui.store import Store
+from elotui.tournament.model import Tournament
 from elotui.tui.app import ElotuiApp
 from elotui.tui.launch import make_app
 from elotui.tui.screens.raw_reply import RawTextScreen
@@ -216,7 +216,7 @@ async def test_scope_selector_ranks_one_judge(crafted_app: ElotuiApp) -> None:
 
 async def test_help_and_palette_commands(crafted_app: ElotuiApp) -> None:
     app = crafted_app
-    from elotui.tui.commands import palette_commands
+    from elotui.tui.palette import palette_commands
     from elotui.tui.screens.help import HelpScreen
 
     async with app.run_test(size=SIZE) as pilot:

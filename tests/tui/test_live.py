@@ -8,12 +8,12 @@ from pathlib import Path
 
 from textual.message import Message
 
-from elotui.config import load_tournament
 from elotui.judges.base import Presentation, RetryNotice
 from elotui.records import JudgeCounts
 from elotui.run.events import CallFailed, CallRetried, CallStarted, Progress, VerdictRecorded
 from elotui.run.runner import Runner
 from elotui.store import Store
+from elotui.tournament.model import load_tournament
 from elotui.tui.launch import make_app
 from elotui.tui.messages import VerdictsArrived
 from elotui.tui.widgets.judges_table import JudgesTable

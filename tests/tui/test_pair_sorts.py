@@ -1,6 +1,6 @@
 """The pairs pane's sorts order exactly as their stated keys do: the primary key, then prompt order, then the
 pair's declaration order, with ids missing from the declared order last. The keys are folded into integers
-(elotui.tui.pair_query.sort_keys); the reference here compares the tuples they stand for."""
+(elotui.tui.state.pair_query.sort_keys); the reference here compares the tuples they stand for."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import random
 import pytest
 
 from elotui.rating.pair_summary import PairSummary
-from elotui.tui.pair_query import SORTS, PairQuery, SortContext, select_pairs
+from elotui.tui.state.pair_query import SORTS, PairQuery, SortContext, select_pairs
 
 
 def _summaries(rng: random.Random, prompts: list[str], contestants: list[str]) -> list[PairSummary]:

@@ -17,13 +17,13 @@ from textual.pilot import Pilot
 from textual.widgets import Checkbox, DataTable, Input, Select
 
 from elotui.cli import main
-from elotui.config import load_tournament
 from elotui.session import TournamentSession
 from elotui.store import Store
+from elotui.tournament.model import load_tournament
 from elotui.tui.launch import make_app
-from elotui.tui.pair_query import PairQuery, SortContext, select_pairs, sort_keys
 from elotui.tui.screens import pairs as pairs_screen
 from elotui.tui.screens.pairs import PairsPane
+from elotui.tui.state.pair_query import PairQuery, SortContext, select_pairs, sort_keys
 from tests.samples.sample_paths import SAMPLES
 from tests.tui.conftest import settle
 

@@ -7,7 +7,7 @@ from pathlib import Path
 from rich.console import Console
 from textual.widgets import Label, Static
 
-from elotui.config import load_tournament
+from elotui.tournament.model import load_tournament
 from elotui.tui.app import ElotuiApp
 from elotui.tui.launch import make_app
 from elotui.tui.screens.diagnostics import prompt_reference_table

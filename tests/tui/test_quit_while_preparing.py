@@ -1,5 +1,5 @@
 """While a run prepares (plans its calls, stores the plan: ~20 s at 10^6 verdicts) the header says so instead of
-"0/0 calls", and quitting stops the preparation at its next checkpoint (elotui.checkpoints): the app exits without
+"0/0 calls", and quitting stops the preparation at its next checkpoint (elotui.runtime.checkpoints): the app exits without
 planning to the end, the run is recorded as stopped and no half plan is stored."""
 
 from __future__ import annotations
@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from elotui.config import load_tournament
 from elotui.run.control import RunLifecycle
 from elotui.store import Store
+from elotui.tournament.model import load_tournament
 from elotui.tui.launch import make_app
 from elotui.tui.widgets.status_bar import StatusBar
 from elotui.vocab import OUTCOME_MISSING
@@ -46,7 +46,7 @@ async def test_the_header_says_preparing_and_quitting_stops_the_preparation(
 def test_a_watcher_says_the_writer_prepares_until_its_first_heartbeat() -> None:
     """The writer publishes its progress with its first heartbeat, once it has prepared: until then a watcher's
     header says it prepares (not RUNNING 0/0 calls, nor WRITER GONE: its lease covers the preparation)."""
-    from elotui.tui.watch import StoreWatcher
+    from elotui.tui.state.watch import StoreWatcher
 
     run = {"id": 1, "pid": 7, "host": "h", "state": "running", "progress": None}
     assert StoreWatcher.describe(run) == ("watching · preparing", "run 1 · pid 7 on h")

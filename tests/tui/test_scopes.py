@@ -9,9 +9,9 @@ import pytest
 from textual.widgets import Select
 
 from elotui.cli import main
-from elotui.config import load_tournament
 from elotui.session import TournamentSession
 from elotui.store import Store
+from elotui.tournament.model import load_tournament
 from elotui.tui.launch import make_app
 from tests.samples.sample_paths import SAMPLES
 from tests.tui.conftest import SIZE, settle

@@ -12,10 +12,10 @@ from pathlib import Path
 import pytest
 from textual.widgets import Static
 
-from elotui.config import load_tournament
 from elotui.run.events import Progress, RunStarted
 from elotui.run.runner import Runner
 from elotui.store import Store
+from elotui.tournament.model import load_tournament
 from elotui.tui.launch import make_app
 from elotui.tui.widgets.leaderboard_table import LeaderboardTable, fit_columns
 from elotui.tui.widgets.pair_detail import response_shown

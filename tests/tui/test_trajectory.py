@@ -7,7 +7,7 @@ import pytest
 
 from elotui.rating.leaderboard import RatingOptions, rank
 from elotui.rating.table import VerdictTable
-from elotui.tui.live_ranking import PREVIEW_ORDERS, LiveRanking, Scope
+from elotui.tui.state.live_ranking import PREVIEW_ORDERS, LiveRanking, ViewScope
 from tests.rating.rating_builders import simulate
 
 QUALITIES = {"a": 1.2, "b": 0.9, "c": 0.85, "d": 0.3, "e": 0.0}
@@ -21,7 +21,7 @@ def test_the_last_point_is_the_leaderboard(method: str, threshold, judge: str | 
     rows = simulate(QUALITIES, prompts=6, judges=2, seed=5)
     table = VerdictTable.from_rows(rows, contestants=list(QUALITIES))
     live = LiveRanking(table, OPTIONS)
-    scope = Scope(judge=judge)
+    scope = ViewScope(judge=judge)
     trajectory = live.trajectory(threshold, method, points=6, scope=scope)
     assert trajectory["done"][-1] == len(rows) and len(trajectory["done"]) == 6
     # the board the leaderboard shows for this view, computed here on its own
@@ -42,7 +42,7 @@ def test_the_last_point_is_the_leaderboard(method: str, threshold, judge: str | 
 
 def test_on_vicuna80_the_chart_ends_at_the_board() -> None:
     # the sample's own settings (threshold 0.5, Elo, 100 permutations): the chart's last point is the board
-    from elotui.config import load_tournament
+    from elotui.tournament.model import load_tournament
     from elotui.verdict_log import read_log
     from tests.samples.sample_paths import SAMPLES
 

@@ -185,7 +185,7 @@ def test_progress_bar_and_durations() -> None:
 # --- search ------------------------------------------------------------------------------------------------------
 def test_search_terms_and_typing_forward_gives_the_same_matches_as_a_fresh_search() -> None:
     from elotui.rating.pair_summary import PairSummary
-    from elotui.tui.pair_query import SearchIndex, words_of
+    from elotui.tui.state.pair_query import SearchIndex, words_of
 
     assert words_of('  Time "Management  Skills" tips ') == ("time", "management skills", "tips")
     assert words_of('"unclosed phr') == ("unclosed phr",)

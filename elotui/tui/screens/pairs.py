@@ -1,7 +1,7 @@
 """The pairs pane: every (prompt, pair) with its stability counts and how the judges split — searchable (`/`),
 sortable (`o`), filterable, exportable for a reviewer (`x` CSV, `X` JSON) — and the selected pair in full.
 
-Filters (elotui.tui.pair_query) combine; each option shows how many pairs it keeps. The judge and condition
+Filters (elotui.tui.state.pair_query) combine; each option shows how many pairs it keeps. The judge and condition
 selectors re-summarise that judge's or condition's verdicts only (its own flips, its own preferences).
 """
 
@@ -25,7 +25,7 @@ from elotui.session import TournamentSession
 from elotui.tui.bindings import PAIRS_BINDINGS
 from elotui.tui.colours import theme_colour
 from elotui.tui.messages import PairDetailLoaded, PairsLoaded, PairsSelected, SearchIndexBuilt
-from elotui.tui.pair_query import (
+from elotui.tui.state.pair_query import (
     SORT_LABELS,
     SORTS,
     FilterCounts,
@@ -359,7 +359,7 @@ class PairsPane(Vertical):
     def action_export_pairs(self, fmt: str) -> None:
         """The listed pairs (every filter and the search applied) into the current directory, never over a file."""
         from elotui.export.pairs import pair_records, write_pairs_csv, write_pairs_json
-        from elotui.files import unused_path
+        from elotui.tournament.user_files import unused_path
 
         if not self.settled:  # the list does not yet match the filters the export would be described by
             self.notify("the list is still being made: export again when it shows", timeout=4)

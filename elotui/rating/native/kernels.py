@@ -6,10 +6,10 @@ target even when the machine code comes from its on-disk cache). llvmlite (numba
 to import and ~0.2 s to optimise and compile the IR below for one word width (exp inlined; a width is compiled
 when first needed; the export has the 16-bit one compiled in the background where it is not on disk yet,
 `native.warm_kernels`). The object code is kept on disk under a name that is the hash of everything it is made
-from (`elotui.rating.kernel_cache`): it cannot go stale, and later processes load it in ~3 ms. The IR is small
+from (`elotui.rating.native.kernel_cache`): it cannot go stale, and later processes load it in ~3 ms. The IR is small
 and does exactly what the earlier numba kernel did (same splitmix64 shuffle, same floating-point operations in
 the same order, no fast-math), so both give bit-identical ratings. exp is the C library's own algorithm inlined
-(`elotui.rating.exp_ir`, bit for bit the library's: half the update's time was the call; ~20 % faster).
+(`elotui.rating.native.exp_ir`, bit for bit the library's: half the update's time was the call; ~20 % faster).
 
 Games are packed one per word (contestant codes in two fields of `cbits` bits, then the index of the score in a
 small table of the distinct scores; in the narrowest of 16, 32 or 64 bits they fit), so an order moves one word
@@ -55,9 +55,9 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from elotui.rating.elo_ir import LANE_FIELDS, WORD_BITS, module_ir
-from elotui.rating.exp_ir import LANES
-from elotui.rating.kernel_cache import cached_object, is_cached
+from elotui.rating.native.elo_ir import LANE_FIELDS, WORD_BITS, module_ir
+from elotui.rating.native.exp_ir import LANES
+from elotui.rating.native.kernel_cache import cached_object, is_cached
 from elotui.rating.radix import dense_codes
 
 PARALLEL_MIN_UPDATES = 1_000_000  # below this many game updates per thread, one thread is faster
@@ -277,7 +277,7 @@ def _binding() -> Any:
 def compile_ir(ir: str) -> Any:
     """An execution engine holding `ir` compiled for this processor's instructions (fma is one, where it has it)
     through LLVM's -O2 pipeline; it owns the machine code, so it must outlive the functions taken from it. The
-    object code is kept on disk by what it is made from (`elotui.rating.kernel_cache`): compiled once a
+    object code is kept on disk by what it is made from (`elotui.rating.native.kernel_cache`): compiled once a
     machine, loaded in ~3 ms after that."""
     llvm, machine, made_from = _target(ir)
 
@@ -295,7 +295,7 @@ def compile_ir(ir: str) -> Any:
 
 def compiled_before(widths: tuple[int, ...] = (16,)) -> bool:
     """Whether this machine has compiled the kernels before: the object code of `elo_online`'s module and of the
-    order functions for words of `widths` bits is in the cache (`elotui.rating.kernel_cache`), so that loading
+    order functions for words of `widths` bits is in the cache (`elotui.rating.native.kernel_cache`), so that loading
     them takes llvmlite's import and ~3 ms a module, and no compile."""
     fma = host_fma()
     return all(is_cached(_target(module_ir(fma=fma, widths=w))[2]) for w in ((), *((w,) for w in widths)))
@@ -318,7 +318,7 @@ def _target(ir: str) -> tuple[Any, Any, str]:
 
 
 def host_fma() -> bool:
-    """Whether this processor fuses multiply-adds (the exp variant the kernels compile: elotui.rating.exp_ir)."""
+    """Whether this processor fuses multiply-adds (the exp variant the kernels compile: elotui.rating.native.exp_ir)."""
     return _host(_binding())[2]
 
 

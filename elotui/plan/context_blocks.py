@@ -19,7 +19,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from elotui.config import ComparisonConfig, PromptConfig, Tournament
+from elotui.tournament.model import ComparisonConfig, PromptConfig, Tournament
 
 
 @dataclass(frozen=True)

@@ -1,4 +1,4 @@
-"""The native Elo kernels of this process (`elotui.rating.elo_kernels`): loaded once, on first use, or compiled
+"""The native Elo kernels of this process (`elotui.rating.native.kernels`): loaded once, on first use, or compiled
 ahead in a background thread where this machine has not compiled them yet (`warm_kernels`)."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 if TYPE_CHECKING:
-    from elotui.rating.elo_kernels import Kernels
+    from elotui.rating.native.kernels import Kernels
 
 _KERNELS: dict[str, Any] = {}
 _COMPILING = threading.Lock()
@@ -28,7 +28,7 @@ def jit_kernels() -> Kernels | None:
             _KERNELS["state"] = "off"
             return None
         try:
-            from elotui.rating.elo_kernels import Kernels as Compiled
+            from elotui.rating.native.kernels import Kernels as Compiled
 
             _KERNELS["kernels"] = Compiled()
             _KERNELS["state"] = "ok"
@@ -48,7 +48,7 @@ def warm_kernels() -> None:
         return
     # without llvmlite, or where it cannot compile, jit_kernels finds out on first use
     try:
-        from elotui.rating.elo_kernels import compiled_before
+        from elotui.rating.native.kernels import compiled_before
 
         if compiled_before():
             return

@@ -1,7 +1,7 @@
 """Rendering judge prompts (Braun and Forell 2026, pairwise framework and prompt template; Diagnosing Bias and Instability in LLM Evaluation, perturbations).
 
 A judge call is one system message and one user message. The default templates live in package data
-(`elotui/run/templates/`); a tournament may replace the system and the user template with
+(`elotui/plan/templates/`); a tournament may replace the system and the user template with
 `[comparison] system_template` / `user_template` (text or `{ file = "..." }`).
 
 Placeholders (written `{{name}}`; substitution is one pass, so text inserted for a placeholder is never
@@ -17,9 +17,9 @@ scanned again — a response containing "{{response_b}}" stays literal):
 | `{{example}}`    | the worked few-shot example block, or "" (prepended if the template omits it)  |
 | `{{injection}}`  | the anti-position-bias note under `injected`, else "" (appended if omitted)    |
 | `{{reference}}`  | the reference answer block of a reference-guided prompt, else "" (prepended if |
-|                  | omitted; see elotui.run.context_blocks)                                         |
+|                  | omitted; see elotui.plan.context_blocks)                                         |
 
-A conversation (see elotui.run.context_blocks) is judged with `system_conversation.txt` and
+A conversation (see elotui.plan.context_blocks) is judged with `system_conversation.txt` and
 `user_conversation.txt` (or the tournament's own templates), and `{{response_a}}` / `{{response_b}}` are then
 each contestant's whole conversation, turn by turn.
 
@@ -39,10 +39,10 @@ import re
 from dataclasses import dataclass
 from importlib import resources
 
-from elotui.config import Tournament
 from elotui.errors import UserError
-from elotui.run.context_blocks import PromptContext, prompt_contexts, reference_sections, transcript
-from elotui.run.fewshot import Example, ExampleIndex, load_examples
+from elotui.plan.context_blocks import PromptContext, prompt_contexts, reference_sections, transcript
+from elotui.plan.fewshot import Example, ExampleIndex, load_examples
+from elotui.tournament.model import Tournament
 
 PLACEHOLDERS = (
     "criterion",
@@ -59,7 +59,7 @@ _PLACEHOLDER = re.compile(r"\{\{\s*([A-Za-z_]+)\s*\}\}")
 
 
 def package_template(name: str) -> str:
-    return resources.files("elotui.run").joinpath("templates", name).read_text(encoding="utf-8")
+    return resources.files("elotui.plan").joinpath("templates", name).read_text(encoding="utf-8")
 
 
 def fill(template: str, values: dict[str, str]) -> str:

@@ -10,9 +10,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from elotui.config import Tournament
 from elotui.judges.base import Judge
-from elotui.run.calls import (
+from elotui.plan.calls import (
     Call,
     Texts,
     endpoints,
@@ -21,10 +20,11 @@ from elotui.run.calls import (
     prerequisite_calls,
     render_comparison,
 )
-from elotui.run.plan import Plan, build_plan
-from elotui.run.prompts import PromptBuilder, RenderedPrompt
-from elotui.run.verdict_plan import verdict_calls
+from elotui.plan.presentations import Plan, build_plan
+from elotui.plan.prompts import PromptBuilder, RenderedPrompt
+from elotui.plan.verdict_calls import verdict_calls
 from elotui.store import Store
+from elotui.tournament.model import Tournament
 
 
 @dataclass

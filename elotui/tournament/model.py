@@ -22,9 +22,12 @@ from pydantic import (
     model_validator,
 )
 
-from elotui.config_checks import cross_checks, missing_files
-from elotui.config_errors import format_validation_errors, locate, toml_syntax_error
-from elotui.config_sections import (
+from elotui.errors import UserError
+from elotui.tournament.checks import cross_checks, missing_files
+from elotui.tournament.data_cache import merged as merged_data_files
+from elotui.tournament.data_files import DataReport
+from elotui.tournament.errors import format_validation_errors, locate, toml_syntax_error
+from elotui.tournament.sections import (
     BaselinePairs,
     DataConfig,
     FileRef,
@@ -35,10 +38,7 @@ from elotui.config_sections import (
     TournamentMeta,
     _Strict,
 )
-from elotui.data_cache import merged as merged_data_files
-from elotui.data_files import DataReport
-from elotui.errors import UserError
-from elotui.files import read_regular_file
+from elotui.tournament.user_files import read_regular_file
 from elotui.vocab import THRESHOLDS, Threshold, parse_threshold
 
 __all__ = ["THRESHOLDS", "Threshold", "Tournament", "TournamentFile", "load_tournament", "parse_threshold"]
@@ -147,7 +147,9 @@ class ContestantConfig(_Strict):
     id: str = Field(min_length=1)
     label: str | None = None
     generator: EndpointConfig | None = None
-    responses: str | None = None  # a data file of this contestant's responses (see elotui.data_files)
+    responses: str | None = (
+        None  # a data file of this contestant's responses (see elotui.tournament.data_files)
+    )
 
 
 class PromptConfig(_Strict):
@@ -170,7 +172,7 @@ class ComparisonConfig(_Strict):
     pairs: Literal["all"] | BaselinePairs = "all"
     # both_orders = false: each presentation's seat order, seeded by perturbation_seed ("random"), or as declared
     single_order: Literal["random", "declared"] = "random"
-    # adaptive: buy the calls that settle the ranking (elotui.run.adaptive), up to max_calls verdict calls
+    # adaptive: buy the calls that settle the ranking (elotui.plan.adaptive), up to max_calls verdict calls
     plan: Literal["all", "adaptive"] = "all"
     settle_confidence: float = Field(default=0.95, ge=0.5, le=0.999)
     max_calls: int | None = Field(default=None, ge=1, le=100_000_000)

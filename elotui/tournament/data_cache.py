@@ -1,8 +1,8 @@
-"""A tournament's data files merged (elotui.data_files), kept on disk by what they were merged from.
+"""A tournament's data files merged (elotui.tournament.data_files), kept on disk by what they were merged from.
 
 Merging 10^4 response rows (reading them, matching them to prompts and contestants, checking coverage) takes
 ~80 ms in every command that loads the tournament file; reading the merge back takes ~1 ms. It is kept
-(elotui.disk_cache, kind `data`) in a file named by what the merge depends on besides the data files: the
+(elotui.runtime.disk_cache, kind `data`) in a file named by what the merge depends on besides the data files: the
 tournament file's bytes, its folder, and the code that merges; the file holds the SHA-256 of every data file the
 merge read (DataReport.files), and is used only while each of them still has those bytes (hashing them costs ~1
 ms a MB), else merged again and written over. A merge that found problems is not kept: it is reported from the
@@ -18,9 +18,11 @@ import marshal
 from pathlib import Path
 from typing import Any
 
-from elotui import data_files, data_rows, data_turns, disk_cache, files
-from elotui.data_files import DataReport, data_path, merge_data_files
 from elotui.errors import UserError
+from elotui.runtime import disk_cache
+from elotui.tournament import data_files, data_rows, data_turns
+from elotui.tournament import user_files as files
+from elotui.tournament.data_files import DataReport, data_path, merge_data_files
 
 KIND = "data"
 KEEP_BYTES = 256 << 20  # the merges used last, up to this much (one is kept whatever its size)

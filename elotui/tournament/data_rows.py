@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from elotui.errors import UserError
-from elotui.files import (
+from elotui.tournament.user_files import (
     check_regular,
     decode_text,
     gunzip,

@@ -3,7 +3,7 @@
 Texts:
 - base responses: from the tournament file, or produced by the contestant's generator (a `generation` call,
   whose output is also stored as a text of kind "generation");
-- `lexical`: both responses perturbed (elotui.run.perturb, seeded by `comparison.perturbation_seed`, salted
+- `lexical`: both responses perturbed (elotui.plan.perturb, seeded by `comparison.perturbation_seed`, salted
   with prompt and contestant), stored as texts of kind "perturbed" whose `base_key` is the base response;
 - `paraphrase`: the prompt rewritten once per prompt by `[comparison.paraphraser]` (a `paraphrase` call),
   stored as a text of kind "paraphrase" whose `base_key` is the prompt text's key.
@@ -18,14 +18,14 @@ import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from elotui.config import EndpointConfig, Tournament
 from elotui.judges.base import Judge, Presentation
+from elotui.plan.keys import call_key, text_key
+from elotui.plan.perturb import perturb
+from elotui.plan.presentations import Comparison, Plan
+from elotui.plan.prompts import MessageParts, PromptBuilder, RenderedFields, RenderedPrompt
 from elotui.records import TextRow
-from elotui.run.keys import call_key, text_key
-from elotui.run.perturb import perturb
-from elotui.run.plan import Comparison, Plan
-from elotui.run.prompts import MessageParts, PromptBuilder, RenderedFields, RenderedPrompt
 from elotui.store import Store
+from elotui.tournament.model import EndpointConfig, Tournament
 from elotui.vocab import CallKind, cost_of, tokens_in_text
 
 PARAPHRASER_ID = "paraphraser"

@@ -28,9 +28,9 @@ from dataclasses import dataclass
 from math import gcd
 from typing import NamedTuple
 
-from elotui.config import Tournament
-from elotui.heap import long_lived
 from elotui.judges.base import Presentation
+from elotui.runtime.heap import long_lived
+from elotui.tournament.model import Tournament
 
 
 class Comparison(NamedTuple):

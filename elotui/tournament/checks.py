@@ -11,7 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from elotui.files import check_regular
+from elotui.tournament.user_files import check_regular
 
 MAX_PLANNED_CALLS = 20_000_000
 
@@ -206,7 +206,7 @@ def _file_refs(data: dict[str, Any]) -> list[tuple[str, Any]]:
 
 
 def missing_files(data: dict[str, Any], base_dir: Path) -> list[str]:
-    """`key: PATH does not exist`, or why it cannot be read as a file (a FIFO, a folder, a device: elotui.files),
+    """`key: PATH does not exist`, or why it cannot be read as a file (a FIFO, a folder, a device: elotui.tournament.user_files),
     for every named file that cannot be read; checked at once, without reading any of them."""
     out = []
     for key, rel in _file_refs(data):

@@ -16,7 +16,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from elotui.data_rows import Row, found, parse_path, pick
+from elotui.tournament.data_rows import Row, found, parse_path, pick
 
 CONVERSATION = "conversation"
 PROMPT_TURNS = ("turns",)

@@ -1,6 +1,6 @@
 """Files kept under the user's cache folder (`elotui.locations.cache_dir()`), each in a folder of its kind and
-named by what it was made from (a hash): the machine code of the Elo kernels (elotui.rating.kernel_cache), a
-tournament's data files merged (elotui.data_cache).
+named by what it was made from (a hash): the machine code of the Elo kernels (elotui.rating.native.kernel_cache), a
+tournament's data files merged (elotui.tournament.data_cache).
 
 A file is written whole (a temporary file renamed over it) and starts with the SHA-256 of what it holds; a file
 that does not match (cut short, damaged) reads as absent, and is written again by the next one to make it. A

@@ -10,13 +10,13 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from elotui.checkpoints import EVERY, checkpoint
-from elotui.heap import long_lived
 from elotui.judges.base import Judge
-from elotui.run.calls import Call, Texts, comparison_fields
-from elotui.run.keys import Escaper, canonical_json, key_of_parts, presentation_json
-from elotui.run.plan import Plan
-from elotui.run.prompts import PromptBuilder, RenderedFields
+from elotui.plan.calls import Call, Texts, comparison_fields
+from elotui.plan.keys import Escaper, canonical_json, key_of_parts, presentation_json
+from elotui.plan.presentations import Plan
+from elotui.plan.prompts import PromptBuilder, RenderedFields
+from elotui.runtime.checkpoints import EVERY, checkpoint
+from elotui.runtime.heap import long_lived
 from elotui.store import PlanRow
 
 ShownKeys = tuple[str | None, str | None, str | None]  # the keys of the prompt, first and second texts shown
@@ -113,7 +113,7 @@ def _verdict_calls(
     unit = _Unit()
     for seq, c in enumerate(plan.comparisons):
         if seq % EVERY == 0:
-            checkpoint()  # a run stopped meanwhile stops planning (elotui.checkpoints)
+            checkpoint()  # a run stopped meanwhile stops planning (elotui.runtime.checkpoints)
         if only is not None and seq not in only:
             continue
         prompt, first, second, condition = c.prompt, c.first, c.second, c.condition

@@ -21,10 +21,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from elotui import data_turns
-from elotui.data_rows import Row, found, parse_path, pick, read_rows
 from elotui.errors import UserError
-from elotui.files import read_regular_file
+from elotui.tournament import data_turns
+from elotui.tournament.data_rows import Row, found, parse_path, pick, read_rows
+from elotui.tournament.user_files import read_regular_file
 
 SHOW_FIRST = 5  # ids or lines listed in one message before "…"
 

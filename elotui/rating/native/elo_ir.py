@@ -1,14 +1,14 @@
-"""The LLVM IR of the native Elo kernels (`elotui.rating.elo_kernels` compiles it): see that module for what the
+"""The LLVM IR of the native Elo kernels (`elotui.rating.native.kernels` compiles it): see that module for what the
 functions do. Only integer and IEEE double operations in the order the numpy reference performs them, exp as the
-C library computes it (`elotui.rating.exp_ir`, inlined), no fast-math flags."""
+C library computes it (`elotui.rating.native.exp_ir`, inlined), no fast-math flags."""
 
 from __future__ import annotations
 
 import math
 import struct
 
-from elotui.rating.exp_ir import LANES, fexp_ir, splat, vector_of
-from elotui.rating.shuffle_ir import draws_ir, shuffle_ir
+from elotui.rating.native.exp_ir import LANES, fexp_ir, splat, vector_of
+from elotui.rating.native.shuffle_ir import draws_ir, shuffle_ir
 
 C = math.log(10.0) / 400.0
 WORD_BITS = (16, 32, 64)  # packed games: `elo_order16`, `elo_order32`, `elo_order64` play words of each width

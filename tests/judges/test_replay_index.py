@@ -1,4 +1,4 @@
-"""A replay log read ahead by a child process (elotui.log_index): the index is the one the process would make itself,
+"""A replay log read ahead by a child process (elotui.judges.replay_index): the index is the one the process would make itself,
 a malformed log gives the same error, a child that fails leaves the log parsed here, and a child is never left
 running (a stop while waiting for it, or a run that did not need it, kills it)."""
 
@@ -11,9 +11,9 @@ from typing import Any
 
 import pytest
 
-from elotui import log_index
-from elotui.checkpoints import Stopped, to_thread
 from elotui.errors import UserError
+from elotui.judges import replay_index as log_index
+from elotui.runtime.checkpoints import Stopped, to_thread
 from elotui.verdict_log import content_hash
 
 ROWS = [

@@ -32,8 +32,8 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from elotui.checkpoints import checkpoint
 from elotui.errors import UserError
+from elotui.runtime.checkpoints import checkpoint
 from elotui.verdict_log import LogStatus, LogWinner, read_verdicts
 
 _WINNERS: dict[str, LogWinner] = {
@@ -93,8 +93,8 @@ class _Child:
     """A child process reading one log (`_child`), its index to be taken once."""
 
     def __init__(self, path: Path) -> None:
-        root = str(Path(__file__).resolve().parent.parent)  # where this elotui is imported from
-        code = f"import sys; sys.path.insert(0, {root!r}); from elotui.log_index import _child; _child()"
+        root = str(Path(__file__).resolve().parent.parent.parent)  # where this elotui is imported from
+        code = f"import sys; sys.path.insert(0, {root!r}); from elotui.judges.replay_index import _child; _child()"
         self.proc = subprocess.Popen(
             [sys.executable, "-c", code, str(path)],
             stdin=subprocess.DEVNULL,
@@ -199,7 +199,7 @@ def forget() -> None:
 def _child() -> None:
     """In the child process: the index of the log named by the first argument, pickled to stdout (or the UserError
     that reading it raised)."""
-    gc.disable()  # a million records and no cycles (elotui.heap)
+    gc.disable()  # a million records and no cycles (elotui.runtime.heap)
     payload: tuple[Any, ...]
     try:
         payload = ("index", index_of(Path(sys.argv[1])))

@@ -1,6 +1,6 @@
 """The tournament file's small tables (pydantic models): file references, the simulation, `[data]`,
 `[tournament]`, the baseline design and `[reference]`. The key names are a user-facing contract (see
-elotui.config, which assembles them into the whole file)."""
+elotui.tournament.model, which assembles them into the whole file)."""
 
 from __future__ import annotations
 
@@ -65,7 +65,7 @@ class DataFields(_Strict):
 
 
 class DataConfig(_Strict):
-    """`[data]`: prompts and responses from JSONL / JSON / CSV files (see elotui.data_files)."""
+    """`[data]`: prompts and responses from JSONL / JSON / CSV files (see elotui.tournament.data_files)."""
 
     prompts: str | None = None
     responses: str | None = None

@@ -8,7 +8,7 @@ from typing import Any, Protocol, cast
 
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 
-from elotui.config import Tournament
+from elotui.tournament.model import Tournament
 from elotui.vocab import THRESHOLDS, threshold_label
 
 Command = tuple[str, str, Callable[[], object]]

@@ -25,7 +25,7 @@ from typing import Any
 import numpy as np
 
 from elotui.errors import UserError
-from elotui.files import lone_surrogate, may_hold_surrogate, read_text_file, surrogate_message
+from elotui.tournament.user_files import lone_surrogate, may_hold_surrogate, read_text_file, surrogate_message
 
 _TOKEN = re.compile(r"[^\W_]+", re.UNICODE)
 _BETTER = {"a": "A", "b": "B", "tie": "tie", "first": "A", "second": "B", "1": "A", "2": "B"}
@@ -49,7 +49,7 @@ def tokenize(text: str) -> list[str]:
 
 
 def load_examples(path: Path) -> list[Example]:
-    """The examples of a file (read through elotui.files: a regular file, bounded, UTF-8); UserError naming the
+    """The examples of a file (read through elotui.tournament.user_files: a regular file, bounded, UTF-8); UserError naming the
     file and line of the first bad one."""
     text = read_text_file(path)
     escapes = may_hold_surrogate(text)

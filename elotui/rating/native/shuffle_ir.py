@@ -1,11 +1,11 @@
-"""The LLVM IR of the Elo kernels' shuffle (`elotui.rating.elo_ir` puts it in the kernels' module): the
+"""The LLVM IR of the Elo kernels' shuffle (`elotui.rating.native.elo_ir` puts it in the kernels' module): the
 splitmix64 draws of a Fisher–Yates shuffle, alone and a vector of them at a time, and `@shuffle{W}`, which
 shuffles an order's words in place with them. The draws are those `elotui.rating.elo.permutation_orders` makes
 (draw i = mix(key + i * golden), j = ((draw >> 32) * (i + 1)) >> 32), so the orders are the same."""
 
 from __future__ import annotations
 
-from elotui.rating.exp_ir import splat
+from elotui.rating.native.exp_ir import splat
 
 GOLDEN = 0x9E3779B97F4A7C15
 M1 = 0xBF58476D1CE4E5B9

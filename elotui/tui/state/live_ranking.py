@@ -19,7 +19,7 @@ from elotui.vocab import METHOD_NAMES, Threshold, threshold_label
 
 
 @dataclass(frozen=True)
-class Scope:
+class ViewScope:
     """All prompts / one prompt / one category's prompts; all judges / one judge (None = all)."""
 
     prompt: str | None = None
@@ -39,7 +39,7 @@ class Scope:
         return in_category if chosen is None else [p for p in chosen if p in in_category]
 
 
-ViewKey = tuple[Threshold, str, Scope]
+ViewKey = tuple[Threshold, str, ViewScope]
 PREVIEW_ORDERS = 20  # Elo orders of the trajectory's earlier points (the last point is the leaderboard's)
 
 
@@ -123,7 +123,7 @@ class LiveRanking:
             return self._table.subset(None), self._table.version
 
     def trajectory(
-        self, threshold: Threshold, method: str, points: int = 24, scope: Scope | None = None
+        self, threshold: Threshold, method: str, points: int = 24, scope: ViewScope | None = None
     ) -> dict[str, Any]:
         """Ratings after the first 1/points, 2/points, ... of the verdicts (in arrival order), within `scope`.
 
@@ -133,7 +133,7 @@ class LiveRanking:
         without bootstrap rounds (they do not change a point rating); for Elo with more than PREVIEW_ORDERS
         permutations they play PREVIEW_ORDERS orders (a preview: `preview_orders` says so), else the same orders.
         """
-        scope = scope or Scope()
+        scope = scope or ViewScope()
         table, version = self.snapshot_with_version()
         n = len(table)
         contestants = list(table.contestants)
@@ -164,7 +164,7 @@ class LiveRanking:
         return out
 
     def _rank_view(
-        self, table: VerdictTable, threshold: Threshold, method: str, scope: Scope, options: RatingOptions
+        self, table: VerdictTable, threshold: Threshold, method: str, scope: ViewScope, options: RatingOptions
     ) -> Leaderboard:
         return rank(
             table,

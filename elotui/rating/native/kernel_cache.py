@@ -1,4 +1,4 @@
-"""The native Elo kernels' machine code, kept on disk by what it was made from (elotui.disk_cache, kind
+"""The native Elo kernels' machine code, kept on disk by what it was made from (elotui.runtime.disk_cache, kind
 `kernels`).
 
 Compiling the kernels' IR for this processor takes LLVM ~0.2 s a module (the `online` function, then the order
@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from elotui import disk_cache
+from elotui.runtime import disk_cache
 
 KIND = "kernels"
 
