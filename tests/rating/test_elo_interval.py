@@ -97,3 +97,10 @@ def test_tail_average_has_the_final_ratings_mean_and_less_noise() -> None:
     standard_error = np.sqrt(final.var(axis=0) / len(final) + tail.var(axis=0) / len(tail))
     assert np.all(np.abs(final.mean(axis=0) - tail.mean(axis=0)) < 4 * standard_error)
     assert np.all(tail.var(axis=0) < final.var(axis=0) / 5)  # 1,440 games: ~8x less order noise
+
+
+def test_the_export_states_the_rounds_elo_plays() -> None:
+    options = RatingOptions(bootstrap=500)
+    assert options.interval("elo", 2_000, 8).rounds == 200  # at most ELO_MAX_ROUNDS
+    assert options.interval("elo", 1_000_000, 100).rounds == 50  # tail-averaged rounds within the budget
+    assert options.interval("bt", 1_000_000, 100).rounds == 500
