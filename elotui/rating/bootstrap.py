@@ -13,7 +13,9 @@ matrix times the per-prompt matrices), fitted in one batch by Newton's method wa
 
 Elo: `min(bootstrap, ELO_MAX_ROUNDS)` rounds, each playing the drawn games in several random orders (as many as a
 budget of game updates allows, elotui.rating.order_noise: up to 32 for small tournaments, 1 for huge ones) and
-averaging them (the permutation average of Boubdir et al. 2023, on the resampled games). The order noise left in each
+averaging them (the permutation average of Boubdir et al. 2023, on the resampled games); where the games are many,
+two orders a round, each taken as its ratings averaged over the second half of its games (the same mean, far less
+order noise), and as many rounds as a budget of game updates allows (at least 50). The order noise left in each
 round's mean (it does not shrink with more games: K sets it) is measured on the point estimate's orders and the
 orders within the rounds and taken out (elotui.rating.order_noise.resampling_scale), the point estimate's own
 order noise kept in, so the interval shrinks as data grow and is stable across ranking seeds. The spread of

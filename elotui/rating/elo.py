@@ -35,7 +35,13 @@ from elotui.rating.bootstrap import (
 from elotui.rating.games import Games
 from elotui.rating.native import jit_kernels
 from elotui.rating.native.kernels import Order, Packed, pack, whole
-from elotui.rating.order_noise import order_variance_of, orders_per_round, resampling_scale
+from elotui.rating.order_noise import (
+    TAIL_ORDERS,
+    averages_tails,
+    order_variance_of,
+    orders_per_round,
+    resampling_scale,
+)
 from elotui.rating.radix import dense_codes, table_fits, unique_counts
 
 if TYPE_CHECKING:
@@ -278,16 +284,21 @@ def elo_rounds(
     so the result depends on the multiset of games and the seed only.
 
     A round's mean of a few orders still carries order noise (the single-order variance / `orders`), which does
-    not shrink as games are added. It is taken out (elotui.rating.order_noise.resampling_scale): every round's
-    deviation from the rounds' mean is scaled, per contestant, to the resampling's variance plus the point
-    estimate's own order noise. The single-order variance is measured on the orders within the rounds and on the
-    point estimate's orders (`point_orders`: the `permutation_elo` of the same games, where the caller has it;
-    without it, rounds play at least two orders). `canon`: `canonical(g)`, where the caller has it already."""
+    not shrink as games are added. Where the games are many (elotui.rating.order_noise.averages_tails), a round
+    takes each order's ratings averaged over the second half of its games instead of its final ratings: the same
+    mean, a noise that shrinks as the games grow. Either way the noise left is taken out
+    (elotui.rating.order_noise.resampling_scale): every round's deviation from the rounds' mean is scaled, per
+    contestant, to the resampling's variance plus the point estimate's own order noise. The noise is measured on
+    the orders within the rounds and (final ratings only) on the point estimate's orders (`point_orders`: the
+    `permutation_elo` of the same games, where the caller has it; without it, rounds play at least two orders).
+    `canon`: `canonical(g)`, where the caller has it already."""
     n = g.n_contestants
     if rounds <= 0 or len(g) == 0:
         return np.zeros((0, n))
+    tails = averages_tails(len(g), n, float(k_factor))
     if orders is None:
-        orders = max(orders_per_round(len(g), rounds), 1 if point_orders is not None else 2)
+        least = 1 if point_orders is not None else 2
+        orders = TAIL_ORDERS if tails else max(orders_per_round(len(g), rounds), least)
     c = canon if canon is not None else canonical(g)
     # Listed by (prompt, a, b, score) for prompt resampling (the order the resampling groups them in), by
     # (a, b, score) for single games (drawn by their place in the listing; the prompt plays no part).
@@ -299,20 +310,33 @@ def elo_rounds(
     else:
         listing, listed_prompt = c.listing, np.zeros(len(g), dtype=np.int32)
     out = np.empty((rounds, n))
-    within = np.empty((rounds, n))
-    played_rounds = _round_orders(
-        c, listing, listed_prompt, n, unit, rounds, seed, orders, float(k_factor), float(initial_rating)
-    )
+    within = np.zeros((rounds, n))
+    rules = (float(k_factor), float(initial_rating), tails)
+    played_rounds = _round_orders(c, listing, listed_prompt, n, unit, rounds, seed, orders, *rules)
     del canon, c, listing, listed_prompt  # the rounds hold what they need
     for r, played in enumerate(played_rounds):
         out[r] = played.mean(axis=0)
-        within[r] = played.var(axis=0, ddof=1) if orders > 1 else 0.0
-    point = point_orders.ratings if point_orders is not None else None
-    scale = resampling_scale(
-        out, order_variance_of(within, orders, point), orders, len(point) if point is not None else 0
-    )
+        if orders > 1:
+            within[r] = played.var(axis=0, ddof=1)
+    order_variance, point_noise = _order_noise(within, orders, point_orders, tails)
+    scale = resampling_scale(out, order_variance / orders, point_noise)
     centre = out.mean(axis=0)
     return small_sample_corrected(centre + (out - centre) * scale, clusters_of(g, unit))
+
+
+def _order_noise(
+    within: NDArray[np.float64], orders: int, point_orders: PermutationElo | None, tails: bool
+) -> tuple[NDArray[np.float64], NDArray[np.float64] | float]:
+    """(one order's variance in the rounds, the point estimate's own order noise), per contestant: the rounds'
+    within-round variances (`within`, over `orders` orders each), pooled with the point's orders' variance where
+    the rounds play final ratings too; the point's noise is its one-order variance / its orders."""
+    point = point_orders.ratings if point_orders is not None and len(point_orders.ratings) > 1 else None
+    if not tails:
+        order_variance = order_variance_of(within, orders, point)
+        return order_variance, order_variance / len(point) if point is not None else 0.0
+    # tail averages: their noise from the rounds alone (the point's orders give final ratings)
+    order_variance = within.mean(axis=0) if orders > 1 else np.zeros(within.shape[1])
+    return order_variance, point.var(axis=0, ddof=1) / len(point) if point is not None else 0.0
 
 
 def _round_seed(seed: int, r: int) -> int:
@@ -331,8 +355,10 @@ def _round_orders(
     orders: int,
     k: float,
     init: float,
+    tails: bool = False,
 ) -> Iterator[NDArray[np.float64]]:
-    """Each round's (orders, n) final ratings: the round's resampled games played in `orders` random orders. The
+    """Each round's (orders, n) final ratings (`tails`: tail averages) of its resampled games played in `orders`
+    random orders. The
     rounds draw from the games as `listing` lists them (whose prompts are `prompt`). Natively, rounds are played a
     batch at a time (all their orders spread over the cores), each order a shuffle of the round's blocks of the
     packed games in cluster order; otherwise with numpy, round by round."""
@@ -343,9 +369,8 @@ def _round_orders(
         for r, blocks in enumerate(resampling.rounds):
             keep = Resampling.indices(resampling.order, blocks)
             ra, rb, rs = a[keep], b[keep], s[keep]
-            yield run_orders_numpy(
-                ra, rb, rs, permutation_orders(len(ra), orders, _round_seed(seed, r)), n, k, init
-            )
+            shuffles = permutation_orders(len(ra), orders, _round_seed(seed, r))
+            yield run_orders_numpy(ra, rb, rs, shuffles, n, k, init, tail=tails)
         return
     src = c.packed(n, listing)
     assert src is not None  # games that pack in one listing pack in any
@@ -362,7 +387,7 @@ def _round_orders(
             for r, (st, ln) in chunk
             for key in _stream_keys(orders, _round_seed(seed, r))
         ]
-        played = kernels.play_packed(src, plan, n, k, init)
+        played = (kernels.play_tail if tails else kernels.play_packed)(src, plan, n, k, init)
         yield from played.reshape(len(chunk), orders, n)
 
 
@@ -382,10 +407,15 @@ def run_orders_numpy(
     k: float,
     init: float,
     chunk: int = 4096,
+    *,
+    tail: bool = False,
 ) -> NDArray[np.float64]:
-    """All orders advanced together, one game step at a time (numpy fallback)."""
+    """All orders advanced together, one game step at a time (numpy fallback); `tail`: each order's ratings
+    averaged after each of its games from n_games // 2 on (the native `play_tail`), not its final ratings."""
     n_orders, n_games = orders.shape
     ratings = np.full(n_orders * n, init)
+    sums = np.zeros(n_orders * n) if tail and n_games else None
+    step, half = 0, n_games // 2
     offsets = (np.arange(n_orders, dtype=np.int64) * n)[:, None]
     a64 = a.astype(np.int64)
     b64 = b.astype(np.int64)
@@ -401,4 +431,9 @@ def run_orders_numpy(
             d = k * (st - 1.0 / (1.0 + exp(_C * (rb - ra))))
             ratings[ia] = ra + d
             ratings[ib] = rb - d
+            if sums is not None and step >= half:
+                sums += ratings
+            step += 1
+    if sums is not None:
+        ratings = sums / (n_games - half)
     return ratings.reshape(n_orders, n)

@@ -34,6 +34,7 @@ from elotui.rating.bt import DEFAULT_PRIOR, bradley_terry, fit_theta, to_elo, wi
 from elotui.rating.elo import Canonical, canonical, elo_rounds, online_elo, permutation_elo
 from elotui.rating.games import Games, games
 from elotui.rating.identify import Identified, identify
+from elotui.rating.order_noise import elo_round_count
 from elotui.rating.small_sample import small_sample_noted
 from elotui.rating.table import VerdictTable
 from elotui.rating.win_order import contradicted
@@ -119,14 +120,10 @@ class RatingOptions:
             "position_effect": self.position_effect,
         }
 
-    def interval(self, method: str) -> IntervalSpec:
-        rounds = (
-            0
-            if method == "online"
-            else min(self.bootstrap, ELO_MAX_ROUNDS)
-            if method == "elo"
-            else self.bootstrap
-        )
+    def interval(self, method: str, games: int = 0, contestants: int = 0) -> IntervalSpec:
+        """The interval of `method` on `games` games of `contestants` (Elo's rounds depend on them)."""
+        elo = elo_round_count(min(self.bootstrap, ELO_MAX_ROUNDS), games, contestants, float(self.k_factor))
+        rounds = 0 if method == "online" else elo if method == "elo" else self.bootstrap
         return IntervalSpec("bootstrap" if rounds > 0 else "none", self.bootstrap_unit, LEVEL, rounds)
 
 
@@ -215,7 +212,7 @@ def rank_games(
     else:
         raw, prior = ratings_for(g, method, options, settled), None
     rated = _centred(raw, ident, float(options.initial_rating), by_wins=method == "bt")
-    interval = options.interval(method).as_settings()
+    interval = options.interval(method, len(g), g.n_contestants).as_settings()
     if prior is not None:
         interval["separation"] = separation_setting(prior)
     settings = {
@@ -276,7 +273,7 @@ def ratings_for(
             seed=o.seed,
             canon=settled,
         )
-        spec = o.interval("elo")
+        spec = o.interval("elo", len(g), n)
         rounds = elo_rounds(
             g,
             rounds=spec.rounds,

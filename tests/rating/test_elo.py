@@ -226,3 +226,19 @@ def test_bootstrap_rounds_natively_and_with_numpy_agree(unit: str, monkeypatch: 
     assert loading.jit_kernels() is None
     fallback = elo_rounds(g, rounds=9, unit=unit, seed=4)  # type: ignore[arg-type]
     np.testing.assert_allclose(native, fallback, atol=1e-9)
+
+
+@pytest.mark.parametrize("unit", ["prompt", "game"])
+def test_tail_averaged_rounds_natively_and_with_numpy_agree(
+    unit: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from elotui.rating import native as loading
+    from elotui.rating.order_noise import averages_tails
+
+    rows = simulate({"A": 100, "B": 50, "C": 0, "D": -80}, prompts=70, judges=2, seed=11)
+    g = games(VerdictTable.from_rows(rows), "none")
+    assert averages_tails(len(g), 4, 16.0)  # enough games: the rounds take tail averages
+    native = elo_rounds(g, rounds=5, unit=unit, seed=4)  # type: ignore[arg-type]
+    monkeypatch.setattr(loading, "_KERNELS", {"state": "off"})
+    fallback = elo_rounds(g, rounds=5, unit=unit, seed=4)  # type: ignore[arg-type]
+    np.testing.assert_allclose(native, fallback, rtol=1e-10)

@@ -26,6 +26,7 @@ def module_ir(*, fma: bool, widths: tuple[int, ...] = WORD_BITS) -> str:
     # flight for the processor (an update waits ~75 cycles for the last one of its contestants)
     orders = "".join(
         _ORDER_IR.format(W=width, WIDEN=_widen(width))
+        + _TAIL_IR.format(W=width, WIDEN=_widen(width))
         + shuffle_ir(width)
         + _player_ir(width, "elo_order", ("",))
         + _player_ir(width, "elo_pair", ("", "2"))
@@ -329,6 +330,68 @@ define internal void @prepare{W}(ptr %src, ptr %starts, ptr %lengths, i64 %n_blo
   call void @fill(ptr %r, i64 %n, double %init)
   call void @gather{W}(ptr %src, ptr %starts, ptr %lengths, i64 %n_blocks, ptr %w)
   call void @shuffle{W}(ptr %w, i64 %n_games, i64 %key)
+  ret void
+}}
+
+"""
+
+# `elo_tail`: one order whose ratings are also summed over its games from %from on. The sum is kept lazily: a
+# contestant's rating is added times the steps it held (the step now less %last, its last change), when it changes
+# (the caller adds each rating times the steps from %last to the end, and divides).
+_TAIL_IR = """define internal void @accrue{W}(i64 %x, double %uf, ptr %r, ptr %sum, ptr %last) #0 {{
+  %pr = getelementptr inbounds double, ptr %r, i64 %x
+  %rx = load double, ptr %pr
+  %pl = getelementptr inbounds double, ptr %last, i64 %x
+  %lx = load double, ptr %pl
+  %held = fsub double %uf, %lx
+  %part = fmul double %rx, %held
+  %ps = getelementptr inbounds double, ptr %sum, i64 %x
+  %sx = load double, ptr %ps
+  %sx1 = fadd double %sx, %part
+  store double %sx1, ptr %ps
+  store double %uf, ptr %pl
+  ret void
+}}
+
+define internal void @tail_step{W}(ptr %w, i64 %u, ptr %table, i64 %cbits, double %k, ptr %r, ptr %sum,
+                                   ptr %last) #0 {{
+  %pw = getelementptr inbounds i{W}, ptr %w, i64 %u
+  %word0 = load i{W}, ptr %pw
+{WIDEN}  %one = shl i64 1, %cbits
+  %mask = sub i64 %one, 1
+  %x = and i64 %word, %mask
+  %y0 = lshr i64 %word, %cbits
+  %y = and i64 %y0, %mask
+  %cb2 = add i64 %cbits, %cbits
+  %si = lshr i64 %word, %cb2
+  %ps = getelementptr inbounds double, ptr %table, i64 %si
+  %sg = load double, ptr %ps
+  %uf = sitofp i64 %u to double
+  call void @accrue{W}(i64 %x, double %uf, ptr %r, ptr %sum, ptr %last)
+  call void @accrue{W}(i64 %y, double %uf, ptr %r, ptr %sum, ptr %last)
+  call void @update(i64 %x, i64 %y, double %sg, double %k, ptr %r)
+  ret void
+}}
+
+define void @elo_tail{W}(ptr %src, ptr %starts, ptr %lengths, i64 %n_blocks, ptr %table, i64 %key, i64 %n_games,
+                         i64 %n, i64 %cbits, double %k, double %init, i64 %from, ptr %r, ptr %w, ptr %sum,
+                         ptr %last) {{
+entry:
+  call void @prepare{W}(ptr %src, ptr %starts, ptr %lengths, i64 %n_blocks, i64 %key, i64 %n_games, i64 %n,
+                        double %init, ptr %r, ptr %w)
+  call void @finish{W}(ptr %w, i64 0, i64 %from, ptr %table, i64 %cbits, double %k, ptr %r)
+  call void @fill(ptr %sum, i64 %n, double 0.0)
+  %ff = sitofp i64 %from to double
+  call void @fill(ptr %last, i64 %n, double %ff)
+  %any = icmp slt i64 %from, %n_games
+  br i1 %any, label %loop, label %done
+loop:
+  %u = phi i64 [%from, %entry], [%u1, %loop]
+  call void @tail_step{W}(ptr %w, i64 %u, ptr %table, i64 %cbits, double %k, ptr %r, ptr %sum, ptr %last)
+  %u1 = add i64 %u, 1
+  %more = icmp slt i64 %u1, %n_games
+  br i1 %more, label %loop, label %done
+done:
   ret void
 }}
 

@@ -77,6 +77,7 @@ _D = ctypes.c_double
 _ORDER = ctypes.CFUNCTYPE(None, _P, _P, _P, _I, _P, _I, _I, _I, _I, _D, _D, _P, _P)
 _PAIR = ctypes.CFUNCTYPE(None, _P, _P, _P, _I, _P, _I, _I, _I, _I, _I, _D, _D, _P, _P, _P, _P)
 _LANES = ctypes.CFUNCTYPE(None, _P, _P, _P, _I, _I, _D, _D)
+_TAIL = ctypes.CFUNCTYPE(None, _P, _P, _P, _I, _P, _I, _I, _I, _I, _D, _D, _I, _P, _P, _P, _P)
 
 
 @dataclass(frozen=True)
@@ -140,7 +141,7 @@ class Kernels:
         return engine
 
     def order_functions(self, dtype: np.dtype[Any]) -> tuple[Callable[..., None], ...]:
-        """(elo_order, elo_pair, elo_lanes) for packed words of this dtype, compiled on first use."""
+        """(elo_order, elo_pair, elo_lanes, elo_tail) for packed words of this dtype, compiled on first use."""
         with self._compiling:
             found = self._orders.get(dtype)
             if found is None:
@@ -152,6 +153,7 @@ class Kernels:
                     _ORDER(address(f"elo_order{width}")),
                     _PAIR(address(f"elo_pair{width}")),
                     _LANES(address(f"elo_lanes{width}")),
+                    _TAIL(address(f"elo_tail{width}")),
                 )
             return found
 
@@ -175,7 +177,7 @@ class Kernels:
     ) -> NDArray[np.float64]:
         """Final ratings of each order (a row each): shape (len(orders), n)."""
         words = np.ascontiguousarray(src.words)
-        single, pair, lanes = self.order_functions(words.dtype)
+        single, pair, lanes, _ = self.order_functions(words.dtype)
         sizes = [_checked_size(order, len(words)) for order in orders]
         out = np.empty((len(orders), n), dtype=np.float64)
         table = src.table.ctypes.data
@@ -219,16 +221,42 @@ class Kernels:
                     )
                     i += 1
 
-        # The orders are independent: split them over the cores this process may use (each order is played
-        # by one thread, whole, so the result does not depend on the split).
-        parts = min(_cores(), len(orders), max(1, sum(sizes) // PARALLEL_MIN_UPDATES))
-        bounds = _split(len(orders), parts)
-        threads = [threading.Thread(target=run, args=(lo, hi)) for lo, hi in itertools.pairwise(bounds[1:])]
-        for thread in threads:
-            thread.start()
-        run(bounds[0], bounds[1])
-        for thread in threads:
-            thread.join()
+        _in_threads(run, len(orders), sum(sizes))
+        return out
+
+    def play_tail(
+        self, src: Packed, orders: list[Order], n: int, k: float, init: float
+    ) -> NDArray[np.float64]:
+        """Each order's ratings averaged over the second half of its games (after each of its games from
+        len // 2 on; a row each, shape (len(orders), n)): played one at a time by `elo_tail`."""
+        words = np.ascontiguousarray(src.words)
+        tail = self.order_functions(words.dtype)[3]
+        sizes = [_checked_size(order, len(words)) for order in orders]
+        out = np.empty((len(orders), n), dtype=np.float64)
+        rules = (n, src.cbits, float(k), float(init))
+
+        def run(lo: int, hi: int) -> None:
+            scratch = np.empty(max(max(sizes[lo:hi], default=0), 1), dtype=words.dtype)
+            r, last = np.empty(n), np.empty(n)
+            for i in range(lo, hi):
+                x, size = orders[i], sizes[i]
+                blocks = (words.ctypes.data, x.starts.ctypes.data, x.lengths.ctypes.data, len(x.starts))
+                sums, held = out[i].ctypes.data, last.ctypes.data  # the sums and each rating's last change
+                tail(
+                    *blocks,
+                    src.table.ctypes.data,
+                    _signed(x.key),
+                    size,
+                    *rules,
+                    size // 2,
+                    r.ctypes.data,
+                    scratch.ctypes.data,
+                    sums,
+                    held,
+                )
+                out[i] = (out[i] + r * (size - last)) / (size - size // 2) if size else r
+
+        _in_threads(run, len(orders), sum(sizes))
         return out
 
     def online(
@@ -341,6 +369,19 @@ def _optimise(llvm: Any, module: Any, machine: Any) -> None:
         return
     builder = create(machine, tuning(speed_level=2))
     builder.getModulePassManager().run(module, builder)
+
+
+def _in_threads(run: Callable[[int, int], None], count: int, updates: int) -> None:
+    """`run(lo, hi)` over `count` independent orders split among the cores this process may use (each order
+    played by one thread, whole, so the result does not depend on the split); ctypes drops the GIL meanwhile."""
+    parts = min(_cores(), count, max(1, updates // PARALLEL_MIN_UPDATES))
+    bounds = _split(count, parts)
+    threads = [threading.Thread(target=run, args=(lo, hi)) for lo, hi in itertools.pairwise(bounds[1:])]
+    for thread in threads:
+        thread.start()
+    run(bounds[0], bounds[1])
+    for thread in threads:
+        thread.join()
 
 
 def _split(count: int, parts: int) -> list[int]:
