@@ -136,6 +136,9 @@ def cross_checks(data: dict[str, Any], *, coverage: bool = True) -> list[str]:
     _unique("judges", _ids(judges), problems)
     declared = {c for c in _ids(contestants) if c is not None}
     generated = {c.get("id") for c in contestants if c.get("generator") is not None}
+    comparison = data.get("comparison")
+    if isinstance(comparison, dict) and comparison.get("pairs") == "recorded":
+        coverage = False  # a sparse, recorded design: a prompt needs the responses of its judged pairs only
     for i, prompt in enumerate(prompts):
         _check_prompt(i, prompt, declared, {g for g in generated if isinstance(g, str)}, problems, coverage)
     for i, judge in enumerate(judges):

@@ -6,7 +6,9 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, field_validator
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, field_validator, model_validator
+
+from elotui.vocab import Threshold, parse_threshold
 
 
 class _Strict(BaseModel):
@@ -108,3 +110,31 @@ class ReferenceConfig(_Strict):
     votes: str | None = None
     ranking: list[str] | None = None
     gold: str | None = None  # gold labels: JSONL rows {prompt, a, b, better} (elotui.rating.gold)
+
+
+class RankingConfig(_Strict):
+    method: Literal["elo", "bt"] = "elo"
+    threshold: Annotated[Threshold, Field()] = 0.5
+    k_factor: float = Field(default=16.0, gt=0, le=1000)
+    initial_rating: float = Field(default=1000.0, ge=-1_000_000, le=1_000_000)
+    permutations: int = Field(default=100, ge=1, le=10_000)
+    bootstrap: int = Field(default=200, ge=0, le=10_000)
+    bootstrap_unit: Literal["prompt", "game"] = "prompt"
+    seed: int = Field(default=0, ge=0, le=2**63 - 1)
+    # "learned": judge-aware Bradley–Terry; position_effect: a first-slot advantage per judge (both: threshold none)
+    judge_weights: Literal["equal", "learned"] = "equal"
+    position_effect: bool = False
+    exclude_self: bool = False  # leave out each judge's verdicts on its own contestant's comparisons
+
+    @field_validator("threshold", mode="before")
+    @classmethod
+    def _threshold(cls, value: Any) -> Threshold:
+        return parse_threshold(value)
+
+    @model_validator(mode="after")
+    def _one_model(self) -> RankingConfig:
+        if self.position_effect and self.judge_weights == "learned":
+            raise ValueError(
+                'position_effect and judge_weights = "learned" are two different models: choose one'
+            )
+        return self
