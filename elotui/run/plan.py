@@ -162,8 +162,7 @@ def _build_plan(tournament: Tournament) -> Plan:
     orders = 2 if comparison.both_orders else 1
     out: list[Comparison] = []
     random_seat = orders == 1 and comparison.single_order == "random"
-    if comparison.pairs == "recorded":
-        out.extend(recorded_comparisons(tournament, Comparison))
+    out.extend(recorded_comparisons(tournament, Comparison))  # pairs = "recorded" (else none)
     for prompt, (a, b) in unit_order(tournament.prompt_ids, comparison_rounds(tournament)):
         for condition in comparison.conditions:
             for sample in range(comparison.samples):

@@ -24,7 +24,9 @@ T = TypeVar("T")
 
 def recorded_comparisons(tournament: Tournament, make: Callable[..., T]) -> list[T]:
     """The planned comparisons (built with `make(prompt, first, second, judge, condition, sample)`), unit by
-    unit in the order the logs first show each (prompt, pair)."""
+    unit in the order the logs first show each (prompt, pair); none unless `pairs = "recorded"`."""
+    if tournament.spec.comparison.pairs != "recorded":
+        return []
     prompts = set(tournament.prompt_ids)
     contestants = set(tournament.contestant_ids)
     conditions = set(tournament.spec.comparison.conditions)

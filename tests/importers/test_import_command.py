@@ -159,7 +159,7 @@ def test_malformed_record_exits_2_with_file_and_line(
     assert not (tmp_path / "o").exists()
     assert main(["import", "mt-bench", str(src), "-o", str(tmp_path / "o"), "--skip-bad"]) == 0
     err = capsys.readouterr().err
-    assert f"skipped 1: malformed: `g1_winner` must be one of" in err and f"(first: {src}:3)" in err
+    assert "skipped 1: malformed: `g1_winner` must be one of" in err and f"(first: {src}:3)" in err
     assert f"(first: {src}:{len(rows) + 1})" in err  # the line that is not JSON
     assert len(list(read_log(tmp_path / "o" / "verdicts.jsonl"))) == 2 * (len(rows) - 1)
 
