@@ -216,6 +216,13 @@ class TournamentFile(_Strict):
     data: DataConfig | None = None
 
     @model_validator(mode="after")
+    def _anchor_declared(self) -> TournamentFile:
+        anchor = self.ranking.anchor
+        if anchor is not None and anchor.contestant not in {c.id for c in self.contestants}:
+            raise ValueError(f"ranking.anchor.contestant: contestant '{anchor.contestant}' is not declared")
+        return self
+
+    @model_validator(mode="after")
     def _recorded_needs_replay(self) -> TournamentFile:
         if self.comparison.pairs == "recorded":
             if any(j.provider != "replay" for j in self.judges):

@@ -112,6 +112,14 @@ class ReferenceConfig(_Strict):
     gold: str | None = None  # gold labels: JSONL rows {prompt, a, b, better} (elotui.rating.gold)
 
 
+class Anchor(_Strict):
+    """`anchor = { contestant = "gpt-4", rating = 1000 }`: every rating (and interval, and bootstrap round) shifted
+    by one constant so that this contestant sits at `rating`."""
+
+    contestant: str = Field(min_length=1)
+    rating: float = Field(ge=-1_000_000, le=1_000_000)
+
+
 class RankingConfig(_Strict):
     method: Literal["elo", "bt"] = "elo"
     threshold: Annotated[Threshold, Field()] = 0.5
@@ -125,6 +133,7 @@ class RankingConfig(_Strict):
     judge_weights: Literal["equal", "learned"] = "equal"
     position_effect: bool = False
     exclude_self: bool = False  # leave out each judge's verdicts on its own contestant's comparisons
+    anchor: Anchor | None = None  # None: the ratings' mean at initial_rating
 
     @field_validator("threshold", mode="before")
     @classmethod

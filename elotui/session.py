@@ -188,8 +188,11 @@ class TournamentSession:
     def note_design(self, board: Leaderboard) -> Leaderboard:
         """The comparison design in the settings, and what a baseline design cannot tell as a warning."""
         baseline = self.tournament.baseline
+        pairs = self.tournament.spec.comparison.pairs
         board.settings["design"] = (
-            {"pairs": "all"} if baseline is None else {"pairs": "baseline", "baseline": baseline}
+            {"pairs": pairs if isinstance(pairs, str) else "all"}
+            if baseline is None
+            else {"pairs": "baseline", "baseline": baseline}
         )
         if baseline is not None:
             board.warnings.append(

@@ -83,6 +83,7 @@ class RatingOptions:
     excluded: tuple[tuple[str, str], ...] = ()
     judge_weights: str = "equal"  # "learned": Bradley–Terry at threshold none fits a weight per judge
     position_effect: bool = False  # Bradley–Terry at threshold none fits a first-slot advantage per judge
+    anchor: tuple[str, float] | None = None  # (contestant, rating): shift every rating so that it sits there
 
     @classmethod
     def from_config(cls, ranking: Any) -> RatingOptions:
@@ -96,6 +97,7 @@ class RatingOptions:
             ranking.bootstrap_unit,
             judge_weights=getattr(ranking, "judge_weights", "equal"),
             position_effect=bool(getattr(ranking, "position_effect", False)),
+            anchor=_anchor_option(getattr(ranking, "anchor", None)),
         )
 
     @property
@@ -117,6 +119,9 @@ class RatingOptions:
             "bootstrap_unit": self.bootstrap_unit,
             "judge_weights": self.judge_weights,
             "position_effect": self.position_effect,
+            "anchor": None
+            if self.anchor is None
+            else {"contestant": self.anchor[0], "rating": self.anchor[1]},
         }
 
     def interval(self, method: str) -> IntervalSpec:
@@ -215,6 +220,7 @@ def rank_games(
     else:
         raw, prior = ratings_for(g, method, options, settled), None
     rated = _centred(raw, ident, float(options.initial_rating), by_wins=method == "bt")
+    rated = anchored(rated, list(contestants), options.anchor)
     interval = options.interval(method).as_settings()
     if prior is not None:
         interval["separation"] = separation_setting(prior)
@@ -385,6 +391,28 @@ def _centred(r: Rated, ident: Identified, mean: float, *, by_wins: bool = False)
         if len(rounds):
             rounds[:, members] += mean - rounds[:, anchor].mean(axis=1, keepdims=True)
     return Rated(rating, low, high, rounds, spread)
+
+
+def _anchor_option(anchor: Any) -> tuple[str, float] | None:
+    return None if anchor is None else (str(anchor.contestant), float(anchor.rating))
+
+
+def anchored(r: Rated, contestants: list[str], anchor: tuple[str, float] | None) -> Rated:
+    """`[ranking] anchor`: every rating, interval end, spread and bootstrap round shifted by the one constant that
+    puts the anchor contestant at its rating (gaps and interval widths unchanged). No anchor, or an anchor
+    without a rating here (not in this scope, or unrated): as it was."""
+    if anchor is None or anchor[0] not in contestants:
+        return r
+    at = contestants.index(anchor[0])
+    if not np.isfinite(r.rating[at]):
+        return r
+    shift = anchor[1] - float(r.rating[at])
+    spread = (r.spread[0] + shift, r.spread[1] + shift) if r.spread is not None else None
+    rating = r.rating + shift
+    rating[at] = anchor[1]  # exactly, whatever the rounding of the shift
+    return Rated(
+        rating, r.low + shift, r.high + shift, r.rounds + shift if len(r.rounds) else r.rounds, spread
+    )
 
 
 def _anchor(members: NDArray[np.intp], ident: Identified) -> NDArray[np.intp]:
