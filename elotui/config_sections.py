@@ -75,6 +75,7 @@ class DataConfig(_Strict):
     allow_empty: bool = False  # an empty response is judged as it is (a note), not a coverage problem
     turn: int | Literal["conversation"] | list[int | Literal["conversation"]] = 1  # checked by _turn_value
     references: str | None = None  # reference answers (MT-bench's reference_answer/*.jsonl)
+    style: str | None = None  # style counts per prompt and contestant (`elotui import arena`'s style.jsonl)
     fields: DataFields = Field(default_factory=DataFields)
 
     @field_validator("turn", mode="before")
@@ -134,6 +135,8 @@ class RankingConfig(_Strict):
     position_effect: bool = False
     exclude_self: bool = False  # leave out each judge's verdicts on its own contestant's comparisons
     anchor: Anchor | None = None  # None: the ratings' mean at initial_rating
+    # Bradley–Terry with style covariates (elotui.rating.style_bt): who wins when style is equal
+    style_control: list[Literal["length", "markdown"]] = Field(default_factory=list)
 
     @field_validator("threshold", mode="before")
     @classmethod

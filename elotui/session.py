@@ -62,10 +62,20 @@ class TournamentSession:
         self._ranked: tuple[VerdictColumns, VerdictTable] | None = None
         # the last judge_stats read: (its cost, its end); None while one is going on
         self._stats_read: tuple[float, float] | None = (0.0, 0.0)
+        if tournament.spec.ranking.style_control:
+            self.control_style(tuple(tournament.spec.ranking.style_control))
         if tournament.spec.ranking.exclude_self:
             self.options = self.options.replace(
                 excluded=tuple((j, c) for j, (c, _) in sorted(tournament.selves().items()))
             )
+
+    def control_style(self, groups: tuple[str, ...]) -> None:
+        """Rank Bradley–Terry with these style covariates (elotui.rating.style_rank), from `[data] style` or the
+        responses' texts."""
+        from elotui.rating.style_rank import style_lookup
+
+        t = self.tournament
+        self.options = self.options.replace(style_control=groups, style=style_lookup(t))
 
     # --- the verdict table ---------------------------------------------------------------------------------------
 

@@ -212,6 +212,8 @@ def _toml(imported: Imported, sources: list[Path]) -> dict[str, Any]:
     if imported.threshold is not None:
         ranking["threshold"] = imported.threshold
     data: dict[str, Any] = {"prompts": "prompts.jsonl", "responses": "responses.jsonl"}
+    if imported.style:
+        data["style"] = "style.jsonl"
     if any(not text.strip() for text in imported.responses.values()):
         data["allow_empty"] = True
     names = ", ".join(p.name for p in sources)

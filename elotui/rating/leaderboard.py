@@ -84,6 +84,8 @@ class RatingOptions:
     judge_weights: str = "equal"  # "learned": Bradley–Terry at threshold none fits a weight per judge
     position_effect: bool = False  # Bradley–Terry at threshold none fits a first-slot advantage per judge
     anchor: tuple[str, float] | None = None  # (contestant, rating): shift every rating so that it sits there
+    style_control: tuple[str, ...] = ()  # Bradley–Terry with these style covariates ("length", "markdown")
+    style: Any = None  # the games' style counts (elotui.rating.style_rank.StyleLookup), set by the session
 
     @classmethod
     def from_config(cls, ranking: Any) -> RatingOptions:
@@ -98,6 +100,7 @@ class RatingOptions:
             judge_weights=getattr(ranking, "judge_weights", "equal"),
             position_effect=bool(getattr(ranking, "position_effect", False)),
             anchor=_anchor_option(getattr(ranking, "anchor", None)),
+            style_control=tuple(getattr(ranking, "style_control", ()) or ()),
         )
 
     @property
@@ -215,10 +218,8 @@ def rank_games(
     ident = identify(listed, list(contestants))
     settled = listed if method == "elo" else None
     del listed
-    if method == "bt":
-        raw, prior = bt_following_wins(g, options, ident)
-    else:
-        raw, prior = ratings_for(g, method, options, settled), None
+    raw, prior, style_info = _rated(g, method, options, ident, settled)
+    del settled
     rated = _centred(raw, ident, float(options.initial_rating), by_wins=method == "bt")
     rated = anchored(rated, list(contestants), options.anchor)
     interval = options.interval(method).as_settings()
@@ -234,6 +235,8 @@ def rank_games(
         "interval": interval,
         "scale": SCALE_NONE if threshold == "none" else SCALE_THRESHOLD,
     }
+    if style_info is not None:
+        settings["style_control"] = style_info
     if method == "elo":
         settings["order_spread"] = {
             "kind": "order spread",
@@ -254,6 +257,29 @@ def rank_games(
             }
         )
     return board
+
+
+def _rated(
+    g: Games, method: str, options: RatingOptions, ident: Identified, settled: Canonical | None
+) -> tuple[Rated, float | None, dict[str, Any] | None]:
+    """The method's raw ratings, Bradley–Terry's prior (None: not that fit) and the style fit's report (None: no
+    style control)."""
+    if method == "bt" and options.style_control and options.style is not None:
+        from elotui.rating.style_rank import style_rated
+
+        raw, info = style_rated(
+            g,
+            options.style_control,
+            options.style,
+            bootstrap=options.bootstrap,
+            seed=options.seed,
+            unit=options.bootstrap_unit,
+        )
+        return raw, None, info
+    if method == "bt":
+        raw, prior = bt_following_wins(g, options, ident)
+        return raw, prior, None
+    return ratings_for(g, method, options, settled), None, None
 
 
 SCALE_NONE = "every verdict is a game"
