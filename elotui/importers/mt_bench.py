@@ -71,7 +71,30 @@ def import_files(
     )
     if several_turns:
         imported.report.mapped.append("turn N of question Q: prompt Q-tN")
+    imported.report.mapped += [
+        f"{model}: win rate {rate:.4f} ({w} wins, {lost} losses, {t} ties; both orders, an inconsistent pair a tie)"
+        for model, (w, lost, t, rate) in pairwise_win_rates(games).items()
+    ]
     return imported
+
+
+def pairwise_win_rates(games: list[Game]) -> dict[str, tuple[int, int, int, float]]:
+    """model → (wins, losses, ties, win rate) with both orders of a record as one game that a model wins only
+    where both orders say so (FastChat's `show_result.py --mode pairwise-all`); win rate = wins / games, the
+    models by win rate, highest first."""
+    tally: dict[str, list[int]] = {}
+    for g in games:
+        for model in (g.model_1, g.model_2):
+            tally.setdefault(model, [0, 0, 0])
+        if g.g1_winner == "tie" or g.g1_winner != g.g2_winner:
+            tally[g.model_1][2] += 1
+            tally[g.model_2][2] += 1
+            continue
+        winner, loser = (g.model_1, g.model_2) if g.g1_winner == "model_1" else (g.model_2, g.model_1)
+        tally[winner][0] += 1
+        tally[loser][1] += 1
+    rates = {m: (w, lost, t, w / (w + lost + t)) for m, (w, lost, t) in tally.items()}
+    return dict(sorted(rates.items(), key=lambda item: -item[1][3]))
 
 
 def _game(record: dict[str, Any]) -> Game:

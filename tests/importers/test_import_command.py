@@ -176,3 +176,39 @@ def test_arena_bad_winner_names_the_line_of_the_json_list(
         f"{src}:2: `winner` must be one of model_a, model_b, tie, tie (bothbad) (got 'model_c')"
         in capsys.readouterr().err
     )
+
+
+def fastchat_pairwise_all(rows: list[dict]) -> dict[str, tuple[int, int, int]]:
+    """FastChat's show_result.py --mode pairwise-all, row by row: errors dropped, a tie or two different winners
+    a tie for both, else one win and one loss."""
+    out: dict[str, list[int]] = {}
+    for r in rows:
+        if "error" in (r["g1_winner"], r["g2_winner"]):
+            continue
+        m1, m2 = r["model_1"], r["model_2"]
+        out.setdefault(m1, [0, 0, 0])
+        out.setdefault(m2, [0, 0, 0])
+        if r["g1_winner"] == "tie" or r["g1_winner"] != r["g2_winner"]:
+            out[m1][2] += 1
+            out[m2][2] += 1
+        else:
+            w, loser = (m1, m2) if r["g1_winner"] == "model_1" else (m2, m1)
+            out[w][0] += 1
+            out[loser][1] += 1
+    return {m: (w, lo, t) for m, (w, lo, t) in out.items()}
+
+
+def test_mt_bench_win_rates_equal_fastchat_pairwise_all(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    rows = mt_bench_records(seed=4)
+    rows[5]["g1_winner"] = "error"
+    capsys.readouterr()
+    imported(tmp_path, "mt-bench", write_jsonl(tmp_path / "gpt-4_pair.jsonl", rows))
+    err = capsys.readouterr().err
+    want = fastchat_pairwise_all(rows)
+    for model, (w, lo, t) in want.items():
+        rate = w / (w + lo + t)
+        assert f"mapped: {model}: win rate {rate:.4f} ({w} wins, {lo} losses, {t} ties;" in err
+    order = [line.split(":")[1].strip() for line in err.splitlines() if ": win rate " in line]
+    assert order == sorted(want, key=lambda m: -want[m][0] / sum(want[m]))
