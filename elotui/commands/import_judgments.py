@@ -9,13 +9,13 @@ from pathlib import Path
 
 from elotui.errors import UserError
 
-FORMATS = ("mt-bench", "arena")
+FORMATS = ("mt-bench", "arena", "alpaca-eval")
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p = sub.add_parser(
         "import",
-        help="turn MT-bench judgments or Chatbot Arena battles into a tournament (a folder)",
+        help="turn MT-bench judgments, Chatbot Arena battles or AlpacaEval annotations into a tournament",
         description="Write DIR/tournament.toml, the prompts and responses the files carry, and their verdicts as "
         "a verdict log read by replay judges: then `elotui run DIR/tournament.toml --headless`, `export`, ...",
     )
@@ -31,7 +31,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
 
 
 def run(args: argparse.Namespace) -> int:
-    from elotui.importers import arena, mt_bench
+    from elotui.importers import alpaca_eval, arena, mt_bench
     from elotui.importers.common import BadRecord, write_tournament
 
     paths = [Path(f) for f in args.files]
@@ -45,6 +45,8 @@ def run(args: argparse.Namespace) -> int:
                 questions=Path(args.questions) if args.questions else None,
                 answers=Path(args.answers) if args.answers else None,
             )
+        elif args.format == "alpaca-eval":
+            imported = alpaca_eval.import_files(paths, skip_bad=args.skip_bad)
         else:
             imported = arena.import_files(paths, skip_bad=args.skip_bad)
     except BadRecord as exc:

@@ -212,3 +212,69 @@ def test_mt_bench_win_rates_equal_fastchat_pairwise_all(
         assert f"mapped: {model}: win rate {rate:.4f} ({w} wins, {lo} losses, {t} ties;" in err
     order = [line.split(":")[1].strip() for line in err.splitlines() if ": win rate " in line]
     assert order == sorted(want, key=lambda m: -want[m][0] / sum(want[m]))
+
+
+def alpaca_rows(seed: int = 3) -> list[dict]:
+    import random
+
+    rng = random.Random(seed)
+    rows = []
+    for model in ("llama-2-70b", "zephyr-7b"):
+        for i in range(40):
+            rows.append(
+                {
+                    "instruction": f"Instruction {i}: explain topic {i}.",
+                    "output_1": f"baseline answer {i}",
+                    "generator_1": "gpt4_turbo",
+                    "dataset": "helpful_base",
+                    "output_2": f"{model} answer {i}",
+                    "generator_2": model,
+                    "annotator": "weighted_alpaca_eval_gpt4_turbo",
+                    "preference": rng.choice([1, 2, 2, 1.5, 0, 1]),
+                    "price_per_example": 0.001,
+                    "time_per_example": 1.2,
+                }
+            )
+    rows[7]["preference"] = 1.73  # a soft preference: not one verdict
+    rows[9]["preference"] = None
+    return rows
+
+
+def test_alpaca_eval_win_rate_against_the_baseline(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    rows = alpaca_rows()
+    src = tmp_path / "annotations.json"
+    src.write_text(json.dumps(rows, indent=2), encoding="utf-8")
+    capsys.readouterr()
+    out = imported(tmp_path, "alpaca-eval", src)
+    err = capsys.readouterr().err
+    for model in ("llama-2-70b", "zephyr-7b"):
+        # alpaca_eval's head-to-head win rate: 2 a win, 0 or 1.5 a draw (half), 1 a loss; other rows dropped
+        prefs = [
+            r["preference"] for r in rows if r["generator_2"] == model and r["preference"] in (0, 1, 1.5, 2)
+        ]
+        wins, draws = sum(p == 2 for p in prefs), sum(p in (0, 1.5) for p in prefs)
+        rate = 100 * (wins + 0.5 * draws) / len(prefs)
+        assert f"mapped: {model} vs gpt4_turbo: win rate {rate:.4f} % over {len(prefs)} rows" in err
+    assert "skipped 1: a soft preference" in err and "skipped 1: no preference" in err
+    t = load_tournament(out / "tournament.toml")
+    assert t.contestant_ids == ["gpt4_turbo", "llama-2-70b", "zephyr-7b"]
+    assert t.judge_ids == ["weighted_alpaca_eval_gpt4_turbo"]
+    pid = next(p for p, text in t.prompt_texts.items() if text == "Instruction 3: explain topic 3.")
+    assert t.responses[(pid, "zephyr-7b")] == "zephyr-7b answer 3"
+    assert t.responses[(pid, "gpt4_turbo")] == "baseline answer 3"
+    toml = str(out / "tournament.toml")
+    assert main(["run", toml, "--headless"]) == 0
+    capsys.readouterr()
+    assert main(["export", toml, "--format", "json"]) == 0
+    board = {r["contestant"]: r for r in json.loads(capsys.readouterr().out)["rows"]}
+    for model in (
+        "llama-2-70b",
+        "zephyr-7b",
+    ):  # elotui's win rate (ties half) of the model: its only games are vs the baseline
+        prefs = [
+            r["preference"] for r in rows if r["generator_2"] == model and r["preference"] in (0, 1, 1.5, 2)
+        ]
+        wins, draws = sum(p == 2 for p in prefs), sum(p in (0, 1.5) for p in prefs)
+        assert board[model]["win_rate"] == pytest.approx((wins + 0.5 * draws) / len(prefs))
