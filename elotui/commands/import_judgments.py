@@ -9,7 +9,7 @@ from pathlib import Path
 
 from elotui.errors import UserError
 
-FORMATS = ("mt-bench", "arena", "alpaca-eval")
+FORMATS = ("mt-bench", "arena", "arena-hard", "alpaca-eval")
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -25,13 +25,16 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
         "-o", "--output", metavar="DIR", required=True, help="the folder to write the tournament in"
     )
     p.add_argument("--skip-bad", action="store_true", help="leave malformed records out (counted and listed)")
+    p.add_argument(
+        "--baseline", metavar="NAME", help="arena-hard: the baseline model (games[0] shows it as A)"
+    )
     p.add_argument("--questions", metavar="FILE", help="mt-bench: question.jsonl (the prompts' texts)")
     p.add_argument("--answers", metavar="PATH", help="mt-bench: model_answer/ (a folder, or a .jsonl file)")
     p.set_defaults(handler=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    from elotui.importers import alpaca_eval, arena, mt_bench
+    from elotui.importers import alpaca_eval, arena, arena_hard, mt_bench
     from elotui.importers.common import BadRecord, write_tournament
 
     paths = [Path(f) for f in args.files]
@@ -45,6 +48,8 @@ def run(args: argparse.Namespace) -> int:
                 questions=Path(args.questions) if args.questions else None,
                 answers=Path(args.answers) if args.answers else None,
             )
+        elif args.format == "arena-hard":
+            imported = arena_hard.import_files(paths, skip_bad=args.skip_bad, baseline=args.baseline)
         elif args.format == "alpaca-eval":
             imported = alpaca_eval.import_files(paths, skip_bad=args.skip_bad)
         else:

@@ -68,6 +68,7 @@ class Imported:
     verdicts: list[Verdict] = field(default_factory=list)
     baseline: str | None = None
     threshold: str | None = None
+    strengths: dict[int, int] = field(default_factory=dict)  # verdict index → strength (1 clear, 2 strong)
 
     def verdict(
         self, prompt: str, first: str, second: str, judge: str, winner: str, reasoning: str | None
@@ -180,7 +181,7 @@ def write_tournament(imported: Imported, out: Path, sources: list[Path]) -> list
         "responses.jsonl": _jsonl(
             {"prompt_id": p, "contestant": c, "response": text} for (p, c), text in imported.responses.items()
         ),
-        "verdicts.jsonl": _log(imported.verdicts),
+        "verdicts.jsonl": _log(imported.verdicts, imported.strengths),
         "tournament.toml": tomli_w.dumps(_toml(imported, sources)),
     }
     if imported.style:
@@ -198,10 +199,16 @@ def _jsonl(rows: Any) -> str:
     return "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows)
 
 
-def _log(verdicts: list[Verdict]) -> str:
+def _log(verdicts: list[Verdict], strengths: dict[int, int]) -> str:
+    """The verdict log; a verdict with a strength carries it last (`"strength": 2`), a field readers skip."""
     buf = io.StringIO()
     write_log(verdicts, buf)
-    return buf.getvalue()
+    if not strengths:
+        return buf.getvalue()
+    lines = buf.getvalue().splitlines(keepends=True)
+    for i, strength in strengths.items():
+        lines[i] = f'{lines[i].rstrip()[:-1]}, "strength": {strength}}}\n'
+    return "".join(lines)
 
 
 def _toml(imported: Imported, sources: list[Path]) -> dict[str, Any]:
@@ -209,6 +216,8 @@ def _toml(imported: Imported, sources: list[Path]) -> dict[str, Any]:
     if not imported.both_orders:
         comparison["single_order"] = "declared"
     ranking: dict[str, Any] = {"method": "bt"}
+    if imported.baseline is not None:  # arena-hard's scale: the baseline at 1000
+        ranking["anchor"] = {"contestant": imported.baseline, "rating": 1000.0}
     if imported.threshold is not None:
         ranking["threshold"] = imported.threshold
     data: dict[str, Any] = {"prompts": "prompts.jsonl", "responses": "responses.jsonl"}

@@ -278,3 +278,53 @@ def test_alpaca_eval_win_rate_against_the_baseline(
         ]
         wins, draws = sum(p == 2 for p in prefs), sum(p in (0, 1.5) for p in prefs)
         assert board[model]["win_rate"] == pytest.approx((wins + 0.5 * draws) / len(prefs))
+
+
+def test_arena_hard_games_become_verdicts_with_their_strength(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    judge_dir = tmp_path / "model_judgment" / "gpt-4-1106-preview"
+    judge_dir.mkdir(parents=True)
+    scores = ["A>>B", "A>B", "A=B", "B>A", "B>>A", None]
+    files = []
+    for m, model in enumerate(("claude-3-opus", "llama-3-70b")):
+        rows = [
+            {
+                "question_id": f"q{i}",
+                "model": model,
+                "judge": "gpt-4-1106-preview",
+                "games": [
+                    {"user_prompt": "...", "judgment": f"g1 {i}", "score": scores[(i + m) % 6]},
+                    {"user_prompt": "...", "judgment": f"g2 {i}", "score": scores[(i + 2 * m + 1) % 6]},
+                ],
+            }
+            for i in range(12)
+        ]
+        files.append(write_jsonl(judge_dir / f"{model}.jsonl", rows))
+    assert main(["import", "arena-hard", *map(str, files), "-o", str(tmp_path / "o")]) == 2
+    assert "give --baseline NAME" in capsys.readouterr().err
+    out = imported(tmp_path, "arena-hard", *files, extra=("--baseline", "gpt-4-0314"))
+    lines = [json.loads(x) for x in (out / "verdicts.jsonl").read_text().splitlines()]
+    first = lines[0]  # claude-3-opus, q0, game 1: A>>B, the baseline shown first
+    assert (first["first"], first["second"], first["winner"], first["strength"]) == (
+        "gpt-4-0314",
+        "claude-3-opus",
+        "first",
+        2,
+    )
+    second = lines[1]  # game 2: A>B with the model shown first
+    assert (second["first"], second["winner"], second["strength"], second["reasoning"]) == (
+        "claude-3-opus",
+        "first",
+        1,
+        "g2 0",
+    )
+    unscored = sum(scores[(i + m) % 6] is None for m in range(2) for i in range(12)) + sum(
+        scores[(i + 2 * m + 1) % 6] is None for m in range(2) for i in range(12)
+    )
+    assert unscored == 8 and len(lines) == 2 * 24 - unscored  # games without a score are skipped
+    assert all("strength" not in x for x in lines if x["winner"] == "tie")
+    assert len(list(read_log(out / "verdicts.jsonl"))) == len(lines)  # readers skip the strength field
+    t = load_tournament(out / "tournament.toml")
+    assert t.spec.ranking.anchor is not None and t.spec.ranking.anchor.contestant == "gpt-4-0314"
+    assert main(["run", str(out / "tournament.toml"), "--headless"]) == 0
