@@ -47,11 +47,8 @@ def import_files(paths: list[Path], *, skip_bad: bool) -> Imported:
             return
         pid = "alpaca-" + hashlib.sha256(instruction.encode()).hexdigest()[:12]
         imp.prompts.setdefault(pid, {"text": instruction})
-        judge = (
-            row.get("annotator")
-            if isinstance(row.get("annotator"), str) and row["annotator"]
-            else "annotator"
-        )
+        given = row.get("annotator")
+        judge = given if isinstance(given, str) and given else "annotator"
         imp.verdict(pid, g1, g2, judge, winner, None)
         for generator, output in ((g1, "output_1"), (g2, "output_2")):
             text = row.get(output)

@@ -38,7 +38,8 @@ def import_files(paths: list[Path], *, skip_bad: bool, baseline: str | None) -> 
         found["baseline"] = base
         if model == base:
             raise BadRecord(f"`model` is the baseline ({base!r})")
-        judge = row.get("judge") if isinstance(row.get("judge"), str) and row["judge"] else "judge"
+        given = row.get("judge")
+        judge = given if isinstance(given, str) and given else "judge"
         games = row.get("games")
         if not isinstance(games, list) or len(games) != 2 or not all(isinstance(g, dict) for g in games):
             raise BadRecord("`games` must be a list of two games")

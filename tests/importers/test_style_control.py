@@ -142,3 +142,18 @@ def test_simulated_length_bias_is_controlled_and_its_coefficient_covered(
     true_elo = effect * style_bt.ELO_PER_LOGIT
     print(f"length coefficient {coef['elo_per_sd']:+.1f} [{lo:+.1f}, {hi:+.1f}], truth {true_elo:+.1f}")
     assert lo <= true_elo <= hi
+
+
+def test_diagnose_reports_each_style_coefficient(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    battles = arena_battles(n=400, length_effect=1.5)
+    toml = imported_and_run(tmp_path, battles, 'style_control = ["length"]\nbootstrap = 20')
+    capsys.readouterr()
+    assert main(["diagnose", str(toml)]) == 0
+    text = capsys.readouterr().out
+    assert "Style control (length; counts from style.jsonl (conv_metadata counts))" in text
+    (line,) = [x for x in text.splitlines() if x.startswith("+1 SD of relative length (tokens): ")]
+    assert line.endswith(" Elo points") and "[" in line
+    assert main(["diagnose", str(toml), "--format", "json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    (coef,) = report["style_control"]["coefficients"]
+    assert coef["text"] == line and coef["interval"][0] < coef["elo_per_sd"] < coef["interval"][1]
