@@ -137,6 +137,8 @@ class RankingConfig(_Strict):
     anchor: Anchor | None = None  # None: the ratings' mean at initial_rating
     # Bradley–Terry with style covariates (elotui.rating.style_bt): who wins when style is equal
     style_control: list[Literal["length", "markdown"]] = Field(default_factory=list)
+    # a strong verdict (the log's "strength": 2) counts as this many games at threshold none (arena-hard: 3)
+    strong_weight: int = Field(default=1, ge=1, le=100)
 
     @field_validator("threshold", mode="before")
     @classmethod

@@ -64,6 +64,10 @@ class TournamentSession:
         self._stats_read: tuple[float, float] | None = (0.0, 0.0)
         if tournament.spec.ranking.style_control:
             self.control_style(tuple(tournament.spec.ranking.style_control))
+        if tournament.spec.ranking.strong_weight > 1:
+            from elotui.rating.graded import strong_verdicts
+
+            self.options = self.options.replace(strong=strong_verdicts(tournament))
         if tournament.spec.ranking.exclude_self:
             self.options = self.options.replace(
                 excluded=tuple((j, c) for j, (c, _) in sorted(tournament.selves().items()))

@@ -4,7 +4,7 @@ A record: `question_id`, `model`, `judge` and `games`, two games each with `scor
 `B>>A`, or null when the judge gave none) and `judgment`. Game 1 showed the baseline as A, game 2 the model as A;
 each scored game is one verdict of judge `judge`, its judgment as reasoning. The baseline is a contestant:
 `--baseline NAME`, else a record's `baseline` field. A strong score (`>>`) is kept in the log's `strength` field
-(2; a clear `>` is 1), which the ranking does not weigh yet: every verdict counts as one game. The tournament is
+(2; a clear `>` is 1) and the tournament sets `[ranking] strong_weight = 3`, arena-hard's weight. The tournament is
 anchored at the baseline = 1000, arena-hard's scale.
 """
 

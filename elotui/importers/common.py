@@ -218,6 +218,8 @@ def _toml(imported: Imported, sources: list[Path]) -> dict[str, Any]:
     ranking: dict[str, Any] = {"method": "bt"}
     if imported.baseline is not None:  # arena-hard's scale: the baseline at 1000
         ranking["anchor"] = {"contestant": imported.baseline, "rating": 1000.0}
+    if imported.strengths:  # arena-hard's weight: a strong verdict counts as three games
+        ranking["strong_weight"] = 3
     if imported.threshold is not None:
         ranking["threshold"] = imported.threshold
     data: dict[str, Any] = {"prompts": "prompts.jsonl", "responses": "responses.jsonl"}

@@ -28,6 +28,8 @@ from typing import Any, TypedDict
 import numpy as np
 from numpy.typing import NDArray
 
+from elotui.rating.anchor import anchor_option as _anchor_option
+from elotui.rating.anchor import anchored
 from elotui.rating.board import Leaderboard, LeaderboardRow, Rated, build_leaderboard
 from elotui.rating.bootstrap import ELO_MAX_ROUNDS, LEVEL, BootstrapUnit, IntervalSpec
 from elotui.rating.bt import DEFAULT_PRIOR, bradley_terry, fit_theta, to_elo, win_matrix
@@ -86,6 +88,8 @@ class RatingOptions:
     anchor: tuple[str, float] | None = None  # (contestant, rating): shift every rating so that it sits there
     style_control: tuple[str, ...] = ()  # Bradley–Terry with these style covariates ("length", "markdown")
     style: Any = None  # the games' style counts (elotui.rating.style_rank.StyleLookup), set by the session
+    strong_weight: int = 1  # a strong verdict counts as this many games at threshold none
+    strong: Any = None  # the strong verdicts (elotui.rating.graded.StrongVerdicts), set by the session
 
     @classmethod
     def from_config(cls, ranking: Any) -> RatingOptions:
@@ -101,6 +105,7 @@ class RatingOptions:
             position_effect=bool(getattr(ranking, "position_effect", False)),
             anchor=_anchor_option(getattr(ranking, "anchor", None)),
             style_control=tuple(getattr(ranking, "style_control", ()) or ()),
+            strong_weight=int(getattr(ranking, "strong_weight", 1)),
         )
 
     @property
@@ -197,7 +202,12 @@ def scoped_games(
     if options is not None and options.excluded:
         keep = ~excluded_mask(table, options.excluded)
         mask = keep if mask is None else mask & keep
-    return games(table, threshold, mask)
+    g = games(table, threshold, mask)
+    if options is not None and options.strong is not None and parse_threshold(threshold) == "none":
+        from elotui.rating.graded import weighted  # a strong verdict as strong_weight games
+
+        g = weighted(g, options.strong, options.strong_weight)
+    return g
 
 
 def rank_games(
@@ -417,28 +427,6 @@ def _centred(r: Rated, ident: Identified, mean: float, *, by_wins: bool = False)
         if len(rounds):
             rounds[:, members] += mean - rounds[:, anchor].mean(axis=1, keepdims=True)
     return Rated(rating, low, high, rounds, spread)
-
-
-def _anchor_option(anchor: Any) -> tuple[str, float] | None:
-    return None if anchor is None else (str(anchor.contestant), float(anchor.rating))
-
-
-def anchored(r: Rated, contestants: list[str], anchor: tuple[str, float] | None) -> Rated:
-    """`[ranking] anchor`: every rating, interval end, spread and bootstrap round shifted by the one constant that
-    puts the anchor contestant at its rating (gaps and interval widths unchanged). No anchor, or an anchor
-    without a rating here (not in this scope, or unrated): as it was."""
-    if anchor is None or anchor[0] not in contestants:
-        return r
-    at = contestants.index(anchor[0])
-    if not np.isfinite(r.rating[at]):
-        return r
-    shift = anchor[1] - float(r.rating[at])
-    spread = (r.spread[0] + shift, r.spread[1] + shift) if r.spread is not None else None
-    rating = r.rating + shift
-    rating[at] = anchor[1]  # exactly, whatever the rounding of the shift
-    return Rated(
-        rating, r.low + shift, r.high + shift, r.rounds + shift if len(r.rounds) else r.rounds, spread
-    )
 
 
 def _anchor(members: NDArray[np.intp], ident: Identified) -> NDArray[np.intp]:
