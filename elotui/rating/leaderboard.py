@@ -254,6 +254,14 @@ def rank_games(
             "orders": int(options.permutations),
         }
     board = small_sample_noted(build_leaderboard(list(contestants), g, rated, ident, settings), g)
+    if options.style_control and method != "bt":
+        board.warnings.append(
+            {
+                "kind": "style_control_unused",
+                "contestants": [],
+                "message": "style_control applies to Bradley–Terry: this Elo view is not style-controlled",
+            }
+        )
     if options.per_verdict_model and not (method == "bt" and threshold == "none"):
         model = 'judge_weights = "learned"' if options.judge_weights == "learned" else "position_effect"
         board.warnings.append(
