@@ -157,6 +157,8 @@ def test_diagnose_reports_each_style_coefficient(tmp_path: Path, capsys: pytest.
     report = json.loads(capsys.readouterr().out)
     (coef,) = report["style_control"]["coefficients"]
     assert coef["text"] == line and coef["interval"][0] < coef["elo_per_sd"] < coef["interval"][1]
-    elo = export(toml, capsys, "--method", "elo")  # style control is Bradley–Terry's: Elo says it is not applied
+    elo = export(
+        toml, capsys, "--method", "elo"
+    )  # style control is Bradley–Terry's: Elo says it is not applied
     assert "style_control" not in elo["settings"]
     assert "style_control_unused" in [w["kind"] for w in elo["warnings"]]
