@@ -45,4 +45,24 @@ def recorded_comparisons(tournament: Tournament, make: Callable[..., T]) -> list
             a, b = sorted((first, second))
             unit = units.setdefault((prompt, a, b), [])
             unit.extend(make(prompt, first, second, judge.id, condition, s) for s in range(n))
+    _responses_given(tournament, units)
     return [c for unit in units.values() for c in unit]
+
+
+def _responses_given(tournament: Tournament, units: dict[tuple[str, str, str], list[T]]) -> None:
+    """UserError naming the recorded presentations whose responses the tournament does not give (nor generates)."""
+    generated = {c.id for c in tournament.spec.contestants if c.generator is not None}
+    lacking = list(
+        dict.fromkeys(
+            f"{prompt}: {who}"
+            for prompt, a, b in units
+            for who in (a, b)
+            if who not in generated and (prompt, who) not in tournament.responses
+        )
+    )
+    if lacking:
+        shown = ", ".join(lacking[:5]) + (f", … ({len(lacking)} in all)" if len(lacking) > 5 else "")
+        raise UserError(
+            f"{tournament.path}: the verdict logs record comparisons whose responses the tournament does not give "
+            f"(prompt: contestant): {shown}"
+        )

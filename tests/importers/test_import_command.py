@@ -328,3 +328,20 @@ def test_arena_hard_games_become_verdicts_with_their_strength(
     t = load_tournament(out / "tournament.toml")
     assert t.spec.ranking.anchor is not None and t.spec.ranking.anchor.contestant == "gpt-4-0314"
     assert main(["run", str(out / "tournament.toml"), "--headless"]) == 0
+
+
+def test_a_recorded_comparison_without_its_responses_is_named(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = imported(tmp_path, "mt-bench", write_jsonl(tmp_path / "p.jsonl", mt_bench_records(questions=(81,))))
+    responses = out / "responses.jsonl"
+    kept = [
+        line
+        for line in responses.read_text().splitlines()
+        if '"81-t2", "contestant": "llama-13b"' not in line
+    ]
+    responses.write_text("\n".join(kept) + "\n", encoding="utf-8")
+    capsys.readouterr()
+    assert main(["validate", str(out / "tournament.toml")]) == 2
+    err = capsys.readouterr().err
+    assert "does not give (prompt: contestant): 81-t2: " in err and "llama-13b" in err
