@@ -14,7 +14,7 @@ import sys
 import traceback
 from collections.abc import Callable, Iterable
 
-from elotui.commands import COMMANDS
+from elotui.commands import COMMANDS, MODULES
 from elotui.errors import UserError
 from elotui.terminal import SafeStream
 
@@ -41,10 +41,11 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     sub.required = True
     for name in COMMANDS if only is None else (only,):
+        module_name = f"elotui.commands.{MODULES.get(name, name)}"
         try:
-            module = importlib.import_module(f"elotui.commands.{name}")
+            module = importlib.import_module(module_name)
         except ModuleNotFoundError as exc:  # a subcommand not built in this tree
-            if exc.name != f"elotui.commands.{name}":
+            if exc.name != module_name:
                 raise
             continue
         module.add_parser(sub)

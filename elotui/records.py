@@ -310,3 +310,6 @@ class DiagnoseReport(TypedDict):
     pairs: NotRequired[list[dict[str, Any]]]  # `elotui diagnose` only: PairSummary.as_record() per pair
     # `elotui diagnose` only: how few verdicts each adjacent order rests on (elotui.rating.drop_to_flip)
     drop_to_flip: NotRequired[list[dict[str, Any]]]
+    # `elotui diagnose` with `[ranking] style_control`: each style coefficient with its interval
+    # (elotui.rating.style_bt)
+    style_control: NotRequired[Any]

@@ -62,10 +62,24 @@ class TournamentSession:
         self._ranked: tuple[VerdictColumns, VerdictTable] | None = None
         # the last judge_stats read: (its cost, its end); None while one is going on
         self._stats_read: tuple[float, float] | None = (0.0, 0.0)
+        if tournament.spec.ranking.style_control:
+            self.control_style(tuple(tournament.spec.ranking.style_control))
+        if tournament.spec.ranking.strong_weight > 1:
+            from elotui.rating.graded import strong_verdicts
+
+            self.options = self.options.replace(strong=strong_verdicts(tournament))
         if tournament.spec.ranking.exclude_self:
             self.options = self.options.replace(
                 excluded=tuple((j, c) for j, (c, _) in sorted(tournament.selves().items()))
             )
+
+    def control_style(self, groups: tuple[str, ...]) -> None:
+        """Rank Bradley–Terry with these style covariates (elotui.rating.style_rank), from `[data] style` or the
+        responses' texts."""
+        from elotui.rating.style_rank import style_lookup
+
+        t = self.tournament
+        self.options = self.options.replace(style_control=groups, style=style_lookup(t))
 
     # --- the verdict table ---------------------------------------------------------------------------------------
 
@@ -188,8 +202,11 @@ class TournamentSession:
     def note_design(self, board: Leaderboard) -> Leaderboard:
         """The comparison design in the settings, and what a baseline design cannot tell as a warning."""
         baseline = self.tournament.baseline
+        pairs = self.tournament.spec.comparison.pairs
         board.settings["design"] = (
-            {"pairs": "all"} if baseline is None else {"pairs": "baseline", "baseline": baseline}
+            {"pairs": pairs if isinstance(pairs, str) else "all"}
+            if baseline is None
+            else {"pairs": "baseline", "baseline": baseline}
         )
         if baseline is not None:
             board.warnings.append(

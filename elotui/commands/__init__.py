@@ -12,4 +12,7 @@ COMMANDS = (
     "graph",
     "report",
     "serve",
+    "import",
 )
+# a command whose module is not named after it (`import` is a Python keyword)
+MODULES = {"import": "import_judgments"}

@@ -7,7 +7,7 @@ import sys
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
-from typing import IO, TYPE_CHECKING
+from typing import IO, TYPE_CHECKING, Any
 
 from elotui.errors import UserError
 from elotui.terminal import one_line
@@ -92,3 +92,11 @@ def table_lines(header: Sequence[str], rows: Sequence[Sequence[str]], *, right_f
         return "  ".join(parts).rstrip()
 
     return [fmt(header), "  ".join("-" * w for w in widths), *(fmt(r) for r in rows)]
+
+
+def style_lines(style: Any) -> list[str]:
+    """The style control's section of `diagnose`: each coefficient with its bootstrap interval (none: nothing)."""
+    if not isinstance(style, dict):
+        return []
+    title = f"Style control ({', '.join(style['features'])}; counts from {style['source']})"
+    return ["", title, "=" * len(title), *(c["text"] for c in style["coefficients"])]

@@ -20,6 +20,7 @@ from elotui.commands.common import (
     add_tournament_arg,
     open_tournament,
     output_stream,
+    style_lines,
     table_lines,
 )
 
@@ -50,6 +51,8 @@ def run(args: argparse.Namespace) -> int:
         ):  # a broken votes log is bad input for `elotui diagnose` (the TUI reports and goes on)
             raise inputs.problems[0]
         report = session.diagnose_report(inputs=inputs, pairs=True, turn=args.turn)
+        if tournament.spec.ranking.style_control:  # each style coefficient, with its interval
+            report["style_control"] = session.leaderboard(method="bt").settings.get("style_control")
     with output_stream(args.output) as out:
         if args.format == "json":
             json.dump(report, out, indent=2, ensure_ascii=False)
@@ -122,6 +125,7 @@ def write_text(report: Mapping[str, Any], out: IO[str]) -> None:
         _drop_to_flip_section,
     ):
         section(report, out)
+    out.writelines(f"{line}\n" for line in style_lines(report.get("style_control")))
 
 
 _POSITION_HEADER = ["", "mirrored", "consistent", "position bias", "inconclusive", "first-slot share"]

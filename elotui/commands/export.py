@@ -27,6 +27,12 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
         "--turn", type=int, metavar="N", help="rank the prompts of one turn (of [data] turn = [1, 2, ...])"
     )
     p.add_argument("--judge", metavar="ID", help="rank one judge's verdicts")
+    p.add_argument(
+        "--style-control",
+        action=argparse.BooleanOptionalAction,
+        help="Bradley–Terry with length and markdown covariates (as [ranking] style_control = "
+        '["length", "markdown"]; implies --method bt); --no-style-control: the raw ranking of a file that sets it',
+    )
     add_output_arg(p)
     add_store_arg(p)
     p.set_defaults(handler=run)
@@ -47,9 +53,13 @@ def run(args: argparse.Namespace) -> int:
         from elotui.session import TournamentSession
 
         session = TournamentSession(tournament, store)
+        if args.style_control and not session.options.style_control:
+            session.control_style(("length", "markdown"))
+        elif args.style_control is False:
+            session.options = session.options.replace(style_control=())
         board = session.leaderboard(
             threshold=args.threshold,
-            method=args.method,
+            method="bt" if args.style_control else args.method,
             prompt=args.prompt,
             category=args.category,
             judge=args.judge,

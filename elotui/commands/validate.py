@@ -33,7 +33,12 @@ def run(args: argparse.Namespace) -> int:
     if problems:
         raise UserError(f"{t.path}: {len(problems)} problem(s) in the files it names", details=problems)
     spec = t.spec
-    calls = plan_size(len(spec.contestants), len(spec.prompts), len(spec.judges), spec.comparison)
+    if spec.comparison.pairs == "recorded":  # the logs' presentations (reading them checks them too)
+        from elotui.plan.presentations import build_plan
+
+        calls = build_plan(t).total
+    else:
+        calls = plan_size(len(spec.contestants), len(spec.prompts), len(spec.judges), spec.comparison)
     for who, var in t.missing_api_keys():
         print(
             f"warning: {who}: environment variable {var} is not set (needed by `elotui run`)", file=sys.stderr

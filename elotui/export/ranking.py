@@ -102,6 +102,10 @@ def export_settings(leaderboard: Leaderboard) -> dict[str, Any]:
     out["seed"] = s.get("seed")
     out["k_factor"] = s.get("k_factor")
     out["initial_rating"] = s.get("initial_rating")
+    if s.get("style_control") is not None:  # features, source, and each coefficient with its interval
+        out["style_control"] = s["style_control"]
+    if s.get("anchor") is not None:  # {contestant, rating}: every rating shifted to put that contestant there
+        out["anchor"] = s["anchor"]
     out["scope"] = {"prompts": s.get("prompts"), "judges": s.get("judges"), "conditions": s.get("conditions")}
     out["interval"] = s.get("interval")
     if "order_spread" in s:

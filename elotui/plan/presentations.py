@@ -29,6 +29,7 @@ from math import gcd
 from typing import NamedTuple
 
 from elotui.judges.base import Presentation
+from elotui.plan.recorded import recorded_comparisons
 from elotui.runtime.heap import long_lived
 from elotui.tournament.model import Tournament
 
@@ -115,7 +116,10 @@ def baseline_rounds(contestants: list[str], baseline: str) -> list[list[tuple[st
 
 
 def comparison_rounds(tournament: Tournament) -> list[list[tuple[str, str]]]:
-    """The pairs the plan judges, in rounds: every pair (`pairs = "all"`) or each against the baseline."""
+    """The pairs the plan judges, in rounds: every pair (`pairs = "all"`) or each against the baseline (none for
+    `pairs = "recorded"`: `elotui.plan.recorded` gives its comparisons)."""
+    if tournament.spec.comparison.pairs == "recorded":
+        return []
     baseline = tournament.baseline
     if baseline is not None:
         return baseline_rounds(tournament.contestant_ids, baseline)
@@ -158,6 +162,7 @@ def _build_plan(tournament: Tournament) -> Plan:
     orders = 2 if comparison.both_orders else 1
     out: list[Comparison] = []
     random_seat = orders == 1 and comparison.single_order == "random"
+    out.extend(recorded_comparisons(tournament, Comparison))  # pairs = "recorded" (else none)
     for prompt, (a, b) in unit_order(tournament.prompt_ids, comparison_rounds(tournament)):
         for condition in comparison.conditions:
             for sample in range(comparison.samples):

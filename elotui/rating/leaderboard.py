@@ -28,6 +28,8 @@ from typing import Any, TypedDict
 import numpy as np
 from numpy.typing import NDArray
 
+from elotui.rating.anchor import anchor_option as _anchor_option
+from elotui.rating.anchor import anchored
 from elotui.rating.board import Leaderboard, LeaderboardRow, Rated, build_leaderboard
 from elotui.rating.bootstrap import ELO_MAX_ROUNDS, LEVEL, BootstrapUnit, IntervalSpec
 from elotui.rating.bt import DEFAULT_PRIOR, bradley_terry, fit_theta, to_elo, win_matrix
@@ -84,6 +86,11 @@ class RatingOptions:
     excluded: tuple[tuple[str, str], ...] = ()
     judge_weights: str = "equal"  # "learned": Bradley–Terry at threshold none fits a weight per judge
     position_effect: bool = False  # Bradley–Terry at threshold none fits a first-slot advantage per judge
+    anchor: tuple[str, float] | None = None  # (contestant, rating): shift every rating so that it sits there
+    style_control: tuple[str, ...] = ()  # Bradley–Terry with these style covariates ("length", "markdown")
+    style: Any = None  # the games' style counts (elotui.rating.style_rank.StyleLookup), set by the session
+    strong_weight: int = 1  # a strong verdict counts as this many games at threshold none
+    strong: Any = None  # the strong verdicts (elotui.rating.graded.StrongVerdicts), set by the session
 
     @classmethod
     def from_config(cls, ranking: Any) -> RatingOptions:
@@ -97,6 +104,9 @@ class RatingOptions:
             ranking.bootstrap_unit,
             judge_weights=getattr(ranking, "judge_weights", "equal"),
             position_effect=bool(getattr(ranking, "position_effect", False)),
+            anchor=_anchor_option(getattr(ranking, "anchor", None)),
+            style_control=tuple(getattr(ranking, "style_control", ()) or ()),
+            strong_weight=int(getattr(ranking, "strong_weight", 1)),
         )
 
     @property
@@ -118,6 +128,9 @@ class RatingOptions:
             "bootstrap_unit": self.bootstrap_unit,
             "judge_weights": self.judge_weights,
             "position_effect": self.position_effect,
+            "anchor": None
+            if self.anchor is None
+            else {"contestant": self.anchor[0], "rating": self.anchor[1]},
         }
 
     def interval(self, method: str, games: int = 0, contestants: int = 0) -> IntervalSpec:
@@ -186,7 +199,12 @@ def scoped_games(
     if options is not None and options.excluded:
         keep = ~excluded_mask(table, options.excluded)
         mask = keep if mask is None else mask & keep
-    return games(table, threshold, mask)
+    g = games(table, threshold, mask)
+    if options is not None and options.strong is not None and parse_threshold(threshold) == "none":
+        from elotui.rating.graded import weighted  # a strong verdict as strong_weight games
+
+        g = weighted(g, options.strong, options.strong_weight)
+    return g
 
 
 def rank_games(
@@ -207,11 +225,10 @@ def rank_games(
     ident = identify(listed, list(contestants))
     settled = listed if method == "elo" else None
     del listed
-    if method == "bt":
-        raw, prior = bt_following_wins(g, options, ident)
-    else:
-        raw, prior = ratings_for(g, method, options, settled), None
+    raw, prior, style_info = _rated(g, method, options, ident, settled)
+    del settled
     rated = _centred(raw, ident, float(options.initial_rating), by_wins=method == "bt")
+    rated = anchored(rated, list(contestants), options.anchor)
     interval = options.interval(method, len(g), g.n_contestants).as_settings()
     if prior is not None:
         interval["separation"] = separation_setting(prior)
@@ -225,6 +242,8 @@ def rank_games(
         "interval": interval,
         "scale": SCALE_NONE if threshold == "none" else SCALE_THRESHOLD,
     }
+    if style_info is not None:
+        settings["style_control"] = style_info
     if method == "elo":
         settings["order_spread"] = {
             "kind": "order spread",
@@ -232,6 +251,14 @@ def rank_games(
             "orders": int(options.permutations),
         }
     board = small_sample_noted(build_leaderboard(list(contestants), g, rated, ident, settings), g)
+    if options.style_control and method != "bt":
+        board.warnings.append(
+            {
+                "kind": "style_control_unused",
+                "contestants": [],
+                "message": "style_control applies to Bradley–Terry: this Elo view is not style-controlled",
+            }
+        )
     if options.per_verdict_model and not (method == "bt" and threshold == "none"):
         model = 'judge_weights = "learned"' if options.judge_weights == "learned" else "position_effect"
         board.warnings.append(
@@ -245,6 +272,29 @@ def rank_games(
             }
         )
     return board
+
+
+def _rated(
+    g: Games, method: str, options: RatingOptions, ident: Identified, settled: Canonical | None
+) -> tuple[Rated, float | None, dict[str, Any] | None]:
+    """The method's raw ratings, Bradley–Terry's prior (None: not that fit) and the style fit's report (None: no
+    style control)."""
+    if method == "bt" and options.style_control and options.style is not None:
+        from elotui.rating.style_rank import style_rated
+
+        raw, info = style_rated(
+            g,
+            options.style_control,
+            options.style,
+            bootstrap=options.bootstrap,
+            seed=options.seed,
+            unit=options.bootstrap_unit,
+        )
+        return raw, None, info
+    if method == "bt":
+        raw, prior = bt_following_wins(g, options, ident)
+        return raw, prior, None
+    return ratings_for(g, method, options, settled), None, None
 
 
 SCALE_NONE = "every verdict is a game"

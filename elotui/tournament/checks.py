@@ -126,6 +126,13 @@ def plan_too_large(contestants: int, prompts: int, judges: int, comparison: Any)
     return [message]
 
 
+def _recorded(data: dict[str, Any]) -> bool:
+    """`[comparison] pairs = "recorded"`: a sparse design, whose prompts need the responses of their judged pairs
+    only."""
+    comparison = data.get("comparison")
+    return isinstance(comparison, dict) and comparison.get("pairs") == "recorded"
+
+
 def cross_checks(data: dict[str, Any], *, coverage: bool = True) -> list[str]:
     """Every cross-reference problem of a parsed tournament file. `coverage=False`: the data files' loader has
     checked that every contestant answers every prompt (and says it better, with the files' lines)."""
@@ -136,6 +143,7 @@ def cross_checks(data: dict[str, Any], *, coverage: bool = True) -> list[str]:
     _unique("judges", _ids(judges), problems)
     declared = {c for c in _ids(contestants) if c is not None}
     generated = {c.get("id") for c in contestants if c.get("generator") is not None}
+    coverage = coverage and not _recorded(data)
     for i, prompt in enumerate(prompts):
         _check_prompt(i, prompt, declared, {g for g in generated if isinstance(g, str)}, problems, coverage)
     for i, judge in enumerate(judges):

@@ -143,6 +143,9 @@ class _Loader:
         self.skip = self.cfg.get("missing") == "skip-prompt"
         self.conversation = self.cfg.get("turn") == data_turns.CONVERSATION
         self.allow_empty = self.cfg.get("allow_empty") is True
+        comparison = data.get("comparison")
+        # pairs = "recorded" (a sparse, imported design): a prompt needs the responses of the pairs judged on it only
+        self.recorded = isinstance(comparison, dict) and comparison.get("pairs") == "recorded"
         raw = data.get("contestants")
         self.contestants = [c for c in raw if isinstance(c, dict)] if isinstance(raw, list) else []
         self.declared = [str(c["id"]) for c in self.contestants if isinstance(c.get("id"), str)]
@@ -343,6 +346,8 @@ class _Loader:
             responses: dict[str, Any] = given if isinstance(given, dict) else {}
             for cid in expected:
                 value = responses.get(cid)
+                if value is None and self.recorded:
+                    continue
                 if value is None:
                     missing[cid].append(p["id"])
                     incomplete[p["id"]].append(f"no response from {cid}")

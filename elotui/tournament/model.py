@@ -11,7 +11,7 @@ import re
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Annotated, Any, Literal
+from typing import Any, Literal
 
 from pydantic import (
     ConfigDict,
@@ -31,6 +31,7 @@ from elotui.tournament.sections import (
     BaselinePairs,
     DataConfig,
     FileRef,
+    RankingConfig,
     Reference,
     ReferenceConfig,
     SimulationConfig,
@@ -169,7 +170,8 @@ def _clean_only() -> list[Condition]:
 
 
 class ComparisonConfig(_Strict):
-    pairs: Literal["all"] | BaselinePairs = "all"
+    # "recorded": exactly the presentations the replay judges' logs hold (an imported, sparse design)
+    pairs: Literal["all", "recorded"] | BaselinePairs = "all"
     # both_orders = false: each presentation's seat order, seeded by perturbation_seed ("random"), or as declared
     single_order: Literal["random", "declared"] = "random"
     # adaptive: buy the calls that settle the ranking (elotui.plan.adaptive), up to max_calls verdict calls
@@ -205,34 +207,6 @@ class ComparisonConfig(_Strict):
         return self
 
 
-class RankingConfig(_Strict):
-    method: Literal["elo", "bt"] = "elo"
-    threshold: Annotated[Threshold, Field()] = 0.5
-    k_factor: float = Field(default=16.0, gt=0, le=1000)
-    initial_rating: float = Field(default=1000.0, ge=-1_000_000, le=1_000_000)
-    permutations: int = Field(default=100, ge=1, le=10_000)
-    bootstrap: int = Field(default=200, ge=0, le=10_000)
-    bootstrap_unit: Literal["prompt", "game"] = "prompt"
-    seed: int = Field(default=0, ge=0, le=2**63 - 1)
-    # "learned": judge-aware Bradley–Terry; position_effect: a first-slot advantage per judge (both: threshold none)
-    judge_weights: Literal["equal", "learned"] = "equal"
-    position_effect: bool = False
-    exclude_self: bool = False  # leave out each judge's verdicts on its own contestant's comparisons
-
-    @field_validator("threshold", mode="before")
-    @classmethod
-    def _threshold(cls, value: Any) -> Threshold:
-        return parse_threshold(value)
-
-    @model_validator(mode="after")
-    def _one_model(self) -> RankingConfig:
-        if self.position_effect and self.judge_weights == "learned":
-            raise ValueError(
-                'position_effect and judge_weights = "learned" are two different models: choose one'
-            )
-        return self
-
-
 class TournamentFile(_Strict):
     tournament: TournamentMeta
     contestants: list[ContestantConfig] = Field(min_length=2)
@@ -242,6 +216,22 @@ class TournamentFile(_Strict):
     ranking: RankingConfig = Field(default_factory=RankingConfig)
     reference: ReferenceConfig | None = None
     data: DataConfig | None = None
+
+    @model_validator(mode="after")
+    def _anchor_declared(self) -> TournamentFile:
+        anchor = self.ranking.anchor
+        if anchor is not None and anchor.contestant not in {c.id for c in self.contestants}:
+            raise ValueError(f"ranking.anchor.contestant: contestant '{anchor.contestant}' is not declared")
+        return self
+
+    @model_validator(mode="after")
+    def _recorded_needs_replay(self) -> TournamentFile:
+        if self.comparison.pairs == "recorded":
+            if any(j.provider != "replay" for j in self.judges):
+                raise ValueError('comparison.pairs = "recorded" needs every judge to be a `replay` judge')
+            if self.comparison.plan != "all":
+                raise ValueError('comparison.pairs = "recorded" judges what is recorded: plan must be "all"')
+        return self
 
 
 @dataclass

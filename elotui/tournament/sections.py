@@ -6,7 +6,9 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, field_validator
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, field_validator, model_validator
+
+from elotui.vocab import Threshold, parse_threshold
 
 
 class _Strict(BaseModel):
@@ -73,6 +75,7 @@ class DataConfig(_Strict):
     allow_empty: bool = False  # an empty response is judged as it is (a note), not a coverage problem
     turn: int | Literal["conversation"] | list[int | Literal["conversation"]] = 1  # checked by _turn_value
     references: str | None = None  # reference answers (MT-bench's reference_answer/*.jsonl)
+    style: str | None = None  # style counts per prompt and contestant (`elotui import arena`'s style.jsonl)
     fields: DataFields = Field(default_factory=DataFields)
 
     @field_validator("turn", mode="before")
@@ -108,3 +111,44 @@ class ReferenceConfig(_Strict):
     votes: str | None = None
     ranking: list[str] | None = None
     gold: str | None = None  # gold labels: JSONL rows {prompt, a, b, better} (elotui.rating.gold)
+
+
+class Anchor(_Strict):
+    """`anchor = { contestant = "gpt-4", rating = 1000 }`: every rating (and interval, and bootstrap round) shifted
+    by one constant so that this contestant sits at `rating`."""
+
+    contestant: str = Field(min_length=1)
+    rating: float = Field(ge=-1_000_000, le=1_000_000)
+
+
+class RankingConfig(_Strict):
+    method: Literal["elo", "bt"] = "elo"
+    threshold: Annotated[Threshold, Field()] = 0.5
+    k_factor: float = Field(default=16.0, gt=0, le=1000)
+    initial_rating: float = Field(default=1000.0, ge=-1_000_000, le=1_000_000)
+    permutations: int = Field(default=100, ge=1, le=10_000)
+    bootstrap: int = Field(default=200, ge=0, le=10_000)
+    bootstrap_unit: Literal["prompt", "game"] = "prompt"
+    seed: int = Field(default=0, ge=0, le=2**63 - 1)
+    # "learned": judge-aware Bradley–Terry; position_effect: a first-slot advantage per judge (both: threshold none)
+    judge_weights: Literal["equal", "learned"] = "equal"
+    position_effect: bool = False
+    exclude_self: bool = False  # leave out each judge's verdicts on its own contestant's comparisons
+    anchor: Anchor | None = None  # None: the ratings' mean at initial_rating
+    # Bradley–Terry with style covariates (elotui.rating.style_bt): who wins when style is equal
+    style_control: list[Literal["length", "markdown"]] = Field(default_factory=list)
+    # a strong verdict (the log's "strength": 2) counts as this many games at threshold none (arena-hard: 3)
+    strong_weight: int = Field(default=1, ge=1, le=100)
+
+    @field_validator("threshold", mode="before")
+    @classmethod
+    def _threshold(cls, value: Any) -> Threshold:
+        return parse_threshold(value)
+
+    @model_validator(mode="after")
+    def _one_model(self) -> RankingConfig:
+        if self.position_effect and self.judge_weights == "learned":
+            raise ValueError(
+                'position_effect and judge_weights = "learned" are two different models: choose one'
+            )
+        return self

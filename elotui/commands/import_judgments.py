@@ -1,0 +1,70 @@
+"""`elotui import FORMAT FILES... -o DIR`: judgments other tools wrote, as a tournament every command opens
+(elotui.importers)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from elotui.errors import UserError
+
+FORMATS = ("mt-bench", "arena", "arena-hard", "alpaca-eval")
+
+
+def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    p = sub.add_parser(
+        "import",
+        help="turn MT-bench judgments, Chatbot Arena battles or AlpacaEval annotations into a tournament",
+        description="Write DIR/tournament.toml, the prompts and responses the files carry, and their verdicts as "
+        "a verdict log read by replay judges: then `elotui run DIR/tournament.toml --headless`, `export`, ...",
+    )
+    p.add_argument("format", choices=FORMATS, metavar="FORMAT", help=f"one of: {', '.join(FORMATS)}")
+    p.add_argument("files", nargs="+", metavar="FILES", help="the judgment files")
+    p.add_argument(
+        "-o", "--output", metavar="DIR", required=True, help="the folder to write the tournament in"
+    )
+    p.add_argument("--skip-bad", action="store_true", help="leave malformed records out (counted and listed)")
+    p.add_argument(
+        "--baseline", metavar="NAME", help="arena-hard: the baseline model (games[0] shows it as A)"
+    )
+    p.add_argument("--questions", metavar="FILE", help="mt-bench: question.jsonl (the prompts' texts)")
+    p.add_argument("--answers", metavar="PATH", help="mt-bench: model_answer/ (a folder, or a .jsonl file)")
+    p.set_defaults(handler=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from elotui.importers import alpaca_eval, arena, arena_hard, mt_bench
+    from elotui.importers.common import BadRecord, write_tournament
+
+    paths = [Path(f) for f in args.files]
+    if args.format != "mt-bench" and (args.questions or args.answers):
+        raise UserError("--questions and --answers are for the mt-bench format")
+    try:
+        if args.format == "mt-bench":
+            imported = mt_bench.import_files(
+                paths,
+                skip_bad=args.skip_bad,
+                questions=Path(args.questions) if args.questions else None,
+                answers=Path(args.answers) if args.answers else None,
+            )
+        elif args.format == "arena-hard":
+            imported = arena_hard.import_files(paths, skip_bad=args.skip_bad, baseline=args.baseline)
+        elif args.format == "alpaca-eval":
+            imported = alpaca_eval.import_files(paths, skip_bad=args.skip_bad)
+        else:
+            imported = arena.import_files(paths, skip_bad=args.skip_bad)
+    except BadRecord as exc:
+        raise UserError(str(exc)) from None
+    out = Path(args.output)
+    written = write_tournament(imported, out, paths)
+    for line in imported.report.lines():
+        print(line, file=sys.stderr)
+    print(
+        f"wrote {out / 'tournament.toml'}: {len(imported.contestants)} contestants, {len(imported.prompts):,} "
+        f"prompts, {len(imported.verdicts):,} verdicts by {len(imported.judges)} judge(s) "
+        f"({', '.join(written)})",
+        file=sys.stderr,
+    )
+    print(f"next: elotui run {out / 'tournament.toml'} --headless", file=sys.stderr)
+    return 0

@@ -1,0 +1,243 @@
+"""What every importer shares: reading a source file record by record (a JSON list or JSON Lines, each record with
+its line), the report of what was read, skipped and mapped, and writing the tournament folder.
+
+An import writes, in its output folder:
+- `tournament.toml`: the contestants, one `replay` judge per judge of the source, `[comparison] pairs =
+  "recorded"` (exactly the presentations the source judged) and `[data]` naming the two files below;
+- `prompts.jsonl` (`id`, `text`, `category`) and `responses.jsonl` (`prompt_id`, `contestant`, `response`): the
+  texts where the source carries them; a response it does not carry is empty (`[data] allow_empty`);
+- `verdicts.jsonl`: the verdicts as an elotui verdict log (elotui.verdict_log), read by the replay judges;
+- `style.jsonl` where the source gives style counts (Chatbot Arena's `conv_metadata`): per prompt and contestant
+  `tokens`, `headers`, `lists`, `bold`, for `[ranking] style_control`.
+Every file is written in the source's order, so importing the same files twice writes the same bytes.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import tomli_w
+
+from elotui.errors import UserError
+from elotui.tournament.user_files import read_regular_file
+from elotui.verdict_log import Verdict, write_log
+
+SHOW_LINES = 5  # line numbers listed per skip reason
+
+
+class BadRecord(Exception):
+    """A record the importer cannot read (its message says why); exit 2 naming file:line, or counted with
+    `--skip-bad`."""
+
+
+@dataclass
+class ImportReport:
+    read: int = 0
+    skipped: dict[str, list[str]] = field(default_factory=dict)  # reason → where ("file:line")
+    mapped: list[str] = field(default_factory=list)
+
+    def skip(self, reason: str, where: str) -> None:
+        self.skipped.setdefault(reason, []).append(where)
+
+    def lines(self) -> list[str]:
+        out = [f"read {self.read:,} record(s)"]
+        for reason, where in self.skipped.items():
+            shown = ", ".join(where[:SHOW_LINES]) + (", …" if len(where) > SHOW_LINES else "")
+            out.append(f"skipped {len(where):,}: {reason} (first: {shown})")
+        out += [f"mapped: {m}" for m in self.mapped]
+        return out
+
+
+@dataclass
+class Imported:
+    """A source's tournament before it is written: everything in first-seen order."""
+
+    format: str
+    both_orders: bool
+    report: ImportReport = field(default_factory=ImportReport)
+    contestants: dict[str, None] = field(default_factory=dict)
+    judges: dict[str, None] = field(default_factory=dict)
+    prompts: dict[str, dict[str, str]] = field(default_factory=dict)  # id → {"text", "category"?}
+    responses: dict[tuple[str, str], str] = field(default_factory=dict)
+    style: dict[tuple[str, str], dict[str, int]] = field(default_factory=dict)
+    verdicts: list[Verdict] = field(default_factory=list)
+    baseline: str | None = None
+    threshold: str | None = None
+    strengths: dict[int, int] = field(default_factory=dict)  # verdict index → strength (1 clear, 2 strong)
+
+    def verdict(
+        self, prompt: str, first: str, second: str, judge: str, winner: str, reasoning: str | None
+    ) -> None:
+        """Add one verdict (`winner`: first, second or tie), declaring what it names."""
+        self.contestants.setdefault(first)
+        self.contestants.setdefault(second)
+        self.judges.setdefault(judge)
+        self.verdicts.append((prompt, first, second, judge, "clean", 0, winner, reasoning, "ok"))  # type: ignore[arg-type]
+
+    def respond(self, prompt: str, contestant: str, text: str | None) -> None:
+        """The response of `contestant` to `prompt` (the first text given wins); None: the source does not carry
+        it (empty, unless a text comes later)."""
+        current = self.responses.get((prompt, contestant))
+        if current is None or (not current and text):
+            self.responses[(prompt, contestant)] = text or ""
+
+
+def records(path: Path) -> Iterator[tuple[str, Any]]:
+    """(where, record) for each record of a JSON list or JSON Lines file; `where` is `file:line`. A line that is
+    not JSON is given as a BadRecord in place of its record."""
+    try:
+        text = read_regular_file(path).decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise UserError(f"{path}: not UTF-8 text (byte {exc.start})") from None
+    if text.lstrip().startswith("["):
+        yield from _json_list(path, text)
+        return
+    for n, line in enumerate(text.split("\n"), 1):
+        if not line.strip():
+            continue
+        try:
+            yield f"{path}:{n}", json.loads(line)
+        except (json.JSONDecodeError, RecursionError) as exc:
+            yield f"{path}:{n}", BadRecord(f"not valid JSON: {exc}")
+
+
+def _json_list(path: Path, text: str) -> Iterator[tuple[str, Any]]:
+    """The items of a JSON list, each with the line it starts on."""
+    decoder = json.JSONDecoder()
+    pos = text.index("[") + 1
+    line = 1 + text.count("\n", 0, pos)
+    while True:
+        nxt = _skip_space(text, pos)
+        if nxt >= len(text):
+            raise UserError(f"{path}:{line}: the JSON list is not closed")
+        line += text.count("\n", pos, nxt)
+        pos = nxt
+        if text[pos] == "]":
+            return
+        try:
+            obj, end = decoder.raw_decode(text, pos)
+        except json.JSONDecodeError as exc:
+            raise UserError(f"{path}:{exc.lineno}: not valid JSON: {exc.msg}") from None
+        yield f"{path}:{line}", obj
+        line += text.count("\n", pos, end)
+        pos = _skip_space(text, end)
+        if pos < len(text) and text[pos] == ",":
+            pos += 1
+
+
+def _skip_space(text: str, pos: int) -> int:
+    while pos < len(text) and text[pos] in " \t\r\n":
+        pos += 1
+    return pos
+
+
+def read_each(imported: Imported, paths: list[Path], one: Any, *, skip_bad: bool) -> None:
+    """`one(imported, where, record)` for every record of every file; a BadRecord stops the import (UserError
+    `file:line: why`, exit 2) or, with `skip_bad`, is counted as skipped."""
+    for path in paths:
+        for where, record in records(path):
+            imported.report.read += 1
+            try:
+                if isinstance(record, BadRecord):
+                    raise record
+                one(imported, where, record)
+            except BadRecord as exc:
+                if not skip_bad:
+                    raise UserError(f"{where}: {exc} (give --skip-bad to leave such records out)") from None
+                imported.report.skip(f"malformed: {exc}", where)
+
+
+def need_text(record: dict[str, Any], key: str) -> str:
+    value = record.get(key)
+    if isinstance(value, (int, float)) and not isinstance(value, bool) and key.endswith("id"):
+        return str(value)
+    if not isinstance(value, str) or not value:
+        raise BadRecord(f"`{key}` must be a non-empty string (got {value!r})")
+    return value
+
+
+def need_object(record: Any) -> dict[str, Any]:
+    if not isinstance(record, dict):
+        raise BadRecord("expected a JSON object")
+    return record
+
+
+def write_tournament(imported: Imported, out: Path, sources: list[Path]) -> list[str]:
+    """Write the folder (see the module docstring); returns the names of the files written."""
+    if not imported.verdicts:
+        raise UserError(
+            f"{', '.join(map(str, sources))}: no verdict to import", details=imported.report.lines()
+        )
+    if len(imported.contestants) < 2:
+        raise UserError(f"{', '.join(map(str, sources))}: fewer than two contestants")
+    out.mkdir(parents=True, exist_ok=True)
+    written = {
+        "prompts.jsonl": _jsonl({"id": pid, **row} for pid, row in imported.prompts.items()),
+        "responses.jsonl": _jsonl(
+            {"prompt_id": p, "contestant": c, "response": text} for (p, c), text in imported.responses.items()
+        ),
+        "verdicts.jsonl": _log(imported.verdicts, imported.strengths),
+        "tournament.toml": tomli_w.dumps(_toml(imported, sources)),
+    }
+    if imported.style:
+        written["style.jsonl"] = _jsonl(
+            {"prompt": p, "contestant": c, **counts} for (p, c), counts in imported.style.items()
+        )
+    for name, text in written.items():
+        tmp = out / f".{name}.tmp"
+        tmp.write_text(text, encoding="utf-8")
+        tmp.replace(out / name)
+    return list(written)
+
+
+def _jsonl(rows: Any) -> str:
+    return "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows)
+
+
+def _log(verdicts: list[Verdict], strengths: dict[int, int]) -> str:
+    """The verdict log; a verdict with a strength carries it last (`"strength": 2`), a field readers skip."""
+    buf = io.StringIO()
+    write_log(verdicts, buf)
+    if not strengths:
+        return buf.getvalue()
+    lines = buf.getvalue().splitlines(keepends=True)
+    for i, strength in strengths.items():
+        lines[i] = f'{lines[i].rstrip()[:-1]}, "strength": {strength}}}\n'
+    return "".join(lines)
+
+
+def _toml(imported: Imported, sources: list[Path]) -> dict[str, Any]:
+    comparison: dict[str, Any] = {"pairs": "recorded", "both_orders": imported.both_orders}
+    if not imported.both_orders:
+        comparison["single_order"] = "declared"
+    ranking: dict[str, Any] = {"method": "bt"}
+    if imported.baseline is not None:  # arena-hard's scale: the baseline at 1000
+        ranking["anchor"] = {"contestant": imported.baseline, "rating": 1000.0}
+    if imported.strengths:  # arena-hard's weight: a strong verdict counts as three games
+        ranking["strong_weight"] = 3
+    if imported.threshold is not None:
+        ranking["threshold"] = imported.threshold
+    data: dict[str, Any] = {"prompts": "prompts.jsonl", "responses": "responses.jsonl"}
+    if imported.style:
+        data["style"] = "style.jsonl"
+    if any(not text.strip() for text in imported.responses.values()):
+        data["allow_empty"] = True
+    names = ", ".join(p.name for p in sources)
+    return {
+        "tournament": {
+            "name": f"{imported.format} import: {names}"[:200],
+            "description": f"elotui import {imported.format} {names}",
+        },
+        "data": data,
+        "comparison": comparison,
+        "ranking": ranking,
+        "contestants": [{"id": c} for c in imported.contestants],
+        "judges": [
+            {"id": j, "provider": "replay", "model": j, "path": "verdicts.jsonl"} for j in imported.judges
+        ],
+    }

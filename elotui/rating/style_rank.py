@@ -1,0 +1,142 @@
+"""`[ranking] style_control`: Bradley–Terry with style covariates (elotui.rating.style_bt) on a leaderboard's games.
+
+A game's style comes from a `StyleLookup`: per (prompt, contestant) the counts of the response's tokens, markdown
+headers, list items and bold spans — from `[data] style` (Chatbot Arena's `conv_metadata`, written by `elotui
+import arena`) or counted in the responses' texts (tokens: elotui's estimate, characters / 4). The ratings say who
+wins when style is equal; each coefficient is reported in Elo points per standard deviation of its feature, with
+its bootstrap interval, in the leaderboard's settings (`style_control`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from elotui.rating import style_bt
+from elotui.rating.board import Rated
+from elotui.rating.games import Games
+
+LEVEL = 0.95
+
+
+@dataclass(frozen=True, eq=False)
+class StyleLookup:
+    """Style counts (tokens, headers, lists, bold) by prompt code * contestants + contestant code."""
+
+    keys: NDArray[np.int64]  # sorted
+    counts: NDArray[np.float64]  # (len(keys), 4)
+    n_contestants: int
+    source: str
+
+    @classmethod
+    def build(
+        cls,
+        rows: Iterable[tuple[str, str, tuple[float, float, float, float]]],
+        prompts: list[str],
+        contestants: list[str],
+        source: str,
+    ) -> StyleLookup:
+        """From (prompt, contestant, counts) rows; rows naming what the tournament does not declare are left out."""
+        p_code = {p: i for i, p in enumerate(prompts)}
+        c_code = {c: i for i, c in enumerate(contestants)}
+        found: dict[int, tuple[float, float, float, float]] = {}
+        for prompt, contestant, counts in rows:
+            if prompt in p_code and contestant in c_code:
+                found.setdefault(p_code[prompt] * len(contestants) + c_code[contestant], counts)
+        keys = np.array(sorted(found), dtype=np.int64)
+        values = np.array([found[int(k)] for k in keys], dtype=np.float64).reshape(-1, 4)
+        return cls(keys, values, len(contestants), source)
+
+    @classmethod
+    def from_texts(
+        cls, responses: Mapping[tuple[str, str], str], prompts: list[str], contestants: list[str]
+    ) -> StyleLookup:
+        rows = ((p, c, style_bt.text_counts(text)) for (p, c), text in responses.items())
+        return cls.build(rows, prompts, contestants, "the responses' texts (tokens: characters / 4)")
+
+    def of(
+        self, prompt: NDArray[np.integer], contestant: NDArray[np.integer]
+    ) -> tuple[NDArray[np.float64], int]:
+        """(games, 4) counts, and how many games' responses have none (counted as 0)."""
+        want = prompt.astype(np.int64) * self.n_contestants + contestant
+        at = np.searchsorted(self.keys, want)
+        at = np.minimum(at, max(len(self.keys) - 1, 0))
+        hit = self.keys[at] == want if len(self.keys) else np.zeros(len(want), dtype=bool)
+        out = np.zeros((len(want), 4))
+        out[hit] = self.counts[at[hit]]
+        return out, int((~hit).sum())
+
+
+def style_rated(
+    g: Games, groups: tuple[str, ...], lookup: StyleLookup, *, bootstrap: int, seed: int, unit: str
+) -> tuple[Rated, dict[str, Any]]:
+    """The style-controlled ratings (Elo scale, not centred) and what the settings report about the fit."""
+    names = style_bt.features_of(groups)
+    columns = [style_bt.FEATURES.index(f) for f in names]
+    first, missing_a = lookup.of(g.prompt, g.a)
+    second, missing_b = lookup.of(g.prompt, g.b)
+    x = style_bt.covariates(first[:, columns], second[:, columns])
+    clusters = g.prompt if unit == "prompt" and len(g.prompt) == len(g.a) else None
+    fit = style_bt.style_ranking(
+        g.a, g.b, g.score_a, x, g.n_contestants, clusters=clusters, bootstrap=bootstrap, seed=seed
+    )
+    point = fit.point.rating
+    if len(fit.rounds):
+        low, high = np.percentile(fit.rounds, [100 * (1 - LEVEL) / 2, 100 * (1 + LEVEL) / 2], axis=0)
+    else:
+        low, high = point.copy(), point.copy()
+    info = {
+        "features": list(groups),
+        "source": lookup.source,
+        "reg": style_bt.REG,
+        "missing_responses": missing_a + missing_b,
+        "coefficients": [
+            _coefficient(f, fit.point.coef[i], fit.coef_rounds[:, i]) for i, f in enumerate(names)
+        ],
+    }
+    return Rated(point, low, high, fit.rounds), info
+
+
+def _coefficient(feature: str, coef: float, rounds: NDArray[np.float64]) -> dict[str, Any]:
+    elo = float(coef) * style_bt.ELO_PER_LOGIT
+    if len(rounds):
+        lo, hi = (float(v) * style_bt.ELO_PER_LOGIT for v in np.percentile(rounds, [2.5, 97.5]))
+    else:
+        lo = hi = elo
+    return {
+        "feature": feature,
+        "label": style_bt.LABELS[feature],
+        "logit_per_sd": float(coef),
+        "elo_per_sd": elo,
+        "interval": [lo, hi],
+        "text": f"+1 SD of {style_bt.LABELS[feature]}: {elo:+.0f} [{lo:+.0f}, {hi:+.0f}] Elo points",
+    }
+
+
+def style_lookup(tournament: Any) -> StyleLookup:
+    """The tournament's style counts: `[data] style` (rows of prompt, contestant, tokens, headers, lists, bold),
+    else its responses' texts. UserError naming the file and line of a bad row."""
+    from elotui.errors import UserError
+    from elotui.tournament.data_rows import read_rows
+
+    prompts, contestants = tournament.prompt_ids, tournament.contestant_ids
+    data = tournament.spec.data
+    if data is None or data.style is None:
+        return StyleLookup.from_texts(tournament.responses, prompts, contestants)
+    path = tournament.resolve(data.style)
+    problems: list[str] = []
+    rows = []
+    for row in read_rows(path, problems):
+        v = row.values
+        counts = [v.get(f) for f in style_bt.FEATURES]
+        if not all(isinstance(c, (int, float)) and not isinstance(c, bool) and c >= 0 for c in counts):
+            problems.append(f"{path}:{row.line}: needs counts {', '.join(style_bt.FEATURES)} (numbers ≥ 0)")
+            continue
+        rows.append((str(v.get("prompt")), str(v.get("contestant")), tuple(float(c) for c in counts)))  # type: ignore[arg-type]
+    if problems:
+        raise UserError(f"{path}: {len(problems)} bad style row(s)", details=problems[:10])
+    return StyleLookup.build(rows, prompts, contestants, f"{path.name} (conv_metadata counts)")  # type: ignore[arg-type]

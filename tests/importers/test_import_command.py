@@ -1,0 +1,347 @@
+"""`elotui import mt-bench|arena FILES -o DIR`: the folder it writes opens in every command, and its verdicts are
+the files' verdicts; a malformed record is exit 2 naming file:line, or skipped and listed with --skip-bad."""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from elotui.cli import main
+from elotui.plan.presentations import build_plan
+from elotui.tournament.model import load_tournament
+from elotui.verdict_log import read_log
+from tests.importers.fixtures import arena_battles, mt_bench_records, write_jsonl
+
+
+def imported(tmp_path: Path, fmt: str, *files: Path, extra: tuple[str, ...] = ()) -> Path:
+    out = tmp_path / "out"
+    assert main(["import", fmt, *map(str, files), "-o", str(out), *extra]) == 0
+    return out
+
+
+def test_mt_bench_both_games_become_two_verdicts_with_their_judgments(tmp_path: Path) -> None:
+    rows = mt_bench_records()
+    rows[3]["g2_winner"] = "error"
+    out = imported(tmp_path, "mt-bench", write_jsonl(tmp_path / "gpt-4_pair.jsonl", rows))
+    log = list(read_log(out / "verdicts.jsonl"))
+    assert len(log) == 2 * (len(rows) - 1)  # the record with a game judged `error` is left out whole
+    r = rows[0]
+    g1, g2 = log[0], log[1]
+    assert (g1["prompt"], g1["first"], g1["second"], g1["judge"]) == (
+        "81-t1",
+        r["model_1"],
+        r["model_2"],
+        "gpt-4",
+    )
+    assert g1["winner"] == {"model_1": "first", "model_2": "second", "tie": "tie"}[r["g1_winner"]]
+    assert (g2["first"], g2["second"]) == (r["model_2"], r["model_1"])
+    assert g2["winner"] == {"model_2": "first", "model_1": "second", "tie": "tie"}[r["g2_winner"]]
+    assert (g1["reasoning"], g2["reasoning"]) == (r["g1_judgment"], r["g2_judgment"])
+    t = load_tournament(out / "tournament.toml")
+    assert t.contestant_ids == ["gpt-4", "claude-v1", "vicuna-13b", "llama-13b"]
+    assert t.spec.comparison.pairs == "recorded" and t.judge_ids == ["gpt-4"]
+    assert build_plan(t).total == len(log)  # exactly the recorded presentations, nothing more
+
+
+def test_mt_bench_run_and_export_count_the_files_verdicts(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    rows = mt_bench_records()
+    out = imported(tmp_path, "mt-bench", write_jsonl(tmp_path / "gpt-4_pair.jsonl", rows))
+    toml = str(out / "tournament.toml")
+    assert main(["run", toml, "--headless"]) == 0
+    capsys.readouterr()
+    assert main(["export", toml, "--format", "json", "--threshold", "none"]) == 0
+    board = json.loads(capsys.readouterr().out)
+    got = {r["contestant"]: (r["wins"], r["losses"], r["draws"]) for r in board["rows"]}
+    want: dict[str, Counter[str]] = {}
+    for r in rows:  # each game, as elotui's verdict-level record counts it
+        for game, first, second in (("g1", "model_1", "model_2"), ("g2", "model_2", "model_1")):
+            w = r[f"{game}_winner"]
+            for side in (first, second):
+                want.setdefault(r[side], Counter())
+            if w == "tie":
+                want[r[first]]["d"] += 1
+                want[r[second]]["d"] += 1
+            else:
+                want[r[w]]["w"] += 1
+                want[r[second if w == first else first]]["l"] += 1
+    assert got == {m: (c["w"], c["l"], c["d"]) for m, c in want.items()}
+
+
+def test_mt_bench_questions_and_answers_attach_texts(tmp_path: Path) -> None:
+    rows = mt_bench_records(questions=(81,))
+    qfile = write_jsonl(
+        tmp_path / "question.jsonl",
+        [{"question_id": 81, "category": "writing", "turns": ["Write a travel blog.", "Rewrite it."]}],
+    )
+    answers = tmp_path / "model_answer"
+    answers.mkdir()
+    for m in ("gpt-4", "claude-v1", "vicuna-13b", "llama-13b"):
+        write_jsonl(
+            answers / f"{m}.jsonl",
+            [
+                {
+                    "question_id": 81,
+                    "model_id": m,
+                    "choices": [{"index": 0, "turns": [f"{m} one", f"{m} two"]}],
+                }
+            ],
+        )
+    out = imported(
+        tmp_path,
+        "mt-bench",
+        write_jsonl(tmp_path / "p.jsonl", rows),
+        extra=("--questions", str(qfile), "--answers", str(answers)),
+    )
+    t = load_tournament(out / "tournament.toml")
+    assert t.prompt_texts == {"81-t1": "Write a travel blog.", "81-t2": "Rewrite it."}
+    assert t.categories == {"81-t1": "writing", "81-t2": "writing"}
+    assert t.responses[("81-t2", "claude-v1")] == "claude-v1 two"
+
+
+def test_arena_battles_one_verdict_each_and_style_counts_kept(tmp_path: Path) -> None:
+    battles = arena_battles(n=50)
+    src = tmp_path / "clean_battle.json"
+    src.write_text(json.dumps(battles, indent=1), encoding="utf-8")
+    out = imported(tmp_path, "arena", src)
+    log = list(read_log(out / "verdicts.jsonl"))
+    assert len(log) == 50
+    mapping = {"model_a": "first", "model_b": "second", "tie": "tie", "tie (bothbad)": "tie"}
+    for b, v in zip(battles, log, strict=True):
+        assert (v["prompt"], v["first"], v["second"], v["judge"]) == (
+            b["question_id"],
+            b["model_a"],
+            b["model_b"],
+            "human",
+        )
+        assert v["winner"] == mapping[b["winner"]]
+    style = [json.loads(line) for line in (out / "style.jsonl").read_text().splitlines()]
+    first = style[0]
+    md = battles[0]["conv_metadata"]
+    assert first == {
+        "prompt": "q00000",
+        "contestant": battles[0]["model_a"],
+        "tokens": md["sum_assistant_a_tokens"],
+        "headers": sum(md["header_count_a"].values()),
+        "lists": sum(md["list_count_a"].values()),
+        "bold": sum(md["bold_count_a"].values()),
+    }
+    t = load_tournament(out / "tournament.toml")
+    assert t.spec.ranking.threshold == "none" and not t.spec.comparison.both_orders
+    assert t.categories["q00000"] == battles[0]["language"]
+    assert build_plan(t).total == 50
+
+
+def test_arena_jsonl_is_read_too_and_import_is_idempotent(tmp_path: Path) -> None:
+    battles = arena_battles(n=30)
+    src = write_jsonl(tmp_path / "battles.jsonl", battles)
+    out = imported(tmp_path, "arena", src)
+    before = {p.name: p.read_bytes() for p in out.iterdir()}
+    imported(tmp_path, "arena", src)
+    assert {p.name: p.read_bytes() for p in out.iterdir()} == before
+
+
+def test_malformed_record_exits_2_with_file_and_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    rows = mt_bench_records(questions=(81,))
+    rows[2]["g1_winner"] = "model_3"
+    src = write_jsonl(tmp_path / "p.jsonl", rows)
+    with src.open("a") as fh:
+        fh.write("{not json\n")
+    assert main(["import", "mt-bench", str(src), "-o", str(tmp_path / "o")]) == 2
+    err = capsys.readouterr().err
+    assert f"{src}:3: `g1_winner` must be one of model_1, model_2, tie, error" in err
+    assert not (tmp_path / "o").exists()
+    assert main(["import", "mt-bench", str(src), "-o", str(tmp_path / "o"), "--skip-bad"]) == 0
+    err = capsys.readouterr().err
+    assert "skipped 1: malformed: `g1_winner` must be one of" in err and f"(first: {src}:3)" in err
+    assert f"(first: {src}:{len(rows) + 1})" in err  # the line that is not JSON
+    assert len(list(read_log(tmp_path / "o" / "verdicts.jsonl"))) == 2 * (len(rows) - 1)
+
+
+def test_arena_bad_winner_names_the_line_of_the_json_list(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    battles = arena_battles(n=3)
+    battles[1]["winner"] = "model_c"
+    src = tmp_path / "clean_battle.json"
+    src.write_text(json.dumps(battles, indent=None).replace("}, {", "},\n{"), encoding="utf-8")
+    assert main(["import", "arena", str(src), "-o", str(tmp_path / "o")]) == 2
+    assert (
+        f"{src}:2: `winner` must be one of model_a, model_b, tie, tie (bothbad) (got 'model_c')"
+        in capsys.readouterr().err
+    )
+
+
+def fastchat_pairwise_all(rows: list[dict]) -> dict[str, tuple[int, int, int]]:
+    """FastChat's show_result.py --mode pairwise-all, row by row: errors dropped, a tie or two different winners
+    a tie for both, else one win and one loss."""
+    out: dict[str, list[int]] = {}
+    for r in rows:
+        if "error" in (r["g1_winner"], r["g2_winner"]):
+            continue
+        m1, m2 = r["model_1"], r["model_2"]
+        out.setdefault(m1, [0, 0, 0])
+        out.setdefault(m2, [0, 0, 0])
+        if r["g1_winner"] == "tie" or r["g1_winner"] != r["g2_winner"]:
+            out[m1][2] += 1
+            out[m2][2] += 1
+        else:
+            w, loser = (m1, m2) if r["g1_winner"] == "model_1" else (m2, m1)
+            out[w][0] += 1
+            out[loser][1] += 1
+    return {m: (w, lo, t) for m, (w, lo, t) in out.items()}
+
+
+def test_mt_bench_win_rates_equal_fastchat_pairwise_all(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    rows = mt_bench_records(seed=4)
+    rows[5]["g1_winner"] = "error"
+    capsys.readouterr()
+    imported(tmp_path, "mt-bench", write_jsonl(tmp_path / "gpt-4_pair.jsonl", rows))
+    err = capsys.readouterr().err
+    want = fastchat_pairwise_all(rows)
+    for model, (w, lo, t) in want.items():
+        rate = w / (w + lo + t)
+        assert f"mapped: {model}: win rate {rate:.4f} ({w} wins, {lo} losses, {t} ties;" in err
+    order = [line.split(":")[1].strip() for line in err.splitlines() if ": win rate " in line]
+    assert order == sorted(want, key=lambda m: -want[m][0] / sum(want[m]))
+
+
+def alpaca_rows(seed: int = 3) -> list[dict]:
+    import random
+
+    rng = random.Random(seed)
+    rows = []
+    for model in ("llama-2-70b", "zephyr-7b"):
+        for i in range(40):
+            rows.append(
+                {
+                    "instruction": f"Instruction {i}: explain topic {i}.",
+                    "output_1": f"baseline answer {i}",
+                    "generator_1": "gpt4_turbo",
+                    "dataset": "helpful_base",
+                    "output_2": f"{model} answer {i}",
+                    "generator_2": model,
+                    "annotator": "weighted_alpaca_eval_gpt4_turbo",
+                    "preference": rng.choice([1, 2, 2, 1.5, 0, 1]),
+                    "price_per_example": 0.001,
+                    "time_per_example": 1.2,
+                }
+            )
+    rows[7]["preference"] = 1.73  # a soft preference: not one verdict
+    rows[9]["preference"] = None
+    return rows
+
+
+def test_alpaca_eval_win_rate_against_the_baseline(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    rows = alpaca_rows()
+    src = tmp_path / "annotations.json"
+    src.write_text(json.dumps(rows, indent=2), encoding="utf-8")
+    capsys.readouterr()
+    out = imported(tmp_path, "alpaca-eval", src)
+    err = capsys.readouterr().err
+    for model in ("llama-2-70b", "zephyr-7b"):
+        # alpaca_eval's head-to-head win rate: 2 a win, 0 or 1.5 a draw (half), 1 a loss; other rows dropped
+        prefs = [
+            r["preference"] for r in rows if r["generator_2"] == model and r["preference"] in (0, 1, 1.5, 2)
+        ]
+        wins, draws = sum(p == 2 for p in prefs), sum(p in (0, 1.5) for p in prefs)
+        rate = 100 * (wins + 0.5 * draws) / len(prefs)
+        assert f"mapped: {model} vs gpt4_turbo: win rate {rate:.4f} % over {len(prefs)} rows" in err
+    assert "skipped 1: a soft preference" in err and "skipped 1: no preference" in err
+    t = load_tournament(out / "tournament.toml")
+    assert t.contestant_ids == ["gpt4_turbo", "llama-2-70b", "zephyr-7b"]
+    assert t.judge_ids == ["weighted_alpaca_eval_gpt4_turbo"]
+    pid = next(p for p, text in t.prompt_texts.items() if text == "Instruction 3: explain topic 3.")
+    assert t.responses[(pid, "zephyr-7b")] == "zephyr-7b answer 3"
+    assert t.responses[(pid, "gpt4_turbo")] == "baseline answer 3"
+    toml = str(out / "tournament.toml")
+    assert main(["run", toml, "--headless"]) == 0
+    capsys.readouterr()
+    assert main(["export", toml, "--format", "json"]) == 0
+    board = {r["contestant"]: r for r in json.loads(capsys.readouterr().out)["rows"]}
+    for model in (
+        "llama-2-70b",
+        "zephyr-7b",
+    ):  # elotui's win rate (ties half) of the model: its only games are vs the baseline
+        prefs = [
+            r["preference"] for r in rows if r["generator_2"] == model and r["preference"] in (0, 1, 1.5, 2)
+        ]
+        wins, draws = sum(p == 2 for p in prefs), sum(p in (0, 1.5) for p in prefs)
+        assert board[model]["win_rate"] == pytest.approx((wins + 0.5 * draws) / len(prefs))
+
+
+def test_arena_hard_games_become_verdicts_with_their_strength(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    judge_dir = tmp_path / "model_judgment" / "gpt-4-1106-preview"
+    judge_dir.mkdir(parents=True)
+    scores = ["A>>B", "A>B", "A=B", "B>A", "B>>A", None]
+    files = []
+    for m, model in enumerate(("claude-3-opus", "llama-3-70b")):
+        rows = [
+            {
+                "question_id": f"q{i}",
+                "model": model,
+                "judge": "gpt-4-1106-preview",
+                "games": [
+                    {"user_prompt": "...", "judgment": f"g1 {i}", "score": scores[(i + m) % 6]},
+                    {"user_prompt": "...", "judgment": f"g2 {i}", "score": scores[(i + 2 * m + 1) % 6]},
+                ],
+            }
+            for i in range(12)
+        ]
+        files.append(write_jsonl(judge_dir / f"{model}.jsonl", rows))
+    assert main(["import", "arena-hard", *map(str, files), "-o", str(tmp_path / "o")]) == 2
+    assert "give --baseline NAME" in capsys.readouterr().err
+    out = imported(tmp_path, "arena-hard", *files, extra=("--baseline", "gpt-4-0314"))
+    lines = [json.loads(x) for x in (out / "verdicts.jsonl").read_text().splitlines()]
+    first = lines[0]  # claude-3-opus, q0, game 1: A>>B, the baseline shown first
+    assert (first["first"], first["second"], first["winner"], first["strength"]) == (
+        "gpt-4-0314",
+        "claude-3-opus",
+        "first",
+        2,
+    )
+    second = lines[1]  # game 2: A>B with the model shown first
+    assert (second["first"], second["winner"], second["strength"], second["reasoning"]) == (
+        "claude-3-opus",
+        "first",
+        1,
+        "g2 0",
+    )
+    unscored = sum(scores[(i + m) % 6] is None for m in range(2) for i in range(12)) + sum(
+        scores[(i + 2 * m + 1) % 6] is None for m in range(2) for i in range(12)
+    )
+    assert unscored == 8 and len(lines) == 2 * 24 - unscored  # games without a score are skipped
+    assert all("strength" not in x for x in lines if x["winner"] == "tie")
+    assert len(list(read_log(out / "verdicts.jsonl"))) == len(lines)  # readers skip the strength field
+    t = load_tournament(out / "tournament.toml")
+    assert t.spec.ranking.anchor is not None and t.spec.ranking.anchor.contestant == "gpt-4-0314"
+    assert main(["run", str(out / "tournament.toml"), "--headless"]) == 0
+
+
+def test_a_recorded_comparison_without_its_responses_is_named(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = imported(tmp_path, "mt-bench", write_jsonl(tmp_path / "p.jsonl", mt_bench_records(questions=(81,))))
+    responses = out / "responses.jsonl"
+    kept = [
+        line
+        for line in responses.read_text().splitlines()
+        if '"81-t2", "contestant": "llama-13b"' not in line
+    ]
+    responses.write_text("\n".join(kept) + "\n", encoding="utf-8")
+    capsys.readouterr()
+    assert main(["validate", str(out / "tournament.toml")]) == 2
+    err = capsys.readouterr().err
+    assert "does not give (prompt: contestant): 81-t2: " in err and "llama-13b" in err
