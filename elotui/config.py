@@ -26,6 +26,7 @@ from elotui.config_checks import cross_checks, missing_files
 from elotui.config_errors import format_validation_errors, locate, toml_syntax_error
 from elotui.config_sections import (
     BaselinePairs,
+    BatchOptions,
     DataConfig,
     FileRef,
     Reference,
@@ -128,7 +129,7 @@ class EndpointConfig(_Strict):
         return self
 
 
-class JudgeConfig(EndpointConfig):
+class JudgeConfig(EndpointConfig, BatchOptions):
     model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True)
 
     id: str = Field(min_length=1)

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, field_validator
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, field_validator, model_validator
 
 
 class _Strict(BaseModel):
@@ -108,3 +108,28 @@ class ReferenceConfig(_Strict):
     votes: str | None = None
     ranking: list[str] | None = None
     gold: str | None = None  # gold labels: JSONL rows {prompt, a, b, better} (elotui.rating.gold)
+
+
+BATCH_PROVIDERS = ("openai", "openai-compatible", "anthropic")
+
+
+class BatchOptions(_Strict):
+    """A judge's use of its provider's batch API (elotui.run.batching, docs/batch.md): the same calls at a
+    fraction of the price (`batch_price_factor`, 0.5 by default), answered within 24 hours."""
+
+    batch: bool = False
+    batch_max_requests: int | None = Field(default=None, ge=1, le=100_000)
+    batch_price_factor: float = Field(default=0.5, ge=0, le=1)
+
+    @model_validator(mode="after")
+    def _batch_provider(self) -> BatchOptions:
+        provider = getattr(self, "provider", None)
+        if self.batch and provider not in BATCH_PROVIDERS:
+            takes = ", ".join(BATCH_PROVIDERS)
+            raise ValueError(f"provider '{provider}' has no batch API (`batch = true` takes: {takes})")
+        return self
+
+
+def price_factor(config: object) -> float:
+    """What an endpoint is charged of its synchronous prices: a batch judge's `batch_price_factor`, else 1."""
+    return config.batch_price_factor if isinstance(config, BatchOptions) and config.batch else 1.0

@@ -32,6 +32,7 @@ import httpx
 
 from elotui import vocab
 from elotui.config import EndpointConfig
+from elotui.config_sections import price_factor
 from elotui.judges.base import RetryNotice, RetryObserver
 from elotui.judges.decoding import BoundedBody, Reply, ReplyTooLarge, UndecodableReply, accept_encoding
 from elotui.judges.error_body import error_in_body, short_error
@@ -439,7 +440,7 @@ def cost_of(config: EndpointConfig, input_tokens: int | None, output_tokens: int
     pin, pout = config.price_per_million_input, config.price_per_million_output
     if pin is None and pout is None:
         return None
-    return vocab.cost_of(input_tokens or 0, output_tokens or 0, pin, pout)
+    return vocab.cost_of(input_tokens or 0, output_tokens or 0, pin, pout) * price_factor(config)
 
 
 def estimate_tokens(config: EndpointConfig, system: str, user: str) -> int:

@@ -19,6 +19,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from elotui.config import EndpointConfig, Tournament
+from elotui.config_sections import price_factor
 from elotui.judges.base import Judge, Presentation
 from elotui.records import TextRow
 from elotui.run.keys import call_key, text_key
@@ -69,9 +70,8 @@ def estimated_output_tokens(config: EndpointConfig) -> int:
 
 
 def estimated_cost(config: EndpointConfig, input_tokens: int, output_tokens: int) -> float:
-    return cost_of(
-        input_tokens, output_tokens, config.price_per_million_input, config.price_per_million_output
-    )
+    prices = config.price_per_million_input, config.price_per_million_output
+    return cost_of(input_tokens, output_tokens, *prices) * price_factor(config)
 
 
 def estimated_call_cost(config: EndpointConfig, call: Call) -> float:

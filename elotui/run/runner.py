@@ -37,6 +37,7 @@ from elotui.judges.base import (
 from elotui.judges.offline import answers_now
 from elotui.records import JudgeCounts
 from elotui.run.accounting import Accounting, RateMeter, progress_of
+from elotui.run.batching import BatchProgress, batched, send_batches
 from elotui.run.breaker import EndpointBreaker
 from elotui.run.calls import Call, endpoints
 from elotui.run.claiming import ClaimedCalls
@@ -111,6 +112,8 @@ class Runner(RunCounting):
         self._last_progress = 0.0
         self._progress_dirty = True
         self.adaptive_status: str | None = None  # plan = "adaptive" (elotui.run.adaptive_run)
+        self.batches: dict[int, BatchProgress] = {}  # the open batches of batch judges, by store row
+        self.wait_batches = True  # False (`--no-wait`): submit the batches and end; a later run collects them
 
     # --- the run ------------------------------------------------------------------------------------------
 
@@ -225,7 +228,13 @@ class Runner(RunCounting):
         self._workers = [
             asyncio.create_task(self._worker(jid, queue))
             for jid, queue in queues.items()
+            if not batched(self.judges[jid])
             for _ in range(min(concurrency(self.judges[jid]), len(queue)))
+        ]
+        self._workers += [  # a batch judge's queue goes as batches (elotui.run.batching)
+            asyncio.create_task(send_batches(self, jid, queue))
+            for jid, queue in queues.items()
+            if batched(self.judges[jid])
         ]
         try:
             results = await asyncio.gather(*self._workers, return_exceptions=True)

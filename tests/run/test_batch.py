@@ -1,0 +1,234 @@
+"""Batch judges (`batch = true`) against loopback fakes of the OpenAI and Anthropic batch APIs
+(tests.servers.fake_batch, which checks every body it receives and every reply it sends with the official SDKs):
+each call submitted once, the verdicts those of the same judge asked synchronously, failed requests retried by
+the next run only, a killed process's batch collected by the next run instead of submitted again, the budget and
+the dry run at the batch price."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from elotui.config import load_tournament
+from elotui.run import batching
+from elotui.run.runner import Runner
+from elotui.store import Store
+from elotui.store.batches import all_batches, open_batches
+from tests.run.fakes import write_tournament
+from tests.servers.fake_batch import FakeBatchServer
+from tests.servers.fake_llm import FakeLLMServer, by_responses
+
+pytest.importorskip("openai")
+pytest.importorskip("anthropic")
+
+CONTESTANTS = ["a", "b", "c", "d", "e", "f"]
+PROMPTS = {f"p{i}": f"Question number {i}?" for i in range(1, 5)}
+TOTAL = len(PROMPTS) * 15 * 2  # 120 verdict calls
+JUDGE_FN = by_responses(lambda a, b: "A" if (len(a) + ord(a[0])) % 3 >= (len(b) + ord(b[0])) % 3 else "B")
+
+
+@pytest.fixture(autouse=True)
+def quick_polls(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(batching, "BATCH_FIRST_POLL_S", 0.01)
+    monkeypatch.setattr(batching, "BATCH_MAX_POLL_S", 0.02)
+    monkeypatch.setenv("ELOTUI_FAKE_KEY", "sk-fake-batch")
+
+
+def batch_judge(server: FakeBatchServer, provider: str, **extra: Any) -> dict[str, Any]:
+    base = server.url + ("/v1" if provider == "openai" else "")
+    return {
+        "id": "j1",
+        "provider": provider,
+        "model": "fake-model",
+        "base_url": base,
+        "api_key_env": "ELOTUI_FAKE_KEY",
+        "batch": True,
+        **extra,
+    }
+
+
+def run(path: Path, store: Path, **options: Any) -> Any:
+    with Store(store) as s:
+        return asyncio.run(Runner(load_tournament(path), s, **options).run())
+
+
+def verdicts(store: Path) -> dict[tuple[str, str, str], tuple[str, str]]:
+    with sqlite3.connect(store) as db:
+        rows = db.execute("SELECT prompt, first, second, status, winner FROM calls WHERE kind = 'verdict'")
+        return {(p, f, s): (st, w) for p, f, s, st, w in rows}
+
+
+@pytest.mark.parametrize("provider", ["openai", "anthropic"])
+def test_batch_submits_each_call_once_and_equals_the_synchronous_run(tmp_path: Path, provider: str) -> None:
+    with FakeBatchServer(verdict_fn=JUDGE_FN) as server, FakeLLMServer(verdict_fn=JUDGE_FN) as live:
+        path = write_tournament(
+            tmp_path / "b.toml",
+            contestants=CONTESTANTS,
+            prompts=PROMPTS,
+            judges=[batch_judge(server, provider, batch_max_requests=50)],
+        )
+        result = run(path, tmp_path / "b.sqlite")
+        assert result.state == "finished" and result.done == TOTAL and not result.failed
+        assert len(server.submitted) == TOTAL and set(server.submitted.values()) == {1}
+        assert server.created == 3  # 50 + 50 + 20
+        assert server.problems == []
+        sync = {k: v for k, v in live.judge_config(provider, id="j1").items()}
+        path2 = write_tournament(tmp_path / "s.toml", contestants=CONTESTANTS, prompts=PROMPTS, judges=[sync])
+        assert run(path2, tmp_path / "s.sqlite").done == TOTAL
+    batched, synchronous = verdicts(tmp_path / "b.sqlite"), verdicts(tmp_path / "s.sqlite")
+    assert len(batched) == TOTAL and batched == synchronous
+    assert {w for _, w in batched.values()} == {"first", "second"}  # the judge is not constant
+    with Store(tmp_path / "b.sqlite") as s:
+        assert [b.state for b in all_batches(s)] == ["collected"] * 3 and not open_batches(s)
+
+
+@pytest.mark.parametrize("provider", ["openai", "anthropic"])
+def test_errored_and_expired_requests_fail_and_only_they_are_sent_again(
+    tmp_path: Path, provider: str
+) -> None:
+    fates: dict[str, str | None] = {}
+
+    def outcome(cid: str) -> str | None:  # of the first submission: 10 % errored, 5 % expired
+        if cid not in fates:
+            n = len(fates)
+            fates[cid] = "errored" if n % 10 == 0 else "expired" if n % 20 == 5 else None
+            return fates[cid]
+        return None
+
+    with FakeBatchServer(verdict_fn=JUDGE_FN, outcome_fn=outcome) as server:
+        path = write_tournament(
+            tmp_path / "t.toml",
+            contestants=CONTESTANTS,
+            prompts=PROMPTS,
+            judges=[batch_judge(server, provider)],
+        )
+        first = run(path, tmp_path / "s.sqlite")
+        bad = {cid for cid, fate in fates.items() if fate}
+        assert len(bad) == 12 + 6 and first.failed_calls == len(bad) and first.done == TOTAL - len(bad)
+        stored = verdicts(tmp_path / "s.sqlite")
+        assert sum(st == "error" for st, _ in stored.values()) == len(bad)
+        second = run(path, tmp_path / "s.sqlite")
+        resent = {cid for cid, n in server.submitted.items() if n == 2}
+        assert resent == bad and sum(server.submitted.values()) == TOTAL + len(bad)
+        assert second.done == TOTAL and server.problems == []
+
+
+def test_a_batch_that_fails_whole_frees_its_calls(tmp_path: Path) -> None:
+    with FakeBatchServer(verdict_fn=JUDGE_FN) as server:
+        server.fail_whole = True
+        path = write_tournament(
+            tmp_path / "t.toml",
+            contestants=CONTESTANTS,
+            prompts=PROMPTS,
+            judges=[batch_judge(server, "openai")],
+        )
+        first = run(path, tmp_path / "s.sqlite")
+        assert first.done == 0 and first.failed_calls == TOTAL
+        server.fail_whole = False
+        assert run(path, tmp_path / "s.sqlite").done == TOTAL
+        assert set(server.submitted.values()) == {2}
+
+
+def test_max_cost_stops_submitting_batches_before_the_budget(tmp_path: Path) -> None:
+    priced = {"price_per_million_input": 1000.0, "price_per_million_output": 1000.0, "batch_max_requests": 10}
+    with FakeBatchServer(verdict_fn=JUDGE_FN) as server:
+        path = write_tournament(
+            tmp_path / "t.toml",
+            contestants=CONTESTANTS,
+            prompts=PROMPTS,
+            judges=[batch_judge(server, "openai", **priced)],
+        )
+        result = run(path, tmp_path / "s.sqlite", max_cost=0.5)
+        assert result.state == "budget" and 0 < result.done < TOTAL, (result, server.submitted)
+        assert result.run_cost <= 0.5
+        assert len(server.submitted) == result.done  # nothing submitted that was not collected and recorded
+
+
+def test_dry_run_prices_batch_judges_at_the_batch_factor(tmp_path: Path) -> None:
+    from elotui.judges import build_judge
+    from elotui.run.estimate import dry_run
+
+    prices = {"price_per_million_input": 2.0, "price_per_million_output": 8.0}
+    costs = []
+    for batch in (False, True):
+        judge = {"id": "j1", "provider": "openai", "model": "m", "base_url": "http://127.0.0.1:9", **prices}
+        if batch:
+            judge["batch"] = True
+        path = write_tournament(
+            tmp_path / f"{batch}.toml", contestants=CONTESTANTS, prompts=PROMPTS, judges=[judge]
+        )
+        t = load_tournament(path)
+        judges = {j.id: build_judge(j, judge_id=j.id, base_dir=tmp_path) for j in t.spec.judges}
+        with Store(tmp_path / f"{batch}.sqlite") as s:
+            costs.append(dry_run(t, s, judges).rows[0].cost)
+    assert costs[0] and costs[1] == pytest.approx(costs[0] * 0.5)
+
+
+def test_batch_on_a_provider_without_a_batch_api_is_refused(tmp_path: Path) -> None:
+    judge = {"id": "j1", "provider": "ollama", "model": "m", "batch": True}
+    path = write_tournament(tmp_path / "t.toml", contestants=CONTESTANTS, prompts=PROMPTS, judges=[judge])
+    done = subprocess.run(
+        [sys.executable, "-m", "elotui.cli", "validate", str(path)],
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=60,
+    )
+    assert done.returncode == 2 and "batch" in done.stderr + done.stdout
+
+
+def test_a_killed_process_batch_is_collected_by_the_next_run_not_submitted_again(tmp_path: Path) -> None:
+    with FakeBatchServer(verdict_fn=JUDGE_FN, hold=True) as server:
+        path = write_tournament(
+            tmp_path / "t.toml",
+            contestants=CONTESTANTS,
+            prompts=PROMPTS,
+            judges=[batch_judge(server, "openai")],
+        )
+        store = tmp_path / "s.sqlite"
+        cmd = [sys.executable, "-m", "elotui.cli", "run", str(path), "--headless", "--store", str(store)]
+        env = {
+            **os.environ,
+            "ELOTUI_HOME": str(tmp_path / "home"),
+            "ELOTUI_BATCH_FIRST_POLL_S": "0.01",
+            "ELOTUI_BATCH_MAX_POLL_S": "0.02",
+        }
+        proc = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        deadline = time.monotonic() + 60
+        while not (server.created and any(b["status"] == "in_progress" for b in server.batches.values())):
+            assert proc.poll() is None and time.monotonic() < deadline, proc.communicate()
+            time.sleep(0.01)
+        proc.send_signal(signal.SIGKILL)
+        proc.wait(10)
+        with Store(store) as s:
+            (row,) = open_batches(s)
+            assert row.batch_id == "batch_1" and len(row.keys) == TOTAL
+        listed = subprocess.run(
+            [sys.executable, "-m", "elotui.cli", "runs", str(path), "--store", str(store)],
+            env=env,
+            capture_output=True,
+            text=True,
+            check=False,
+            timeout=60,
+        )
+        assert listed.returncode == 0 and "batch_1" in listed.stdout, listed.stdout + listed.stderr
+        server.release()
+        done = subprocess.run(cmd, env=env, capture_output=True, text=True, check=False, timeout=120)
+        assert done.returncode == 0, done.stderr
+        assert (
+            server.created == 1 and len(server.submitted) == TOTAL and set(server.submitted.values()) == {1}
+        )
+        assert server.problems == []
+    stored = verdicts(store)
+    assert len(stored) == TOTAL and all(st == "ok" for st, _ in stored.values())
+    with sqlite3.connect(store) as db:
+        assert db.execute("SELECT COUNT(*) FROM calls").fetchone()[0] == TOTAL
