@@ -42,6 +42,10 @@ def run_tournament(args: argparse.Namespace) -> int:
             return _dry_run(tournament, store, builder, args.no_delay, sys.stdout)
         if args.show_prompt:
             return _show_prompt(tournament, store, builder, sys.stdout, getattr(args, "prompt", None))
+        if getattr(args, "cancel_batches", False):
+            return _cancel_batches(tournament, store)
+        if getattr(args, "no_wait", False) and not args.headless:
+            raise UserError("--no-wait goes with --headless (the TUI follows its batches until they end)")
         max_cost = args.max_cost if args.max_cost is not None else tournament.spec.comparison.max_cost
         active = None if args.force else live_run(store)
         if args.headless:
@@ -49,7 +53,14 @@ def run_tournament(args: argparse.Namespace) -> int:
                 raise RunActive.of(store.path, active)
             from elotui.commands.headless import headless
 
-            return headless(tournament, store, max_cost, args.no_delay, args.force)
+            return headless(
+                tournament,
+                store,
+                max_cost,
+                args.no_delay,
+                args.force,
+                no_wait=getattr(args, "no_wait", False),
+            )
         from elotui.tui.launch import run_tui
 
         return int(
@@ -65,6 +76,18 @@ def run_tournament(args: argparse.Namespace) -> int:
         )
     finally:
         store.close()
+
+
+def _cancel_batches(tournament: Tournament, store: Store) -> int:
+    """`--cancel-batches`: the store's open batches cancelled at their providers, their calls freed."""
+    from elotui.run.batching import cancel_open_batches
+    from elotui.run.setup import build_judges, default_judge_factory
+
+    judges = build_judges(tournament, default_judge_factory(tournament))
+    said = asyncio.run(cancel_open_batches(judges, store))
+    for line in said or ["no open batches"]:
+        print(line, file=sys.stderr)
+    return 0
 
 
 # --- dry run and prompt -----------------------------------------------------------------------------------

@@ -21,13 +21,13 @@ import asyncio
 import os
 import time
 from collections import deque
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol
 
 from elotui.judges.base import Judge, JudgeReply
 from elotui.judges.batch_api import BatchAPI, BatchFailed, BatchState, batch_api, failed_reply
 from elotui.judges.live import LiveJudge
 from elotui.run.calls import estimated_call_cost
+from elotui.run.events import BatchProgress
 from elotui.store.batches import BatchRow, add_batch, open_batches, update_batch
 
 if TYPE_CHECKING:
@@ -40,19 +40,6 @@ BATCH_MAX_POLL_S = float(os.environ.get("ELOTUI_BATCH_MAX_POLL_S") or 60.0)
 Taken = list[tuple["Call", float]]
 
 
-@dataclass
-class BatchProgress:
-    """One open batch as a progress line shows it."""
-
-    judge: str
-    batch_id: str
-    requests: int
-    done: int = 0
-    failed: int = 0
-    status: str = "submitted"
-    submitted_at: float = 0.0
-
-
 class Runner(Protocol):
     """What of the runner (elotui.run.runner.Runner) sending batches takes: its judges, store, budget, claims,
     recording path and progress."""
@@ -63,6 +50,7 @@ class Runner(Protocol):
     batches: dict[int, BatchProgress]
     wait_batches: bool
     _budget_hit: bool
+    _stopping: bool
     _resume: asyncio.Event
     _settled: asyncio.Event
     _acct: Accounting
@@ -183,6 +171,8 @@ async def _follow(runner: Runner, api: BatchAPI, row: BatchRow, taken: Taken) ->
     delay = BATCH_FIRST_POLL_S
     while True:
         await asyncio.sleep(delay)
+        if runner._stopping:  # stopped (Ctrl-C, quit): the batch stays open for the next run to collect
+            return
         delay = min(delay * 2, BATCH_MAX_POLL_S)
         try:
             state = await api.poll(row.batch_id)
@@ -218,3 +208,25 @@ def _record(
         runner._acct.ended(estimate)
     runner._record_verdicts(api.judge, answered, paid=True)
     runner._settled.set()
+
+
+async def cancel_open_batches(judges: dict[str, Judge], store: Store) -> list[str]:
+    """Cancel every open batch in the store at its provider (its cancel endpoint) and let its calls go (the next
+    run sends them); a line for each, said as it went."""
+    said: list[str] = []
+    for row in open_batches(store):
+        judge = judges.get(row.judge)
+        if row.batch_id is None or not isinstance(judge, LiveJudge) or not batched(judge):
+            update_batch(store, row.id, state="failed", status="not cancellable here")
+            said.append(f"{row.judge}: batch {row.batch_id or '(never submitted)'} dropped from the store")
+            continue
+        try:
+            await batch_api(judge).cancel(row.batch_id)
+        except BatchFailed as exc:
+            said.append(f"{row.judge}: batch {row.batch_id} could not be cancelled: {exc}")
+            continue
+        update_batch(store, row.id, state="cancelled", status="cancelling")
+        said.append(f"{row.judge}: batch {row.batch_id} cancelled ({len(row.keys)} requests freed)")
+    for judge in judges.values():
+        await judge.aclose()
+    return said

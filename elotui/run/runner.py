@@ -37,12 +37,13 @@ from elotui.judges.base import (
 from elotui.judges.offline import answers_now
 from elotui.records import JudgeCounts
 from elotui.run.accounting import Accounting, RateMeter, progress_of
-from elotui.run.batching import BatchProgress, batched, send_batches
+from elotui.run.batching import batched, send_batches
 from elotui.run.breaker import EndpointBreaker
 from elotui.run.calls import Call, endpoints
 from elotui.run.claiming import ClaimedCalls
 from elotui.run.counting import RunCounting
 from elotui.run.events import (
+    BatchProgress,
     CallStarted,
     Event,
     JudgeStopped,

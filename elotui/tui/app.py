@@ -421,7 +421,7 @@ class ElotuiApp(AppActions, App[int]):
             failed=plan.failed,
             invalid=plan.invalid,
             ranking_note="" if self.board_version == self.ranking.version else "ranking…",
-            detail=self.watch_detail or (m.progress.adaptive if m.progress and m.progress.adaptive else ""),
+            detail=self.watch_detail or (m.progress and (m.progress.batches or m.progress.adaptive)) or "",
         )
         bar = self._view(StatusBar)
         if bar is not None:

@@ -232,3 +232,73 @@ def test_a_killed_process_batch_is_collected_by_the_next_run_not_submitted_again
     assert len(stored) == TOTAL and all(st == "ok" for st, _ in stored.values())
     with sqlite3.connect(store) as db:
         assert db.execute("SELECT COUNT(*) FROM calls").fetchone()[0] == TOTAL
+
+
+def cli(*args: str, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "elotui.cli", *args],
+        env=env,
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=120,
+    )
+
+
+def cli_env(tmp_path: Path) -> dict[str, str]:
+    return {
+        **os.environ,
+        "ELOTUI_HOME": str(tmp_path / "home"),
+        "ELOTUI_BATCH_FIRST_POLL_S": "0.01",
+        "ELOTUI_BATCH_MAX_POLL_S": "0.02",
+    }
+
+
+def test_no_wait_submits_and_exits_then_the_next_run_collects(tmp_path: Path) -> None:
+    with FakeBatchServer(verdict_fn=JUDGE_FN) as server:
+        path = write_tournament(
+            tmp_path / "t.toml",
+            contestants=CONTESTANTS,
+            prompts=PROMPTS,
+            judges=[batch_judge(server, "anthropic")],
+        )
+        store, env = tmp_path / "s.sqlite", cli_env(tmp_path)
+        left = cli("run", str(path), "--headless", "--no-wait", "--store", str(store), env=env)
+        assert left.returncode == 0, left.stderr
+        assert "1 batch(es) of 120 request(s) open" in left.stderr and "batches: 1 open" in left.stderr
+        assert server.created == 1 and verdicts(store) == {}
+        done = cli("run", str(path), "--headless", "--store", str(store), env=env)
+        assert done.returncode == 0, done.stderr
+        assert server.created == 1 and set(server.submitted.values()) == {1} and server.problems == []
+    assert len(verdicts(store)) == TOTAL
+
+
+def test_cancel_batches_cancels_at_the_provider_and_frees_the_calls(tmp_path: Path) -> None:
+    with FakeBatchServer(verdict_fn=JUDGE_FN, hold=True) as server:
+        path = write_tournament(
+            tmp_path / "t.toml",
+            contestants=CONTESTANTS,
+            prompts=PROMPTS,
+            judges=[batch_judge(server, "openai")],
+        )
+        store, env = tmp_path / "s.sqlite", cli_env(tmp_path)
+        assert (
+            cli("run", str(path), "--headless", "--no-wait", "--store", str(store), env=env).returncode == 0
+        )
+        cancelled = cli("run", str(path), "--cancel-batches", "--store", str(store), env=env)
+        assert cancelled.returncode == 0 and "batch_1 cancelled (120 requests freed)" in cancelled.stderr
+        assert "POST /v1/batches/batch_1/cancel" in server.paths
+        with Store(store) as s:
+            assert not open_batches(s) and [b.state for b in all_batches(s)] == ["cancelled"]
+        server.release()
+        assert cli("run", str(path), "--headless", "--store", str(store), env=env).returncode == 0
+        assert server.created == 2 and set(server.submitted.values()) == {2}
+    assert len(verdicts(store)) == TOTAL
+
+
+def test_mixed_panel_of_batch_and_synchronous_judges(tmp_path: Path) -> None:
+    with FakeBatchServer(verdict_fn=JUDGE_FN) as server, FakeLLMServer(verdict_fn=JUDGE_FN) as live:
+        judges = [batch_judge(server, "openai"), {**live.judge_config("openai-compatible"), "id": "j2"}]
+        path = write_tournament(tmp_path / "t.toml", contestants=CONTESTANTS, prompts=PROMPTS, judges=judges)
+        result = run(path, tmp_path / "s.sqlite")
+        assert result.done == 2 * TOTAL and len(server.submitted) == TOTAL and len(live.requests) == TOTAL
