@@ -110,7 +110,7 @@ class ReferenceConfig(_Strict):
     gold: str | None = None  # gold labels: JSONL rows {prompt, a, b, better} (elotui.rating.gold)
 
 
-BATCH_PROVIDERS = ("openai", "openai-compatible", "anthropic")
+BATCH_PROVIDERS = ("openai", "openai-compatible", "anthropic", "gemini")
 
 
 class BatchOptions(_Strict):

@@ -4,6 +4,8 @@ batch, polled, and read back as one `JudgeReply` per request's `custom_id` (the 
 - OpenAI (and `openai-compatible` servers with the same endpoints): the requests as a JSONL file
   (`POST /files`, purpose `batch`), `POST /batches` (endpoint `/v1/chat/completions`, window `24h`), polled with
   `GET /batches/{id}`; the replies in `output_file_id` and `error_file_id` (`GET /files/{id}/content`).
+- Gemini: `models/{model}:batchGenerateContent` with the requests inlined, the operation polled until its state
+  ends, the responses read from its inlined output.
 - Anthropic: `POST /v1/messages/batches` (`requests = [{custom_id, params}]`), polled with
   `GET /v1/messages/batches/{id}` until `processing_status = "ended"`, the replies read from its `results_url`
   (JSONL: `succeeded`, `errored`, `canceled`, `expired`).
@@ -124,7 +126,8 @@ class BatchAPI:
     async def poll(self, batch_id: str) -> BatchState:
         raise NotImplementedError
 
-    async def results(self, state: BatchState) -> dict[str, JudgeReply]:
+    async def results(self, state: BatchState, keys: tuple[str, ...]) -> dict[str, JudgeReply]:
+        """The replies by custom id (`keys`: the batch's custom ids in the order they were submitted)."""
         raise NotImplementedError
 
     async def cancel(self, batch_id: str) -> None:
@@ -168,7 +171,7 @@ class OpenAIBatches(BatchAPI):
             data,
         )
 
-    async def results(self, state: BatchState) -> dict[str, JudgeReply]:
+    async def results(self, state: BatchState, keys: tuple[str, ...]) -> dict[str, JudgeReply]:
         replies: dict[str, JudgeReply] = {}
         for field in ("output_file_id", "error_file_id"):
             file_id = state.raw.get(field)
@@ -223,7 +226,7 @@ class AnthropicBatches(BatchAPI):
             data,
         )
 
-    async def results(self, state: BatchState) -> dict[str, JudgeReply]:
+    async def results(self, state: BatchState, keys: tuple[str, ...]) -> dict[str, JudgeReply]:
         if not state.raw.get("results_url"):
             return {}
         # the documented results path on the judge's own host (the key is never sent to a host the reply names)
@@ -245,6 +248,61 @@ class AnthropicBatches(BatchAPI):
         await self._json("POST", f"{self._path()}/{batch_id}/cancel")
 
 
+class GeminiBatches(BatchAPI):
+    """Gemini batch mode: `models/{model}:batchGenerateContent` with inlined requests (`{request, metadata: {key}}`),
+    the returned operation (`batches/{id}`) polled until its `metadata.state` ends; the responses inlined in its
+    output, in the order of the requests (a response's `metadata.key`, when given, names its request)."""
+
+    max_requests: ClassVar[int] = 10_000  # inlined requests stay under the API's request size limit
+    ENDED: ClassVar[frozenset[str]] = frozenset(
+        {"BATCH_STATE_SUCCEEDED", "BATCH_STATE_FAILED", "BATCH_STATE_CANCELLED", "BATCH_STATE_EXPIRED"}
+    )
+
+    async def submit(self, requests: Requests) -> str:
+        inlined = [{"request": body, "metadata": {"key": cid}} for cid, body in requests]
+        batch = {"displayName": "elotui", "inputConfig": {"requests": {"requests": inlined}}}
+        path = self.judge.path().replace(":generateContent", ":batchGenerateContent")
+        made = await self._json("POST", path, json={"batch": batch})
+        if not isinstance(made.get("name"), str):
+            raise BatchFailed(f"POST {path}: no operation name in the reply")
+        return str(made["name"])
+
+    async def poll(self, batch_id: str) -> BatchState:
+        data = await self._json("GET", f"/{batch_id}")
+        meta = object_or_empty(data.get("metadata"))
+        status = str(meta.get("state"))
+        stats = object_or_empty(meta.get("batchStats"))
+        done, failed = (int(stats.get(k) or 0) for k in ("successfulRequestCount", "failedRequestCount"))
+        ended = status in self.ENDED
+        return BatchState(status, ended, ended and not self._responses(data), done, failed, data)
+
+    @staticmethod
+    def _responses(data: dict[str, Any]) -> list[Any]:
+        for where in (object_or_empty(data.get("metadata")).get("output"), data.get("response")):
+            found = object_or_empty(object_or_empty(where).get("inlinedResponses")).get("inlinedResponses")
+            if isinstance(found, list):
+                return found
+        return []
+
+    async def results(self, state: BatchState, keys: tuple[str, ...]) -> dict[str, JudgeReply]:
+        replies: dict[str, JudgeReply] = {}
+        for n, item in enumerate(self._responses(state.raw)):
+            item = object_or_empty(item)
+            key = object_or_empty(item.get("metadata")).get("key")
+            cid = key if isinstance(key, str) else keys[n] if n < len(keys) else None
+            if cid is None:
+                continue
+            if "response" in item:
+                replies[cid] = verdict_reply(self.judge, item["response"])
+            else:
+                error = object_or_empty(item.get("error"))
+                replies[cid] = failed_reply(self.judge, f"batch: {error.get('code')}: {error.get('message')}")
+        return replies
+
+    async def cancel(self, batch_id: str) -> None:
+        await self._request("POST", f"/{batch_id}:cancel")
+
+
 def batch_api(judge: LiveJudge) -> BatchAPI:
     """The batch endpoints of the judge's provider."""
     provider = judge.config.provider
@@ -252,4 +310,6 @@ def batch_api(judge: LiveJudge) -> BatchAPI:
         return OpenAIBatches(judge)
     if provider == "anthropic":
         return AnthropicBatches(judge)
+    if provider == "gemini":
+        return GeminiBatches(judge)
     raise ValueError(f"no batch API for provider {provider!r}")

@@ -189,7 +189,7 @@ async def _follow(runner: Runner, api: BatchAPI, row: BatchRow, taken: Taken) ->
 async def _collect(runner: Runner, api: BatchAPI, row: BatchRow, taken: Taken, state: BatchState) -> None:
     why = f"batch {row.batch_id} ended {state.status}"
     try:
-        replies = {} if state.whole_failure else await api.results(state)
+        replies = {} if state.whole_failure else await api.results(state, row.keys)
     except BatchFailed as exc:
         replies, why = {}, f"{why}; its results could not be read: {exc}"
     _record(runner, api, taken, replies, f"{why}; no result for this request")

@@ -44,7 +44,7 @@ def quick_polls(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def batch_judge(server: FakeBatchServer, provider: str, **extra: Any) -> dict[str, Any]:
-    base = server.url + ("/v1" if provider == "openai" else "")
+    base = server.url + {"openai": "/v1", "anthropic": "", "gemini": "/v1beta"}[provider]
     return {
         "id": "j1",
         "provider": provider,
@@ -67,7 +67,7 @@ def verdicts(store: Path) -> dict[tuple[str, str, str], tuple[str, str]]:
         return {(p, f, s): (st, w) for p, f, s, st, w in rows}
 
 
-@pytest.mark.parametrize("provider", ["openai", "anthropic"])
+@pytest.mark.parametrize("provider", ["openai", "anthropic", "gemini"])
 def test_batch_submits_each_call_once_and_equals_the_synchronous_run(tmp_path: Path, provider: str) -> None:
     with FakeBatchServer(verdict_fn=JUDGE_FN) as server, FakeLLMServer(verdict_fn=JUDGE_FN) as live:
         path = write_tournament(
@@ -91,7 +91,7 @@ def test_batch_submits_each_call_once_and_equals_the_synchronous_run(tmp_path: P
         assert [b.state for b in all_batches(s)] == ["collected"] * 3 and not open_batches(s)
 
 
-@pytest.mark.parametrize("provider", ["openai", "anthropic"])
+@pytest.mark.parametrize("provider", ["openai", "anthropic", "gemini"])
 def test_errored_and_expired_requests_fail_and_only_they_are_sent_again(
     tmp_path: Path, provider: str
 ) -> None:
@@ -302,3 +302,28 @@ def test_mixed_panel_of_batch_and_synchronous_judges(tmp_path: Path) -> None:
         path = write_tournament(tmp_path / "t.toml", contestants=CONTESTANTS, prompts=PROMPTS, judges=judges)
         result = run(path, tmp_path / "s.sqlite")
         assert result.done == 2 * TOTAL and len(server.submitted) == TOTAL and len(live.requests) == TOTAL
+
+
+def test_a_version_8_store_gains_the_batches_table_and_keeps_its_answers(tmp_path: Path) -> None:
+    from tests.foundation.old_stores import store_at_version
+
+    path = tmp_path / "v8.sqlite"
+    db = store_at_version(path, 8)
+    db.execute("INSERT INTO calls (key, kind, status, winner) VALUES ('k1', 'verdict', 'ok', 'first')")
+    db.close()
+    with Store(path) as s:
+        assert s.schema_version == 9 and s.cached_keys(["k1"]) == {"k1"}
+        assert open_batches(s) == [] and all_batches(s) == []
+        from elotui.store.batches import add_batch, update_batch
+
+        row = add_batch(s, "j1", "openai", ["k1", "k2"], None)
+        update_batch(s, row, batch_id="batch_x", state="open", counts=(1, 0))
+        (open_row,) = open_batches(s, "j1")
+        assert (open_row.batch_id, open_row.keys, open_row.done, open_row.ended_at) == (
+            "batch_x",
+            ("k1", "k2"),
+            1,
+            None,
+        )
+        update_batch(s, row, state="collected")
+        assert open_batches(s) == [] and all_batches(s)[0].ended_at is not None

@@ -2,7 +2,7 @@
 
 Each request line is answered as the synchronous fake (tests.servers.fake_llm) would answer it: `verdict_fn`,
 else prefer the longer response. A batch goes `validating → in_progress → finalizing → completed` (OpenAI) or
-`in_progress → ended` (Anthropic), one step per poll; `hold` keeps new batches in progress until `release()`.
+`in_progress → ended` (Anthropic), `PENDING → RUNNING → SUCCEEDED` (Gemini), one step per poll; `hold` keeps new batches in progress until `release()`.
 `outcome_fn(custom_id) -> "errored" | "expired" | "canceled" | "missing" | None` picks a request's fate; a batch
 can be made to fail as a whole (`fail_whole`). `submitted` counts every custom_id ever submitted; `problems`
 lists every body received or reply sent that the official SDK types reject (tests assert it stays empty).
@@ -140,6 +140,10 @@ class FakeBatchServer:
             return self._anthropic_create(json.loads(raw))
         if m := re.fullmatch(r"/v1/messages/batches/([^/]+)(/cancel|/results)?", path):
             return self._anthropic_batch(m.group(1), m.group(2) or "")
+        if m := re.fullmatch(r"/v1beta/models/([^/:]+):batchGenerateContent", path):
+            return self._gemini_create(m.group(1), json.loads(raw))
+        if m := re.fullmatch(r"/v1beta/(batches/[^/:]+)(:cancel)?", path):
+            return self._gemini_batch(m.group(1), cancel=bool(m.group(2)))
         return (
             404,
             json.dumps({"error": {"message": f"no route {method} {path}"}}).encode(),
@@ -359,3 +363,89 @@ class FakeBatchServer:
             rows.append(row)
         b["counts"] = dict(counts)
         b["results"] = "".join(json.dumps(r) + "\n" for r in rows).encode()
+
+    # --- Gemini ---------------------------------------------------------------------------------------------
+
+    def _gemini_create(self, model: str, body: dict[str, Any]) -> tuple[int, bytes, str]:
+        from google.genai import _api_client, _common, batches
+
+        api = _api_client.BaseApiClient(api_key="unused")  # the envelope the SDK writes for inlined requests
+        params = {
+            "model": model,
+            "src": {"inlined_requests": [{"metadata": {"key": "k"}, "contents": "x"}]},
+            "config": {"display_name": "elotui"},
+        }
+        sdk = _common.convert_to_dict(batches._CreateBatchJobParameters_to_mldev(api, params))
+        batch = body.get("batch") or {}
+        if set(body) != {"batch"} or set(batch) != set(sdk["batch"]):
+            self.problems.append(f"gemini batch keys {sorted(body)} {sorted(batch)}")
+        items = batch["inputConfig"]["requests"]["requests"]
+        for item in items:
+            if set(item) != set(sdk["batch"]["inputConfig"]["requests"]["requests"][0]):
+                self.problems.append(f"inlined request keys {sorted(item)}")
+            self.submitted[item["metadata"]["key"]] += 1
+        name = f"batches/{len(self.batches) + 1}"
+        self.batches[name] = {
+            "wire": "gemini",
+            "lines": items,
+            "status": "BATCH_STATE_PENDING",
+            "model": model,
+        }
+        return 200, json.dumps(self._gemini_operation(name)).encode(), "application/json"
+
+    def _gemini_operation(self, name: str) -> dict[str, Any]:
+        from google.genai import batches
+        from google.genai import types as gtypes
+
+        b = self.batches[name]
+        total, done, failed = len(b["lines"]), b.get("done", 0), b.get("failed", 0)
+        stats = {
+            "requestCount": str(total),
+            "successfulRequestCount": str(done),
+            "failedRequestCount": str(failed),
+            "pendingRequestCount": str(total - done - failed),
+        }
+        meta: dict[str, Any] = {
+            "@type": "type.googleapis.com/google.ai.generativelanguage.v1main.GenerateContentBatch",
+            "model": f"models/{b['model']}",
+            "displayName": "elotui",
+            "name": name,
+            "state": b["status"],
+            "createTime": "2026-01-01T00:00:00Z",
+            "updateTime": "2026-01-01T00:00:00Z",
+            "batchStats": stats,
+        }
+        op: dict[str, Any] = {"name": name, "metadata": meta}
+        if "output" in b:
+            meta["output"] = {"inlinedResponses": {"inlinedResponses": b["output"]}}
+            op["done"] = True
+        self._validate(gtypes.BatchJob, batches._BatchJob_from_mldev(op), "gemini batch job")
+        return op
+
+    def _gemini_batch(self, name: str, *, cancel: bool) -> tuple[int, bytes, str]:
+        b = self.batches.get(name)
+        if b is None:
+            return 404, b'{"error": {"code": 404, "message": "no such batch"}}', "application/json"
+        if cancel:
+            b["status"] = "BATCH_STATE_CANCELLED"
+            return 200, b"{}", "application/json"
+        if b["status"] == "BATCH_STATE_PENDING":
+            b["status"] = "BATCH_STATE_RUNNING"
+        elif b["status"] == "BATCH_STATE_RUNNING" and not self.hold:
+            self._finish_gemini(b)
+        return 200, json.dumps(self._gemini_operation(name)).encode(), "application/json"
+
+    def _finish_gemini(self, b: dict[str, Any]) -> None:
+        out: list[dict[str, Any]] = []
+        done = failed = 0
+        for item in b["lines"]:
+            fate = self.outcome_fn(item["metadata"]["key"])
+            if fate is None:
+                out.append(
+                    {"response": self._answer("gemini", item["request"]), "metadata": item["metadata"]}
+                )
+                done += 1
+            else:  # every request is answered, in order: a failed one carries its error (a google.rpc.Status)
+                out.append({"error": {"code": 13, "message": f"fake: {fate}"}, "metadata": item["metadata"]})
+                failed += 1
+        b["output"], b["done"], b["failed"], b["status"] = out, done, failed, "BATCH_STATE_SUCCEEDED"
