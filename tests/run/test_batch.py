@@ -267,6 +267,15 @@ def test_no_wait_submits_and_exits_then_the_next_run_collects(tmp_path: Path) ->
         assert left.returncode == 0, left.stderr
         assert "1 batch(es) of 120 request(s) open" in left.stderr and "batches: 1 open" in left.stderr
         assert server.created == 1 and verdicts(store) == {}
+        with Store(store) as s:  # what `elotui watch T` reads of the run: its last progress, batches included
+            from elotui.store.runs import latest_run
+            from elotui.tui.watch import progress_of
+
+            watched = progress_of(latest_run(s))
+        assert watched is not None and watched.batches is not None
+        assert (
+            watched.batches.startswith("batches: 1 open · j1 msgbatch_1 ") and "/120 done" in watched.batches
+        )
         done = cli("run", str(path), "--headless", "--store", str(store), env=env)
         assert done.returncode == 0, done.stderr
         assert server.created == 1 and set(server.submitted.values()) == {1} and server.problems == []
