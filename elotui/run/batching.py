@@ -29,6 +29,7 @@ from elotui.judges.live import LiveJudge
 from elotui.run.calls import estimated_call_cost
 from elotui.run.events import BatchProgress
 from elotui.store.batches import BatchRow, add_batch, open_batches, update_batch
+from elotui.terminal import one_line
 
 if TYPE_CHECKING:
     from elotui.run.accounting import Accounting
@@ -218,15 +219,17 @@ async def cancel_open_batches(judges: dict[str, Judge], store: Store) -> list[st
         judge = judges.get(row.judge)
         if row.batch_id is None or not isinstance(judge, LiveJudge) or not batched(judge):
             update_batch(store, row.id, state="failed", status="not cancellable here")
-            said.append(f"{row.judge}: batch {row.batch_id or '(never submitted)'} dropped from the store")
+            said.append(
+                one_line(f"{row.judge}: batch {row.batch_id or '(never submitted)'} dropped from the store")
+            )
             continue
         try:
             await batch_api(judge).cancel(row.batch_id)
         except BatchFailed as exc:
-            said.append(f"{row.judge}: batch {row.batch_id} could not be cancelled: {exc}")
+            said.append(one_line(f"{row.judge}: batch {row.batch_id} could not be cancelled: {exc}"))
             continue
         update_batch(store, row.id, state="cancelled", status="cancelling")
-        said.append(f"{row.judge}: batch {row.batch_id} cancelled ({len(row.keys)} requests freed)")
+        said.append(one_line(f"{row.judge}: batch {row.batch_id} cancelled ({len(row.keys)} requests freed)"))
     for judge in judges.values():
         await judge.aclose()
     return said

@@ -11,6 +11,7 @@ from typing import Literal
 
 from elotui.judges.base import Presentation, RetryNotice
 from elotui.records import JudgeCounts
+from elotui.terminal import one_line
 from elotui.vocab import CallKind
 
 RunState = Literal["running", "paused", "finished", "stopped", "budget"]
@@ -105,8 +106,8 @@ def batches_line(batches: Iterable[BatchProgress], now: float) -> str | None:
     shown = list(batches)
     if not shown:
         return None
-    each = [
-        f"{b.judge} {b.batch_id} {b.status} {b.done}/{b.requests} done, {b.failed} failed, "
+    each = [  # the provider's id and status: neutralised (a terminal shows them)
+        f"{b.judge} {one_line(b.batch_id, 80)} {one_line(b.status, 40)} {b.done}/{b.requests} done, {b.failed} failed, "
         f"{max(0, int(now - b.submitted_at)) // 60}m"
         for b in shown
     ]

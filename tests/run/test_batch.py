@@ -7,6 +7,7 @@ the dry run at the batch price."""
 from __future__ import annotations
 
 import asyncio
+import io
 import os
 import signal
 import sqlite3
@@ -18,6 +19,7 @@ from typing import Any
 
 import pytest
 
+from elotui.commands.leaderboard_text import print_leaderboard
 from elotui.config import load_tournament
 from elotui.run import batching
 from elotui.run.runner import Runner
@@ -33,6 +35,7 @@ pytest.importorskip("anthropic")
 CONTESTANTS = ["a", "b", "c", "d", "e", "f"]
 PROMPTS = {f"p{i}": f"Question number {i}?" for i in range(1, 5)}
 TOTAL = len(PROMPTS) * 15 * 2  # 120 verdict calls
+PRICES = {"price_per_million_input": 2.0, "price_per_million_output": 8.0}
 JUDGE_FN = by_responses(lambda a, b: "A" if (len(a) + ord(a[0])) % 3 >= (len(b) + ord(b[0])) % 3 else "B")
 
 
@@ -74,21 +77,37 @@ def test_batch_submits_each_call_once_and_equals_the_synchronous_run(tmp_path: P
             tmp_path / "b.toml",
             contestants=CONTESTANTS,
             prompts=PROMPTS,
-            judges=[batch_judge(server, provider, batch_max_requests=50)],
+            judges=[batch_judge(server, provider, batch_max_requests=50, **PRICES)],
         )
         result = run(path, tmp_path / "b.sqlite")
         assert result.state == "finished" and result.done == TOTAL and not result.failed
         assert len(server.submitted) == TOTAL and set(server.submitted.values()) == {1}
         assert server.created == 3  # 50 + 50 + 20
         assert server.problems == []
-        sync = {k: v for k, v in live.judge_config(provider, id="j1").items()}
+        sync = live.judge_config(provider, id="j1", **PRICES)
         path2 = write_tournament(tmp_path / "s.toml", contestants=CONTESTANTS, prompts=PROMPTS, judges=[sync])
         assert run(path2, tmp_path / "s.sqlite").done == TOTAL
     batched, synchronous = verdicts(tmp_path / "b.sqlite"), verdicts(tmp_path / "s.sqlite")
     assert len(batched) == TOTAL and batched == synchronous
     assert {w for _, w in batched.values()} == {"first", "second"}  # the judge is not constant
+    boards = []
+    for name in ("b", "s"):
+        out = io.StringIO()
+        with Store(tmp_path / f"{name}.sqlite") as s:
+            print_leaderboard(load_tournament(tmp_path / f"{name}.toml"), s, out)
+            boards.append(out.getvalue())
+    assert boards[0] == boards[1] and "elo" in boards[0]
+    batch_costs, sync_costs = costs(tmp_path / "b.sqlite"), costs(tmp_path / "s.sqlite")
+    assert batch_costs.keys() == sync_costs.keys() and all(c > 0 for c in sync_costs.values())
+    assert all(batch_costs[k] == pytest.approx(sync_costs[k] * 0.5) for k in sync_costs)  # recorded at half
     with Store(tmp_path / "b.sqlite") as s:
         assert [b.state for b in all_batches(s)] == ["collected"] * 3 and not open_batches(s)
+
+
+def costs(store: Path) -> dict[tuple[str, str, str], float]:
+    """Each presentation's recorded cost (the cache keys differ: a judge's base_url is part of them)."""
+    with sqlite3.connect(store) as db:
+        return {(p, f, s): c for p, f, s, c in db.execute("SELECT prompt, first, second, cost FROM calls")}
 
 
 @pytest.mark.parametrize("provider", ["openai", "anthropic", "gemini"])
@@ -336,3 +355,15 @@ def test_a_version_8_store_gains_the_batches_table_and_keeps_its_answers(tmp_pat
         )
         update_batch(s, row, state="collected")
         assert open_batches(s) == [] and all_batches(s)[0].ended_at is not None
+
+
+def test_the_batches_line_neutralises_what_the_provider_says() -> None:
+    from elotui.run.events import BatchProgress, batches_line
+
+    hostile = BatchProgress(
+        "j1", "batch_\x1b]52;c;evil\x07x", 10, 3, 1, "in_progress\x1b[2J\nfake line", 100.0
+    )
+    line = batches_line([hostile], 100.0 + 125)
+    assert line is not None and "\x1b" not in line and "\n" not in line and "\x07" not in line
+    assert line.startswith("batches: 1 open · j1 batch_") and "3/10 done, 1 failed, 2m" in line
+    assert batches_line([], 0.0) is None
