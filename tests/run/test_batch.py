@@ -367,3 +367,21 @@ def test_the_batches_line_neutralises_what_the_provider_says() -> None:
     assert line is not None and "\x1b" not in line and "\n" not in line and "\x07" not in line
     assert line.startswith("batches: 1 open · j1 batch_") and "3/10 done, 1 failed, 2m" in line
     assert batches_line([], 0.0) is None
+
+
+def test_an_adaptive_plan_submits_each_round_as_a_batch(tmp_path: Path) -> None:
+    with FakeBatchServer(verdict_fn=JUDGE_FN) as server:
+        path = write_tournament(
+            tmp_path / "t.toml",
+            contestants=CONTESTANTS,
+            prompts=PROMPTS,
+            judges=[batch_judge(server, "openai")],
+            comparison={"plan": "adaptive", "max_calls": 60},
+        )
+        result = run(path, tmp_path / "s.sqlite")
+        assert result.adaptive is not None and 0 < result.done <= 60
+        assert server.created >= 2  # one batch a round, each round waiting for its batch
+        assert set(server.submitted.values()) == {1} and len(server.submitted) == len(
+            verdicts(tmp_path / "s.sqlite")
+        )
+        assert server.problems == []
