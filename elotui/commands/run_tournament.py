@@ -12,7 +12,8 @@ from typing import IO
 
 from elotui.commands.common import table_lines
 from elotui.commands.leaderboard_text import print_leaderboard
-from elotui.config import Tournament, load_tournament
+from elotui.config import EndpointConfig, Tournament, load_tournament
+from elotui.config_sections import price_factor
 from elotui.errors import UserError
 from elotui.judges.base import Judge
 from elotui.run.prompts import PromptBuilder
@@ -93,6 +94,12 @@ def _cancel_batches(tournament: Tournament, store: Store) -> int:
 # --- dry run and prompt -----------------------------------------------------------------------------------
 
 
+def _kind(kind: str, config: EndpointConfig) -> str:
+    """The kind of an endpoint's calls, and, for a batch judge, the share of the price it pays."""
+    factor = price_factor(config)
+    return kind if factor == 1 else f"{kind}, batch ×{factor:g}"
+
+
 def _dry_run(
     tournament: Tournament, store: Store, builder: PromptBuilder, no_delay: bool, out: IO[str]
 ) -> int:
@@ -143,7 +150,7 @@ def _dry_run(
     rows = [
         (
             r.endpoint,
-            r.kind,
+            _kind(r.kind, judges[r.endpoint].config),
             str(r.calls),
             str(r.cached),
             str(r.to_send),

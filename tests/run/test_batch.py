@@ -190,6 +190,17 @@ def test_dry_run_prices_batch_judges_at_the_batch_factor(tmp_path: Path) -> None
         with Store(tmp_path / f"{batch}.sqlite") as s:
             costs.append(dry_run(t, s, judges).rows[0].cost)
     assert costs[0] and costs[1] == pytest.approx(costs[0] * 0.5)
+    shown = cli(
+        "run",
+        str(tmp_path / "True.toml"),
+        "--dry-run",
+        "--store",
+        str(tmp_path / "d.sqlite"),
+        env={**os.environ, "ELOTUI_HOME": str(tmp_path / "home")},
+    )
+    assert shown.returncode == 0, shown.stderr
+    (row,) = [line for line in shown.stdout.splitlines() if line.startswith("j1 ")]
+    assert "verdict, batch ×0.5" in row and f"${costs[1]:.4f}" in row
 
 
 def test_batch_on_a_provider_without_a_batch_api_is_refused(tmp_path: Path) -> None:
