@@ -32,7 +32,13 @@ Requests = list[tuple[str, dict[str, Any]]]  # (custom_id, the synchronous reque
 
 
 class BatchFailed(Exception):
-    """A batch call (submit, poll, read, cancel) failed: the provider refused it, or no reply came."""
+    """A batch call (submit, poll, read, cancel) failed: the provider refused it, or no reply came. `lasting`: a
+    refusal that asking again will not change (an HTTP 4xx other than 408 and 429: a batch the provider does not
+    know, a key it does not take)."""
+
+    def __init__(self, message: str, *, status_code: int | None = None) -> None:
+        super().__init__(message)
+        self.lasting = status_code is not None and 400 <= status_code < 500 and status_code not in (408, 429)
 
 
 @dataclass(frozen=True)
@@ -104,7 +110,8 @@ class BatchAPI:
             ) from None
         if response.status_code >= 400:
             text = response.text[:500]
-            raise BatchFailed(self.judge.http.redact(f"{method} {path}: HTTP {response.status_code}: {text}"))
+            message = self.judge.http.redact(f"{method} {path}: HTTP {response.status_code}: {text}")
+            raise BatchFailed(message, status_code=response.status_code)
         return response
 
     async def _json(self, method: str, path: str, **kwargs: Any) -> dict[str, Any]:

@@ -177,7 +177,12 @@ async def _follow(runner: Runner, api: BatchAPI, row: BatchRow, taken: Taken) ->
         delay = min(delay * 2, BATCH_MAX_POLL_S)
         try:
             state = await api.poll(row.batch_id)
-        except BatchFailed:  # a poll that failed is tried again at the next
+        except BatchFailed as exc:  # tried again at the next poll, unless asking again will not help
+            if exc.lasting:
+                update_batch(runner.store, row.id, state="failed", status="poll refused")
+                runner.batches.pop(row.id, None)
+                _record(runner, api, taken, {}, f"batch {row.batch_id} could not be polled: {exc}")
+                return
             continue
         shown.status, shown.done, shown.failed = state.status, state.done, state.failed
         runner._progress_dirty = True

@@ -396,3 +396,30 @@ def test_an_adaptive_plan_submits_each_round_as_a_batch(tmp_path: Path) -> None:
             verdicts(tmp_path / "s.sqlite")
         )
         assert server.problems == []
+
+
+def test_a_batch_the_provider_does_not_know_fails_its_calls_instead_of_polling_forever(
+    tmp_path: Path,
+) -> None:
+    with FakeBatchServer(verdict_fn=JUDGE_FN, hold=True) as server:
+        path = write_tournament(
+            tmp_path / "t.toml",
+            contestants=CONTESTANTS,
+            prompts=PROMPTS,
+            judges=[batch_judge(server, "openai")],
+        )
+        store, env = tmp_path / "s.sqlite", cli_env(tmp_path)
+        assert (
+            cli("run", str(path), "--headless", "--no-wait", "--store", str(store), env=env).returncode == 0
+        )
+        server.batches.clear()  # e.g. the store copied to a machine with another account's key
+        result = run(path, store)
+        assert result.failed_calls == TOTAL
+        with sqlite3.connect(store) as db:
+            errors = {error for (error,) in db.execute("SELECT error FROM calls")}
+        assert len(errors) == 1 and "batch batch_1 could not be polled" in errors.pop()
+        assert server.paths.count("GET /v1/batches/batch_1") == 1  # refused once: not asked again
+        with Store(store) as s:
+            assert [(b.state, b.status) for b in all_batches(s)] == [("failed", "poll refused")]
+        server.release()
+        assert run(path, store).done == TOTAL  # the next run submits them again
