@@ -39,14 +39,8 @@ def run_tournament(args: argparse.Namespace) -> int:
     builder = PromptBuilder(tournament)  # template errors surface here, before any call
     store = Store.open_for(tournament, args.store)
     try:
-        if args.dry_run:
-            return _dry_run(tournament, store, builder, args.no_delay, sys.stdout)
-        if args.show_prompt:
-            return _show_prompt(tournament, store, builder, sys.stdout, getattr(args, "prompt", None))
-        if getattr(args, "cancel_batches", False):
-            return _cancel_batches(tournament, store)
-        if getattr(args, "no_wait", False) and not args.headless:
-            raise UserError("--no-wait goes with --headless (the TUI follows its batches until they end)")
+        if (done := _without_a_run(args, tournament, store, builder)) is not None:
+            return done
         max_cost = args.max_cost if args.max_cost is not None else tournament.spec.comparison.max_cost
         active = None if args.force else live_run(store)
         if args.headless:
@@ -77,6 +71,21 @@ def run_tournament(args: argparse.Namespace) -> int:
         )
     finally:
         store.close()
+
+
+def _without_a_run(
+    args: argparse.Namespace, tournament: Tournament, store: Store, builder: PromptBuilder
+) -> int | None:
+    """`--dry-run`, `--show-prompt`, `--cancel-batches`: done here (their exit code); None: a run follows."""
+    if args.dry_run:
+        return _dry_run(tournament, store, builder, args.no_delay, sys.stdout)
+    if args.show_prompt:
+        return _show_prompt(tournament, store, builder, sys.stdout, getattr(args, "prompt", None))
+    if getattr(args, "cancel_batches", False):
+        return _cancel_batches(tournament, store)
+    if getattr(args, "no_wait", False) and not args.headless:
+        raise UserError("--no-wait goes with --headless (the TUI follows its batches until they end)")
+    return None
 
 
 def _cancel_batches(tournament: Tournament, store: Store) -> int:

@@ -21,6 +21,7 @@ import asyncio
 import os
 import time
 from collections import deque
+from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Protocol
 
 from elotui.judges.base import Judge, JudgeReply
@@ -39,6 +40,7 @@ if TYPE_CHECKING:
 BATCH_FIRST_POLL_S = float(os.environ.get("ELOTUI_BATCH_FIRST_POLL_S") or 5.0)
 BATCH_MAX_POLL_S = float(os.environ.get("ELOTUI_BATCH_MAX_POLL_S") or 60.0)
 Taken = list[tuple["Call", float]]
+Answer = Callable[[Judge, Taken, bool], Awaitable[None]]
 
 
 class Runner(Protocol):
@@ -106,6 +108,21 @@ async def send_batches(runner: Runner, jid: str, queue: deque[Call]) -> None:
     finally:
         for task in followers:
             task.cancel()
+
+
+def answering(runner: Runner, answer: Answer) -> Answer:
+    """`answer` (the runner's live path) for the calls another run released while this one waited for them, but
+    a batch judge's, which go in a batch of their own."""
+
+    async def either(judge: Judge, taken: Taken, free: bool) -> None:
+        if not batched(judge):
+            return await answer(judge, taken, free)
+        assert isinstance(judge, LiveJudge)
+        for _, estimate in taken:
+            runner._acct.sent(estimate)
+        await _submit_and_follow(runner, batch_api(judge), taken)
+
+    return either
 
 
 def _resumed(runner: Runner, jid: str, queue: deque[Call]) -> list[tuple[BatchRow, Taken]]:

@@ -37,7 +37,7 @@ from elotui.judges.base import (
 from elotui.judges.offline import answers_now
 from elotui.records import JudgeCounts
 from elotui.run.accounting import Accounting, RateMeter, progress_of
-from elotui.run.batching import batched, send_batches
+from elotui.run.batching import answering, batched, send_batches
 from elotui.run.breaker import EndpointBreaker
 from elotui.run.calls import Call, endpoints
 from elotui.run.claiming import ClaimedCalls
@@ -245,7 +245,7 @@ class Runner(RunCounting):
             if isinstance(result, BaseException) and not isinstance(result, asyncio.CancelledError):
                 raise result
         await self.claims.wait(
-            self._claimed, self._answer, self.judges, lambda: self.stopping
+            self._claimed, answering(self, self._answer), self.judges, lambda: self.stopping
         )  # others' calls
 
     async def _worker(self, jid: str, queue: deque[Call]) -> None:

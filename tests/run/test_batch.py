@@ -423,3 +423,9 @@ def test_a_batch_the_provider_does_not_know_fails_its_calls_instead_of_polling_f
             assert [(b.state, b.status) for b in all_batches(s)] == [("failed", "poll refused")]
         server.release()
         assert run(path, store).done == TOTAL  # the next run submits them again
+
+
+def test_no_wait_without_headless_is_refused(tmp_path: Path) -> None:
+    path = write_tournament(tmp_path / "t.toml", contestants=CONTESTANTS, prompts=PROMPTS)
+    done = cli("run", str(path), "--no-wait", "--store", str(tmp_path / "s.sqlite"), env=cli_env(tmp_path))
+    assert done.returncode == 2 and "--no-wait goes with --headless" in done.stderr
