@@ -135,7 +135,9 @@ def _resumed(runner: Runner, jid: str, queue: deque[Call]) -> list[tuple[BatchRo
             update_batch(runner.store, row.id, state="failed", status="never submitted")
             continue
         calls = [wanted.pop(key) for key in row.keys if key in wanted]
-        if calls:
+        if not calls and len(runner.store.cached_keys(row.keys)) == len(row.keys):  # all answered already
+            update_batch(runner.store, row.id, state="collected")
+        elif calls:
             config = runner.judges[jid].config
             mine = runner._claimed([(call, estimated_call_cost(config, call)) for call in calls])
             for _, estimate in mine:

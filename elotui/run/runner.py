@@ -225,6 +225,7 @@ class Runner(RunCounting):
             queues.setdefault(call.judge, deque()).append(call)
         if release:
             calls.clear()
+        queues.update({j: deque() for j, judge in self.judges.items() if batched(judge) and j not in queues})
         await ready_judges((self.judges[jid] for jid in queues), self._halt)  # a log: read now, off the loop
         self._workers = [
             asyncio.create_task(self._worker(jid, queue))

@@ -116,10 +116,18 @@ def test_errored_and_expired_requests_fail_and_only_they_are_sent_again(
 ) -> None:
     fates: dict[str, str | None] = {}
 
-    def outcome(cid: str) -> str | None:  # of the first submission: 10 % errored, 5 % expired
+    def outcome(cid: str) -> str | None:  # of the first submission: 10 % errored, 5 % expired, 2.5 % missing
         if cid not in fates:
             n = len(fates)
-            fates[cid] = "errored" if n % 10 == 0 else "expired" if n % 20 == 5 else None
+            fates[cid] = (
+                "errored"
+                if n % 10 == 0
+                else "expired"
+                if n % 20 == 5
+                else "missing"
+                if n % 40 == 15
+                else None
+            )
             return fates[cid]
         return None
 
@@ -132,7 +140,7 @@ def test_errored_and_expired_requests_fail_and_only_they_are_sent_again(
         )
         first = run(path, tmp_path / "s.sqlite")
         bad = {cid for cid, fate in fates.items() if fate}
-        assert len(bad) == 12 + 6 and first.failed_calls == len(bad) and first.done == TOTAL - len(bad)
+        assert len(bad) == 12 + 6 + 3 and first.failed_calls == len(bad) and first.done == TOTAL - len(bad)
         stored = verdicts(tmp_path / "s.sqlite")
         assert sum(st == "error" for st, _ in stored.values()) == len(bad)
         second = run(path, tmp_path / "s.sqlite")
@@ -429,3 +437,24 @@ def test_no_wait_without_headless_is_refused(tmp_path: Path) -> None:
     path = write_tournament(tmp_path / "t.toml", contestants=CONTESTANTS, prompts=PROMPTS)
     done = cli("run", str(path), "--no-wait", "--store", str(tmp_path / "s.sqlite"), env=cli_env(tmp_path))
     assert done.returncode == 2 and "--no-wait goes with --headless" in done.stderr
+
+
+def test_a_results_file_read_twice_records_nothing_twice(tmp_path: Path) -> None:
+    with FakeBatchServer(verdict_fn=JUDGE_FN) as server:
+        path = write_tournament(
+            tmp_path / "t.toml",
+            contestants=CONTESTANTS,
+            prompts=PROMPTS,
+            judges=[batch_judge(server, "openai")],
+        )
+        store = tmp_path / "s.sqlite"
+        assert run(path, store).done == TOTAL
+        with sqlite3.connect(store) as db:  # as if the process died after recording, before closing the batch
+            db.execute("UPDATE batches SET state = 'open', ended_at = NULL")
+            before = db.execute("SELECT key, finished_at FROM calls ORDER BY key").fetchall()
+        again = run(path, store)
+        assert again.done == TOTAL and server.created == 1 and len(server.submitted) == TOTAL
+        with sqlite3.connect(store) as db:
+            assert db.execute("SELECT key, finished_at FROM calls ORDER BY key").fetchall() == before
+        with Store(store) as s:  # every call of it answered: the batch is closed, not left open
+            assert [b.state for b in all_batches(s)] == ["collected"]
