@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import io
+import json
 import os
 import signal
 import sqlite3
@@ -458,3 +459,39 @@ def test_a_results_file_read_twice_records_nothing_twice(tmp_path: Path) -> None
             assert db.execute("SELECT key, finished_at FROM calls ORDER BY key").fetchall() == before
         with Store(store) as s:  # every call of it answered: the batch is closed, not left open
             assert [b.state for b in all_batches(s)] == ["collected"]
+
+
+def test_the_fake_batch_server_catches_bodies_the_sdks_reject() -> None:
+    """The SDK checks of the fake can fail: a misspelled parameter in each provider's batch body is reported."""
+    with FakeBatchServer() as server:
+        server.route(
+            "POST",
+            "/v1/files",
+            {"content-type": "multipart/form-data; boundary=b"},
+            b'--b\r\nContent-Disposition: form-data; name="purpose"\r\n\r\nbatch\r\n--b\r\n'
+            b'Content-Disposition: form-data; name="file"; filename="x.jsonl"\r\n\r\n'
+            b'{"custom_id": "k1", "method": "POST", "url": "/v1/chat/completions", '
+            b'"body": {"model": "m", "mesages": []}}\r\n--b--\r\n',
+        )
+        assert server.problems == []  # the upload itself is fine
+        server.route(
+            "POST",
+            "/v1/batches",
+            {},
+            json.dumps(
+                {"input_file_id": "file-1", "endpoint": "/v1/chat/completions", "completion_window": "24h"}
+            ).encode(),
+        )
+        assert any("mesages" in p for p in server.problems) and server.submitted["k1"] == 1
+        server.problems.clear()
+        body = {
+            "requests": [
+                {
+                    "custom_id": "k2",
+                    "params": {"model": "m", "max_tokens": 5, "messages": [], "temprature": 0},
+                }
+            ]
+        }
+        server.route("POST", "/v1/messages/batches", {}, json.dumps(body).encode())
+        server.route("GET", "/v1/messages/batches/msgbatch_2", {}, b"")
+        assert any("temprature" in p for p in server.problems)
