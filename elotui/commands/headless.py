@@ -47,6 +47,7 @@ def progress_line(p: Progress) -> str:
         f"{p.done}/{p.total} ({pct:.0f}%) | {p.rate_per_s:.1f}/s | failed {p.failed} | invalid {p.invalid} | "
         f"ETA {_duration(p.eta_s)} | tokens {p.input_tokens:,} in / {p.output_tokens:,} out{cost}"
         + (f" | {p.adaptive}" if p.adaptive else "")
+        + (f" | {p.batches}" if p.batches else "")
     )
 
 
@@ -153,10 +154,17 @@ class GracefulStop:
 
 
 def headless(
-    tournament: Tournament, store: Store, max_cost: float | None, no_delay: bool, force: bool
+    tournament: Tournament,
+    store: Store,
+    max_cost: float | None,
+    no_delay: bool,
+    force: bool,
+    *,
+    no_wait: bool = False,
 ) -> int:
     reporter = HeadlessReporter(sys.stderr)
     runner = Runner(tournament, store, on_event=reporter, max_cost=max_cost, no_delay=no_delay, force=force)
+    runner.wait_batches = not no_wait  # --no-wait: batches submitted and left open (elotui.run.batching)
     reporter.preparing()  # (no other run holds the lease: checked by the caller)
     stop = GracefulStop(runner, reporter)
     result = asyncio.run(stop.run(runner.run()))
@@ -166,6 +174,12 @@ def headless(
     print_leaderboard(tournament, store, sys.stdout)
     code = _report_end(tournament, store, result, max_cost)
     _print_summary(tournament, store, result, None)
+    if runner.batches:
+        print(
+            f"{len(runner.batches)} batch(es) of {sum(b.requests for b in runner.batches.values())} request(s) open "
+            f"at the provider: collect them with `elotui run {tournament.path}` (`elotui runs` lists them)",
+            file=sys.stderr,
+        )
     taken_over = _claims_note(runner)
     return code if taken_over is None else taken_over
 

@@ -46,6 +46,16 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
         help="take over the run lease of another process that still looks alive (it stops sending; the calls it has "
         "in flight are not sent again)",
     )
+    p.add_argument(
+        "--no-wait",
+        action="store_true",
+        help="with --headless: submit the batch judges' batches and exit; a later `elotui run` collects them",
+    )
+    p.add_argument(
+        "--cancel-batches",
+        action="store_true",
+        help="cancel the open batches of batch judges at their providers and free their calls, then exit",
+    )
     p.set_defaults(handler=run)
 
 

@@ -17,7 +17,8 @@ from elotui.judges.base import Judge
 from elotui.plan.prompts import PromptBuilder
 from elotui.store import Store
 from elotui.store.runs import RunActive, live_run
-from elotui.tournament.model import Tournament, load_tournament
+from elotui.tournament.model import EndpointConfig, Tournament, load_tournament
+from elotui.tournament.sections import price_factor
 
 __all__ = ["print_leaderboard", "run_tournament"]
 
@@ -38,10 +39,8 @@ def run_tournament(args: argparse.Namespace) -> int:
     builder = PromptBuilder(tournament)  # template errors surface here, before any call
     store = Store.open_for(tournament, args.store)
     try:
-        if args.dry_run:
-            return _dry_run(tournament, store, builder, args.no_delay, sys.stdout)
-        if args.show_prompt:
-            return _show_prompt(tournament, store, builder, sys.stdout, getattr(args, "prompt", None))
+        if (done := _without_a_run(args, tournament, store, builder)) is not None:
+            return done
         max_cost = args.max_cost if args.max_cost is not None else tournament.spec.comparison.max_cost
         active = None if args.force else live_run(store)
         if args.headless:
@@ -49,7 +48,14 @@ def run_tournament(args: argparse.Namespace) -> int:
                 raise RunActive.of(store.path, active)
             from elotui.commands.headless import headless
 
-            return headless(tournament, store, max_cost, args.no_delay, args.force)
+            return headless(
+                tournament,
+                store,
+                max_cost,
+                args.no_delay,
+                args.force,
+                no_wait=getattr(args, "no_wait", False),
+            )
         from elotui.tui.launch import run_tui
 
         return int(
@@ -67,7 +73,40 @@ def run_tournament(args: argparse.Namespace) -> int:
         store.close()
 
 
+def _without_a_run(
+    args: argparse.Namespace, tournament: Tournament, store: Store, builder: PromptBuilder
+) -> int | None:
+    """`--dry-run`, `--show-prompt`, `--cancel-batches`: done here (their exit code); None: a run follows."""
+    if args.dry_run:
+        return _dry_run(tournament, store, builder, args.no_delay, sys.stdout)
+    if args.show_prompt:
+        return _show_prompt(tournament, store, builder, sys.stdout, getattr(args, "prompt", None))
+    if getattr(args, "cancel_batches", False):
+        return _cancel_batches(tournament, store)
+    if getattr(args, "no_wait", False) and not args.headless:
+        raise UserError("--no-wait goes with --headless (the TUI follows its batches until they end)")
+    return None
+
+
+def _cancel_batches(tournament: Tournament, store: Store) -> int:
+    """`--cancel-batches`: the store's open batches cancelled at their providers, their calls freed."""
+    from elotui.run.batching import cancel_open_batches
+    from elotui.run.setup import build_judges, default_judge_factory
+
+    judges = build_judges(tournament, default_judge_factory(tournament))
+    said = asyncio.run(cancel_open_batches(judges, store))
+    for line in said or ["no open batches"]:
+        print(line, file=sys.stderr)
+    return 0
+
+
 # --- dry run and prompt -----------------------------------------------------------------------------------
+
+
+def _kind(kind: str, config: EndpointConfig) -> str:
+    """The kind of an endpoint's calls, and, for a batch judge, the share of the price it pays."""
+    factor = price_factor(config)
+    return kind if factor == 1 else f"{kind}, batch ×{factor:g}"
 
 
 def _dry_run(
@@ -120,7 +159,7 @@ def _dry_run(
     rows = [
         (
             r.endpoint,
-            r.kind,
+            _kind(r.kind, judges[r.endpoint].config),
             str(r.calls),
             str(r.cached),
             str(r.to_send),

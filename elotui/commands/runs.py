@@ -46,12 +46,14 @@ def _cost(value: object) -> str:
 def run(args: argparse.Namespace) -> int:
     import sqlite3  # on use: `elotui --help` does not import it
 
+    from elotui.store.batches import open_batches
     from elotui.store.runs import run_table
 
     _, store = open_tournament(args)
     with store:
         try:
             rows = run_table(store)
+            batches = open_batches(store)
         except sqlite3.DatabaseError as exc:  # a damaged page, a row that is not text
             raise store_problem(store.path, exc) from None
     header = ("run", "state", "started", "ended", "calls", "cost", "elotui", "host", "pid")
@@ -73,4 +75,24 @@ def run(args: argparse.Namespace) -> int:
         print(line)
     if not rows:
         print("no runs recorded yet")
+    if batches:
+        print(
+            f"\nopen batches ({len(batches)}; `elotui run` collects them, `--cancel-batches` cancels them):"
+        )
+        columns = ("judge", "batch", "requests", "done", "failed", "status", "submitted", "run")
+        shown = [
+            (
+                _text(b.judge),
+                _text(b.batch_id),
+                _text(len(b.keys)),
+                _text(b.done),
+                _text(b.failed),
+                _text(b.status or b.state),
+                _when(b.submitted_at),
+                _text(b.run_id),
+            )
+            for b in batches
+        ]
+        for line in table_lines(columns, shown, right_from=2):
+            print(line)
     return 0

@@ -40,6 +40,7 @@ from elotui.judges.secrets import REDACTED, Redactor, redact_url
 from elotui.judges.transport import ShardedTransport
 from elotui.judges.wire_text import may_hold_surrogates, storable_data
 from elotui.tournament.model import EndpointConfig
+from elotui.tournament.sections import price_factor
 
 __all__ = ["REDACTED", "GaveUp", "HttpEndpoint", "HttpResult", "redact_url"]
 
@@ -439,7 +440,7 @@ def cost_of(config: EndpointConfig, input_tokens: int | None, output_tokens: int
     pin, pout = config.price_per_million_input, config.price_per_million_output
     if pin is None and pout is None:
         return None
-    return vocab.cost_of(input_tokens or 0, output_tokens or 0, pin, pout)
+    return vocab.cost_of(input_tokens or 0, output_tokens or 0, pin, pout) * price_factor(config)
 
 
 def estimate_tokens(config: EndpointConfig, system: str, user: str) -> int:

@@ -26,6 +26,7 @@ from elotui.plan.prompts import MessageParts, PromptBuilder, RenderedFields, Ren
 from elotui.records import TextRow
 from elotui.store import Store
 from elotui.tournament.model import EndpointConfig, Tournament
+from elotui.tournament.sections import price_factor
 from elotui.vocab import CallKind, cost_of, tokens_in_text
 
 PARAPHRASER_ID = "paraphraser"
@@ -69,9 +70,8 @@ def estimated_output_tokens(config: EndpointConfig) -> int:
 
 
 def estimated_cost(config: EndpointConfig, input_tokens: int, output_tokens: int) -> float:
-    return cost_of(
-        input_tokens, output_tokens, config.price_per_million_input, config.price_per_million_output
-    )
+    prices = config.price_per_million_input, config.price_per_million_output
+    return cost_of(input_tokens, output_tokens, *prices) * price_factor(config)
 
 
 def estimated_call_cost(config: EndpointConfig, call: Call) -> float:

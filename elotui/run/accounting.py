@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any, cast
 
 from elotui.judges.base import Completion, JudgeReply
 from elotui.records import JudgeCounts
-from elotui.run.events import Progress
+from elotui.run.events import Progress, batches_line
 from elotui.tournament.model import EndpointConfig
 
 if TYPE_CHECKING:
@@ -138,4 +138,5 @@ def progress_of(run: Any) -> Progress:
         judges=run.judge_counts(),
         adaptive=run.adaptive_status,
         run_cost=run._acct.run_cost,
+        batches=batches_line(run.batches.values(), time.time()),
     )

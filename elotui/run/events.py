@@ -5,12 +5,13 @@ The runner calls `on_event(event)` on the event loop that runs it; consumers mus
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Literal
 
 from elotui.judges.base import Presentation, RetryNotice
 from elotui.records import JudgeCounts
+from elotui.terminal import one_line
 from elotui.vocab import CallKind
 
 RunState = Literal["running", "paused", "finished", "stopped", "budget"]
@@ -84,6 +85,33 @@ class Progress:
         None  # plan = "adaptive": how settled the ranking is and the share of the plan bought
     )
     run_cost: float = 0.0  # of `cost` (the plan's calls, earlier runs included), what this run paid for
+    batches: str | None = None  # the open batches of batch judges, in one line (`batches_line`)
+
+
+@dataclass
+class BatchProgress:
+    """One open batch of a batch judge (elotui.run.batching) as the provider last reported it."""
+
+    judge: str
+    batch_id: str
+    requests: int
+    done: int = 0
+    failed: int = 0
+    status: str = "submitted"
+    submitted_at: float = 0.0
+
+
+def batches_line(batches: Iterable[BatchProgress], now: float) -> str | None:
+    """`batches: 2 open · j1 batch_1 in_progress 40/50 done, 2 failed, 3m · ...`; None with none open."""
+    shown = list(batches)
+    if not shown:
+        return None
+    each = [  # the provider's id and status: neutralised (a terminal shows them)
+        f"{b.judge} {one_line(b.batch_id, 80)} {one_line(b.status, 40)} {b.done}/{b.requests} done, {b.failed} failed, "
+        f"{max(0, int(now - b.submitted_at)) // 60}m"
+        for b in shown
+    ]
+    return f"batches: {len(shown)} open · " + " · ".join(each[:3]) + (" · …" if len(each) > 3 else "")
 
 
 @dataclass(frozen=True)

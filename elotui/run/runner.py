@@ -39,10 +39,12 @@ from elotui.plan.prompts import PromptBuilder
 from elotui.plan.verdict_calls import VerdictCalls
 from elotui.records import JudgeCounts
 from elotui.run.accounting import Accounting, RateMeter, progress_of
+from elotui.run.batching import answering, batched, send_batches
 from elotui.run.breaker import EndpointBreaker
 from elotui.run.claiming import ClaimedCalls
 from elotui.run.counting import RunCounting
 from elotui.run.events import (
+    BatchProgress,
     CallStarted,
     Event,
     JudgeStopped,
@@ -112,6 +114,8 @@ class Runner(RunCounting):
         self._last_progress = 0.0
         self._progress_dirty = True
         self.adaptive_status: str | None = None  # plan = "adaptive" (elotui.run.adaptive_run)
+        self.batches: dict[int, BatchProgress] = {}  # the open batches of batch judges, by store row
+        self.wait_batches = True  # False (`--no-wait`): submit the batches and end; a later run collects them
 
     # --- the run ------------------------------------------------------------------------------------------
 
@@ -222,11 +226,18 @@ class Runner(RunCounting):
             queues.setdefault(call.judge, deque()).append(call)
         if release:
             calls.clear()
+        queues.update({j: deque() for j, judge in self.judges.items() if batched(judge) and j not in queues})
         await ready_judges((self.judges[jid] for jid in queues), self._halt)  # a log: read now, off the loop
         self._workers = [
             asyncio.create_task(self._worker(jid, queue))
             for jid, queue in queues.items()
+            if not batched(self.judges[jid])
             for _ in range(min(concurrency(self.judges[jid]), len(queue)))
+        ]
+        self._workers += [  # a batch judge's queue goes as batches (elotui.run.batching)
+            asyncio.create_task(send_batches(self, jid, queue))
+            for jid, queue in queues.items()
+            if batched(self.judges[jid])
         ]
         try:
             results = await asyncio.gather(*self._workers, return_exceptions=True)
@@ -236,7 +247,7 @@ class Runner(RunCounting):
             if isinstance(result, BaseException) and not isinstance(result, asyncio.CancelledError):
                 raise result
         await self.claims.wait(
-            self._claimed, self._answer, self.judges, lambda: self.stopping
+            self._claimed, answering(self, self._answer), self.judges, lambda: self.stopping
         )  # others' calls
 
     async def _worker(self, jid: str, queue: deque[Call]) -> None:

@@ -155,7 +155,24 @@ def _v8(db: sqlite3.Connection) -> None:
     _script(db, f"DROP TABLE plan; ALTER TABLE plan_v8 RENAME TO plan; {PLAN_KEY_INDEX}")
 
 
-MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [_v1, _v2, _v3, _v4, _v5, _v6, _v7, _v8]
+def _v9(db: sqlite3.Connection) -> None:
+    """Version 9: the batches submitted to a provider's batch API (elotui.store.batches), so that a later run
+    collects a batch a stopped or killed process left open instead of paying for its calls again."""
+    _script(
+        db,
+        """
+        CREATE TABLE batches (
+            id INTEGER PRIMARY KEY AUTOINCREMENT, judge TEXT NOT NULL, provider TEXT NOT NULL,
+            batch_id TEXT, keys TEXT NOT NULL, state TEXT NOT NULL, status TEXT,
+            done INTEGER NOT NULL DEFAULT 0, failed INTEGER NOT NULL DEFAULT 0,
+            submitted_at REAL NOT NULL, ended_at REAL, run_id INTEGER
+        );
+        CREATE INDEX batches_state ON batches(state)
+        """,
+    )
+
+
+MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [_v1, _v2, _v3, _v4, _v5, _v6, _v7, _v8, _v9]
 SCHEMA_VERSION = len(MIGRATIONS)
 
 # The plan as stored: its key columns, then the numbers of its three text keys (in `text_keys`).

@@ -29,6 +29,7 @@ from elotui.tournament.data_files import DataReport
 from elotui.tournament.errors import format_validation_errors, locate, toml_syntax_error
 from elotui.tournament.sections import (
     BaselinePairs,
+    BatchOptions,
     DataConfig,
     FileRef,
     RankingConfig,
@@ -129,7 +130,7 @@ class EndpointConfig(_Strict):
         return self
 
 
-class JudgeConfig(EndpointConfig):
+class JudgeConfig(EndpointConfig, BatchOptions):
     model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True)
 
     id: str = Field(min_length=1)

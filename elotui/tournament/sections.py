@@ -152,3 +152,28 @@ class RankingConfig(_Strict):
                 'position_effect and judge_weights = "learned" are two different models: choose one'
             )
         return self
+
+
+BATCH_PROVIDERS = ("openai", "openai-compatible", "anthropic", "gemini")
+
+
+class BatchOptions(_Strict):
+    """A judge's use of its provider's batch API (elotui.run.batching, docs/batch.md): the same calls at a
+    fraction of the price (`batch_price_factor`, 0.5 by default), answered within 24 hours."""
+
+    batch: bool = False
+    batch_max_requests: int | None = Field(default=None, ge=1, le=100_000)
+    batch_price_factor: float = Field(default=0.5, ge=0, le=1)
+
+    @model_validator(mode="after")
+    def _batch_provider(self) -> BatchOptions:
+        provider = getattr(self, "provider", None)
+        if self.batch and provider not in BATCH_PROVIDERS:
+            takes = ", ".join(BATCH_PROVIDERS)
+            raise ValueError(f"provider '{provider}' has no batch API (`batch = true` takes: {takes})")
+        return self
+
+
+def price_factor(config: object) -> float:
+    """What an endpoint is charged of its synchronous prices: a batch judge's `batch_price_factor`, else 1."""
+    return config.batch_price_factor if isinstance(config, BatchOptions) and config.batch else 1.0

@@ -408,6 +408,7 @@ class ElotuiApp(AppActions, App[int]):
     # -- header ------------------------------------------------------------------------------------------------------
     def _update_status(self) -> None:
         m, plan = self.monitor, self.monitor.plan
+        p = m.progress
         info = StatusInfo(
             name=self.tournament.name,
             threshold=threshold_label(self.threshold),
@@ -421,7 +422,9 @@ class ElotuiApp(AppActions, App[int]):
             failed=plan.failed,
             invalid=plan.invalid,
             ranking_note="" if self.board_version == self.ranking.version else "ranking…",
-            detail=self.watch_detail or (m.progress.adaptive if m.progress and m.progress.adaptive else ""),
+            detail=" · ".join(
+                filter(None, (p.batches if p else None, self.watch_detail or (p.adaptive if p else None)))
+            ),
         )
         bar = self._view(StatusBar)
         if bar is not None:
