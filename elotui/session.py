@@ -23,7 +23,8 @@ from elotui.rating.pair_summary import PairSummary, summarise_columns
 from elotui.rating.table import VerdictTable
 from elotui.records import DiagnoseReport, JudgeStats, PairDetail
 from elotui.store import Store, VerdictColumns
-from elotui.verdict_log import VerdictRow, read_log
+from elotui.store.human_votes import HumanVotesTable
+from elotui.verdict_log import FIELDS, VerdictRow, read_log
 from elotui.vocab import SCREEN_METHODS, Threshold, parse_threshold
 
 
@@ -66,6 +67,11 @@ class TournamentSession:
             self.options = self.options.replace(
                 excluded=tuple((j, c) for j, (c, _) in sorted(tournament.selves().items()))
             )
+
+    @property
+    def votes(self) -> HumanVotesTable:
+        """The human votes cast in the pairs pane (cast, undo, read: elotui.store.human_votes)."""
+        return self.store
 
     # --- the verdict table ---------------------------------------------------------------------------------------
 
@@ -255,6 +261,7 @@ class TournamentSession:
                 votes = list(read_log(self.tournament.resolve(spec.reference.votes)))
             except UserError as exc:
                 problems.append(exc)
+        votes = self._with_stored_votes(votes)
         gold = None
         if spec.reference is not None and spec.reference.gold:
             try:
@@ -273,6 +280,17 @@ class TournamentSession:
             options=self.options.replace(bootstrap=0),
             problems=problems,
         )
+
+    def _with_stored_votes(self, votes: list[VerdictRow] | None) -> list[VerdictRow] | None:
+        """The file's votes and the store's (cast from the pairs pane), each vote once: a stored vote exported to
+        the votes file (`elotui verdicts --judge human`) is the same row there, and counts once."""
+        stored = [
+            cast(VerdictRow, dict(zip(FIELDS, v.log_row(), strict=True))) for v in self.store.human_votes()
+        ]
+        if not stored:
+            return votes
+        seen = {tuple(v.values()) for v in stored}
+        return stored + [v for v in votes or [] if tuple(v.get(k) for k in FIELDS) not in seen]
 
     def diagnose_report(
         self,
