@@ -306,6 +306,7 @@ class TournamentSession:
         reference comparison (default `[ranking] method`); `max_permutations` caps the Elo orders (the TUI);
         `turn`: only the prompts of that turn (`[data] turn = [1, 2]`)."""
         from elotui.rating.diagnostics import diagnose  # lazy: keeps `elotui --help` fast
+        from elotui.rating.human import voter_agreement
 
         inputs = inputs or self.diagnose_inputs()
         options = inputs.options
@@ -327,6 +328,7 @@ class TournamentSession:
             selves={j: c for j, (c, _) in self.tournament.selves().items()},
         )
         report["tournament"] = self.tournament.name
+        report["voters"] = voter_agreement((v.voter, *v.pair_key, v.winner) for v in self.store.human_votes())
         if (
             pairs
         ):  # one row per (prompt, pair): its majority class and how the judges split (rating.pair_summary)

@@ -69,14 +69,16 @@ PAIRS_BINDINGS: list[BindingType] = [
     Binding(
         "a",
         "vote('first')",
-        "vote first",
+        "1st better",
         tooltip="vote: the selected pair's first-listed contestant is better (stored at once as a human vote)",
     ),
     Binding(
-        "b", "vote('second')", "vote second", tooltip="vote: the pair's second-listed contestant is better"
+        "b", "vote('second')", "2nd better", tooltip="vote: the pair's second-listed contestant is better"
     ),
-    Binding("t", "vote('tie')", "vote tie", tooltip="vote: the selected pair is a tie"),
-    Binding("u", "undo_vote", "undo vote", tooltip="undo your last vote (and go back to its pair)"),
+    Binding("t", "vote('tie')", "tie", tooltip="vote: the selected pair is a tie"),
+    Binding(
+        "u", "undo_vote", "undo vote", show=False, tooltip="undo your last vote (and go back to its pair)"
+    ),
     Binding(
         "j", "next_queued", "next in queue", tooltip="the next pair of the vote queue you have not voted on"
     ),

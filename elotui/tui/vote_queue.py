@@ -81,6 +81,6 @@ def vote_status(voter: str, voted: int, queued: int, per_vote: float | None) -> 
 def vote_line(s: PairSummary, votes: Sequence[HumanVote]) -> str:
     """The human votes on one pair, for the pair's detail: e.g. "human votes: alice a-model · bob tie"."""
     if not votes:
-        return "human votes: none (a: the first listed is better · b: the second · t: tie · u: undo)"
+        return f"human votes: none · a: {s.a} better · b: {s.b} better · t: tie · u: undo"
     names = {"first": s.a, "second": s.b, "tie": "tie"}
     return "human votes: " + " · ".join(f"{v.voter} {names[v.winner]}" for v in votes)

@@ -30,6 +30,7 @@ from elotui.tui.vote_queue import (
     vote_line,
     vote_status,
 )
+from elotui.tui.widgets.pair_detail import PairDetailView
 
 
 class VoteCast(Message):
@@ -79,10 +80,11 @@ class VotingPane(Widget):
         line = vote_status(self.voter, len(mine), len(self.queued(mine)), seconds_per_vote(mine))
         if self.session.store.read_only:
             line = f"read-only store: no votes here · {line}"
+        self.query_one("#vote-status", Label).update(line)
         s = self.selected()
         if s is not None:
-            line += " │ " + vote_line(s, [v for v in everyone if v.pair_key == vote_key(s)])
-        self.query_one("#vote-status", Label).update(line)
+            on_pair = [v for v in everyone if v.pair_key == vote_key(s)]
+            self.query_one(PairDetailView).show_votes(vote_line(s, on_pair))
 
     def on_select_changed(self, event: Select.Changed) -> None:
         if event.select.id == "f-queue":
