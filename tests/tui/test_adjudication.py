@@ -159,3 +159,45 @@ async def test_watch_reads_the_store_only_and_stores_no_vote(store_path: Path) -
             assert "vote not stored" in titles
     with Store(store_path) as store:
         assert store.human_votes() == []
+
+
+def _human_votes_shown(app: object) -> int:
+    import re
+
+    summary = str(app.query_one("#diag-summary").render())  # type: ignore[attr-defined]
+    found = re.search(r"(\d+) human votes", summary)
+    assert found is not None, summary
+    return int(found.group(1))
+
+
+async def test_the_diagnostics_count_a_vote_as_soon_as_it_is_cast(store_path: Path) -> None:
+    t = load_tournament(TOURNAMENT)
+    with Store.open_for(t, store_path) as store:
+        app = make_app(t, store, start_run=False, voter="bob")
+        async with app.run_test(size=(160, 60)) as pilot:
+            await settle(pilot)
+            await press_and_settle(pilot, "d")
+            before = _human_votes_shown(app)
+            await press_and_settle(pilot, "v")
+            app.query_one("#pairs-table", DataTable).focus()
+            await press_and_settle(pilot, "j", "b")
+            await press_and_settle(pilot, "d")
+            assert _human_votes_shown(app) == before + 1
+            await press_and_settle(pilot, "v", "u", "d")
+            assert _human_votes_shown(app) == before
+
+
+async def test_the_vote_keys_are_the_pairs_screens_with_their_help(store_path: Path) -> None:
+    from tests.tui.test_help_keys import bound
+
+    t = load_tournament(TOURNAMENT)
+    with Store.open_for(t, store_path) as store:
+        app = make_app(t, store, start_run=False, voter="bob")
+        async with app.run_test(size=(160, 60)) as pilot:
+            await settle(pilot)
+            everywhere = dict(bound(app))
+            await press_and_settle(pilot, "v")
+            on_pairs = dict(bound(app))
+    for key in ("a", "b", "t", "u", "j"):
+        assert on_pairs.get(key) and key not in everywhere, key
+    assert "human vote" in on_pairs["a"] and "undo" in on_pairs["u"] and "queue" in on_pairs["j"]
