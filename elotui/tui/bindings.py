@@ -82,6 +82,13 @@ PAIRS_BINDINGS: list[BindingType] = [
     Binding(
         "j", "next_queued", "next in queue", tooltip="the next pair of the vote queue you have not voted on"
     ),
+    Binding(
+        "B",
+        "blind_review",
+        "blind review",
+        show=False,
+        tooltip="blind review of the queue: Response 1 and 2 in a random order, no names, no judges, until you vote",
+    ),
     Binding("x", "export_pairs('csv')", "export pairs", show=False, tooltip="export the listed pairs to CSV"),
     Binding(
         "X",

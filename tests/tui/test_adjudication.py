@@ -201,3 +201,55 @@ async def test_the_vote_keys_are_the_pairs_screens_with_their_help(store_path: P
     for key in ("a", "b", "t", "u", "j"):
         assert on_pairs.get(key) and key not in everywhere, key
     assert "human vote" in on_pairs["a"] and "undo" in on_pairs["u"] and "queue" in on_pairs["j"]
+
+
+async def test_blind_review_hides_names_and_judges_and_maps_the_vote_back(store_path: Path) -> None:
+    import random
+
+    from elotui.tui.screens.blind_review import BlindReviewScreen
+    from elotui.tui.widgets.pair_detail import response_shown
+
+    t = load_tournament(TOURNAMENT)
+    hidden = [
+        *t.contestant_ids,
+        *(c.label for c in t.spec.contestants),
+        "verdict",
+        "reasoning",
+        "agreeing",
+        "preferred",
+        "stability",
+    ]
+    with Store.open_for(t, store_path) as store:
+        app = make_app(t, store, start_run=False, voter="carol")
+        async with app.run_test(size=(100, 40)) as pilot:
+            await settle(pilot)
+            await press_and_settle(pilot, "v")
+            pane = app.query_one(PairsPane)
+            app.query_one("#pairs-table", DataTable).focus()
+            await press_and_settle(pilot, "B")
+            screen = app.screen
+            assert isinstance(screen, BlindReviewScreen)
+            screen.rng = random.Random(7)
+            screen._show_next(None)
+            shown_first: list[str] = []
+            for key in "abab":
+                await settle(pilot)
+                text = "\n".join(screen_text(app))
+                found = [word for word in hidden if word in text]
+                assert not found, [line for line in text.splitlines() if any(w in line for w in found)]
+                s = screen.pair
+                assert s is not None
+                first_shown = s.b if screen.swapped else s.a
+                shown_first.append(first_shown)
+                body = str(screen.query_one("#blind-1").render())
+                want = response_shown(pane.session.shown_response(s.prompt, first_shown))
+                assert want.split()[:5] == body.split()[2:7]  # "Response 1" then the text shown first
+                await press_and_settle(pilot, key)
+            await press_and_settle(pilot, "escape")
+            assert not isinstance(app.screen, BlindReviewScreen)
+        votes = store.human_votes("carol")
+    assert len(votes) == 4 and {v.shown for v in votes} == {"listed", "swapped"}  # both orders were drawn
+    for v, key, first_shown in zip(votes, "abab", shown_first, strict=True):
+        second_shown = v.second if first_shown == v.first else v.first
+        better = first_shown if key == "a" else second_shown
+        assert {"first": v.first, "second": v.second}[v.winner] == better
