@@ -1,5 +1,6 @@
 """`elotui verdicts T`: write the current plan's verdicts as the canonical verdict log (JSON Lines); an invalid
-verdict carries the judge's raw reply as `raw` (`--no-raw` leaves it out)."""
+verdict carries the judge's raw reply as `raw` (`--no-raw` leaves it out). `--judge NAME`: one judge's verdicts;
+`--judge human`: the human votes cast in the pairs pane (docs/adjudication.md)."""
 
 from __future__ import annotations
 

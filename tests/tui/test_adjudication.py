@@ -109,6 +109,9 @@ async def test_the_votes_leave_as_a_verdict_log_and_feed_diagnose(
     lines = [json.loads(x) for x in capsys.readouterr().out.splitlines()]
     assert [(r["prompt"], r["first"], r["second"], r["winner"]) for r in lines] == meant
     assert all(r["judge"] == "human" and r["reasoning"].startswith("human vote by alice at ") for r in lines)
+    assert main(["verdicts", str(TOURNAMENT), "--store", str(store_path), "--judge", "gpt-4"]) == 0
+    one_judge = [json.loads(x) for x in capsys.readouterr().out.splitlines()]
+    assert len(one_judge) == 1600 and {r["judge"] for r in one_judge} == {"gpt-4"}
     after = _diagnose(store_path, capsys)
     # the human ranking: every vote is used (the file's and the store's)
     assert after["human"]["votes"] == before["human"]["votes"] + len(meant)  # type: ignore[index]
