@@ -110,12 +110,6 @@ class VotingPane(Widget):
             return
         self._go_to(self.shown_pairs[at])
 
-    def action_blind_review(self) -> None:
-        """The queue's pairs one at a time, names and judges hidden (elotui.tui.screens.blind_review)."""
-        from elotui.tui.screens.blind_review import BlindReviewScreen
-
-        self.app.push_screen(BlindReviewScreen(self), lambda _: self.show_votes())  # type: ignore[arg-type]
-
     # -- votes -----------------------------------------------------------------------------------------------------
     def action_vote(self, winner: str) -> None:
         """Store the voter's vote on the selected pair (at once), then on to the next pair of the queue."""

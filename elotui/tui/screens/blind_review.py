@@ -9,7 +9,7 @@ leaves (back to the pairs pane, where the names and the judges show again).
 from __future__ import annotations
 
 import random
-from typing import TYPE_CHECKING, ClassVar
+from typing import ClassVar
 
 from rich.text import Text
 from textual.app import ComposeResult
@@ -22,13 +22,10 @@ from elotui.errors import UserError
 from elotui.rating.pair_summary import PairSummary
 from elotui.tui.sanitize import clean
 from elotui.tui.vote_queue import next_in_queue, vote_status
-from elotui.tui.voting import VoteCast
+from elotui.tui.voting import VoteCast, VotingPane
 from elotui.tui.widgets.footer import KeyFooter
 from elotui.tui.widgets.note import Note
 from elotui.tui.widgets.pair_detail import response_shown
-
-if TYPE_CHECKING:
-    from elotui.tui.screens.pairs import PairsPane
 
 SWAPPED = {
     "first": "second",
@@ -49,7 +46,7 @@ class BlindReviewScreen(Screen[None]):
         Binding("escape", "leave", "leave", tooltip="leave the blind review, back to the pairs"),
     ]
 
-    def __init__(self, pane: PairsPane, rng: random.Random | None = None) -> None:
+    def __init__(self, pane: VotingPane, rng: random.Random | None = None) -> None:
         super().__init__()
         self.pane = pane
         self.rng = rng or random.Random()

@@ -37,6 +37,7 @@ from elotui.tui.pair_query import (
     select_pairs,
     words_of,
 )
+from elotui.tui.screens.blind_review import BlindReviewScreen
 from elotui.tui.voting import VoteBar, VotingPane
 from elotui.tui.widgets.choice import choice_options, choice_select
 from elotui.tui.widgets.pair_detail import PairDetailView
@@ -353,6 +354,10 @@ class PairsPane(Vertical, VotingPane):
 
     def action_cycle_sort(self) -> None:
         self.query_one("#f-sort", Select).value = SORTS[(SORTS.index(self.sort) + 1) % len(SORTS)]
+
+    def action_blind_review(self) -> None:
+        """The queue's pairs one at a time, names and judges hidden (elotui.tui.screens.blind_review)."""
+        self.app.push_screen(BlindReviewScreen(self), lambda _: self.show_votes())
 
     def action_match(self, step: int) -> None:
         detail = self.query_one(PairDetailView)
