@@ -214,14 +214,15 @@ class TournamentSession:
     def provenance(self) -> dict[str, Any]:
         """What an exported ranking came from: the elotui version, the tournament file and data files (content
         hashes), each judge's provider, model and settings (variable names for keys, never a key; no userinfo in
-        URLs), the store and its runs, and when it was exported."""
+        URLs), the store, its runs and its human votes by voter, and when it was exported."""
+        from collections import Counter
         from datetime import UTC, datetime
 
         from elotui import __version__
         from elotui.judges.http import redact_url
         from elotui.store.runs import run_summaries
 
-        t = self.tournament
+        t, votes = self.tournament, dict(sorted(Counter(v.voter for v in self.store.human_votes()).items()))
         judges = {}
         for j in t.spec.judges:
             settings = j.model_dump(mode="json", exclude_none=True)
@@ -235,7 +236,7 @@ class TournamentSession:
             "data_files": dict(data.files) if data else {},
             "skipped_prompts": dict(data.skipped) if data else {},
             "judges": judges,
-            "store": {"path": str(self.store.path), "runs": run_summaries(self.store)},
+            "store": {"path": str(self.store.path), "runs": run_summaries(self.store), "human_votes": votes},
             "exported_at": datetime.now(UTC).isoformat(timespec="seconds"),
         }
 

@@ -112,6 +112,9 @@ async def test_the_votes_leave_as_a_verdict_log_and_feed_diagnose(
     assert main(["verdicts", str(TOURNAMENT), "--store", str(store_path), "--judge", "gpt-4"]) == 0
     one_judge = [json.loads(x) for x in capsys.readouterr().out.splitlines()]
     assert len(one_judge) == 1600 and {r["judge"] for r in one_judge} == {"gpt-4"}
+    assert main(["export", str(TOURNAMENT), "--store", str(store_path), "--format", "json"]) == 0
+    provenance = json.loads(capsys.readouterr().out)["provenance"]
+    assert provenance["store"]["human_votes"] == {"alice": len(meant)}  # the JSON export counts them by voter
     after = _diagnose(store_path, capsys)
     # the human ranking: every vote is used (the file's and the store's)
     assert after["human"]["votes"] == before["human"]["votes"] + len(meant)  # type: ignore[index]
