@@ -283,6 +283,8 @@ class PerCategory(TypedDict):
 class DiagnoseReport(TypedDict):
     schema: str
     tournament: NotRequired[str]  # set by TournamentSession.diagnose_report
+    # set by TournamentSession.diagnose_report: κ between the human voters of the store (rating.human.voter_agreement)
+    voters: NotRequired[dict[str, Any] | None]
     contestants: list[str]
     judges_order: list[str]
     conditions: list[str]

@@ -21,9 +21,10 @@ from elotui.rating.table import VerdictTable
 from elotui.records import DiagnoseReport, JudgeStats, PairDetail
 from elotui.runtime.heap import collector_off
 from elotui.store import Store, VerdictColumns
+from elotui.store.human_votes import HumanVotesTable
 from elotui.tournament.data_files import listing
 from elotui.tournament.model import Tournament
-from elotui.verdict_log import VerdictRow, read_log
+from elotui.verdict_log import FIELDS, VerdictRow, read_log
 from elotui.vocab import SCREEN_METHODS, Threshold, parse_threshold
 
 
@@ -80,6 +81,11 @@ class TournamentSession:
 
         t = self.tournament
         self.options = self.options.replace(style_control=groups, style=style_lookup(t))
+
+    @property
+    def votes(self) -> HumanVotesTable:
+        """The human votes cast in the pairs pane (cast, undo, read: elotui.store.human_votes)."""
+        return self.store
 
     # --- the verdict table ---------------------------------------------------------------------------------------
 
@@ -225,14 +231,15 @@ class TournamentSession:
     def provenance(self) -> dict[str, Any]:
         """What an exported ranking came from: the elotui version, the tournament file and data files (content
         hashes), each judge's provider, model and settings (variable names for keys, never a key; no userinfo in
-        URLs), the store and its runs, and when it was exported."""
+        URLs), the store, its runs and its human votes by voter, and when it was exported."""
+        from collections import Counter
         from datetime import UTC, datetime
 
         from elotui import __version__
         from elotui.judges.http import redact_url
         from elotui.store.runs import run_summaries
 
-        t = self.tournament
+        t, votes = self.tournament, dict(sorted(Counter(v.voter for v in self.store.human_votes()).items()))
         judges = {}
         for j in t.spec.judges:
             settings = j.model_dump(mode="json", exclude_none=True)
@@ -246,7 +253,7 @@ class TournamentSession:
             "data_files": dict(data.files) if data else {},
             "skipped_prompts": dict(data.skipped) if data else {},
             "judges": judges,
-            "store": {"path": str(self.store.path), "runs": run_summaries(self.store)},
+            "store": {"path": str(self.store.path), "runs": run_summaries(self.store), "human_votes": votes},
             "exported_at": datetime.now(UTC).isoformat(timespec="seconds"),
         }
 
@@ -272,6 +279,7 @@ class TournamentSession:
                 votes = list(read_log(self.tournament.resolve(spec.reference.votes)))
             except UserError as exc:
                 problems.append(exc)
+        votes = self._with_stored_votes(votes)
         gold = None
         if spec.reference is not None and spec.reference.gold:
             try:
@@ -291,6 +299,17 @@ class TournamentSession:
             problems=problems,
         )
 
+    def _with_stored_votes(self, votes: list[VerdictRow] | None) -> list[VerdictRow] | None:
+        """The file's votes and the store's (cast from the pairs pane), each vote once: a stored vote exported to
+        the votes file (`elotui verdicts --judge human`) is the same row there, and counts once."""
+        stored = [
+            cast(VerdictRow, dict(zip(FIELDS, v.log_row(), strict=True))) for v in self.store.human_votes()
+        ]
+        if not stored:
+            return votes
+        seen = {tuple(v.values()) for v in stored}
+        return stored + [v for v in votes or [] if tuple(v.get(k) for k in FIELDS) not in seen]
+
     def diagnose_report(
         self,
         table: VerdictTable | None = None,
@@ -305,6 +324,7 @@ class TournamentSession:
         reference comparison (default `[ranking] method`); `max_permutations` caps the Elo orders (the TUI);
         `turn`: only the prompts of that turn (`[data] turn = [1, 2]`)."""
         from elotui.rating.diagnostics import diagnose  # lazy: keeps `elotui --help` fast
+        from elotui.rating.human import voter_agreement
 
         inputs = inputs or self.diagnose_inputs()
         options = inputs.options
@@ -326,6 +346,7 @@ class TournamentSession:
             selves={j: c for j, (c, _) in self.tournament.selves().items()},
         )
         report["tournament"] = self.tournament.name
+        report["voters"] = voter_agreement((v.voter, *v.pair_key, v.winner) for v in self.store.human_votes())
         if (
             pairs
         ):  # one row per (prompt, pair): its majority class and how the judges split (rating.pair_summary)

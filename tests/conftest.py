@@ -25,4 +25,5 @@ pytest_plugins = [m for m in ("tests.servers.fixtures",) if (ROOT / (m.replace("
 def _elotui_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Path:
     home = tmp_path_factory.mktemp("elotui-home")
     monkeypatch.setenv("ELOTUI_HOME", str(home))
+    monkeypatch.setenv("ELOTUI_VOTER", "reviewer")  # the human votes' voter: the same on every machine
     return home

@@ -39,6 +39,12 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
         help="stop scheduling calls once the cost would pass X (overrides [comparison] max_cost)",
     )
     p.add_argument("--theme", metavar="NAME", help="TUI theme")
+    p.add_argument(
+        "--voter",
+        metavar="NAME",
+        help="the name the human votes cast in the pairs pane are stored under (default: $ELOTUI_VOTER, else the "
+        "login name)",
+    )
     p.add_argument("--no-delay", action="store_true", help="set replay/simulated delay_ms to 0")
     p.add_argument(
         "--force",

@@ -67,6 +67,7 @@ def run_tournament(args: argparse.Namespace) -> int:
                 no_delay=args.no_delay,
                 watch=active is not None,
                 force=args.force,
+                voter=getattr(args, "voter", None),
             )
         )
     finally:

@@ -1,12 +1,13 @@
 """`elotui verdicts T`: write the current plan's verdicts as the canonical verdict log (JSON Lines); an invalid
-verdict carries the judge's raw reply as `raw` (`--no-raw` leaves it out)."""
+verdict carries the judge's raw reply as `raw` (`--no-raw` leaves it out). `--judge NAME`: one judge's verdicts;
+`--judge human`: the human votes cast in the pairs pane (docs/adjudication.md)."""
 
 from __future__ import annotations
 
 import argparse
 from collections.abc import Generator
 from contextlib import closing
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 from elotui.commands.common import (
     add_output_arg,
@@ -29,15 +30,27 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
     p.add_argument(
         "--no-raw", action="store_true", help="leave out the raw text of invalid (unparseable) replies"
     )
+    p.add_argument(
+        "--judge",
+        metavar="NAME",
+        help="only this judge's verdicts; `human`: the human votes cast in the pairs pane (the voter and time in "
+        "`reasoning`), a log `[reference] votes` reads",
+    )
     p.set_defaults(handler=run)
 
 
 def run(args: argparse.Namespace) -> int:
+    from elotui.store.human_votes import HUMAN_JUDGE
     from elotui.verdict_log import write_log
 
     _, store = open_tournament(args)
+    if args.judge == HUMAN_JUDGE:
+        with store, output_stream(args.output) as out:
+            write_log([cast("Verdict", v.log_row()) for v in store.human_votes()], out)
+        return 0
     with store, output_stream(args.output) as out, closing(log_rows(store, raw=not args.no_raw)) as rows:
-        write_log(rows, out)  # a reader that stops early ends the store's read here, before the store closes
+        # a reader that stops early ends the store's read here, before the store closes
+        write_log(rows if args.judge is None else (r for r in rows if r[3] == args.judge), out)
     return 0
 
 

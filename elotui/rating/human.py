@@ -112,3 +112,34 @@ def human_ranking(votes: VerdictTable) -> dict[str, Any]:
         "win_rates": dict(zip(names, rate.tolist(), strict=True)),
         "verdicts": dict(zip(names, played.tolist(), strict=True)),
     }
+
+
+def voter_agreement(votes: Iterable[tuple[str, str, str, str, str]]) -> dict[str, Any] | None:
+    """Inter-annotator agreement of the human voters, from (voter, prompt, first, second, winner) rows (winner:
+    first / second / tie). Cohen's κ and the share of equal votes for each two voters over the items both voted on
+    (an item is a prompt and an unordered pair, each vote mapped to one orientation), and Fleiss' κ over the items
+    every voter voted on. None until two voters share an item."""
+    sign = {"first": -1, "tie": 0, "second": 1}
+    by_voter: dict[str, dict[tuple[str, str, str], int]] = {}
+    for voter, prompt, first, second, winner in votes:
+        lo, hi = sorted((first, second))
+        by_voter.setdefault(voter, {})[(prompt, lo, hi)] = sign[winner] * (1 if first == lo else -1) + 1
+    names = sorted(by_voter)
+    pairs = []
+    for i, a in enumerate(names):
+        for b in names[i + 1 :]:
+            shared = sorted(set(by_voter[a]) & set(by_voter[b]))
+            if shared:
+                x = np.array([by_voter[a][k] for k in shared])
+                y = np.array([by_voter[b][k] for k in shared])
+                pairs.append({"voters": [a, b], "items": len(shared), "percent_agreement": float(np.mean(x == y)),
+                              "cohen_kappa": cohen_kappa(x, y, 3)})  # fmt: skip
+    if not pairs:
+        return None
+    common = sorted(set.intersection(*(set(v) for v in by_voter.values())))
+    counts = np.zeros((len(common), 3), dtype=np.int64)
+    for row, item in enumerate(common):
+        for name in names:
+            counts[row, by_voter[name][item]] += 1
+    fleiss = fleiss_kappa(counts) if common else float("nan")
+    return {"voters": names, "pairs": pairs, "items_all": len(common), "fleiss_kappa": fleiss}

@@ -9,7 +9,7 @@ Tables
   what it now asks, while every still-valid verdict is reused.
 - `snapshot`, `answers`: the plan as int-coded columns with each presentation's outcome, kept current by an
   answers row written with every call (elotui.store.columns). Rankings read these, never `plan JOIN calls`.
-- `texts`: derived texts (perturbed responses, paraphrased prompts, generated responses) by key.
+- `texts`: derived texts (perturbed responses, paraphrases, generations) by key. `human_votes`: store.human_votes.
 - `runs`: one manifest per run (elotui version, file hash, judge settings, templates; never a key).
 
 `PRAGMA user_version` holds the schema version; `MIGRATIONS[i]` upgrades version i to i+1 (elotui.store.schema).
@@ -34,6 +34,7 @@ from elotui.store import claims, columns, keysets, plan_table, schema, writes
 from elotui.store.call_cache import CallCache
 from elotui.store.columns import VerdictColumns
 from elotui.store.connect import connect, end_read, for_writing
+from elotui.store.human_votes import HumanVotesTable
 from elotui.store.schema import DETAIL_SQL, JUDGE_STATS_SQL, MIGRATIONS, PLAN_SQL, SCHEMA_VERSION, upgrade
 from elotui.store.texts import TextsTable
 from elotui.vocab import CACHED_STATUSES
@@ -61,7 +62,7 @@ def default_store_path(tournament: Tournament) -> Path:
 _Made = TypeVar("_Made")  # what the start of a write finished behind hands its end
 
 
-class Store(TextsTable):
+class Store(TextsTable, HumanVotesTable):
     """Thread-safe (one lock) access to a tournament's SQLite store. Reads are named for what they return; no
     caller writes SQL."""
 
@@ -439,8 +440,6 @@ class Store(TextsTable):
     def runs(self) -> list[RunRow]:
         sql = "SELECT id, started_at, finished_at, state, manifest FROM runs ORDER BY id"
         return self._rows(lambda *r: RunRow(r[0], r[1], r[2], r[3], json.loads(r[4])), sql)
-
-    # --- accounting -----------------------------------------------------------------------------------------------
 
     def judge_stats(self) -> dict[str, JudgeStats]:
         """Per judge over the current plan: done, ok, invalid, error, tokens, cost, latency, retries, 429s."""

@@ -172,7 +172,21 @@ def _v9(db: sqlite3.Connection) -> None:
     )
 
 
-MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [_v1, _v2, _v3, _v4, _v5, _v6, _v7, _v8, _v9]
+def _v10(db: sqlite3.Connection) -> None:
+    """Version 10: human votes cast from the pairs pane (elotui.store.human_votes), one per voter and pair."""
+    _script(
+        db,
+        """
+        CREATE TABLE human_votes (
+            id INTEGER PRIMARY KEY AUTOINCREMENT, prompt TEXT NOT NULL, first TEXT NOT NULL,
+            second TEXT NOT NULL, winner TEXT NOT NULL, voter TEXT NOT NULL, cast_at REAL NOT NULL, shown TEXT,
+            UNIQUE (voter, prompt, first, second)
+        )
+        """,
+    )
+
+
+MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [_v1, _v2, _v3, _v4, _v5, _v6, _v7, _v8, _v9, _v10]
 SCHEMA_VERSION = len(MIGRATIONS)
 
 # The plan as stored: its key columns, then the numbers of its three text keys (in `text_keys`).

@@ -25,6 +25,7 @@ from elotui.rating.leaderboard import Leaderboard
 from elotui.run.events import Event, RunFinished
 from elotui.session import TournamentSession
 from elotui.store import Store
+from elotui.store.human_votes import voter_name
 from elotui.store.runs import RunActive
 from elotui.themes import APP_VARIABLE_DEFAULTS, DEFAULT_THEME
 from elotui.tournament.model import Tournament
@@ -41,6 +42,7 @@ from elotui.tui.screens.pairs import PairsPane
 from elotui.tui.state.live_ranking import LiveRanking, RankingContext, ViewKey, ViewScope, chart_label
 from elotui.tui.state.watch import WATCH_EVERY_S, StoreWatcher
 from elotui.tui.theming import register_themes
+from elotui.tui.voting import VoteCast
 from elotui.tui.widgets.footer import KeyFooter
 from elotui.tui.widgets.leaderboard_table import LeaderboardTable, contestant_label
 from elotui.tui.widgets.status_bar import StatusBar, StatusInfo
@@ -85,6 +87,7 @@ class ElotuiApp(AppActions, App[int]):
         screenshot_dir: Path | None = None,
         watch: bool = False,
         force: bool = False,
+        voter: str | None = None,
     ) -> None:
         super().__init__()
         self.tournament = tournament
@@ -96,6 +99,7 @@ class ElotuiApp(AppActions, App[int]):
         self._runner_factory = runner_factory
         self._start_run = start_run and not watch
         self.force = force
+        self.voter = voter_name(voter)
         self.watcher = StoreWatcher(store) if watch else None
         self.runner: RunControl | None = None
         self._run_worker: Worker[RunFinished] | None = None
@@ -143,7 +147,9 @@ class ElotuiApp(AppActions, App[int]):
                 )
             with TabPane("Pairs · v", id="tab-pairs"):
                 kinds = (self.judge_kinds, self.judge_kinds_label)
-                yield PairsPane(self.session, *kinds, ratings=self.current_ratings, id="pairs-pane")
+                yield PairsPane(
+                    self.session, *kinds, ratings=self.current_ratings, voter=self.voter, id="pairs-pane"
+                )
             with TabPane("Diagnostics · d", id="tab-diagnostics"):
                 yield DiagnosticsPane(id="diagnostics-pane")
         yield KeyFooter()
@@ -396,6 +402,10 @@ class ElotuiApp(AppActions, App[int]):
         )
         trajectory = self.ranking.trajectory(threshold, method, scope=scope)
         self.post_message(DiagnosticsComputed(report, trajectory, version))
+
+    @on(VoteCast)
+    def _vote_cast(self) -> None:
+        self._diag_version = -1  # the human votes feed the diagnostics: computed again when next shown
 
     @on(DiagnosticsComputed)
     def _diagnostics_ready(self, message: DiagnosticsComputed) -> None:

@@ -66,6 +66,29 @@ PAIRS_BINDINGS: list[BindingType] = [
     Binding("n", "match(1)", "next match", show=False, tooltip="next match of the search in the pair below"),
     Binding("N", "match(-1)", "previous match", show=False, tooltip="previous match of the search"),
     Binding("o", "cycle_sort", "sort", show=False, tooltip="next sort order of the list"),
+    Binding(
+        "a",
+        "vote('first')",
+        "1st better",
+        tooltip="vote: the selected pair's first-listed contestant is better (stored at once as a human vote)",
+    ),
+    Binding(
+        "b", "vote('second')", "2nd better", tooltip="vote: the pair's second-listed contestant is better"
+    ),
+    Binding("t", "vote('tie')", "tie", tooltip="vote: the selected pair is a tie"),
+    Binding(
+        "u", "undo_vote", "undo vote", show=False, tooltip="undo your last vote (and go back to its pair)"
+    ),
+    Binding(
+        "j", "next_queued", "next in queue", tooltip="the next pair of the vote queue you have not voted on"
+    ),
+    Binding(
+        "B",
+        "blind_review",
+        "blind review",
+        show=False,
+        tooltip="blind review of the queue: Response 1 and 2 in a random order, no names, no judges, until you vote",
+    ),
     Binding("x", "export_pairs('csv')", "export pairs", show=False, tooltip="export the listed pairs to CSV"),
     Binding(
         "X",

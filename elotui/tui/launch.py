@@ -27,6 +27,7 @@ def make_app(
     export_path: Path | None = None,
     watch: bool = False,
     force: bool = False,
+    voter: str | None = None,
 ) -> ElotuiApp:
     """The app, ready to run. An unknown theme name is a UserError (raised before anything starts), unless a user
     theme file failed to load (it may be the one asked for): then the app reports it and uses the default."""
@@ -52,6 +53,7 @@ def make_app(
         user_themes_dir=user_dir,
         watch=watch,
         force=force,
+        voter=voter,
     )
 
 
@@ -64,11 +66,19 @@ def run_tui(
     no_delay: bool = False,
     watch: bool = False,
     force: bool = False,
+    voter: str | None = None,
 ) -> int:
     """Run the live TUI on a tournament (judging in the background; with `watch`, following another process's
     run in the store), say the exit summary on stderr once it has closed, and return the exit code."""
     app = make_app(
-        tournament, store, theme=theme, max_cost=max_cost, no_delay=no_delay, watch=watch, force=force
+        tournament,
+        store,
+        theme=theme,
+        max_cost=max_cost,
+        no_delay=no_delay,
+        watch=watch,
+        force=force,
+        voter=voter,
     )
     result = app.run()
     for line in exit_summary(tournament, store, app.monitor.result, app.interrupted):

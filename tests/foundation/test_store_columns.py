@@ -14,7 +14,7 @@ import pytest
 
 from elotui.rating.table import VerdictTable
 from elotui.records import PlanVerdict
-from elotui.store import CallRecord, PlanRow, Store, columns
+from elotui.store import SCHEMA_VERSION, CallRecord, PlanRow, Store, columns
 from elotui.store.call_cache import CallCache
 from tests.foundation.old_stores import store_at_version
 
@@ -93,7 +93,7 @@ def test_a_version_5_store_gets_its_snapshot_on_open(tmp_path: Path) -> None:
     db.close()
     want = reference(path)
     with Store(path) as store:
-        assert store.schema_version == 8
+        assert store.schema_version == SCHEMA_VERSION
         db = store._db  # since version 7: an answer finds its presentations in the index of keys alone
         assert [r[2] for r in db.execute("PRAGMA index_info(plan_key)")] == ["key", "seq"]
         steps = " ".join(r[3] for r in db.execute(f"EXPLAIN QUERY PLAN {columns.ANSWER_SQL}", (0,)))

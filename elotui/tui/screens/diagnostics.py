@@ -14,7 +14,7 @@ from textual.app import ComposeResult
 from textual.containers import HorizontalScroll, VerticalScroll
 from textual.widgets import Label, Static
 
-from elotui.tui.sanitize import one_line
+from elotui.tui.sanitize import clean, one_line
 from elotui.tui.widgets.charts import HeadToHeadGrid, Histogram, RatingChart
 from elotui.tui.widgets.judge_audit_tables import trust_tables
 from elotui.tui.widgets.narrow_table import Fitted, fitted
@@ -214,6 +214,10 @@ class DiagnosticsPane(VerticalScroll):
         human = report.get("human")
         if human:
             summary.append(f" · {human.get('votes', 0)} human votes")
+        for p in (report.get("voters") or {}).get("pairs", []):  # inter-annotator agreement of the voters
+            summary.append(
+                f" · κ {clean(' vs '.join(p['voters']))} {num(p['cohen_kappa'])} ({p['items']} items)"
+            )
         self.query_one("#diag-summary", Static).update(summary)
         self.query_one("#diag-position", Static).update(position_table(report))
         self.query_one("#diag-agreement", Static).update(agreement_table(report))

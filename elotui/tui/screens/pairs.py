@@ -25,6 +25,7 @@ from elotui.session import TournamentSession
 from elotui.tui.bindings import PAIRS_BINDINGS
 from elotui.tui.colours import theme_colour
 from elotui.tui.messages import PairDetailLoaded, PairsLoaded, PairsSelected, SearchIndexBuilt
+from elotui.tui.screens.blind_review import BlindReviewScreen
 from elotui.tui.state.pair_query import (
     SORT_LABELS,
     SORTS,
@@ -37,6 +38,7 @@ from elotui.tui.state.pair_query import (
     select_pairs,
     words_of,
 )
+from elotui.tui.voting import VoteBar, VotingPane
 from elotui.tui.widgets.choice import choice_options, choice_select
 from elotui.tui.widgets.pair_detail import PairDetailView
 from elotui.tui.widgets.pairs_table import pair_cells, pair_columns
@@ -51,7 +53,7 @@ def _options(values: list[str], counts: Mapping[str, int], noun: str) -> list[tu
     return [(f"{label} ({counts.get(v, 0)})", v) for label, v in choice_options(noun, values, 24)]
 
 
-class PairsPane(Vertical):
+class PairsPane(Vertical, VotingPane):
     HELP_TITLE = "on the pairs screen"
     """Reads through its session in thread workers; the results come back as messages (PairsLoaded,
     PairDetailLoaded). `kinds`: judge id -> live / replay / simulated (labels); `kinds_label`: the header note;
@@ -65,10 +67,11 @@ class PairsPane(Vertical):
         kinds: Mapping[str, str],
         kinds_label: str,
         ratings: Callable[[], Mapping[str, float]] | None = None,
+        voter: str = "reviewer",
         **kwargs: Any,
     ) -> None:
         super().__init__(**kwargs)
-        self.session = session
+        self.session, self.voter = session, voter
         t = session.tournament
         self._prompts, self._judges, self._contestants = t.prompt_ids, t.judge_ids, t.contestant_ids
         self._categories = t.categories
@@ -126,6 +129,7 @@ class PairsPane(Vertical):
                 "prompt", self._prompts, blank="all prompts", id="f-prompt", width=24, compact=True
             )
         yield DataTable(id="pairs-table", cursor_type="row", zebra_stripes=True)
+        yield VoteBar(id="pairs-votes", classes="pairs-bar")
         yield PairDetailView(self._judges, self._kinds, self._kinds_label, id="pair-detail")
 
     def on_mount(self) -> None:
@@ -297,6 +301,7 @@ class PairsPane(Vertical):
         self._show_count()
         if keep is not None and keep in self._shown:
             table.move_cursor(row=table.get_row_index(keep), animate=False)
+        self.show_votes()
 
     def _add_rows(self, n: int) -> None:
         """The next `n` listed pairs into the table (the table holds a window that grows as the cursor nears
@@ -349,6 +354,10 @@ class PairsPane(Vertical):
 
     def action_cycle_sort(self) -> None:
         self.query_one("#f-sort", Select).value = SORTS[(SORTS.index(self.sort) + 1) % len(SORTS)]
+
+    def action_blind_review(self) -> None:
+        """The queue's pairs one at a time, names and judges hidden (elotui.tui.screens.blind_review)."""
+        self.app.push_screen(BlindReviewScreen(self), lambda _: self.show_votes())
 
     def action_match(self, step: int) -> None:
         detail = self.query_one(PairDetailView)
@@ -426,6 +435,7 @@ class PairsPane(Vertical):
             self._categories.get(s.prompt),
             self.search_words(),
         )
+        self.show_votes()
 
     def invalid_replies(self) -> list[PairDetail]:
         return [d for d in self._details if d.status in ("invalid", "error")]

@@ -46,6 +46,7 @@ class PairDetailView(VerticalScroll):
 
     def compose(self) -> ComposeResult:
         yield Note("Select a pair to see both responses and every verdict.", id="pair-title")
+        yield Note(id="pair-votes")
         with Horizontal(id="responses"):
             with VerticalScroll(classes="response"):
                 yield Note(id="resp-a")
@@ -88,6 +89,10 @@ class PairDetailView(VerticalScroll):
             if self._words and any(x in t.plain.lower() for x in self._words)
         ]
         self._current = -1
+
+    def show_votes(self, line: str) -> None:
+        """The human votes on the pair (elotui.tui.voting), shown literally."""
+        self.query_one("#pair-votes", Static).update(Text(clean(line), style="italic"))
 
     @property
     def match_count(self) -> int:
