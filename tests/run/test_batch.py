@@ -25,6 +25,7 @@ from elotui.run import batching
 from elotui.run.runner import Runner
 from elotui.store import Store
 from elotui.store.batches import all_batches, open_batches
+from elotui.store.schema import SCHEMA_VERSION
 from elotui.tournament.model import load_tournament
 from tests.run.fakes import write_tournament
 from tests.servers.fake_batch import FakeBatchServer
@@ -360,7 +361,7 @@ def test_a_version_8_store_gains_the_batches_table_and_keeps_its_answers(tmp_pat
     db.execute("INSERT INTO calls (key, kind, status, winner) VALUES ('k1', 'verdict', 'ok', 'first')")
     db.close()
     with Store(path) as s:
-        assert s.schema_version == 9 and s.cached_keys(["k1"]) == {"k1"}
+        assert s.schema_version == SCHEMA_VERSION and s.cached_keys(["k1"]) == {"k1"}
         assert open_batches(s) == [] and all_batches(s) == []
         from elotui.store.batches import add_batch, update_batch
 
