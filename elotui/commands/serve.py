@@ -14,12 +14,9 @@ import shlex
 import socket
 import sys
 from pathlib import Path
-from typing import Any
 
 from elotui.commands.common import add_store_arg, add_tournament_arg
 from elotui.errors import UserError
-
-COOKIE = "elotui_token"
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -84,7 +81,7 @@ def run(args: argparse.Namespace) -> int:
     if not Path(args.tournament).is_file():
         raise UserError(f"{args.tournament}: no such tournament file")
     try:
-        from textual_serve.server import Server
+        from elotui.tui.browser import token_server
     except ImportError:
         raise UserError(
             "elotui serve needs textual-serve, which is not installed: pip install 'elotui[serve]'"
@@ -93,7 +90,7 @@ def run(args: argparse.Namespace) -> int:
     public = (
         args.public_url or f"http://{socket.gethostname() if host in ('0.0.0.0', '::') else host}:{args.port}"
     )
-    server = _server_class(Server)(
+    server = token_server()(
         session_command(args), host=host, port=args.port, title="elotui", public_url=public.rstrip("/")
     )
     server.token = token
@@ -104,29 +101,3 @@ def run(args: argparse.Namespace) -> int:
     print(f"elotui serve: open {where} ({mode}); Ctrl-C stops", file=sys.stderr)
     server.serve()
     return 0
-
-
-def _server_class(base: Any) -> Any:
-    """textual-serve's Server, with a token check in front of every request when a token is set."""
-    from aiohttp import web
-
-    class TokenServer(base):  # type: ignore[misc,valid-type]
-        token: str | None = None
-
-        async def _make_app(self) -> web.Application:
-            app = await super()._make_app()
-            if self.token:
-                app.middlewares.append(self._check)
-            return app
-
-        @web.middleware
-        async def _check(self, request: web.Request, handler: Any) -> web.StreamResponse:
-            given = request.query.get("token")
-            if secrets.compare_digest(given or request.cookies.get(COOKIE, ""), self.token or ""):
-                response = await handler(request)
-                if given:
-                    response.set_cookie(COOKIE, given, httponly=True, samesite="Strict")
-                return response
-            return web.Response(status=403, text="elotui serve: this page needs its token (?token=...)\n")
-
-    return TokenServer
