@@ -121,6 +121,14 @@ class Anchor(_Strict):
     rating: float = Field(ge=-1_000_000, le=1_000_000)
 
 
+class JudgePromptConfig(_Strict):
+    """`[judge_prompt]`: the scale a judge answers on. "binary": `A`, `B` or `tie` (the default); "graded":
+    `A>>B`, `A>B`, `A=B`, `B>A`, `B>>A` (arena-hard's scale: `>>` a strong, clear-cut preference), stored as the
+    winner and a strength (2 strong, 1 clear) that `[ranking] strong_weight` counts."""
+
+    scale: Literal["binary", "graded"] = "binary"
+
+
 class RankingConfig(_Strict):
     method: Literal["elo", "bt"] = "elo"
     threshold: Annotated[Threshold, Field()] = 0.5
