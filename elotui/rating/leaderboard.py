@@ -203,7 +203,7 @@ def scoped_games(
     if options is not None and options.strong is not None and parse_threshold(threshold) == "none":
         from elotui.rating.graded import weighted  # a strong verdict as strong_weight games
 
-        g = weighted(g, options.strong, options.strong_weight)
+        g = weighted(table, table.valid(mask), g, options.strong, options.strong_weight)
     return g
 
 

@@ -46,6 +46,10 @@ __all__ = ["CACHED_STATUSES", "MIGRATIONS", "SCHEMA_VERSION", "CallRecord", "Pla
 __all__ += ["VerdictColumns", "default_store_path"]
 
 
+def tuple_of(*row: Any) -> tuple[Any, ...]:
+    return row
+
+
 def _factory(kind: Callable[..., Any]) -> Callable[[sqlite3.Cursor, tuple[Any, ...]], Any]:
     """A sqlite3 row factory building `kind(*row)` (a NamedTuple: no dict per row)."""
     return lambda _cursor, row: kind(*row)
@@ -392,6 +396,11 @@ class Store(TextsTable, HumanVotesTable):
     def each_plan_row(self, batch: int = 4096) -> Iterator[PlanRow]:
         """`plan()` a `batch` at a time, from one read transaction. Read to the end."""
         return self._each(PlanRow, f"{PLAN_SQL} ORDER BY p.seq", batch)
+
+    def strong_verdicts(self) -> list[tuple[str, str, str, str, str, int]]:
+        """(prompt, first, second, judge, condition, sample) of each planned presentation whose verdict is strong
+        (a graded `>>`: `calls.strength` 2), read through the index of the strong ones alone."""
+        return self._rows(tuple_of, schema.STRONG_SQL)
 
     def recorded_judges(self) -> list[str]:
         """The judges of the recorded presentations, in plan order of each one's first."""

@@ -52,6 +52,9 @@ class SimulationConfig(_Strict):
     seed: int = Field(default=0, ge=0, le=2**63 - 1)
     # the qualities the judge perceives when its prompt shows no reference answer (None: always `qualities`)
     unguided_qualities: dict[str, float] | None = None
+    # asked on the graded scale: a verdict for the side the noisy difference favours, by at least this much, is
+    # strong (`>>`); None: 200 Elo points
+    strong_margin: float | None = Field(default=None, ge=0, le=10_000)
 
 
 class DataFields(_Strict):
