@@ -234,6 +234,12 @@ LOG_SQL = (
     "CASE WHEN c.status = 'ok' THEN c.winner END, c.reasoning, c.status "
     "FROM plan p JOIN calls c ON c.key = p.key ORDER BY p.seq"
 )
+# ... and then an ok verdict's strength (a graded verdict's; the raw text NULL unless asked for)
+LOG_GRADED_SQL = LOG_SQL.replace(
+    "c.status FROM",
+    "c.status, CASE WHEN ?1 AND c.status = 'invalid' THEN c.raw_reply END, "
+    "CASE WHEN c.status = 'ok' THEN c.strength END FROM",
+)
 # the presentations of the current plan whose verdict is strong, from the partial index of the strong calls
 STRONG_SQL = (
     "SELECT p.prompt, p.first, p.second, p.judge, p.condition, p.sample FROM calls c INDEXED BY calls_strong "

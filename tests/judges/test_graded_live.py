@@ -16,7 +16,6 @@ from typing import Any
 
 import numpy as np
 import pytest
-from scipy.optimize import minimize
 
 from elotui.cli import main
 from elotui.store import Store, default_store_path
@@ -120,27 +119,32 @@ def test_a_graded_tournament_over_three_wire_formats_parses_stores_and_ranks(
 
 
 def bt_reference(calls: list[Any], weight: int) -> dict[str, float]:
-    """Bradley–Terry by maximum likelihood written here (scipy; ties half a win; elotui's weak Gaussian prior of
-    precision 0.01 on the natural-log strengths): each battle once, a strong one `weight` times (arena-hard's
-    show_result), on the 400 log10 scale, centred at 1000."""
+    """Bradley–Terry by maximum likelihood written here (Newton's method on the natural-log strengths; ties half
+    a win; elotui's weak Gaussian prior of precision 0.01): each battle once, a strong one `weight` times
+    (arena-hard's show_result), on the 400 log10 scale, centred at 1000."""
     names = list(QUALITIES)
     code = {c: i for i, c in enumerate(names)}
-    a, b, y = [], [], []
-    for c in calls:
-        times = weight if c.strength == 2 else 1
-        score = {"first": 1.0, "second": 0.0, "tie": 0.5}[c.winner]
-        a += [code[c.first]] * times
-        b += [code[c.second]] * times
-        y += [score] * times
-    ai, bi, yi = np.array(a), np.array(b), np.array(y)
-    alpha = math.log(10) / 400
-
-    def nll(r: np.ndarray) -> float:
-        z = alpha * (r[ai] - r[bi])
-        return float(np.sum(np.logaddexp(0, z) - yi * z) + 0.5 * 0.01 * np.sum((alpha * r) ** 2))
-
-    r = minimize(nll, np.zeros(len(names)), method="BFGS", options={"gtol": 1e-10})["x"]
-    return {n: float(r[code[n]] - r.mean() + 1000) for n in names}
+    n, prior = len(names), 0.01
+    theta = np.zeros(n)
+    for _ in range(100):
+        grad, hess = -prior * theta, -prior * np.eye(n)
+        for c in calls:
+            i, j = code[c.first], code[c.second]
+            y = {"first": 1.0, "second": 0.0, "tie": 0.5}[c.winner]
+            times = weight if c.strength == 2 else 1
+            p = 1 / (1 + math.exp(-(theta[i] - theta[j])))
+            grad[i] += times * (y - p)
+            grad[j] -= times * (y - p)
+            w = times * p * (1 - p)
+            hess[i, i] -= w
+            hess[j, j] -= w
+            hess[i, j] += w
+            hess[j, i] += w
+        step = np.linalg.solve(hess, grad)
+        theta -= step
+        if np.max(np.abs(step)) < 1e-13:
+            break
+    return {c: float(400 / math.log(10) * (theta[code[c]] - theta.mean()) + 1000) for c in names}
 
 
 def test_strong_weight_one_is_the_ungraded_ranking_and_three_counts_a_strong_verdict_three_times(
@@ -171,10 +175,10 @@ def test_strong_weight_one_is_the_ungraded_ranking_and_three_counts_a_strong_ver
     # strong_weight = 3 against an independent fit with every strong battle three times
     want = bt_reference(calls, 3)
     for c in QUALITIES:
-        assert weight_three["bt"][c] == pytest.approx(want[c], abs=0.01), c
+        assert weight_three["bt"][c] == pytest.approx(want[c], abs=1e-6), c
     plain = bt_reference(calls, 1)
     for c in QUALITIES:
-        assert weight_one["bt"][c] == pytest.approx(plain[c], abs=0.01), c
+        assert weight_one["bt"][c] == pytest.approx(plain[c], abs=1e-6), c
     # thresholds count a strong verdict as one vote: at 0.5 the weight changes nothing
     at_half = [ratings(path, capsys, "--method", "bt", "--threshold", "0.5")]
     set_key(path, "strong_weight", "1")
@@ -248,3 +252,37 @@ def test_custom_templates_still_key_graded_questions_apart(tmp_path: Path, serve
     set_key(path, "scale", '"binary"')
     run(path)
     assert len(server.requests) == 2 * first
+
+
+def test_the_verdict_log_carries_the_strength_and_replays_to_the_same_ranking(
+    tmp_path: Path, server: FakeLLMServer, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = write_tournament(tmp_path, server, scale="graded", strong_weight=3)
+    run(path)
+    live = ratings(path, capsys)
+    capsys.readouterr()
+    log = tmp_path / "verdicts.jsonl"
+    assert main(["verdicts", str(path), "-o", str(log)]) == 0
+    rows = [json.loads(line) for line in log.read_text().splitlines()]
+    calls = {(c.prompt, c.first, c.second, c.judge): c.strength for c in stored_calls(path)}
+    assert len(rows) == len(calls)
+    for row in rows:
+        assert row.get("strength") == calls[(row["prompt"], row["first"], row["second"], row["judge"])]
+    assert Counter(row.get("strength") for row in rows) == Counter(calls.values())
+    # the log read back by replay judges: the strong verdicts count three times there too
+    replay = tmp_path / "replay"
+    replay.mkdir()
+    judges = "".join(
+        f'[[judges]]\nid = "{w}"\nprovider = "replay"\npath = "{log}"\nmodel = "{w}"\n' for w in WIRES
+    )
+    text = path.read_text()
+    head, tail = text.split("[[judges]]", 1)[0], text.split("[judge_prompt]", 1)[1]
+    (replay / "t.toml").write_text(head + judges + "\n[judge_prompt]" + tail, encoding="utf-8")
+    run(replay / "t.toml")
+    replayed = ratings(replay / "t.toml", capsys)
+    for c in QUALITIES:
+        assert replayed[c] == pytest.approx(live[c], abs=1e-9), c
+    set_key(replay / "t.toml", "strong_weight", "1")
+    assert (
+        max(abs(ratings(replay / "t.toml", capsys)[c] - live[c]) for c in QUALITIES) > 1
+    )  # (the weight counts)
