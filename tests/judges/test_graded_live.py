@@ -286,3 +286,39 @@ def test_the_verdict_log_carries_the_strength_and_replays_to_the_same_ranking(
     assert (
         max(abs(ratings(replay / "t.toml", capsys)[c] - live[c]) for c in QUALITIES) > 1
     )  # (the weight counts)
+
+
+def test_batch_judges_ask_and_read_graded_verdicts(
+    tmp_path: Path, fake_key: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`batch = true`: the batch requests carry the graded schema (the fake batch server checks every body with
+    the official SDKs) and the results are read on the graded scale."""
+    pytest.importorskip("openai")
+    pytest.importorskip("anthropic")
+    from elotui.run import batching
+    from tests.servers.fake_batch import FakeBatchServer
+
+    monkeypatch.setattr(batching, "BATCH_FIRST_POLL_S", 0.01)
+    monkeypatch.setattr(batching, "BATCH_MAX_POLL_S", 0.02)
+    with FakeBatchServer(verdict_fn=by_quality(QUALITIES, STRONG_GAP)) as server:
+        path = write_tournament(tmp_path, FakeLLMServer(), scale="graded", strong_weight=3)
+        text = path.read_text()
+        for wire, suffix in (("openai", "/v1"), ("anthropic", ""), ("gemini", "/v1beta")):
+            start = text.index(f'id = "{wire}"')
+            url_at = text.index("base_url = ", start)
+            end = text.index("\n", url_at)
+            text = text[:url_at] + f'base_url = "{server.url}{suffix}"\nbatch = true' + text[end:]
+        path.write_text(text, encoding="utf-8")
+        run(path)
+        assert server.problems == []
+        assert sum(server.submitted.values()) == PROMPTS * 12 * len(WIRES)
+    calls = stored_calls(path)
+    assert len(calls) == PROMPTS * 12 * len(WIRES)
+    for c in calls:
+        gap = QUALITIES[c.first] - QUALITIES[c.second]
+        want = (
+            ("tie", None)
+            if gap == 0
+            else ("first" if gap > 0 else "second", 2 if abs(gap) >= STRONG_GAP else 1)
+        )
+        assert (c.status, c.winner, c.strength) == ("ok", *want), (c.judge, c.raw_reply)
