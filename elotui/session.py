@@ -90,6 +90,13 @@ class TournamentSession:
         self.options = self.options.replace(strong=strong)
         self._strong_of = columns
 
+    def options_now(self) -> RatingOptions:
+        """The rating options with the store's strong verdicts read again (the TUI's live ranking, while a run
+        stores graded verdicts); the same options when `strong_weight` counts nothing."""
+        self._strong_of = None
+        self._count_strong(None)
+        return self.options
+
     def control_style(self, groups: tuple[str, ...]) -> None:
         """Rank Bradley–Terry with these style covariates (elotui.rating.style_rank), from `[data] style` or the
         responses' texts."""
