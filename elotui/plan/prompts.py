@@ -21,7 +21,8 @@ scanned again — a response containing "{{response_b}}" stays literal):
 
 On the graded scale (`[judge_prompt] scale = "graded"`) the default system and user templates are the `*_graded.txt`
 ones, which ask for `better` in `A>>B | A>B | A=B | B>A | B>>A` and say what `>>` means; a worked example's answer
-is shown on that scale too (`A` as `A>B`, `B` as `B>A`, `tie` as `A=B`). A tournament's own templates are used as
+is shown on that scale too (`A` as `A>B`, `B` as `B>A`, `tie` as `A=B`; an examples file may give grades, shown
+as `A`, `B` or `tie` on the binary scale). A tournament's own templates are used as
 they are on either scale.
 
 A conversation (see elotui.plan.context_blocks) is judged with `system_conversation.txt` and
@@ -115,7 +116,9 @@ def partial_fill(compiled: Compiled, values: dict[str, str]) -> Compiled:
     return tuple(out)
 
 
-_GRADED_EXAMPLE = {"A": "A>B", "B": "B>A", "tie": "A=B"}  # a worked example's answer on the graded scale
+# a worked example's answer on the scale asked: a plain one graded as a slight preference, a grade made plain
+_GRADED_EXAMPLE = {"A": "A>B", "B": "B>A", "tie": "A=B"}
+_BINARY_EXAMPLE = {"A>>B": "A", "A>B": "A", "A=B": "tie", "B>A": "B", "B>>A": "B"}
 PREFILL_CACHE = 4096  # prompts' prefilled templates kept (then the cache starts again)
 PER_CALL = ("response_a", "response_b", "example")  # what differs between the calls of one prompt
 
@@ -379,9 +382,8 @@ class PromptBuilder:
         return fill(self.reference_template, {"sections": reference_sections(context, safe, boundary)})
 
     def _example_block(self, example: Example, boundary: str) -> str:
-        better = (
-            _GRADED_EXAMPLE.get(example.better, example.better) if self.scale == "graded" else example.better
-        )
+        answers = _GRADED_EXAMPLE if self.scale == "graded" else _BINARY_EXAMPLE
+        better = answers.get(example.better, example.better)
         answer = json.dumps({"reasoning": example.reasoning, "better": better}, ensure_ascii=False)
         return fill(
             self.example_template,
