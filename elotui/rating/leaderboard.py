@@ -244,6 +244,12 @@ def rank_games(
     }
     if style_info is not None:
         settings["style_control"] = style_info
+    if options.strong_weight > 1:  # graded verdicts: how many are strong, and how they counted here
+        settings["strong_weight"] = {
+            "weight": int(options.strong_weight),
+            "strong_verdicts": len(options.strong) if options.strong is not None else 0,
+            "counted": "as games" if threshold == "none" else "as one vote each",
+        }
     if method == "elo":
         settings["order_spread"] = {
             "kind": "order spread",

@@ -114,6 +114,16 @@ def test_a_graded_tournament_over_three_wire_formats_parses_stores_and_ranks(
         None: 2 * PROMPTS * len(WIRES),  # c3-c4: ties
     }
     board = ratings(path, capsys)
+    capsys.readouterr()
+    assert main(["export", str(path), "--format", "json"]) == 0
+    settings = json.loads(capsys.readouterr().out)["settings"]
+    assert settings["strong_weight"] == {
+        "weight": 3,
+        "strong_verdicts": 4 * PROMPTS * len(WIRES),
+        "counted": "as games",
+    }
+    assert main(["export", str(path), "--format", "json", "--threshold", "0.5"]) == 0
+    assert json.loads(capsys.readouterr().out)["settings"]["strong_weight"]["counted"] == "as one vote each"
     order = sorted(board, key=board.__getitem__, reverse=True)
     assert order[:2] == ["c1", "c2"] and board["c3"] == pytest.approx(board["c4"], abs=1e-6)
 
