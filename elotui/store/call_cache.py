@@ -64,9 +64,7 @@ class CallCache:
             db.execute("PRAGMA cache_size=-65536")
             columns = ", ".join(f"{c} {'TEXT PRIMARY KEY' if c == 'key' else ''}" for c in CALL_COLUMNS)
             db.execute(f"CREATE TABLE IF NOT EXISTS calls ({columns})")
-            _add_missing_columns(
-                db
-            )  # a cache written by an older elotui lacks the newer ones (a graded strength)
+            _add_missing_columns(db)  # an older elotui's cache lacks the newer ones (a graded strength)
             db.execute(CLAIMS_TABLE)  # (a cache written by an older elotui gains it here)
             self._db = db
         except (OSError, sqlite3.Error):
