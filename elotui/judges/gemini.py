@@ -21,10 +21,8 @@ def gemini_verdict_schema(scale: str = "binary") -> dict[str, Any]:
             "better": {"type": "STRING", "enum": list(answers(scale))},
         },
         "required": ["reasoning", "better"],
-        "property_ordering": [
-            "reasoning",
-            "better",
-        ],  # as the google-genai SDK's own request builder writes it
+        # as the google-genai SDK's own request builder writes it
+        "property_ordering": ["reasoning", "better"],
     }
 
 
