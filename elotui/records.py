@@ -97,6 +97,7 @@ class CallRecord:
     started_at: float | None = None
     finished_at: float | None = None
     run_id: int | None = None
+    strength: int | None = None  # a graded verdict's: 2 strong (`>>`), 1 clear (`>`); None: a tie, or binary
 
 
 CALL_COLUMNS: tuple[str, ...] = tuple(f.name for f in fields(CallRecord))

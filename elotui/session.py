@@ -65,14 +65,37 @@ class TournamentSession:
         self._stats_read: tuple[float, float] | None = (0.0, 0.0)
         if tournament.spec.ranking.style_control:
             self.control_style(tuple(tournament.spec.ranking.style_control))
+        # the strong verdicts (`strong_weight`): the replay logs' read once, the store's again with each new read
+        self._logged_strong: set[int] | None = None
+        self._strong_of: VerdictColumns | None = None
         if tournament.spec.ranking.strong_weight > 1:
-            from elotui.rating.graded import strong_verdicts
-
-            self.options = self.options.replace(strong=strong_verdicts(tournament))
+            self._count_strong(None)
         if tournament.spec.ranking.exclude_self:
             self.options = self.options.replace(
                 excluded=tuple((j, c) for j, (c, _) in sorted(tournament.selves().items()))
             )
+
+    def _count_strong(self, columns: VerdictColumns | None) -> None:
+        """Refresh the strong verdicts the ranking counts `strong_weight` times (elotui.rating.graded): those of
+        the replay logs (read once) and the store's graded ones (read again when `columns` is a new read)."""
+        if self.tournament.spec.ranking.strong_weight <= 1 or (
+            columns is not None and columns is self._strong_of
+        ):
+            return
+        from elotui.rating.graded import logged_strong, strong_verdicts
+
+        if self._logged_strong is None:
+            self._logged_strong = logged_strong(self.tournament)
+        strong = strong_verdicts(self.tournament, self.store.strong_verdicts(), logged=self._logged_strong)
+        self.options = self.options.replace(strong=strong)
+        self._strong_of = columns
+
+    def options_now(self) -> RatingOptions:
+        """The rating options with the store's strong verdicts read again (the TUI's live ranking, while a run
+        stores graded verdicts); the same options when `strong_weight` counts nothing."""
+        self._strong_of = None
+        self._count_strong(None)
+        return self.options
 
     def control_style(self, groups: tuple[str, ...]) -> None:
         """Rank Bradley–Terry with these style covariates (elotui.rating.style_rank), from `[data] style` or the
@@ -105,7 +128,9 @@ class TournamentSession:
         leaves out the presentations with no recorded call (the TUI appends them as they are answered).
         `columns`: `store.verdict_columns()` when the caller has read them."""
         table = self.empty_table()
-        table.extend_columns(self.store.verdict_columns() if columns is None else columns, include_missing)
+        columns = self.store.verdict_columns() if columns is None else columns
+        self._count_strong(columns)
+        table.extend_columns(columns, include_missing)
         return table
 
     def _ranked_table(self, columns: VerdictColumns) -> VerdictTable:

@@ -5,6 +5,8 @@
      "status": "ok" | "invalid" | "error"}
 
 An invalid verdict may carry `"raw"` last: the judge's raw reply, which could not be parsed (readers ignore it).
+A graded verdict may carry `"strength"` last: 2 for a strong preference (`A>>B`), 1 for a clear one (`A>B`); the
+`replay` judges' strong verdicts count `[ranking] strong_weight` times (elotui.rating.graded).
 
 `first` is the contestant whose response was shown first (Response A). `elotui verdicts` writes it; the
 `replay` provider and `[reference] votes` read it.
@@ -257,13 +259,15 @@ def content_hash(path: str | Path) -> str:
 # a line of the log: each field's JSON where its %s is, as json.dumps(row, ensure_ascii=False) lays it out
 _LINE = "{" + ", ".join(f"{json.dumps(k)}: %s" for k in FIELDS) + "}\n"
 _RAW_LINE = _LINE[:-2] + ', "raw": %s}\n'
+_STRENGTH_LINE = _LINE[:-2] + ', "strength": %s}\n'
 _STRING = json.encoder.encode_basestring  # the quoting json.dumps(..., ensure_ascii=False) gives a str
 _REPEATED = 64  # strings up to this long (names, statuses: the same on line after line) are quoted once
 
 
 def write_log(rows: Iterable[Verdict | VerdictRow | dict[str, Any]], out: IO[str]) -> int:
-    """Write rows (dicts, or tuples in FIELDS order, optionally with a last `raw`: the raw text of an invalid
-    reply, written last where it is not None) in canonical key order; returns the number written. Each line
+    """Write rows (dicts, or tuples in FIELDS order, optionally with `raw`: the raw text of an invalid reply, and
+    after it `strength`: a graded verdict's, each written last where it is not None) in canonical key order;
+    returns the number written. Each line
     is json.dumps of the row's dict with ensure_ascii=False, character for character, written a few thousand
     lines at a time; a name that repeats on every line is quoted once (10^6 rows: 3.2 s of json.dumps before)."""
     quoted: dict[str, str] = {}
@@ -284,11 +288,12 @@ def write_log(rows: Iterable[Verdict | VerdictRow | dict[str, Any]], out: IO[str
 
     n, lines = 0, []
     for row in rows:
-        fields = row if isinstance(row, tuple) else tuple(row.get(k) for k in (*FIELDS, "raw"))
-        if (
-            len(fields) > len(FIELDS) and fields[-1] is not None
-        ):  # an invalid reply's raw text (readers skip it)
-            lines.append(_RAW_LINE % tuple(map(value, fields)))
+        fields = row if isinstance(row, tuple) else tuple(row.get(k) for k in (*FIELDS, "raw", "strength"))
+        extra = fields[len(FIELDS) :]
+        if extra and extra[0] is not None:  # an invalid reply's raw text (readers skip it)
+            lines.append(_RAW_LINE % tuple(map(value, fields[: len(FIELDS) + 1])))
+        elif len(extra) > 1 and extra[1] is not None:  # a graded verdict's strength
+            lines.append(_STRENGTH_LINE % tuple(map(value, (*fields[: len(FIELDS)], extra[1]))))
         else:
             lines.append(_LINE % tuple(map(value, fields[: len(FIELDS)])))
         if len(lines) >= 4096:

@@ -1,6 +1,8 @@
 """`elotui verdicts T`: write the current plan's verdicts as the canonical verdict log (JSON Lines); an invalid
-verdict carries the judge's raw reply as `raw` (`--no-raw` leaves it out). `--judge NAME`: one judge's verdicts;
-`--judge human`: the human votes cast in the pairs pane (docs/adjudication.md)."""
+verdict carries the judge's raw reply as `raw` (`--no-raw` leaves it out); on the graded scale (`[judge_prompt]
+scale = "graded"`) a verdict carries its `strength` (2 strong, 1 clear), which a `replay` judge's log keeps for
+`[ranking] strong_weight`. `--judge NAME`: one judge's verdicts; `--judge human`: the human votes cast in the pairs
+pane (docs/adjudication.md)."""
 
 from __future__ import annotations
 
@@ -43,19 +45,22 @@ def run(args: argparse.Namespace) -> int:
     from elotui.store.human_votes import HUMAN_JUDGE
     from elotui.verdict_log import write_log
 
-    _, store = open_tournament(args)
+    tournament, store = open_tournament(args)
     if args.judge == HUMAN_JUDGE:
         with store, output_stream(args.output) as out:
             write_log([cast("Verdict", v.log_row()) for v in store.human_votes()], out)
         return 0
-    with store, output_stream(args.output) as out, closing(log_rows(store, raw=not args.no_raw)) as rows:
+    # on the graded scale each verdict's strength, for a replay and `strong_weight`
+    graded = tournament.spec.judge_prompt.scale == "graded"
+    rows_of = log_rows(store, raw=not args.no_raw, strength=graded)
+    with store, output_stream(args.output) as out, closing(rows_of) as rows:
         # a reader that stops early ends the store's read here, before the store closes
         write_log(rows if args.judge is None else (r for r in rows if r[3] == args.judge), out)
     return 0
 
 
-def log_rows(store: Store, *, raw: bool = False) -> Generator[Verdict, None, None]:
+def log_rows(store: Store, *, raw: bool = False, strength: bool = False) -> Generator[Verdict, None, None]:
     """Every answered or failed presentation of the current plan, as verdict-log rows (tuples in FIELDS order; with
-    `raw`, an invalid reply's raw text last), a batch at a time (a 10^6-verdict store's log is written without
-    holding its rows)."""
-    return store.each_recorded_verdict(raw=raw)
+    `raw`, an invalid reply's raw text after them; with `strength`, then a graded verdict's strength), a batch at a
+    time (a 10^6-verdict store's log is written without holding its rows)."""
+    return store.each_recorded_verdict(raw=raw, strength=strength)

@@ -106,6 +106,8 @@ def export_settings(leaderboard: Leaderboard) -> dict[str, Any]:
         out["style_control"] = s["style_control"]
     if s.get("anchor") is not None:  # {contestant, rating}: every rating shifted to put that contestant there
         out["anchor"] = s["anchor"]
+    if s.get("strong_weight") is not None:  # graded verdicts: {weight, strong_verdicts, counted}
+        out["strong_weight"] = s["strong_weight"]
     out["scope"] = {"prompts": s.get("prompts"), "judges": s.get("judges"), "conditions": s.get("conditions")}
     out["interval"] = s.get("interval")
     if "order_spread" in s:

@@ -8,6 +8,7 @@ import httpx
 
 from elotui.judges.base import Judge, RetryObserver
 from elotui.judges.limits import RetryPolicy
+from elotui.judges.parse import Scale
 from elotui.tournament.model import EndpointConfig
 
 
@@ -19,8 +20,11 @@ def build_judge(
     observer: RetryObserver | None = None,
     retry_policy: RetryPolicy | None = None,
     transport: httpx.AsyncBaseTransport | None = None,
+    scale: Scale = "binary",
 ) -> Judge:
-    """The judge for an endpoint. `retry_policy` (backoff timing) and `transport` are for tests."""
+    """The judge for an endpoint. `scale`: the verdict scale it is asked for (`[judge_prompt] scale`: what a
+    live judge's structured output allows and how its reply is read, how a simulated judge answers; a replay
+    judge answers from its log). `retry_policy` (backoff timing) and `transport` are for tests."""
     provider = config.provider
     if provider == "replay":
         from elotui.judges.replay import ReplayJudge
@@ -29,7 +33,7 @@ def build_judge(
     if provider == "simulated":
         from elotui.judges.simulated import SimulatedJudge
 
-        return SimulatedJudge(config, judge_id=judge_id)
+        return SimulatedJudge(config, judge_id=judge_id, scale=scale)
     live: type
     if provider == "openai":
         from elotui.judges.openai import OpenAIJudge as live
@@ -44,7 +48,12 @@ def build_judge(
     else:
         raise ValueError(f"unknown provider {provider!r}")
     judge: Judge = live(
-        config, judge_id=judge_id, observer=observer, retry_policy=retry_policy, transport=transport
+        config,
+        judge_id=judge_id,
+        observer=observer,
+        retry_policy=retry_policy,
+        transport=transport,
+        scale=scale,
     )
     return judge
 

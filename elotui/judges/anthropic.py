@@ -18,7 +18,7 @@ import json
 from typing import Any, ClassVar
 
 from elotui.judges.live import LiveJudge, ReplyShapeError, first_text, int_or_none, object_or_empty
-from elotui.judges.parse import VERDICT_SCHEMA
+from elotui.judges.parse import verdict_schema
 
 ANTHROPIC_VERSION = "2023-06-01"
 
@@ -46,7 +46,7 @@ class AnthropicJudge(LiveJudge):
             body["system"] = [block]
         output: dict[str, Any] = {}
         if verdict and self.config.json_mode:
-            output["format"] = {"type": "json_schema", "schema": VERDICT_SCHEMA}
+            output["format"] = {"type": "json_schema", "schema": verdict_schema(self.scale)}
         if self.config.effort is not None:
             output["effort"] = self.config.effort
         if output:

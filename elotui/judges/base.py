@@ -75,6 +75,9 @@ class JudgeReply(CallMetrics):
     reasoning: str | None = None
     raw_reply: str | None = None
     error: str | None = None
+    strength: int | None = (
+        None  # a graded verdict's: 2 strong (`>>`), 1 clear (`>`); None for a tie or binary
+    )
 
 
 @dataclass

@@ -26,7 +26,7 @@ import httpx
 from elotui.judges.base import JudgeReply
 from elotui.judges.http import cost_of
 from elotui.judges.live import LiveJudge, ReplyShapeError, object_or_empty
-from elotui.judges.parse import parse_verdict
+from elotui.judges.parse import parse_on_scale
 
 Requests = list[tuple[str, dict[str, Any]]]  # (custom_id, the synchronous request body)
 
@@ -61,11 +61,12 @@ def verdict_reply(judge: LiveJudge, body: Any) -> JudgeReply:
     except ReplyShapeError as exc:
         return JudgeReply(status="invalid", raw_reply=json.dumps(body), error=judge.http.redact(str(exc)))
     text = judge.http.redact(text)
-    status, winner, reasoning = parse_verdict(text)
+    status, winner, strength, reasoning = parse_on_scale(text, judge.scale)
     return JudgeReply(
         status=status,
         winner=winner,
         reasoning=reasoning,
+        strength=strength,
         raw_reply=text,
         input_tokens=tokens_in,
         output_tokens=tokens_out,

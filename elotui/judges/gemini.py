@@ -9,16 +9,24 @@ from __future__ import annotations
 from typing import Any, ClassVar
 
 from elotui.judges.live import LiveJudge, ReplyShapeError, first_text, int_or_none, object_or_empty
+from elotui.judges.parse import answers
 
-GEMINI_VERDICT_SCHEMA: dict[str, Any] = {
-    "type": "OBJECT",
-    "properties": {
-        "reasoning": {"type": "STRING"},
-        "better": {"type": "STRING", "enum": ["A", "B", "tie"]},
-    },
-    "required": ["reasoning", "better"],
-    "property_ordering": ["reasoning", "better"],  # as the google-genai SDK's own request builder writes it
-}
+
+def gemini_verdict_schema(scale: str = "binary") -> dict[str, Any]:
+    """The verdict's `responseSchema` on a scale (elotui.judges.parse.answers), in Gemini's schema dialect."""
+    return {
+        "type": "OBJECT",
+        "properties": {
+            "reasoning": {"type": "STRING"},
+            "better": {"type": "STRING", "enum": list(answers(scale))},
+        },
+        "required": ["reasoning", "better"],
+        # as the google-genai SDK's own request builder writes it
+        "property_ordering": ["reasoning", "better"],
+    }
+
+
+GEMINI_VERDICT_SCHEMA: dict[str, Any] = gemini_verdict_schema("binary")
 
 
 class GeminiJudge(LiveJudge):
@@ -41,7 +49,7 @@ class GeminiJudge(LiveJudge):
             generation["seed"] = self.config.seed
         if verdict and self.config.json_mode:
             generation["responseMimeType"] = "application/json"
-            generation["responseSchema"] = GEMINI_VERDICT_SCHEMA
+            generation["responseSchema"] = gemini_verdict_schema(self.scale)
         body: dict[str, Any] = {
             "contents": [{"role": "user", "parts": [{"text": user}]}],
             "generationConfig": generation,

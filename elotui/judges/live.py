@@ -11,7 +11,7 @@ import httpx
 
 from elotui.judges.base import Completion, JudgeKind, JudgeReply, JudgeRequest, RetryObserver
 from elotui.judges.http import GaveUp, HttpEndpoint, RetryPolicy, cost_of, estimate_tokens
-from elotui.judges.parse import parse_verdict
+from elotui.judges.parse import Scale, parse_on_scale
 from elotui.tournament.model import EndpointConfig
 
 
@@ -34,9 +34,11 @@ class LiveJudge:
         observer: RetryObserver | None = None,
         retry_policy: RetryPolicy | None = None,
         transport: httpx.AsyncBaseTransport | None = None,
+        scale: Scale = "binary",
     ) -> None:
         self.id = judge_id
         self.config = config
+        self.scale: Scale = scale  # the verdict scale asked for (elotui.judges.parse): schema and parsing
         self.base_url = (config.base_url or self.default_base_url).rstrip("/")
         self.http = HttpEndpoint(
             config,
@@ -142,8 +144,10 @@ class LiveJudge:
         elif outcome == "invalid":
             reply = JudgeReply(status="invalid", raw_reply=text, error=shape_error, **meta)
         else:
-            status, winner, reasoning = parse_verdict(text)
-            reply = JudgeReply(status=status, winner=winner, reasoning=reasoning, raw_reply=text, **meta)
+            status, winner, strength, reasoning = parse_on_scale(text, self.scale)
+            reply = JudgeReply(
+                status=status, winner=winner, reasoning=reasoning, raw_reply=text, strength=strength, **meta
+            )
         return reply
 
     async def complete(self, system: str, user: str) -> Completion:

@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any, ClassVar
 
 from elotui.judges.live import LiveJudge, ReplyShapeError, chat_messages, int_or_none
-from elotui.judges.parse import VERDICT_SCHEMA
+from elotui.judges.parse import verdict_schema
 
 
 class OllamaJudge(LiveJudge):
@@ -29,7 +29,7 @@ class OllamaJudge(LiveJudge):
         if self.config.seed is not None:
             body["options"]["seed"] = self.config.seed
         if verdict and self.config.json_mode:
-            body["format"] = VERDICT_SCHEMA
+            body["format"] = verdict_schema(self.scale)
         return body
 
     def read_reply(self, data: Any) -> tuple[str, int | None, int | None]:

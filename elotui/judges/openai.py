@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any, ClassVar
 
 from elotui.judges.live import LiveJudge, ReplyShapeError, chat_messages, int_or_none, object_or_empty
-from elotui.judges.parse import VERDICT_SCHEMA
+from elotui.judges.parse import verdict_schema
 
 
 class OpenAIJudge(LiveJudge):
@@ -32,7 +32,7 @@ class OpenAIJudge(LiveJudge):
     def _response_format(self) -> dict[str, Any]:
         return {
             "type": "json_schema",
-            "json_schema": {"name": "verdict", "strict": True, "schema": VERDICT_SCHEMA},
+            "json_schema": {"name": "verdict", "strict": True, "schema": verdict_schema(self.scale)},
         }
 
     def payload(self, system: str, user: str, *, verdict: bool) -> dict[str, Any]:

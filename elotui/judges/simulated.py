@@ -6,6 +6,10 @@ For a presentation (first, second):
 |d| < tie_margin → tie; otherwise first wins with probability 1 / (1 + 10^(-d / 400)).
 With probability `invalid_rate` the reply is unparseable (status invalid). The reasoning says it is simulated.
 
+Asked on the graded scale (`[judge_prompt] scale = "graded"`), it answers `A=B` for a tie, and for a win `A>>B`
+(or `B>>A`) when the winner is the side the noisy difference favours by at least `strong_margin` (default
+STRONG_MARGIN), else `A>B` (`B>A`); the reply is read back by the graded parser, as a live judge's is.
+
 `unguided_qualities` (optional) are the qualities the judge perceives when its prompt shows no reference answer
 (no `<<<REFERENCE ANSWER ...>>>` marker with a boundary token): a judge that is right only with the reference
 (`qualities` the truth, `unguided_qualities` what a fluent wrong answer looks like without it).
@@ -21,23 +25,25 @@ import re
 
 from elotui.judges.base import Completion, JudgeKind, JudgeReply, JudgeRequest
 from elotui.judges.offline import OfflineJudge
-from elotui.judges.parse import parse_verdict
+from elotui.judges.parse import Scale, parse_on_scale
 from elotui.tournament.model import EndpointConfig, SimulationConfig
 from elotui.vocab import win_probability
 
 REFERENCE_MARKER = re.compile(r"<<<REFERENCE ANSWER(?: TURN \d+)? [0-9a-f]{16}>>>")
 INVALID_TEXT = "I cannot decide which response is better. (simulated unparseable reply)"
+STRONG_MARGIN = 200.0  # Elo points: the default `strong_margin` of a graded simulated verdict
 
 
 class SimulatedJudge(OfflineJudge):
     kind: JudgeKind = "simulated"
 
-    def __init__(self, config: EndpointConfig, *, judge_id: str) -> None:
+    def __init__(self, config: EndpointConfig, *, judge_id: str, scale: Scale = "binary") -> None:
         if config.simulation is None:
             raise ValueError("a simulated judge needs `simulation`")
         self.id = judge_id
         self.config = config
         self.sim: SimulationConfig = config.simulation
+        self.scale: Scale = scale
 
     def identity(self) -> dict[str, object]:
         # without the options left unset, so that adding an option keeps every earlier key
@@ -83,9 +89,22 @@ class SimulatedJudge(OfflineJudge):
             f"{length_term:+.1f}, noisy difference {d:+.1f} Elo → "
             + ("a tie." if better == "tie" else f"Response {better} is better.")
         )
-        raw = json.dumps({"reasoning": reasoning, "better": better}, ensure_ascii=False)
-        status, winner, parsed_reasoning = parse_verdict(raw)
-        return JudgeReply(status=status, winner=winner, reasoning=parsed_reasoning, raw_reply=raw)
+        answer = self._graded(better, d) if self.scale == "graded" else better
+        raw = json.dumps({"reasoning": reasoning, "better": answer}, ensure_ascii=False)
+        status, winner, strength, parsed_reasoning = parse_on_scale(raw, self.scale)
+        return JudgeReply(
+            status=status, winner=winner, reasoning=parsed_reasoning, raw_reply=raw, strength=strength
+        )
+
+    def _graded(self, better: str, d: float) -> str:
+        """The graded answer for a binary decision at noisy difference `d` (A's side): strong when the winner is
+        the side `d` favours by at least `strong_margin`."""
+        if better == "tie":
+            return "A=B"
+        margin = STRONG_MARGIN if self.sim.strong_margin is None else self.sim.strong_margin
+        favoured = d if better == "A" else -d
+        sign = ">>" if favoured >= margin else ">"
+        return f"A{sign}B" if better == "A" else f"B{sign}A"
 
     async def complete(self, system: str, user: str) -> Completion:
         """A deterministic stand-in text (for simulated generators and paraphrasers), labelled as simulated."""

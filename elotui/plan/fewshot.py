@@ -29,6 +29,7 @@ from elotui.tournament.user_files import lone_surrogate, may_hold_surrogate, rea
 
 _TOKEN = re.compile(r"[^\W_]+", re.UNICODE)
 _BETTER = {"a": "A", "b": "B", "tie": "tie", "first": "A", "second": "B", "1": "A", "2": "B"}
+_BETTER.update({g.lower(): g for g in ("A>>B", "A>B", "A=B", "B>A", "B>>A")})  # graded (arena-hard's scale)
 
 
 @dataclass(frozen=True)
@@ -36,7 +37,7 @@ class Example:
     prompt: str
     response_a: str
     response_b: str
-    better: str  # "A" | "B" | "tie"
+    better: str  # "A" | "B" | "tie", or a grade "A>>B" | "A>B" | "A=B" | "B>A" | "B>>A"
     reasoning: str
 
     @property
@@ -65,7 +66,10 @@ def load_examples(path: Path) -> list[Example]:
             raise UserError(f"{path}:{n}: missing or non-text field(s): {', '.join(missing)}")
         better = _BETTER.get(str(row["better"]).strip().lower())
         if better is None:
-            raise UserError(f'{path}:{n}: better must be "A", "B" or "tie", not {row["better"]!r}')
+            raise UserError(
+                f'{path}:{n}: better must be "A", "B" or "tie" (or a grade: "A>>B", "A>B", "A=B", "B>A", '
+                f'"B>>A"), not {row["better"]!r}'
+            )
         reasoning = row.get("reasoning") or ""
         out.append(Example(row["prompt"], row["response_a"], row["response_b"], better, str(reasoning)))
     if not out:

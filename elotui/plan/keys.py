@@ -10,6 +10,9 @@ never an API key), the full rendered system and user messages, the sample index 
 judges answer by *who* is compared, not by the text, so for them the presentation (prompt id, first, second,
 condition) is part of the key as well: two contestants with identical response texts then stay two calls.
 
+On the graded scale (`[judge_prompt] scale = "graded"`) a verdict's identity also carries `"scale": "graded"`
+(elotui.plan.verdict_calls.verdict_identity), so a binary verdict never answers a graded question.
+
 A key whose call has status ok/invalid in the store is never sent again; an `error` call is retried.
 """
 

@@ -19,6 +19,12 @@ scanned again — a response containing "{{response_b}}" stays literal):
 | `{{reference}}`  | the reference answer block of a reference-guided prompt, else "" (prepended if |
 |                  | omitted; see elotui.plan.context_blocks)                                         |
 
+On the graded scale (`[judge_prompt] scale = "graded"`) the default system and user templates are the `*_graded.txt`
+ones, which ask for `better` in `A>>B | A>B | A=B | B>A | B>>A` and say what `>>` means; a worked example's answer
+is shown on that scale too (`A` as `A>B`, `B` as `B>A`, `tie` as `A=B`; an examples file may give grades, shown
+as `A`, `B` or `tie` on the binary scale). A tournament's own templates are used as
+they are on either scale.
+
 A conversation (see elotui.plan.context_blocks) is judged with `system_conversation.txt` and
 `user_conversation.txt` (or the tournament's own templates), and `{{response_a}}` / `{{response_b}}` are then
 each contestant's whole conversation, turn by turn.
@@ -110,6 +116,9 @@ def partial_fill(compiled: Compiled, values: dict[str, str]) -> Compiled:
     return tuple(out)
 
 
+# a worked example's answer on the scale asked: a plain one graded as a slight preference, a grade made plain
+_GRADED_EXAMPLE = {"A": "A>B", "B": "B>A", "tie": "A=B"}
+_BINARY_EXAMPLE = {"A>>B": "A", "A>B": "A", "A=B": "tie", "B>A": "B", "B>>A": "B"}
 PREFILL_CACHE = 4096  # prompts' prefilled templates kept (then the cache starts again)
 PER_CALL = ("response_a", "response_b", "example")  # what differs between the calls of one prompt
 
@@ -172,15 +181,21 @@ class PromptBuilder:
 
     def __init__(self, tournament: Tournament, *, examples: list[Example] | None = None) -> None:
         self.criterion = tournament.spec.tournament.criterion
-        self.system_template = tournament.system_template or package_template("system.txt")
-        self.user_template = tournament.user_template or package_template("user.txt")
+        self.scale = tournament.spec.judge_prompt.scale
+        graded = "_graded" if self.scale == "graded" else ""
+        self.system_template = tournament.system_template or package_template(f"system{graded}.txt")
+        self.user_template = tournament.user_template or package_template(f"user{graded}.txt")
         self.example_template = package_template("example.txt")
         self.injection = package_template("injection.txt").rstrip("\n")
         self.paraphrase_system = package_template("paraphrase_system.txt").rstrip("\n")
         self.paraphrase_user = package_template("paraphrase_user.txt").rstrip("\n")
         self.reference_template = package_template("reference.txt")
-        self.conversation_system = tournament.system_template or package_template("system_conversation.txt")
-        self.conversation_user = tournament.user_template or package_template("user_conversation.txt")
+        self.conversation_system = tournament.system_template or package_template(
+            f"system_conversation{graded}.txt"
+        )
+        self.conversation_user = tournament.user_template or package_template(
+            f"user_conversation{graded}.txt"
+        )
         self.contexts: dict[str, PromptContext] = prompt_contexts(tournament)
         self._check(tournament)
         self._system = {
@@ -367,7 +382,9 @@ class PromptBuilder:
         return fill(self.reference_template, {"sections": reference_sections(context, safe, boundary)})
 
     def _example_block(self, example: Example, boundary: str) -> str:
-        answer = json.dumps({"reasoning": example.reasoning, "better": example.better}, ensure_ascii=False)
+        answers = _GRADED_EXAMPLE if self.scale == "graded" else _BINARY_EXAMPLE
+        better = answers.get(example.better, example.better)
+        answer = json.dumps({"reasoning": example.reasoning, "better": better}, ensure_ascii=False)
         return fill(
             self.example_template,
             {

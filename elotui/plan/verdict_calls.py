@@ -87,6 +87,17 @@ class _Unit:
         return self.rendered
 
 
+def verdict_identity(judge: Judge, scale: str) -> dict[str, object]:
+    """The identity a verdict call is keyed by: the judge's, and on the graded scale the scale itself (a graded
+    question is never answered by a binary verdict, even where a tournament's own templates read the same on both
+    scales). A replay judge answers from its log whatever the scale; on the binary scale nothing is added, so
+    every key made before the scale existed stays."""
+    identity = judge.identity()
+    if scale != "binary" and judge.kind != "replay":
+        identity = {**identity, "scale": scale}
+    return identity
+
+
 def _verdict_calls(
     plan: Plan,
     builder: PromptBuilder,
@@ -104,7 +115,7 @@ def _verdict_calls(
     # per judge: its identity serialised, and whether it answers by who is compared (replay, simulated: the
     # presentation is part of the key)
     judged = {
-        jid: (canonical_json(judges[jid].identity()), judges[jid].kind != "live")
+        jid: (canonical_json(verdict_identity(judges[jid], builder.scale)), judges[jid].kind != "live")
         for jid in {c.judge for c in plan.comparisons}
     }
     escaper = Escaper().__getitem__  # each template piece, prompt and response escaped once for all its calls

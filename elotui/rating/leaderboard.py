@@ -203,8 +203,23 @@ def scoped_games(
     if options is not None and options.strong is not None and parse_threshold(threshold) == "none":
         from elotui.rating.graded import weighted  # a strong verdict as strong_weight games
 
-        g = weighted(g, options.strong, options.strong_weight)
+        g = weighted(table, table.valid(mask), g, options.strong, options.strong_weight)
     return g
+
+
+def _model_settings(options: RatingOptions, threshold: Threshold, style_info: Any) -> dict[str, Any]:
+    """The settings of what the ranking added to the games, where it did: the style covariates' fit
+    (`style_control`), and `strong_weight` (the weight, the strong verdicts, and how they counted here)."""
+    out: dict[str, Any] = {}
+    if style_info is not None:
+        out["style_control"] = style_info
+    if options.strong_weight > 1:
+        out["strong_weight"] = {
+            "weight": int(options.strong_weight),
+            "strong_verdicts": len(options.strong) if options.strong is not None else 0,
+            "counted": "as games" if threshold == "none" else "as one vote each",
+        }
+    return out
 
 
 def rank_games(
@@ -242,8 +257,7 @@ def rank_games(
         "interval": interval,
         "scale": SCALE_NONE if threshold == "none" else SCALE_THRESHOLD,
     }
-    if style_info is not None:
-        settings["style_control"] = style_info
+    settings.update(_model_settings(options, threshold, style_info))
     if method == "elo":
         settings["order_spread"] = {
             "kind": "order spread",

@@ -93,6 +93,7 @@ def _record(
         started_at,
         time.time(),
         run_id,
+        reply.strength if isinstance(reply, JudgeReply) and reply.status == "ok" else None,
     )
 
 

@@ -30,7 +30,13 @@ def default_judge_factory(tournament: Tournament, *, no_delay: bool = False) -> 
 
         if no_delay and config.provider in ("replay", "simulated") and config.delay_ms:
             config = config.model_copy(update={"delay_ms": 0.0})
-        return build_judge(config, judge_id=judge_id, base_dir=tournament.base_dir, observer=observer)
+        return build_judge(
+            config,
+            judge_id=judge_id,
+            base_dir=tournament.base_dir,
+            observer=observer,
+            scale=tournament.spec.judge_prompt.scale,
+        )
 
     return factory
 

@@ -46,6 +46,10 @@ __all__ = ["CACHED_STATUSES", "MIGRATIONS", "SCHEMA_VERSION", "CallRecord", "Pla
 __all__ += ["VerdictColumns", "default_store_path"]
 
 
+def tuple_of(*row: Any) -> tuple[Any, ...]:
+    return row
+
+
 def _factory(kind: Callable[..., Any]) -> Callable[[sqlite3.Cursor, tuple[Any, ...]], Any]:
     """A sqlite3 row factory building `kind(*row)` (a NamedTuple: no dict per row)."""
     return lambda _cursor, row: kind(*row)
@@ -384,27 +388,39 @@ class Store(TextsTable, HumanVotesTable):
         calls while other processes write. Read to the end."""
         return self._each(PairDetail, f"{DETAIL_SQL} WHERE c.key IS NOT NULL ORDER BY p.seq", batch)
 
-    def each_recorded_verdict(self, batch: int = 4096, raw: bool = False) -> Generator[tuple[Any, ...]]:
+    def each_recorded_verdict(
+        self, batch: int = 4096, raw: bool = False, strength: bool = False
+    ) -> Generator[tuple[Any, ...]]:
         """`each_recorded_detail()` as verdict-log rows: (prompt, first, second, judge, condition, sample, winner
-        (where ok), reasoning, status[, with `raw` an invalid reply's raw text]) as tuples of these columns alone."""
+        (where ok), reasoning, status[, with `raw` an invalid reply's raw text]) as tuples of these columns alone;
+        with `strength`, always the raw text (None unless `raw`) and then an ok verdict's graded strength."""
+        if strength:
+            return self._each(None, schema.LOG_GRADED_SQL, batch, (int(raw),))
         return self._each(None, schema.LOG_RAW_SQL if raw else schema.LOG_SQL, batch)
 
     def each_plan_row(self, batch: int = 4096) -> Iterator[PlanRow]:
         """`plan()` a `batch` at a time, from one read transaction. Read to the end."""
         return self._each(PlanRow, f"{PLAN_SQL} ORDER BY p.seq", batch)
 
+    def strong_verdicts(self) -> list[tuple[str, str, str, str, str, int]]:
+        """(prompt, first, second, judge, condition, sample) of each planned presentation whose verdict is strong
+        (a graded `>>`: `calls.strength` 2), read through the index of the strong ones alone."""
+        return self._rows(tuple_of, schema.STRONG_SQL)
+
     def recorded_judges(self) -> list[str]:
         """The judges of the recorded presentations, in plan order of each one's first."""
         sql = "SELECT p.judge FROM plan p JOIN calls c ON c.key = p.key GROUP BY p.judge ORDER BY MIN(p.seq)"
         return self._rows(str, sql)
 
-    def _each(self, kind: Callable[..., Any] | None, sql: str, batch: int) -> Generator[Any, None, None]:
+    def _each(
+        self, kind: Callable[..., Any] | None, sql: str, batch: int, params: Sequence[Any] = ()
+    ) -> Generator[Any, None, None]:
         with self._lock, self._guarded():
             cur = self._db.cursor()
             cur.row_factory = None if kind is None else _factory(kind)
             cur.execute("BEGIN")  # deferred: a read snapshot, no write lock
             try:
-                cur.execute(sql)
+                cur.execute(sql, params)
                 while rows := cur.fetchmany(batch):
                     yield from rows
             finally:

@@ -43,6 +43,14 @@ def store_name(path: Path) -> str:
     return os.path.realpath(path)
 
 
+def _add_missing_columns(db: sqlite3.Connection) -> None:
+    """The `calls` columns an older cache lacks, added (empty: NULL)."""
+    have = {row[1] for row in db.execute("PRAGMA table_info(calls)")}
+    for column in CALL_COLUMNS:
+        if column not in have:
+            db.execute(f"ALTER TABLE calls ADD COLUMN {column}")
+
+
 class CallCache:
     def __init__(self, path: Path) -> None:
         self.path = path
@@ -56,6 +64,7 @@ class CallCache:
             db.execute("PRAGMA cache_size=-65536")
             columns = ", ".join(f"{c} {'TEXT PRIMARY KEY' if c == 'key' else ''}" for c in CALL_COLUMNS)
             db.execute(f"CREATE TABLE IF NOT EXISTS calls ({columns})")
+            _add_missing_columns(db)  # an older elotui's cache lacks the newer ones (a graded strength)
             db.execute(CLAIMS_TABLE)  # (a cache written by an older elotui gains it here)
             self._db = db
         except (OSError, sqlite3.Error):

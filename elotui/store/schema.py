@@ -186,7 +186,26 @@ def _v10(db: sqlite3.Connection) -> None:
     )
 
 
-MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [_v1, _v2, _v3, _v4, _v5, _v6, _v7, _v8, _v9, _v10]
+def _v11(db: sqlite3.Connection) -> None:
+    """Version 11: a graded verdict's strength (2 strong, 1 clear; `[judge_prompt] scale = "graded"`), and an index
+    of the strong ones alone, which `[ranking] strong_weight` reads (a store of binary verdicts indexes nothing)."""
+    _script(db, f"ALTER TABLE calls ADD COLUMN strength INTEGER; {STRONG_INDEX}")
+
+
+STRONG_INDEX = "CREATE INDEX IF NOT EXISTS calls_strong ON calls(key) WHERE strength = 2"
+MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [
+    _v1,
+    _v2,
+    _v3,
+    _v4,
+    _v5,
+    _v6,
+    _v7,
+    _v8,
+    _v9,
+    _v10,
+    _v11,
+]
 SCHEMA_VERSION = len(MIGRATIONS)
 
 # The plan as stored: its key columns, then the numbers of its three text keys (in `text_keys`).
@@ -214,6 +233,17 @@ LOG_SQL = (
     "SELECT p.prompt, p.first, p.second, p.judge, p.condition, p.sample, "
     "CASE WHEN c.status = 'ok' THEN c.winner END, c.reasoning, c.status "
     "FROM plan p JOIN calls c ON c.key = p.key ORDER BY p.seq"
+)
+# ... and then an ok verdict's strength (a graded verdict's; the raw text NULL unless asked for)
+LOG_GRADED_SQL = LOG_SQL.replace(
+    "c.status FROM",
+    "c.status, CASE WHEN ?1 AND c.status = 'invalid' THEN c.raw_reply END, "
+    "CASE WHEN c.status = 'ok' THEN c.strength END FROM",
+)
+# the presentations of the current plan whose verdict is strong, from the partial index of the strong calls
+STRONG_SQL = (
+    "SELECT p.prompt, p.first, p.second, p.judge, p.condition, p.sample FROM calls c INDEXED BY calls_strong "
+    "JOIN plan p ON p.key = c.key WHERE c.strength = 2 AND c.status = 'ok' ORDER BY p.seq"
 )
 LOG_RAW_SQL = LOG_SQL.replace(  # ... and the raw text of an invalid (unparseable) reply
     "c.status FROM", "c.status, CASE WHEN c.status = 'invalid' THEN c.raw_reply END FROM"

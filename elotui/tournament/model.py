@@ -32,6 +32,7 @@ from elotui.tournament.sections import (
     BatchOptions,
     DataConfig,
     FileRef,
+    JudgePromptConfig,
     RankingConfig,
     Reference,
     ReferenceConfig,
@@ -215,6 +216,7 @@ class TournamentFile(_Strict):
     judges: list[JudgeConfig] = Field(min_length=1)
     comparison: ComparisonConfig = Field(default_factory=ComparisonConfig)
     ranking: RankingConfig = Field(default_factory=RankingConfig)
+    judge_prompt: JudgePromptConfig = Field(default_factory=JudgePromptConfig)
     reference: ReferenceConfig | None = None
     data: DataConfig | None = None
 

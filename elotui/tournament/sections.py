@@ -52,6 +52,9 @@ class SimulationConfig(_Strict):
     seed: int = Field(default=0, ge=0, le=2**63 - 1)
     # the qualities the judge perceives when its prompt shows no reference answer (None: always `qualities`)
     unguided_qualities: dict[str, float] | None = None
+    # asked on the graded scale: a verdict for the side the noisy difference favours, by at least this much, is
+    # strong (`>>`); None: 200 Elo points
+    strong_margin: float | None = Field(default=None, ge=0, le=10_000)
 
 
 class DataFields(_Strict):
@@ -119,6 +122,14 @@ class Anchor(_Strict):
 
     contestant: str = Field(min_length=1)
     rating: float = Field(ge=-1_000_000, le=1_000_000)
+
+
+class JudgePromptConfig(_Strict):
+    """`[judge_prompt]`: the scale a judge answers on. "binary": `A`, `B` or `tie` (the default); "graded":
+    `A>>B`, `A>B`, `A=B`, `B>A`, `B>>A` (arena-hard's scale: `>>` a strong, clear-cut preference), stored as the
+    winner and a strength (2 strong, 1 clear) that `[ranking] strong_weight` counts."""
+
+    scale: Literal["binary", "graded"] = "binary"
 
 
 class RankingConfig(_Strict):

@@ -336,6 +336,10 @@ class ElotuiApp(AppActions, App[int]):
     @work(thread=True, exclusive=True, group="rank", exit_on_error=False)
     def _rank(self, key: ViewKey) -> None:
         worker = get_current_worker()
+        if (
+            self.tournament.spec.ranking.strong_weight > 1
+        ):  # the graded verdicts stored so far count as strong
+            self.ranking.options = self.session.options_now()
         table, version = self.ranking.snapshot_with_version()
         board = self.ranking.compute(key, table, version)
         if worker.is_cancelled:

@@ -22,7 +22,7 @@ def test_an_older_store_gains_an_empty_votes_table(tmp_path: Path) -> None:
     db.execute("INSERT INTO calls (key, kind, status, winner) VALUES ('k1', 'verdict', 'ok', 'first')")
     db.close()
     with Store(path) as store:
-        assert store.schema_version == SCHEMA_VERSION == 10
+        assert store.schema_version == SCHEMA_VERSION == 11
         assert store.human_votes() == []
         assert store.get_call("k1") is not None
         store.cast_vote("q1", "a", "b", "first", "alice")

@@ -242,7 +242,7 @@ def test_migration_from_version_1_keeps_data(tmp_path: Path) -> None:
     db.commit()
     db.close()
     with Store(path) as store:
-        assert store.schema_version == SCHEMA_VERSION == 10
+        assert store.schema_version == SCHEMA_VERSION == 11
         got = store.get_call("old")
         assert got is not None and got.winner == "tie" and got.attempts == 1 and got.http_429s == 0
 
@@ -263,7 +263,7 @@ def test_migration_to_version_8_numbers_the_text_keys(tmp_path: Path) -> None:
     db.execute("INSERT INTO calls (key, kind, status, winner) VALUES ('k1', 'verdict', 'ok', 'first')")
     db.close()
     with Store(path) as store:
-        assert store.schema_version == SCHEMA_VERSION == 10
+        assert store.schema_version == SCHEMA_VERSION == 11
         assert store.plan() == [PlanRow(*r) for r in V7_ROWS]
         (detail,) = list(store.each_recorded_detail())
         assert (detail.plan_key, detail.prompt_text_key, detail.first_text_key, detail.second_text_key) == (

@@ -20,6 +20,7 @@ import httpx
 import pytest
 
 from elotui.judges import build_judge
+from elotui.judges.parse import parse_graded_verdict
 from elotui.tournament.model import JudgeConfig
 from tests.judges.conftest import USER, request
 from tests.judges.sdk_types import problems
@@ -56,39 +57,75 @@ OPTIONS: dict[str, list[dict[str, Any]]] = {
 }
 
 
-def judge_for(provider: str, **fields: Any) -> Any:
+GRADED = {
+    "A>>B": ("first", 2),
+    "A>B": ("first", 1),
+    "A=B": ("tie", None),
+    "B>A": ("second", 1),
+    "B>>A": ("second", 2),
+}
+SCALES = ("binary", "graded")  # `[judge_prompt] scale`: the verdict's `better` takes 3 or 5 values
+ENUMS = {"binary": ["A", "B", "tie"], "graded": ["A>>B", "A>B", "A=B", "B>A", "B>>A"]}
+
+
+def judge_for(provider: str, scale: str = "binary", **fields: Any) -> Any:
     base = {"base_url": "http://127.0.0.1:9/v1"} if provider == "openai-compatible" else {}
     config = JudgeConfig(id="j", provider=provider, model="m-1", **base, **fields)
-    return build_judge(config, judge_id="j", base_dir=Path("."))
+    return build_judge(config, judge_id="j", base_dir=Path("."), scale=scale)  # type: ignore[arg-type]
 
 
-def bodies(provider: str) -> list[tuple[dict[str, Any], dict[str, Any]]]:
+def bodies(provider: str, scale: str = "binary") -> list[tuple[dict[str, Any], dict[str, Any]]]:
     """(options, body) for every option set × verdict or plain completion × with or without a system prompt."""
     out = []
     for options, verdict, system in itertools.product(OPTIONS[provider], (True, False), SYSTEMS):
-        judge = judge_for(provider, **options)
+        judge = judge_for(provider, scale, **options)
         out.append(
             (
-                {**options, "verdict": verdict, "system": bool(system)},
+                {**options, "verdict": verdict, "system": bool(system), "scale": scale},
                 judge.payload(system, USER, verdict=verdict),
             )
         )
     return out
 
 
+def schema_enum(provider: str, body: dict[str, Any]) -> list[str] | None:
+    """The values the body's structured output allows for `better` (None: no schema sent)."""
+    if provider == "openai" and "response_format" in body:
+        return body["response_format"]["json_schema"]["schema"]["properties"]["better"]["enum"]  # type: ignore[no-any-return]
+    if provider == "anthropic" and "format" in body.get("output_config", {}):
+        return body["output_config"]["format"]["schema"]["properties"]["better"]["enum"]  # type: ignore[no-any-return]
+    if provider == "gemini" and "responseSchema" in body["generationConfig"]:
+        return body["generationConfig"]["responseSchema"]["properties"]["better"]["enum"]  # type: ignore[no-any-return]
+    if provider == "ollama" and "format" in body:
+        return body["format"]["properties"]["better"]["enum"]  # type: ignore[no-any-return]
+    return None
+
+
 # --- requests ----------------------------------------------------------------------------------------------------
 
 
+@pytest.mark.parametrize("scale", SCALES)
 @pytest.mark.parametrize("provider", ["openai", "openai-compatible"])
-def test_openai_bodies_fit_the_sdk_request_type(provider: str) -> None:
-    for options, body in bodies(provider):
+def test_openai_bodies_fit_the_sdk_request_type(provider: str, scale: str) -> None:
+    for options, body in bodies(provider, scale):
         assert problems(body, CompletionCreateParamsNonStreaming) == [], options
+        assert schema_enum(provider, body) in (None, ENUMS[scale]), options
 
 
-def test_anthropic_bodies_fit_the_sdk_request_type() -> None:
-    for options, body in bodies("anthropic"):
+@pytest.mark.parametrize("scale", SCALES)
+def test_anthropic_bodies_fit_the_sdk_request_type(scale: str) -> None:
+    for options, body in bodies("anthropic", scale):
         assert problems(body, MessageCreateParamsNonStreaming) == [], options
         assert "temperature" not in body
+        assert schema_enum("anthropic", body) in (None, ENUMS[scale]), options
+
+
+@pytest.mark.parametrize("provider", ["openai", "anthropic", "gemini", "ollama"])
+def test_a_graded_verdict_body_asks_for_the_five_grades(provider: str) -> None:
+    """(So the parametrised checks above can fail: the graded body's schema is not the binary one.)"""
+    for scale in SCALES:
+        body = judge_for(provider, scale).payload("s", USER, verdict=True)
+        assert schema_enum(provider, body) == ENUMS[scale]
 
 
 def test_the_checker_rejects_what_the_sdk_would() -> None:
@@ -108,14 +145,14 @@ def test_the_checker_rejects_what_the_sdk_would() -> None:
     assert problems({**oa, "temperature": "0"}, CompletionCreateParamsNonStreaming)
 
 
-def _gemini_sdk_body(judge: Any, system: str, verdict: bool) -> dict[str, Any]:
+def _gemini_sdk_body(judge: Any, system: str, verdict: bool, scale: str = "binary") -> dict[str, Any]:
     """The body google-genai's own request builder writes for the same model, settings and schema."""
     c = judge.config
     schema = gtypes.Schema(
         type="OBJECT",
         properties={
             "reasoning": gtypes.Schema(type="STRING"),
-            "better": gtypes.Schema(type="STRING", enum=["A", "B", "tie"]),
+            "better": gtypes.Schema(type="STRING", enum=ENUMS[scale]),
         },
         required=["reasoning", "better"],
         property_ordering=["reasoning", "better"],
@@ -138,18 +175,19 @@ def _gemini_sdk_body(judge: Any, system: str, verdict: bool) -> dict[str, Any]:
     return _common.encode_unserializable_types(_common.convert_to_dict(built))  # type: ignore[no-any-return]
 
 
-def test_gemini_bodies_are_the_sdks_own() -> None:
+@pytest.mark.parametrize("scale", SCALES)
+def test_gemini_bodies_are_the_sdks_own(scale: str) -> None:
     for options, verdict, system in itertools.product(OPTIONS["gemini"], (True, False), SYSTEMS):
-        judge = judge_for("gemini", **options)
-        assert judge.payload(system, USER, verdict=verdict) == _gemini_sdk_body(judge, system, verdict), (
-            options
-        )
+        judge = judge_for("gemini", scale, **options)
+        want = _gemini_sdk_body(judge, system, verdict, scale)
+        assert judge.payload(system, USER, verdict=verdict) == want, options
 
 
-def test_ollama_bodies_fit_the_client_request_model() -> None:
+@pytest.mark.parametrize("scale", SCALES)
+def test_ollama_bodies_fit_the_client_request_model(scale: str) -> None:
     from ollama._types import ChatRequest, Options
 
-    for options, body in bodies("ollama"):
+    for options, body in bodies("ollama", scale):
         assert set(body) <= set(ChatRequest.model_fields), options
         assert set(body["options"]) <= set(Options.model_fields), options
         ChatRequest.model_validate(body)
@@ -194,6 +232,43 @@ async def test_the_anthropic_client_sends_elotuis_body_and_parses_the_reply(fake
     await client.close()
 
 
+async def test_the_clients_send_elotuis_graded_bodies_and_parse_the_graded_reply(
+    fake_llm: FakeLLMServer,
+) -> None:
+    oa = openai.AsyncOpenAI(base_url=fake_llm.base_url("openai"), api_key="k", max_retries=0)
+    body = judge_for("openai", "graded").payload("sys", USER, verdict=True)
+    completion = await oa.chat.completions.create(**body)
+    assert json.loads(completion.choices[0].message.content or "")["better"] == "B>>A"
+    assert fake_llm.requests[-1].json == body
+    await oa.close()
+    an = anthropic.AsyncAnthropic(
+        base_url=fake_llm.base_url("anthropic").removesuffix("/v1"), api_key="k", max_retries=0
+    )
+    body = judge_for("anthropic", "graded").payload("sys", USER, verdict=True)
+    fake_llm.script(Verdict("A>B"))
+    message = await an.messages.create(**body)
+    assert json.loads(message.content[0].text)["better"] == "A>B"  # type: ignore[union-attr]
+    assert fake_llm.requests[-1].json == body
+    await an.close()
+    client = genai.Client(
+        api_key="k", http_options=gtypes.HttpOptions(base_url=fake_llm.url, api_version="v1beta")
+    )
+    schema = gtypes.Schema(
+        type="OBJECT",
+        properties={
+            "reasoning": gtypes.Schema(type="STRING"),
+            "better": gtypes.Schema(type="STRING", enum=ENUMS["graded"]),
+        },
+        required=["reasoning", "better"],
+    )
+    config = gtypes.GenerateContentConfig(
+        response_mime_type="application/json", response_schema=schema, system_instruction="sys"
+    )
+    fake_llm.script(Verdict("A=B"))
+    reply = await client.aio.models.generate_content(model="m-1", contents=USER, config=config)
+    assert json.loads(reply.text or "")["better"] == "A=B"
+
+
 async def test_the_gemini_client_parses_the_fake_replies(fake_llm: FakeLLMServer) -> None:
     client = genai.Client(
         api_key="k", http_options=gtypes.HttpOptions(base_url=fake_llm.url, api_version="v1beta")
@@ -226,9 +301,9 @@ def _post(server: FakeLLMServer, wire: str, body: dict[str, Any]) -> httpx.Respo
     return httpx.post(server.base_url(wire) + WIRES[wire], json=body, timeout=5)
 
 
-def _request_body(wire: str) -> dict[str, Any]:
+def _request_body(wire: str, scale: str = "binary") -> dict[str, Any]:
     provider = {"openai": "openai", "anthropic": "anthropic", "gemini": "gemini", "ollama": "ollama"}[wire]
-    return judge_for(provider).payload("sys", request().user, verdict=True)
+    return judge_for(provider, scale).payload("sys", request().user, verdict=True)
 
 
 def _valid_reply(wire: str, data: dict[str, Any]) -> None:
@@ -254,6 +329,25 @@ def _valid_error(wire: str, code: int, data: dict[str, Any]) -> str:
         return str(err.message)
     assert isinstance(data["error"], str)
     return data["error"]
+
+
+@pytest.mark.parametrize("wire", list(WIRES))
+def test_every_graded_fake_reply_validates_and_reads_back(fake_llm: FakeLLMServer, wire: str) -> None:
+    """The fake answers a graded request on the graded scale (by default: the longer response, `>>` when it is
+    twice as long); each reply validates against the SDK's model, and elotui's judge reads its grade."""
+    body = _request_body(wire, "graded")
+    response = _post(fake_llm, wire, body)
+    _valid_reply(wire, response.json())
+    judge = judge_for(wire, "graded")
+    text, _, _ = judge.read_reply(response.json())
+    assert json.loads(text)["better"] == "B>>A"  # USER's response B is over twice as long as A
+    for grade in ENUMS["graded"]:
+        for shape in ("better", "fence", "upper", "prose"):
+            fake_llm.script(Verdict(grade, shape=shape))  # type: ignore[arg-type]
+            data = _post(fake_llm, wire, body).json()
+            _valid_reply(wire, data)
+            read = parse_graded_verdict(judge.read_reply(data)[0])
+            assert read[0] == "ok" and read[1:3] == GRADED[grade], (grade, shape)
 
 
 @pytest.mark.parametrize("wire", list(WIRES))

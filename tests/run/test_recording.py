@@ -32,6 +32,7 @@ def test_a_verdict_record_puts_every_value_in_its_field(status: str) -> None:
         reasoning="because",
         raw_reply='{"winner": "B"}',
         error="boom" if status == "error" else None,
+        strength=2,
     )
     record = verdict_record(judge, call, reply, 1_700_000_000.0, 42)
     want: dict[str, Any] = {
@@ -59,6 +60,7 @@ def test_a_verdict_record_puts_every_value_in_its_field(status: str) -> None:
         "http_429s": 1,
         "started_at": 1_700_000_000.0,
         "run_id": 42,
+        "strength": 2 if status == "ok" else None,  # a graded verdict's strength, kept only with its winner
     }
     got = dataclasses.asdict(record)
     finished = got.pop("finished_at")

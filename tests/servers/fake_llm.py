@@ -29,9 +29,14 @@ Shape = Literal["better", "winner", "preferred", "preferred_profile", "prose", "
 # --- actions -----------------------------------------------------------------------------------------------
 
 
+GRADES = ("A>>B", "A>B", "A=B", "B>A", "B>>A")  # the graded scale (`[judge_prompt] scale = "graded"`)
+STRONG_RATIO = 2.0  # graded default verdicts: a response this many times longer is strongly preferred (`>>`)
+
+
 @dataclass(frozen=True)
 class Verdict:
-    """A well-formed verdict reply. `better` is "A", "B" or "tie"; `shape` picks one accepted form:
+    """A well-formed verdict reply. `better` is "A", "B" or "tie", or on the graded scale one of GRADES;
+    `shape` picks one accepted form:
     better (the requested object), winner, preferred (1/2), preferred_profile, prose (object inside prose),
     fence (a ```json block), upper (keys and values in odd case and spacing)."""
 
@@ -226,6 +231,11 @@ class Request:
         return "format" in body
 
     @property
+    def wants_graded(self) -> bool:
+        """True when the request asks for a graded verdict (its prompt or schema names the grade `A>>B`)."""
+        return b"A>>B" in self.body
+
+    @property
     def responses(self) -> tuple[str, str] | None:
         return extract_responses(self.user)
 
@@ -294,7 +304,42 @@ def prefer_longer(request: Request) -> Action:
         return Text(f"Fake completion of a {len(request.user)}-character request.")
     a, b = pair
     better = "A" if len(a) > len(b) else "B" if len(b) > len(a) else "tie"
+    if request.wants_graded:
+        strong = max(len(a), len(b)) >= STRONG_RATIO * max(min(len(a), len(b)), 1)
+        better = graded(better, strong)
     return Verdict(better, f"Fake: response A has {len(a)} characters, response B {len(b)}.")
+
+
+def graded(better: str, strong: bool) -> str:
+    """A binary decision ("A", "B", "tie") on the graded scale: `>>` when strong."""
+    if better == "tie":
+        return "A=B"
+    sign = ">>" if strong else ">"
+    return f"A{sign}B" if better == "A" else f"B{sign}A"
+
+
+def by_quality(qualities: dict[str, float], strong_gap: float, tie_gap: float = 0.0) -> VerdictFn:
+    """A judge that knows each contestant's latent quality: the contestant is the one whose id a response shown
+    contains (`answer of <id>`). The better one wins; a gap of at least `strong_gap` is a strong preference (`>>`)
+    when the request asks for the graded scale, a gap below `tie_gap` a tie."""
+
+    def who(text: str) -> str:
+        found = [c for c in qualities if f"answer of {c}" in text]
+        assert len(found) == 1, text
+        return found[0]
+
+    def fn(request: Request) -> Action:
+        pair = request.responses
+        if pair is None:
+            return prefer_longer(request)
+        a, b = (who(text) for text in pair)
+        gap = qualities[a] - qualities[b]
+        better = "tie" if abs(gap) < tie_gap or gap == 0 else "A" if gap > 0 else "B"
+        if request.wants_graded:
+            better = graded(better, abs(gap) >= strong_gap)
+        return Verdict(better, f"Fake: {a} (A) has quality {qualities[a]:g}, {b} (B) {qualities[b]:g}.")
+
+    return fn
 
 
 def prefer_shorter(request: Request) -> Action:
@@ -338,8 +383,12 @@ def scripted_map(table: dict[tuple[str, str], str], default: str | Action = "tie
 
 
 def verdict_text(v: Verdict) -> str:
-    word = {"A": "A", "B": "B", "tie": "tie"}[v.better]
-    number = {"A": 1, "B": 2, "tie": "tie"}[v.better]
+    if v.better in GRADES:
+        word: str = v.better
+        number: int | str = v.better  # (a graded answer has no number form)
+    else:
+        word = {"A": "A", "B": "B", "tie": "tie"}[v.better]
+        number = {"A": 1, "B": 2, "tie": "tie"}[v.better]
     if v.shape == "better":
         return json.dumps({"reasoning": v.reasoning, "better": word})
     if v.shape == "winner":
