@@ -1,4 +1,5 @@
-"""The leaderboard pane: scope selectors, the ranking table (and, where the terminal is narrow, the selected
+"""The leaderboard pane: scope selectors, the line that says which view of style control is shown (only when style
+control is in play: elotui.tui.style_view), the ranking table (and, where the terminal is narrow, the selected
 contestant's figures in the columns left out), counts, and the judges panel."""
 
 from __future__ import annotations
@@ -51,12 +52,22 @@ class LeaderboardPane(Vertical):
                 )
             yield choice_select("prompt", self._prompts, blank="all prompts", id="scope-prompt", compact=True)
             yield choice_select("judge", self._judges, blank="all judges", id="scope-judge", compact=True)
-            yield Label("1–5 threshold (1.0 · 0.9 · 0.75 · 0.5 · none) · m Elo/BT", classes="bar-hint")
+            yield Label(
+                "1–5 threshold (1.0 · 0.9 · 0.75 · 0.5 · none) · m Elo/BT · y style", classes="bar-hint"
+            )
+        yield Note(id="board-title")
         yield LeaderboardTable(contestant_width=self._contestant_width, id="leaderboard")
         yield Note(id="row-detail")
         yield Note(id="counts")
         yield Label("Judges", classes="section-title", id="judges-title")
         yield JudgesTable(id="judges")
+
+    def show_title(self, title: Text | None) -> None:
+        """The line above the table (None: hidden): style-controlled or raw, what ▲▼ count from."""
+        line = self.query_one("#board-title", Note)
+        line.display = title is not None
+        if title is not None:
+            line.update(title)
 
     def show_counts(self, board: Leaderboard, note: str = "") -> None:
         """The board's counts (the tournament's: every run, in the scope shown), then what its columns mean."""
