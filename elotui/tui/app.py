@@ -419,7 +419,8 @@ class ElotuiApp(AppActions, App[int]):
         diagnostics = self._view(DiagnosticsPane)
         if diagnostics is not None:
             where = f"threshold {threshold_label(key[0])}, {key[2].describe()}"
-            diagnostics.show_style(coefficient_lines(style_info(controlled), where))
+            lines = coefficient_lines(style_info(controlled), where, self.style_views.compared)
+            diagnostics.show_style(lines)
         self._update_status()
 
     def _controlled_board(self, key: ViewKey, board: Leaderboard) -> Leaderboard | None:

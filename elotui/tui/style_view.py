@@ -103,9 +103,16 @@ def title(key: ViewKey, views: StyleViews, controlled_board: Leaderboard | None)
     return text
 
 
-def coefficient_lines(info: Mapping[str, Any] | None, where: str) -> Text:
+def coefficient_lines(info: Mapping[str, Any] | None, where: str, compared: bool = False) -> Text:
     """The diagnostics' style section: the features, where their counts come from, each coefficient with its
-    bootstrap interval (`elotui diagnose`'s lines), and the responses without counts."""
+    bootstrap interval (`elotui diagnose`'s lines), and the responses without counts. `compared`: style control is
+    in play, its board not computed for this view yet (an Elo view, at first)."""
+    if info is None and compared:
+        return Text(
+            "the style-controlled Bradley–Terry board of this view is not computed yet: y shows it, with its "
+            "coefficients",
+            style="dim",
+        )
     if info is None:
         return Text(
             "not style-controlled: y on the leaderboard ranks Bradley–Terry with length and markdown controlled "
