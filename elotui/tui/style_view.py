@@ -60,10 +60,11 @@ def rank_shifts(board: Leaderboard, other: Leaderboard) -> dict[str, int]:
 
 
 def shift_text(shift: int | None) -> str:
-    """▲2: two places higher in this view than in the other; ▼1: one lower; =: the same; blank: not ranked."""
+    """▲2: two places higher in this view than in the other; ▼1: one lower; ` =`: the same (as wide as a change of
+    one digit, so that the ranks line up); blank: not ranked."""
     if shift is None:
         return ""
-    return "=" if shift == 0 else f"▲{shift}" if shift > 0 else f"▼{-shift}"
+    return " =" if shift == 0 else f"▲{shift}" if shift > 0 else f"▼{-shift}"
 
 
 def style_info(board: Leaderboard | None) -> Mapping[str, Any] | None:

@@ -32,7 +32,7 @@ from tests.tui.small_terminal import screen_text
 from tests.tui.styled import WRITERS, run_styled
 
 FEATURES = ("length", "markdown")
-RANK_CELL = re.compile(r"^(\d+)(?:([▲▼])(\d+)|=)$")
+RANK_CELL = re.compile(r"^(\d+)(?:([▲▼])(\d+)| =)$")
 HEADERS = ("#", "contestant", "rating", "interval", "Δ next", "order", "band")
 
 
@@ -51,7 +51,7 @@ def exported(folder: Path, threshold: str, *extra: str) -> dict[str, Any]:
 
 
 def rank_cells(app: ElotuiApp) -> dict[str, tuple[int, int | None]]:
-    """Each contestant's rank and rank change as the table shows them (`3▲2` → (3, 2), `5▼1` → (5, -1), `4=` →
+    """Each contestant's rank and rank change as the table shows them (`3▲2` → (3, 2), `5▼1` → (5, -1), `4 =` →
     (4, 0), `4` → (4, None))."""
     table = app.query_one(LeaderboardTable)
     out = {}
@@ -220,7 +220,7 @@ async def test_80x24_keeps_the_essentials_with_the_rank_changes(tmp_path: Path) 
         assert "▲▼ rank vs raw · y: raw" in title
         header = next(line for line in lines if "contestant" in line and "rating" in line)
         assert all(f" {name} " in f" {header} " for name in HEADERS)
-        board = [line for line in lines if re.match(r"^ +\d+(?:[▲▼]\d+|=) ", line)]
+        board = [line for line in lines if re.match(r"^ +\d+(?:[▲▼]\d+| =) ", line)]
         assert len(board) == len(WRITERS)
         shown = "\n".join(board)
         assert all(f" {c} " in shown for c in WRITERS)  # each name whole (13 characters at most)

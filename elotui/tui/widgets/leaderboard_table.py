@@ -9,7 +9,7 @@ stay (at 80 columns the contestant keeps at least MIN_CONTESTANT characters, cut
 win rate and games are added, in that order, while they fit.
 
 Comparing the style-controlled and the raw board (elotui.tui.style_view), the rank reads `3▲2`: third here, two
-places higher than in the other view (`▼1` one lower, `=` the same). The rank column is then as wide as the largest
+places higher than in the other view (`▼1` one lower, `2 =` the same). The rank column is then as wide as the largest
 rank and change need (ranks and changes of two digits: 5), and the contestant keeps at least
 MIN_CONTESTANT_COMPARED."""
 
