@@ -24,6 +24,7 @@ from textual.widgets import Select, TabbedContent, TabPane
 from textual.worker import Worker, WorkerState, get_current_worker
 
 from elotui.rating.leaderboard import Leaderboard
+from elotui.rating.table import VerdictTable
 from elotui.run.events import Event, RunFinished
 from elotui.session import TournamentSession
 from elotui.store import Store
@@ -354,31 +355,32 @@ class ElotuiApp(AppActions, App[int]):
         board, fresh = self.ranking.cached(key)
         if board is not None:
             self._show_board(key, board, self.ranking.version if fresh else -1)
-        if board is None or not fresh:
+        partner = self.style_views.other(key)  # the rank changes need it too
+        if board is None or not fresh or (partner is not None and not self.ranking.cached(partner)[1]):
             self._spawn("rank", lambda: self._rank(key))
 
     @work(thread=True, exclusive=True, group="rank", exit_on_error=False)
     def _rank(self, key: ViewKey) -> None:
         worker = get_current_worker()
         table, version = self.ranking.snapshot_with_version()
-        board = self.ranking.compute(key, table, version)
+        board = self._current_or_computed(key, table, version)
         if worker.is_cancelled:
             return
         self.post_message(LeaderboardComputed(key, board, version))
         partner = self.style_views.other(key)
         if partner is not None and not worker.is_cancelled:  # the board the rank changes are counted from
-            fresh = self.ranking.cached(partner)
-            other = (
-                fresh[0]
-                if fresh[0] is not None and fresh[1]
-                else self.ranking.compute(partner, table, version)
-            )
+            other = self._current_or_computed(partner, table, version)
             self.post_message(LeaderboardComputed(partner, other, version))
         for view in self._precomputed(key):  # every other view, so keys 1-5, y and m answer at once
             if worker.is_cancelled:
                 return
             if not self.ranking.cached(view)[1]:
                 self.ranking.compute(view, table, version)
+
+    def _current_or_computed(self, key: ViewKey, table: VerdictTable, version: int) -> Leaderboard:
+        """The view's board: the cached one when it is of these verdicts, else ranked now."""
+        board, fresh = self.ranking.cached(key)
+        return board if board is not None and fresh else self.ranking.compute(key, table, version)
 
     def _precomputed(self, key: ViewKey) -> list[ViewKey]:
         """The views a key may show next: the other thresholds of this view and of its style partner, then the
