@@ -126,6 +126,7 @@ class ElotuiApp(AppActions, App[int]):
         self.board: Leaderboard | None = None
         self.board_key: ViewKey | None = None
         self.board_version = -1
+        self.board_preview = False  # the board shown is a style-controlled point fit, its intervals to come
         self._workers_by_group: dict[str, Worker[Any]] = {}
         self._diag_version = self._stats_version = -1
         self.theme_names, self.theme_problems = register_themes(self, user_themes_dir)
@@ -361,16 +362,22 @@ class ElotuiApp(AppActions, App[int]):
 
     @work(thread=True, exclusive=True, group="rank", exit_on_error=False)
     def _rank(self, key: ViewKey) -> None:
+        """The view's board and the board its rank changes count from (its style twin), then every other view.
+        A style-controlled board's point fit is shown first (its bootstrap takes a hundred times longer), and of the
+        two boards the raw one is ranked first."""
         worker = get_current_worker()
         table, version = self.ranking.snapshot_with_version()
-        board = self._current_or_computed(key, table, version)
-        if worker.is_cancelled:
-            return
-        self.post_message(LeaderboardComputed(key, board, version))
         partner = self.style_views.other(key)
-        if partner is not None and not worker.is_cancelled:  # the board the rank changes are counted from
-            other = self._current_or_computed(partner, table, version)
-            self.post_message(LeaderboardComputed(partner, other, version))
+        views = [key] if partner is None else sorted([key, partner], key=lambda view: bool(view[3]))
+        for view in views if self.ranking.options.bootstrap > 0 else []:
+            if view[3] and not self.ranking.cached(view)[1] and not worker.is_cancelled:
+                board = self.ranking.preview(view, table, version)
+                self.post_message(LeaderboardComputed(view, board, version, preview=True))
+        for view in views:
+            board = self._current_or_computed(view, table, version)
+            if worker.is_cancelled:
+                return
+            self.post_message(LeaderboardComputed(view, board, version))
         for view in self._precomputed(key):  # every other view, so keys 1-5, y and m answer at once
             if worker.is_cancelled:
                 return
@@ -397,42 +404,50 @@ class ElotuiApp(AppActions, App[int]):
     @on(LeaderboardComputed)
     def _computed(self, message: LeaderboardComputed) -> None:
         if message.key == self.view_key:
-            self._show_board(message.key, message.board, message.version)
+            if message.preview and self.board_key == message.key and not self.board_preview:
+                return  # the full board is on screen already
+            version = -1 if message.preview else message.version  # a preview is not the view's board yet
+            self._show_board(message.key, message.board, version, preview=message.preview)
         elif (
             message.key == self.style_views.other(self.view_key)
             and self.board is not None
             and self.board_key == self.view_key
         ):  # the other view of style control came: the rank changes against it
-            self._show_board(self.board_key, self.board, self.board_version)
+            self._show_board(self.board_key, self.board, self.board_version, preview=self.board_preview)
 
-    def _show_board(self, key: ViewKey, board: Leaderboard, version: int) -> None:
+    def _show_board(self, key: ViewKey, board: Leaderboard, version: int, *, preview: bool = False) -> None:
+        """Show a board; `preview`: a style-controlled board's point fit, its intervals, order and bands to come."""
         self.board, self.board_key, self.board_version = board, key, version
+        self.board_preview = preview
         labels = {c.id: c.label for c in self.tournament.spec.contestants if c.label}
         table, pane = self._view(LeaderboardTable), self._view(LeaderboardPane)
         if table is None or pane is None:
             return
         partner = self.style_views.other(key)
-        other = self.ranking.cached(partner)[0] if partner is not None else None
+        other = self.ranking.latest(partner)[0] if partner is not None else None
         shifts = rank_shifts(board, other) if other is not None else ({} if partner is not None else None)
-        table.show(board, labels, shifts)
-        controlled = self._controlled_board(key, board)
-        pane.show_title(title(key, self.style_views, controlled))
-        pane.show_counts(board, "" if version == self.ranking.version else "updating…")
+        table.show(board, labels, shifts, pending=preview)
+        controlled, pending = self._controlled_board(key, board, preview)
+        pane.show_title(title(key, self.style_views, controlled, pending=pending))
+        pane.show_counts(board, "" if version == self.ranking.version else "updating…", pending=preview)
         diagnostics = self._view(DiagnosticsPane)
-        if diagnostics is not None:
+        if diagnostics is not None and not pending:
             where = f"threshold {threshold_label(key[0])}, {key[2].describe()}"
             lines = coefficient_lines(style_info(controlled), where, self.style_views.compared)
             diagnostics.show_style(lines)
         self._update_status()
 
-    def _controlled_board(self, key: ViewKey, board: Leaderboard) -> Leaderboard | None:
-        """The style-controlled board of this threshold and scope: the board shown, or its cached twin."""
+    def _controlled_board(
+        self, key: ViewKey, board: Leaderboard, preview: bool
+    ) -> tuple[Leaderboard | None, bool]:
+        """The style-controlled board of this threshold and scope (the board shown, or its twin's newest), and
+        whether it is a preview (its coefficients' intervals to come)."""
         if key[3]:
-            return board
+            return board, preview
         if not self.style_views.compared:
-            return None
+            return None, False
         threshold, _, scope, _ = key
-        return self.ranking.cached(self.style_views.key(threshold, "bt", scope, True))[0]
+        return self.ranking.latest(self.style_views.key(threshold, "bt", scope, True))
 
     def watch_threshold(self) -> None:
         self._show_current()
@@ -526,7 +541,7 @@ class ElotuiApp(AppActions, App[int]):
 
     def watch_theme(self) -> None:
         if self.board is not None and self.board_key is not None:  # a board only exists once the app runs
-            self._show_board(self.board_key, self.board, self.board_version)
+            self._show_board(self.board_key, self.board, self.board_version, preview=self.board_preview)
 
 
 def replace_threshold(key: ViewKey, threshold: Threshold) -> ViewKey:

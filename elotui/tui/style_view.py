@@ -73,16 +73,20 @@ def style_info(board: Leaderboard | None) -> Mapping[str, Any] | None:
     return info if isinstance(info, Mapping) else None
 
 
-def coefficient_short(c: Mapping[str, Any]) -> str:
-    """`length +38 [+31, +45]`: a coefficient in Elo points per standard deviation, as the title line shows it."""
+def coefficient_short(c: Mapping[str, Any], pending: bool = False) -> str:
+    """`length +38 [+31, +45]`: a coefficient in Elo points per standard deviation, as the title line shows it
+    (`pending`: its interval still being computed, `[…]`)."""
     name = {"tokens": "length"}.get(str(c["feature"]), str(c["feature"]))
     low, high = c["interval"]
-    return f"{name} {c['elo_per_sd']:+.0f} [{low:+.0f}, {high:+.0f}]"
+    return f"{name} {c['elo_per_sd']:+.0f} " + ("[…]" if pending else f"[{low:+.0f}, {high:+.0f}]")
 
 
-def title(key: ViewKey, views: StyleViews, controlled_board: Leaderboard | None) -> Text | None:
+def title(
+    key: ViewKey, views: StyleViews, controlled_board: Leaderboard | None, *, pending: bool = False
+) -> Text | None:
     """The line above the board: which view it is, what ▲▼ count from, the key that toggles and the coefficients
-    (of `controlled_board`, when computed). None while style control is not in play (no `style_control`, no `y`)."""
+    (of `controlled_board`, when computed; `pending`: it is the point fit, the intervals to come). None while style
+    control is not in play (no `style_control`, no `y`)."""
     _, method, _, style = key
     if not views.compared and not style:
         return None
@@ -100,7 +104,8 @@ def title(key: ViewKey, views: StyleViews, controlled_board: Leaderboard | None)
         text.append(f" · ▲▼ rank vs style-controlled ({features}) · y: style-controlled")
     info = style_info(controlled_board)
     if info is not None:
-        text.append(" · Elo/SD: " + " · ".join(coefficient_short(c) for c in info["coefficients"]))
+        shown = (coefficient_short(c, pending) for c in info["coefficients"])
+        text.append(" · Elo/SD: " + " · ".join(shown))
     return text
 
 

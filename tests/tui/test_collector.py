@@ -35,9 +35,11 @@ async def test_a_key_draws_its_view_with_the_collector_off_then_switches_it_back
         board: Leaderboard,
         labels: dict[str, str],
         shifts: dict[str, int] | None = None,
+        *,
+        pending: bool = False,
     ) -> None:
         seen.append(gc.isenabled())
-        show(self, board, labels, shifts)
+        show(self, board, labels, shifts, pending=pending)
 
     monkeypatch.setattr(LeaderboardTable, "show", watched)
     app = crafted_app

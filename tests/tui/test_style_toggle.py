@@ -297,3 +297,41 @@ def test_rank_shifts_are_the_difference_of_the_two_orders() -> None:
     assert rank_shifts(here, here) == dict.fromkeys("abcd", 0)
     # b is ranked here only: a and c are each one place lower here than there
     assert rank_shifts(board("b", "a", "c"), board("a", "c", unranked="b")) == {"a": -1, "c": -1}
+
+
+async def test_a_controlled_board_shows_its_point_fit_first_then_its_intervals(tmp_path: Path) -> None:
+    from elotui.tui.messages import LeaderboardComputed
+
+    tournament, store = await run_styled(tmp_path / "t")
+    app = make_app(tournament, store, start_run=False)
+    seen: list[LeaderboardComputed] = []
+
+    def hook(message: object) -> None:
+        if isinstance(message, LeaderboardComputed):
+            seen.append(message)
+
+    async with app.run_test(size=(160, 45), message_hook=hook) as pilot:
+        await settle(pilot)
+        key = app.view_key
+        raw_key = (*key[:3], ())
+        order = [(m.key, m.preview) for m in seen if m.key in (key, raw_key)]
+        # the point fit at once, then the raw board (the rank changes), then the controlled board's bootstrap
+        assert order[:3] == [(key, True), (raw_key, False), (key, False)]
+        preview, full = (
+            next(m.board for m in seen if m.key == key and m.preview is p) for p in (True, False)
+        )
+        assert [r.contestant for r in preview.rows] == [r.contestant for r in full.rows]
+        assert [r.rating for r in preview.rows] == pytest.approx([r.rating for r in full.rows], abs=1e-9)
+        assert app.board is full and not app.board_preview
+        # what the point fit looks like while its rounds run: no interval, order or band claimed yet
+        app._show_board(key, preview, -1, preview=True)  # (read at once: the status timer shows the full one)
+        table = app.query_one(LeaderboardTable)
+        columns = [c.key.value for c in table.ordered_columns]
+        first = [table.get_cell_at((0, i)).plain for i in range(len(columns))]
+        cells = dict(zip(columns, first, strict=True))
+        assert cells["interval"] == cells["order"] == cells["band"] == "…"
+        assert cells["rating"] == f"{full.rows[0].rating:.0f}"
+        assert "[…]" in board_title(app)
+        counts = str(app.query_one("#counts", Static).render())
+        assert "interval: being computed (the order and ratings are final)" in counts
+    store.close()

@@ -69,8 +69,9 @@ class LeaderboardPane(Vertical):
         if title is not None:
             line.update(title)
 
-    def show_counts(self, board: Leaderboard, note: str = "") -> None:
-        """The board's counts (the tournament's: every run, in the scope shown), then what its columns mean."""
+    def show_counts(self, board: Leaderboard, note: str = "", *, pending: bool = False) -> None:
+        """The board's counts (the tournament's: every run, in the scope shown), then what its columns mean
+        (`pending`: the board is a point fit, its bootstrap intervals being computed)."""
         c = board.counts
         scoped = any(board.settings.get(part) is not None for part in ("prompts", "judges"))
         text = Text(
@@ -79,8 +80,9 @@ class LeaderboardPane(Vertical):
         )
         if note:
             text.append(f" · {note}", style="italic")
+        interval = "being computed (the order and ratings are final)" if pending else interval_label(board)
         text.append(
-            f"\ninterval: {interval_label(board)} · order: share of rounds above the next (?: not established)",
+            f"\ninterval: {interval} · order: share of rounds above the next (?: not established)",
             style="dim",
         )
         text.append(" · Δ<50 practically tied, 50–150 moderate, >150 strong", style="dim")

@@ -51,6 +51,7 @@ COLUMNS = (
 # Shown at every width, in COLUMNS' order; the others are added in this order while they fit.
 REQUIRED = ("#", "contestant", "rating", "interval", "Δ next", "order", "band")
 OPTIONAL = ("P(win)", "W/L/D", "win rate", "games")
+PENDING = ("interval", "order", "band")  # what a point fit has not yet: "…" until its bootstrap rounds come
 MIN_CONTESTANT = 16  # the contestant's column never narrower: 15 characters and an ellipsis
 MIN_CONTESTANT_COMPARED = 15  # with rank changes of two digits at 80 columns: 14 characters and an ellipsis
 RANK_WIDTH = 3
@@ -133,6 +134,7 @@ class LeaderboardTable(DataTable[Text | str]):
         self._last: tuple[Leaderboard, dict[str, str], dict[str, int] | None] | None = None
         self._rank_width = RANK_WIDTH
         self._shifts: dict[str, int] | None = None
+        self._pending = False
         self._order: list[str] = []  # the contestant of each row, top to bottom
         self._chosen = False  # a contestant was chosen (a key, a click, a caller): the cursor follows it
         self._drawing: dict[object, Style] | None = None  # styles looked up in the current drawing pass
@@ -281,16 +283,22 @@ class LeaderboardTable(DataTable[Text | str]):
         return self._columns_shown
 
     def show(
-        self, board: Leaderboard, labels: dict[str, str] | None = None, shifts: dict[str, int] | None = None
+        self,
+        board: Leaderboard,
+        labels: dict[str, str] | None = None,
+        shifts: dict[str, int] | None = None,
+        *,
+        pending: bool = False,
     ) -> None:
         """Show the board's rows (the cursor stays on the same contestant). Rows are keyed by position: a board
         with as many rows as shown (a threshold or method key, a live update) has its cells replaced in place,
         which the fixed column widths let Textual draw without measuring every cell again (at 100 contestants,
         re-adding the rows cost more than the update itself, in measuring). `shifts`: each contestant's rank change
-        from the other view of style control (None: not compared; a contestant left out: no change shown)."""
+        from the other view of style control (None: not compared; a contestant left out: no change shown).
+        `pending`: a point fit whose bootstrap is still running: interval, order and band read "…"."""
         labels = labels or {}
         self._last = (board, labels, shifts)
-        self._shifts = shifts
+        self._shifts, self._pending = shifts, pending
         shown = (
             self._chosen and self.row_count == len(self._order) and 0 <= self.cursor_row < len(self._order)
         )
@@ -330,6 +338,8 @@ class LeaderboardTable(DataTable[Text | str]):
             )
         if name == "rating":
             return Text(rating_text(row), justify="right", style="bold")
+        if self._pending and name in PENDING and (name == "interval" or row.gap_to_next is not None):
+            return Text("…", justify="left" if name == "band" else "right", style="dim")
         if name == "#" and self._shifts is not None:
             shift = self._shifts.get(row.contestant)
             return Text(_rank_text(row, grouped) + shift_text(shift), justify="right")
