@@ -80,6 +80,7 @@ class AppActions(_Base):
     session: TournamentSession
     monitor: RunMonitor
     board: Leaderboard | None
+    board_preview: bool
     export_path: Path | None
     screenshot_dir: Path | None
     watcher: StoreWatcher | None
@@ -198,6 +199,11 @@ class AppActions(_Base):
         board = self.board
         if board is None:
             self._notice(Notice("no ranking to export yet", severity="warning"))
+            return
+        if self.board_preview:  # a style-controlled point fit: its intervals are not computed yet
+            self._notice(
+                Notice("the intervals are still being computed: export once they show", severity="warning")
+            )
             return
         target = self.export_target()
         try:

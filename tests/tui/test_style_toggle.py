@@ -335,3 +335,38 @@ async def test_a_controlled_board_shows_its_point_fit_first_then_its_intervals(t
         counts = str(app.query_one("#counts", Static).render())
         assert "interval: being computed (the order and ratings are final)" in counts
     store.close()
+
+
+async def test_e_exports_the_view_on_screen_as_elotui_export_does(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    folder = tmp_path / "t"
+    tournament, store = await run_styled(folder)
+    args = ["export", str(folder / "tournament.toml"), "--store", str(folder / "store.sqlite")]
+    for name, extra in (
+        ("controlled.csv", ["--style-control"]),
+        ("raw.csv", ["--no-style-control", "--method", "bt"]),
+    ):
+        assert main([*args, *extra, "-o", str(tmp_path / name)]) == 0
+    monkeypatch.chdir(tmp_path)
+    app = make_app(tournament, store, start_run=False)
+    async with app.run_test(size=(160, 45)) as pilot:
+        await settle(pilot)
+        await press_and_settle(pilot, "e")
+        await press_and_settle(pilot, "y", "e")
+        key = app.view_key
+        preview = app.ranking.preview((*key[:3], FEATURES), app.ranking.snapshot(), app.ranking.version)
+        app._show_board((*key[:3], FEATURES), preview, -1, preview=True)
+        app.action_export()  # a point fit: its intervals are not there to export
+        await pilot.pause()
+        messages = [n.message for n in app._notifications]
+    slug = tournament.slug
+    assert (tmp_path / f"{slug}-ranking-t0.5-bt-style.csv").read_text(encoding="utf-8") == (
+        tmp_path / "controlled.csv"
+    ).read_text(encoding="utf-8")
+    assert (tmp_path / f"{slug}-ranking-t0.5-bt.csv").read_text(encoding="utf-8") == (
+        tmp_path / "raw.csv"
+    ).read_text(encoding="utf-8")
+    assert "the intervals are still being computed: export once they show" in messages
+    assert len(list(tmp_path.glob(f"{slug}-ranking-*.csv"))) == 2
+    store.close()
