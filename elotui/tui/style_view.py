@@ -103,6 +103,9 @@ def title(
         text.append("raw", style="bold reverse")
         text.append(f" · ▲▼ rank vs style-controlled ({features}) · y: style-controlled")
     info = style_info(controlled_board)
+    missing = int(info.get("missing_responses") or 0) if info is not None else 0
+    if missing:  # e.g. an import without the responses' texts: those sides count as no style at all
+        text.append(f" · ⚠ {missing} game sides without style counts", style="bold")
     if info is not None:
         shown = (coefficient_short(c, pending) for c in info["coefficients"])
         text.append(" · Elo/SD: " + " · ".join(shown))

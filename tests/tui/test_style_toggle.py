@@ -370,3 +370,32 @@ async def test_e_exports_the_view_on_screen_as_elotui_export_does(
     assert "the intervals are still being computed: export once they show" in messages
     assert len(list(tmp_path.glob(f"{slug}-ranking-*.csv"))) == 2
     store.close()
+
+
+def test_the_title_and_the_diagnostics_say_when_responses_have_no_style_counts() -> None:
+    from types import SimpleNamespace
+
+    from elotui.tui.state.live_ranking import ViewScope
+    from elotui.tui.style_view import StyleViews, coefficient_lines, title
+
+    length = {"feature": "tokens", "elo_per_sd": 38.2, "interval": [31.0, 45.4], "text": "+1 SD of …: +38"}
+    info = {
+        "features": ["length"],
+        "source": "style.jsonl",
+        "missing_responses": 12,
+        "coefficients": [length],
+    }
+    board: Any = SimpleNamespace(settings={"style_control": info})
+    key = (0.5, "bt", ViewScope(), ("length",))
+    shown = title(key, StyleViews.of(["length"]), board)
+    assert shown is not None
+    assert shown.plain == (
+        "style-controlled (length) · ▲▼ rank vs raw · y: raw · ⚠ 12 game sides without style counts"
+        " · Elo/SD: length +38 [+31, +45]"
+    )
+    lines = coefficient_lines(info, "threshold 0.5").plain
+    assert "+1 SD of …: +38" in lines and "12 game sides without style counts (counted as 0)" in lines
+    assert (
+        title(key, StyleViews.of([]), None) is not None
+    )  # asked for with y: said even before it is computed
+    assert title((0.5, "bt", ViewScope(), ()), StyleViews.of([]), None) is None  # never asked for: nothing
