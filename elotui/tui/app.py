@@ -356,6 +356,8 @@ class ElotuiApp(AppActions, App[int]):
         board, fresh = self.ranking.cached(key)
         if board is not None:
             self._show_board(key, board, self.ranking.version if fresh else -1)
+        elif (found := self.ranking.latest(key))[0] is not None:  # a point fit, its rounds not done
+            self._show_board(key, found[0], -1, preview=True)
         partner = self.style_views.other(key)  # the rank changes need it too
         if board is None or not fresh or (partner is not None and not self.ranking.cached(partner)[1]):
             self._spawn("rank", lambda: self._rank(key))

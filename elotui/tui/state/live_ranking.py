@@ -131,7 +131,11 @@ class LiveRanking:
     def preview(self, key: ViewKey, table: VerdictTable, version: int) -> Leaderboard:
         """A style-controlled view's board without its bootstrap: the point fit, its order and ratings final, no
         interval yet (the rounds cost a hundred times the point fit: 21 s at 200k games). Kept apart from the
-        cache, for `latest` until the full board comes."""
+        cache, for `latest` until the full board comes (and made once for these verdicts)."""
+        with self._lock:
+            made = self._previews.get(key)
+        if made is not None and made[0] == version:
+            return made[1]
         threshold, method, scope, style = key
         options = self.view_options(style).replace(bootstrap=0)
         board = self.context.finish(self._rank_view(table, threshold, method, scope, options))
