@@ -1,5 +1,5 @@
 """The leaderboard's two Bradley–Terry views, style-controlled and raw (`y` toggles): which view is the other one,
-how far each contestant moved between them (▲ up, ▼ down, = same rank), the line above the board that says which
+how far each contestant moved between them (▲ up, ▼ down, ` =` the same rank), the line above the board that says which
 view it is, and the style coefficients (Elo points per standard deviation of each feature, with the bootstrap
 interval), as `elotui diagnose` reports them.
 
