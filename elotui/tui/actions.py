@@ -26,6 +26,7 @@ from elotui.tui.screens.help import HelpScreen, help_sections
 from elotui.tui.screens.pairs import PairsPane
 from elotui.tui.screens.raw_reply import RawTextScreen
 from elotui.tui.state.watch import StoreWatcher
+from elotui.tui.style_view import StyleViews
 from elotui.vocab import METHOD_NAMES, THRESHOLDS, threshold_label
 
 if TYPE_CHECKING:
@@ -79,6 +80,7 @@ class AppActions(_Base):
     session: TournamentSession
     monitor: RunMonitor
     board: Leaderboard | None
+    board_preview: bool
     export_path: Path | None
     screenshot_dir: Path | None
     watcher: StoreWatcher | None
@@ -87,6 +89,8 @@ class AppActions(_Base):
     threshold: Any
     method: Any
     scope: Any
+    style_controlled: Any
+    style_views: StyleViews
     runner: Any
     _run_worker: Any
     quitting: str | None = None  # "q", "Ctrl-C": a quit waits for the run to end
@@ -108,6 +112,31 @@ class AppActions(_Base):
     def action_toggle_method(self) -> None:
         COLLECTOR.until_refreshed(self)
         self.method = "bt" if self.method == "elo" else "elo"
+
+    def action_toggle_style(self) -> None:
+        """Style-controlled Bradley–Terry or raw; from Elo, the controlled Bradley–Terry board (Elo has none)."""
+        COLLECTOR.until_refreshed(self)
+        views = self.style_views
+        if not views.compared:  # no [ranking] style_control: say what this is and how to open on it
+            self.style_views = replace(views, compared=True)
+            wanted = ", ".join(f'"{f}"' for f in views.features)
+            self._notice(
+                Notice(
+                    f"Bradley–Terry controlled for {', '.join(views.features)}, as `elotui export --style-control`: "
+                    f"[ranking] style_control = [{wanted}] in {self.tournament.path.name} opens on it. "
+                    "y again: raw · ▲▼: each rank's change from the other view",
+                    "style control",
+                    timeout=12,
+                )
+            )
+        if self.method != "bt":
+            self._notice(
+                Notice("style control is a Bradley–Terry fit: showing Bradley–Terry (m: back to Elo)")
+            )
+            self.set_reactive(type(self).style_controlled, True)  # type: ignore[attr-defined]
+            self.method = "bt"
+            return
+        self.style_controlled = not self.style_controlled
 
     def action_show_tab(self, tab: str) -> None:
         self.query_one("#tabs", TabbedContent).active = tab
@@ -142,18 +171,23 @@ class AppActions(_Base):
             self._notice(Notice("judging paused: calls in flight finish, no new calls start (p resumes)"))
         self._update_status()
 
+    def _style_shown(self) -> bool:
+        return bool(self.method == "bt" and self.style_controlled)
+
     def current_ratings(self) -> dict[str, float]:
         """The ratings of the leaderboard on screen (none yet: empty)."""
         board = getattr(self, "board", None)
         return board.ratings() if board is not None else {}
 
     def export_target(self) -> Path:
-        """Where `e` writes: the path given at launch, else `<slug>-ranking-t<threshold>-<method>[-scope].csv` in
+        """Where `e` writes: the path given at launch, else `<slug>-ranking-t<threshold>-<method>[-style][-scope].csv` in
         the current directory; never an existing file (`-2`, `-3`, ... are added)."""
         if self.export_path is not None:
             return unused_path(self.export_path)
         scope = self.scope
         parts = [f"{self.tournament.slug}-ranking", f"t{threshold_label(self.threshold)}", self.method]
+        if self._style_shown():
+            parts.append("style")
         for kind, value in (("category", scope.category), ("prompt", scope.prompt), ("judge", scope.judge)):
             if value is not None:
                 parts.append(f"{kind}-{re.sub(r'[^A-Za-z0-9._]+', '_', value)[:40]}")
@@ -166,6 +200,11 @@ class AppActions(_Base):
         if board is None:
             self._notice(Notice("no ranking to export yet", severity="warning"))
             return
+        if self.board_preview:  # a style-controlled point fit: its intervals are not computed yet
+            self._notice(
+                Notice("the intervals are still being computed: export once they show", severity="warning")
+            )
+            return
         target = self.export_target()
         try:
             target.parent.mkdir(parents=True, exist_ok=True)
@@ -176,7 +215,8 @@ class AppActions(_Base):
             return
         self._notice(
             Notice(
-                f"{target}\n(threshold {threshold_label(self.threshold)}, {METHOD_NAMES[self.method]}, "
+                f"{target}\n(threshold {threshold_label(self.threshold)}, {METHOD_NAMES[self.method]}"
+                f"{', style-controlled' if self._style_shown() else ''}, "
                 f"{self.scope.describe()})",
                 "ranking exported",
             )

@@ -3,12 +3,14 @@
 `make_app(...)` builds the app (the CLI and the tests share it); `run_tui(...)` runs it and returns an exit code.
 The runner runs in an async worker on the app's event loop and reports typed events (`elotui.run.events`); the
 app buffers them and a burst collapses into one `VerdictsArrived` message. Re-ranking runs in thread workers on a
-snapshot of the verdict table; leaderboards are cached per (threshold, method, scope) until new verdicts arrive,
-and after each refresh the other thresholds and method are precomputed, so keys 1–5 and m answer at once.
+snapshot of the verdict table; leaderboards are cached per (threshold, method, scope, style) until new verdicts
+arrive, and after each refresh the other view of style control, the other thresholds and method are precomputed, so
+keys 1–5, y and m answer at once.
 """
 
 from __future__ import annotations
 
+import threading
 from dataclasses import replace
 from pathlib import Path
 from typing import Any, ClassVar, TypeVar
@@ -22,6 +24,7 @@ from textual.widgets import Select, TabbedContent, TabPane
 from textual.worker import Worker, WorkerState, get_current_worker
 
 from elotui.rating.leaderboard import Leaderboard
+from elotui.rating.table import VerdictTable
 from elotui.run.events import Event, RunFinished
 from elotui.session import TournamentSession
 from elotui.store import Store
@@ -41,6 +44,7 @@ from elotui.tui.screens.leaderboard import LeaderboardPane
 from elotui.tui.screens.pairs import PairsPane
 from elotui.tui.state.live_ranking import LiveRanking, RankingContext, ViewKey, ViewScope, chart_label
 from elotui.tui.state.watch import WATCH_EVERY_S, StoreWatcher
+from elotui.tui.style_view import StyleViews, coefficient_lines, rank_shifts, style_info, title
 from elotui.tui.theming import register_themes
 from elotui.tui.voting import VoteCast
 from elotui.tui.widgets.footer import KeyFooter
@@ -71,6 +75,7 @@ class ElotuiApp(AppActions, App[int]):
     threshold: reactive[Threshold] = reactive[Threshold](0.5, init=False)
     method: reactive[str] = reactive("elo", init=False)
     scope: reactive[ViewScope] = reactive(ViewScope(), init=False)
+    style_controlled: reactive[bool] = reactive(False, init=False)  # Bradley–Terry with style control (`y`)
 
     def __init__(
         self,
@@ -108,13 +113,20 @@ class ElotuiApp(AppActions, App[int]):
         self.judge_kinds = dict(self.session.judge_kinds())
         kinds = sorted(set(self.judge_kinds.values()) - {"live"})
         self.judge_kinds_label = " and ".join(f"{k} verdicts" for k in kinds)
-        self.ranking_context = RankingContext(self.tournament.categories, self.session.note_design)
+        settings = tournament.spec.ranking
+        self.style_views = StyleViews.of(settings.style_control)
+        self._style_lookup: Any = None
+        self._style_lock = threading.Lock()
+        self.ranking_context = RankingContext(
+            self.tournament.categories, self.session.note_design, self.style_counts
+        )
         self.ranking = LiveRanking(self.session.empty_table(), self.session.options, self.ranking_context)
         self._posted = False
         self.judge_stats: dict[str, Any] = {}
         self.board: Leaderboard | None = None
         self.board_key: ViewKey | None = None
         self.board_version = -1
+        self.board_preview = False  # the board shown is a style-controlled point fit, its intervals to come
         self._workers_by_group: dict[str, Worker[Any]] = {}
         self._diag_version = self._stats_version = -1
         self.theme_names, self.theme_problems = register_themes(self, user_themes_dir)
@@ -123,9 +135,23 @@ class ElotuiApp(AppActions, App[int]):
             self.theme_problems.append(f"theme '{wanted}' is not available")
             wanted = DEFAULT_THEME if DEFAULT_THEME in self.available_themes else "textual-dark"
         self.theme = wanted
-        settings = tournament.spec.ranking
         self.set_reactive(ElotuiApp.threshold, settings.threshold)
-        self.set_reactive(ElotuiApp.method, settings.method if settings.method in ("elo", "bt") else "elo")
+        method = settings.method if settings.method in ("elo", "bt") else "elo"
+        if self.style_views.configured and "method" not in settings.model_fields_set:
+            method = "bt"  # style control is Bradley–Terry's: a file that asks for it opens on the controlled board
+        self.set_reactive(ElotuiApp.method, method)
+        self.set_reactive(ElotuiApp.style_controlled, self.style_views.configured)
+
+    def style_counts(self) -> Any:
+        """The games' style counts (elotui.rating.style_rank.StyleLookup): the session's with `style_control`,
+        else read once, when a ranking thread first needs them (`[data] style` or the responses' texts)."""
+        with self._style_lock:
+            if self._style_lookup is None:
+                from elotui.rating.style_rank import style_lookup
+
+                found = self.session.options.style
+                self._style_lookup = found if found is not None else style_lookup(self.tournament)
+            return self._style_lookup
 
     def get_theme_variable_defaults(self) -> dict[str, str]:
         return dict(APP_VARIABLE_DEFAULTS)
@@ -317,12 +343,12 @@ class ElotuiApp(AppActions, App[int]):
             and not self._busy("diagnostics")
             and (now or self._diag_version != self.ranking.version)
         ):
-            self._spawn("diagnostics", lambda: self._diagnose(self.threshold, self.method, self.scope))
+            self._spawn("diagnostics", lambda: self._diagnose(self.view_key))
 
     # -- ranking ---------------------------------------------------------------------------------------------------
     @property
     def view_key(self) -> ViewKey:
-        return (self.threshold, self.method, self.scope)
+        return self.style_views.key(self.threshold, self.method, self.scope, self.style_controlled)
 
     def _show_current(self) -> None:
         """Show the cached leaderboard of the current view at once; recompute in a thread if it is stale."""
@@ -330,44 +356,104 @@ class ElotuiApp(AppActions, App[int]):
         board, fresh = self.ranking.cached(key)
         if board is not None:
             self._show_board(key, board, self.ranking.version if fresh else -1)
-        if board is None or not fresh:
+        elif (found := self.ranking.latest(key))[0] is not None:  # a point fit, its rounds not done
+            self._show_board(key, found[0], -1, preview=True)
+        partner = self.style_views.other(key)  # the rank changes need it too
+        if board is None or not fresh or (partner is not None and not self.ranking.cached(partner)[1]):
             self._spawn("rank", lambda: self._rank(key))
 
     @work(thread=True, exclusive=True, group="rank", exit_on_error=False)
     def _rank(self, key: ViewKey) -> None:
+        """The view's board and the board its rank changes count from (its style twin), then every other view.
+        A style-controlled board's point fit is shown first (its bootstrap takes a hundred times longer), and of the
+        two boards the raw one is ranked first."""
         worker = get_current_worker()
         if (
             self.tournament.spec.ranking.strong_weight > 1
         ):  # the graded verdicts stored so far count as strong
             self.ranking.options = self.session.options_now()
         table, version = self.ranking.snapshot_with_version()
-        board = self.ranking.compute(key, table, version)
-        if worker.is_cancelled:
-            return
-        self.post_message(LeaderboardComputed(key, board, version))
-        threshold, method, scope = key
-        others = [(t, method, scope) for t in THRESHOLDS if t != threshold]
-        others += [(t, m, scope) for m in ("elo", "bt") if m != method for t in THRESHOLDS]
-        for other in others:  # precompute every other view, so keys 1-5 and m answer at once
+        partner = self.style_views.other(key)
+        views = [key] if partner is None else sorted([key, partner], key=lambda view: bool(view[3]))
+        for view in views if self.ranking.options.bootstrap > 0 else []:
+            if view[3] and not self.ranking.cached(view)[1] and not worker.is_cancelled:
+                board = self.ranking.preview(view, table, version)
+                self.post_message(LeaderboardComputed(view, board, version, preview=True))
+        for view in views:
+            board = self._current_or_computed(view, table, version)
             if worker.is_cancelled:
                 return
-            if not self.ranking.cached(other)[1]:
-                self.ranking.compute(other, table, version)
+            self.post_message(LeaderboardComputed(view, board, version))
+        for view in self._precomputed(key):  # every other view, so keys 1-5, y and m answer at once
+            if worker.is_cancelled:
+                return
+            if not self.ranking.cached(view)[1]:
+                self.ranking.compute(view, table, version)
+
+    def _current_or_computed(self, key: ViewKey, table: VerdictTable, version: int) -> Leaderboard:
+        """The view's board: the cached one when it is of these verdicts, else ranked now."""
+        board, fresh = self.ranking.cached(key)
+        return board if board is not None and fresh else self.ranking.compute(key, table, version)
+
+    def _precomputed(self, key: ViewKey) -> list[ViewKey]:
+        """The views a key may show next: the other thresholds of this view and of its style partner, then the
+        other method's."""
+        threshold, method, scope, _ = key
+        views = [replace_threshold(key, t) for t in THRESHOLDS if t != threshold]
+        partner = self.style_views.other(key)
+        if partner is not None:
+            views += [replace_threshold(partner, t) for t in THRESHOLDS if t != threshold]
+        other = "bt" if method == "elo" else "elo"
+        views += [self.style_views.key(t, other, scope, self.style_controlled) for t in THRESHOLDS]
+        return views
 
     @on(LeaderboardComputed)
     def _computed(self, message: LeaderboardComputed) -> None:
         if message.key == self.view_key:
-            self._show_board(message.key, message.board, message.version)
+            if message.preview and self.board_key == message.key and not self.board_preview:
+                return  # the full board is on screen already
+            version = -1 if message.preview else message.version  # a preview is not the view's board yet
+            self._show_board(message.key, message.board, version, preview=message.preview)
+        elif (
+            message.key == self.style_views.other(self.view_key)
+            and self.board is not None
+            and self.board_key == self.view_key
+        ):  # the other view of style control came: the rank changes against it
+            self._show_board(self.board_key, self.board, self.board_version, preview=self.board_preview)
 
-    def _show_board(self, key: ViewKey, board: Leaderboard, version: int) -> None:
+    def _show_board(self, key: ViewKey, board: Leaderboard, version: int, *, preview: bool = False) -> None:
+        """Show a board; `preview`: a style-controlled board's point fit, its intervals, order and bands to come."""
         self.board, self.board_key, self.board_version = board, key, version
+        self.board_preview = preview
         labels = {c.id: c.label for c in self.tournament.spec.contestants if c.label}
         table, pane = self._view(LeaderboardTable), self._view(LeaderboardPane)
         if table is None or pane is None:
             return
-        table.show(board, labels)
-        pane.show_counts(board, "" if version == self.ranking.version else "updating…")
+        partner = self.style_views.other(key)
+        other = self.ranking.latest(partner)[0] if partner is not None else None
+        shifts = rank_shifts(board, other) if other is not None else ({} if partner is not None else None)
+        table.show(board, labels, shifts, pending=preview)
+        controlled, pending = self._controlled_board(key, board, preview)
+        pane.show_title(title(key, self.style_views, controlled, pending=pending))
+        pane.show_counts(board, "" if version == self.ranking.version else "updating…", pending=preview)
+        diagnostics = self._view(DiagnosticsPane)
+        if diagnostics is not None and not pending:
+            where = f"threshold {threshold_label(key[0])}, {key[2].describe()}"
+            lines = coefficient_lines(style_info(controlled), where, self.style_views.compared)
+            diagnostics.show_style(lines)
         self._update_status()
+
+    def _controlled_board(
+        self, key: ViewKey, board: Leaderboard, preview: bool
+    ) -> tuple[Leaderboard | None, bool]:
+        """The style-controlled board of this threshold and scope (the board shown, or its twin's newest), and
+        whether it is a preview (its coefficients' intervals to come)."""
+        if key[3]:
+            return board, preview
+        if not self.style_views.compared:
+            return None, False
+        threshold, _, scope, _ = key
+        return self.ranking.latest(self.style_views.key(threshold, "bt", scope, True))
 
     def watch_threshold(self) -> None:
         self._show_current()
@@ -376,6 +462,9 @@ class ElotuiApp(AppActions, App[int]):
         self._show_current()
 
     def watch_scope(self) -> None:
+        self._show_current()
+
+    def watch_style_controlled(self) -> None:
         self._show_current()
 
     # -- judges and diagnostics --------------------------------------------------------------------------------------
@@ -396,7 +485,8 @@ class ElotuiApp(AppActions, App[int]):
             pane.show_judges(judges, self.judge_stats, self.monitor.judge_counts)
 
     @work(thread=True, exclusive=True, group="diagnostics", exit_on_error=False)
-    def _diagnose(self, threshold: Threshold, method: str, scope: ViewScope) -> None:
+    def _diagnose(self, key: ViewKey) -> None:
+        threshold, method, scope, style = key
         table, version = self.ranking.snapshot_with_version()
         inputs = self.session.diagnose_inputs()
         for problem in inputs.problems:  # e.g. a broken votes log: say so, diagnose without it
@@ -404,7 +494,7 @@ class ElotuiApp(AppActions, App[int]):
         report = self.session.diagnose_report(
             table, method=method if method in ("elo", "bt") else "elo", max_permutations=100, inputs=inputs
         )
-        trajectory = self.ranking.trajectory(threshold, method, scope=scope)
+        trajectory = self.ranking.trajectory(threshold, method, scope=scope, style=style)
         self.post_message(DiagnosticsComputed(report, trajectory, version))
 
     @on(VoteCast)
@@ -414,7 +504,7 @@ class ElotuiApp(AppActions, App[int]):
     @on(DiagnosticsComputed)
     def _diagnostics_ready(self, message: DiagnosticsComputed) -> None:
         self._diag_version = message.version
-        label = chart_label(self.threshold, self.method, message.trajectory)
+        label = chart_label(self.threshold, self.method, message.trajectory, style=self.view_key[3])
         pane = self._view(DiagnosticsPane)
         if pane is not None:
             pane.show(message.report, message.trajectory, label)
@@ -426,7 +516,8 @@ class ElotuiApp(AppActions, App[int]):
         info = StatusInfo(
             name=self.tournament.name,
             threshold=threshold_label(self.threshold),
-            method=METHOD_NAMES.get(self.method, self.method),
+            method=METHOD_NAMES.get(self.method, self.method)
+            + (", style-controlled" if self.view_key[3] else ""),
             scope=self.scope.describe(),
             state=m.state if m.state != "stored" else "stored verdicts",
             kinds=sorted(set(self.judge_kinds.values())),
@@ -435,7 +526,9 @@ class ElotuiApp(AppActions, App[int]):
             total=plan.total,
             failed=plan.failed,
             invalid=plan.invalid,
-            ranking_note="" if self.board_version == self.ranking.version else "ranking…",
+            ranking_note=""
+            if self.board_version == self.ranking.version and self.board_key == self.view_key
+            else "ranking…",
             detail=" · ".join(
                 filter(None, (p.batches if p else None, self.watch_detail or (p.adaptive if p else None)))
             ),
@@ -454,4 +547,8 @@ class ElotuiApp(AppActions, App[int]):
 
     def watch_theme(self) -> None:
         if self.board is not None and self.board_key is not None:  # a board only exists once the app runs
-            self._show_board(self.board_key, self.board, self.board_version)
+            self._show_board(self.board_key, self.board, self.board_version, preview=self.board_preview)
+
+
+def replace_threshold(key: ViewKey, threshold: Threshold) -> ViewKey:
+    return (threshold, key[1], key[2], key[3])

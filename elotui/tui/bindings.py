@@ -42,6 +42,12 @@ VIEW_BINDINGS: list[BindingType] = [
     Binding("p", "pause", "pause/resume", tooltip="pause or resume judging (calls in flight finish)"),
     Binding("e", "export", "export CSV", tooltip="export the ranking on screen to CSV (as `elotui export`)"),
     Binding(
+        "y",
+        "toggle_style",
+        "style",
+        tooltip="Bradley–Terry style-controlled (who wins when style is equal) or raw; ▲▼: each rank's change",
+    ),
+    Binding(
         "i", "last_invalid", "invalid reply", show=False, tooltip="the raw reply of the last invalid verdict"
     ),
     Binding(

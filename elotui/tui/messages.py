@@ -21,11 +21,12 @@ class VerdictsArrived(Message):
 
 
 class LeaderboardComputed(Message):
-    def __init__(self, key: ViewKey, board: Leaderboard, version: int) -> None:
+    def __init__(self, key: ViewKey, board: Leaderboard, version: int, *, preview: bool = False) -> None:
         super().__init__()
         self.key = key
         self.board = board
         self.version = version
+        self.preview = preview  # a style-controlled board's point fit, its intervals still being computed
 
 
 class JudgeStatsLoaded(Message):

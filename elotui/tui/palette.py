@@ -22,6 +22,7 @@ class PaletteHost(Protocol):
 
     def action_threshold(self, index: int) -> None: ...
     def action_toggle_method(self) -> None: ...
+    def action_toggle_style(self) -> None: ...
     def action_pause(self) -> None: ...
     def action_export(self) -> None: ...
     def action_show_tab(self, tab: str) -> None: ...
@@ -41,6 +42,11 @@ def palette_commands(app: PaletteHost) -> list[Command]:
         out.append((f"Threshold {threshold_label(t)}", help_text, partial(app.action_threshold, i)))
     out += [
         ("Toggle method Elo / Bradley–Terry", "key m", app.action_toggle_method),
+        (
+            "Toggle style control: style-controlled / raw Bradley–Terry",
+            "key y: who wins when length and markdown are equal; ▲▼ each rank's change",
+            app.action_toggle_style,
+        ),
         ("Pause or resume judging", "key p", app.action_pause),
         (
             "Export ranking to CSV",

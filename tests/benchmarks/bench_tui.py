@@ -126,7 +126,7 @@ async def switching(tournament, store) -> None:  # type: ignore[no-untyped-def]
             cached.append(time.perf_counter() - start)
             await pilot.pause()  # until the app is idle (Pilot.pause: no CPU used over 20 ms)
             painted.append(time.perf_counter() - start)
-            threshold, method, _ = app.view_key
+            threshold, method = app.view_key[:2]
             start = time.perf_counter()
             rank(
                 table,

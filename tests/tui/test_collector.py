@@ -30,9 +30,16 @@ async def test_a_key_draws_its_view_with_the_collector_off_then_switches_it_back
     seen: list[bool] = []
     show = LeaderboardTable.show
 
-    def watched(self: LeaderboardTable, board: Leaderboard, labels: dict[str, str]) -> None:
+    def watched(
+        self: LeaderboardTable,
+        board: Leaderboard,
+        labels: dict[str, str],
+        shifts: dict[str, int] | None = None,
+        *,
+        pending: bool = False,
+    ) -> None:
         seen.append(gc.isenabled())
-        show(self, board, labels)
+        show(self, board, labels, shifts, pending=pending)
 
     monkeypatch.setattr(LeaderboardTable, "show", watched)
     app = crafted_app

@@ -34,7 +34,7 @@ def test_the_last_point_is_the_leaderboard(method: str, threshold, judge: str | 
     )
     last = {c: values[-1] for c, values in trajectory["ratings"].items()}
     assert last == board.ratings()  # exactly: the same permutations, the same fit
-    shown = live.cached((threshold, method, scope))[0]
+    shown = live.cached((threshold, method, scope, ()))[0]
     assert shown is not None and shown.ratings() == board.ratings()
     # the earlier points: Elo with fewer orders than the board is a preview, and says so
     assert trajectory["preview_orders"] == (PREVIEW_ORDERS if method == "elo" else None)

@@ -1,5 +1,6 @@
 """The diagnostics pane: position bias by judge and condition, inter-judge κ, the head-to-head grid, per-prompt
-Kendall τ, length bias, agreement with human votes and with the reference ranking per threshold, each prompt's
+Kendall τ, length bias, the style control's coefficients (from the style-controlled leaderboard of the view shown:
+elotui.tui.style_view), agreement with human votes and with the reference ranking per threshold, each prompt's
 ranking against its own `reference_ranking` (only when some prompt has one), and ratings over the course of the run. The numbers come from `elotui.rating.diagnostics.diagnose`."""
 
 from __future__ import annotations
@@ -191,6 +192,11 @@ class DiagnosticsPane(VerticalScroll):
         yield Histogram(id="diag-tau")
         yield Label("Length bias and agreement with human votes", classes="section-title")
         yield Note(id="diag-judges")
+        yield Label(
+            "Style control: Elo points per standard deviation of each feature (95 % bootstrap interval)",
+            classes="section-title",
+        )
+        yield Note(id="diag-style")
         yield Label("Agreement with the reference ranking per threshold", classes="section-title")
         yield Note(id="diag-reference")
         yield Label(
@@ -203,6 +209,10 @@ class DiagnosticsPane(VerticalScroll):
         yield Note(id="diag-trust")
         yield Label("Ratings over the course of the run", classes="section-title", id="diag-chart-title")
         yield RatingChart(id="diag-chart")
+
+    def show_style(self, lines: Text) -> None:
+        """The style section: the coefficients of the style-controlled board of the leaderboard's view."""
+        self.query_one("#diag-style", Note).update(lines)
 
     def show(self, report: Mapping[str, Any], trajectory: dict[str, Any], chart_label: str) -> None:
         c = report.get("counts", {})

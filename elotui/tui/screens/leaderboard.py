@@ -1,4 +1,5 @@
-"""The leaderboard pane: scope selectors, the ranking table (and, where the terminal is narrow, the selected
+"""The leaderboard pane: scope selectors, the line that says which view of style control is shown (only when style
+control is in play: elotui.tui.style_view), the ranking table (and, where the terminal is narrow, the selected
 contestant's figures in the columns left out), counts, and the judges panel."""
 
 from __future__ import annotations
@@ -51,15 +52,26 @@ class LeaderboardPane(Vertical):
                 )
             yield choice_select("prompt", self._prompts, blank="all prompts", id="scope-prompt", compact=True)
             yield choice_select("judge", self._judges, blank="all judges", id="scope-judge", compact=True)
-            yield Label("1–5 threshold (1.0 · 0.9 · 0.75 · 0.5 · none) · m Elo/BT", classes="bar-hint")
+            yield Label(
+                "1–5 threshold (1.0 · 0.9 · 0.75 · 0.5 · none) · m Elo/BT · y style", classes="bar-hint"
+            )
+        yield Note(id="board-title")
         yield LeaderboardTable(contestant_width=self._contestant_width, id="leaderboard")
         yield Note(id="row-detail")
         yield Note(id="counts")
         yield Label("Judges", classes="section-title", id="judges-title")
         yield JudgesTable(id="judges")
 
-    def show_counts(self, board: Leaderboard, note: str = "") -> None:
-        """The board's counts (the tournament's: every run, in the scope shown), then what its columns mean."""
+    def show_title(self, title: Text | None) -> None:
+        """The line above the table (None: hidden): style-controlled or raw, what ▲▼ count from."""
+        line = self.query_one("#board-title", Note)
+        line.display = title is not None
+        if title is not None:
+            line.update(title)
+
+    def show_counts(self, board: Leaderboard, note: str = "", *, pending: bool = False) -> None:
+        """The board's counts (the tournament's: every run, in the scope shown), then what its columns mean
+        (`pending`: the board is a point fit, its bootstrap intervals being computed)."""
         c = board.counts
         scoped = any(board.settings.get(part) is not None for part in ("prompts", "judges"))
         text = Text(
@@ -68,8 +80,9 @@ class LeaderboardPane(Vertical):
         )
         if note:
             text.append(f" · {note}", style="italic")
+        interval = "being computed (the order and ratings are final)" if pending else interval_label(board)
         text.append(
-            f"\ninterval: {interval_label(board)} · order: share of rounds above the next (?: not established)",
+            f"\ninterval: {interval} · order: share of rounds above the next (?: not established)",
             style="dim",
         )
         text.append(" · Δ<50 practically tied, 50–150 moderate, >150 strong", style="dim")

@@ -6,7 +6,12 @@ rank reads group.rank.
 
 The columns fit the terminal's width (`fit_columns`): rank, contestant, rating, interval, Δ, order and band always
 stay (at 80 columns the contestant keeps at least MIN_CONTESTANT characters, cut with an ellipsis); P(win), W/L/D,
-win rate and games are added, in that order, while they fit."""
+win rate and games are added, in that order, while they fit.
+
+Comparing the style-controlled and the raw board (elotui.tui.style_view), the rank reads `3▲2`: third here, two
+places higher than in the other view (`▼1` one lower, `2 =` the same). The rank column is then as wide as the largest
+rank and change need (ranks and changes of two digits: 5), and the contestant keeps at least
+MIN_CONTESTANT_COMPARED."""
 
 from __future__ import annotations
 
@@ -27,6 +32,7 @@ from elotui.rating.labels import band_text, gap_text, interval_text, order_text,
 from elotui.rating.leaderboard import Leaderboard, LeaderboardRow
 from elotui.tui.colours import band_colour
 from elotui.tui.sanitize import one_line
+from elotui.tui.style_view import shift_text
 
 # Fixed widths: columns never jump as live numbers change (and snapshots do not depend on timing).
 COLUMNS = (
@@ -45,26 +51,38 @@ COLUMNS = (
 # Shown at every width, in COLUMNS' order; the others are added in this order while they fit.
 REQUIRED = ("#", "contestant", "rating", "interval", "Δ next", "order", "band")
 OPTIONAL = ("P(win)", "W/L/D", "win rate", "games")
+PENDING = ("interval", "order", "band")  # what a point fit has not yet: "…" until its bootstrap rounds come
 MIN_CONTESTANT = 16  # the contestant's column never narrower: 15 characters and an ellipsis
+MIN_CONTESTANT_COMPARED = 15  # with rank changes of two digits at 80 columns: 14 characters and an ellipsis
+RANK_WIDTH = 3
 MAX_CONTESTANT = 40
 CELL_PADDING = 2  # DataTable's blank on each side of a cell, both sides together
 SCROLLBAR = 2  # room kept for the vertical scrollbar of a long board
 
 
-def fit_columns(available: int, longest_name: int) -> list[tuple[str, int]]:
+def fit_columns(available: int, longest_name: int, rank_width: int = RANK_WIDTH) -> list[tuple[str, int]]:
     """The columns shown in `available` terminal columns, with their widths, for contestants whose longest label
     has `longest_name` characters: the required ones (the contestant's as wide as its longest label, at most
-    MAX_CONTESTANT, narrowed to what is left but never below MIN_CONTESTANT), then each optional one that fits."""
-    widths = dict(COLUMNS)
+    MAX_CONTESTANT, narrowed to what is left but never below MIN_CONTESTANT), then each optional one that fits.
+    `rank_width`: the rank column's (wider with rank changes: `rank_column_width`)."""
+    widths = dict(COLUMNS) | {"#": rank_width}
     fixed = sum(widths[n] + CELL_PADDING for n in REQUIRED if n != "contestant") + CELL_PADDING
     name = min(longest_name, MAX_CONTESTANT)
-    name = max(min(name, available - fixed), min(name, MIN_CONTESTANT))
+    least = MIN_CONTESTANT if rank_width <= RANK_WIDTH else MIN_CONTESTANT_COMPARED
+    name = max(min(name, available - fixed), min(name, least))
     shown, used = set(REQUIRED), fixed + name
     for column in OPTIONAL:
         if used + widths[column] + CELL_PADDING <= available:
             shown.add(column)
             used += widths[column] + CELL_PADDING
     return [(n, name if n == "contestant" else w) for n, w in COLUMNS if n in shown]
+
+
+def rank_column_width(contestants: int, compared: bool) -> int:
+    """The rank column's width: `12` alone, or with its change from the other view, `12▲10` (fixed for a number of
+    contestants, so that the columns never jump as the ranks change)."""
+    digits = len(str(max(contestants, 1)))
+    return max(RANK_WIDTH, 2 * digits + 1) if compared else RANK_WIDTH
 
 
 def contestant_label(contestant: str, label: str | None) -> str:
@@ -113,7 +131,10 @@ class LeaderboardTable(DataTable[Text | str]):
         self._contestant_width = contestant_width
         self._columns_shown: list[tuple[str, int]] = []
         self._name_width = MAX_CONTESTANT
-        self._last: tuple[Leaderboard, dict[str, str]] | None = None
+        self._last: tuple[Leaderboard, dict[str, str], dict[str, int] | None] | None = None
+        self._rank_width = RANK_WIDTH
+        self._shifts: dict[str, int] | None = None
+        self._pending = False
         self._order: list[str] = []  # the contestant of each row, top to bottom
         self._chosen = False  # a contestant was chosen (a key, a click, a caller): the cursor follows it
         self._drawing: dict[object, Style] | None = None  # styles looked up in the current drawing pass
@@ -249,7 +270,7 @@ class LeaderboardTable(DataTable[Text | str]):
 
     def _layout(self) -> bool:
         """Columns for the terminal's width; True when they changed."""
-        columns = fit_columns(self.app.size.width - SCROLLBAR, self._contestant_width)
+        columns = fit_columns(self.app.size.width - SCROLLBAR, self._contestant_width, self._rank_width)
         if columns == self._columns_shown:
             return False
         self._columns_shown = columns
@@ -261,17 +282,31 @@ class LeaderboardTable(DataTable[Text | str]):
     def _columns(self) -> list[tuple[str, int]]:
         return self._columns_shown
 
-    def show(self, board: Leaderboard, labels: dict[str, str] | None = None) -> None:
+    def show(
+        self,
+        board: Leaderboard,
+        labels: dict[str, str] | None = None,
+        shifts: dict[str, int] | None = None,
+        *,
+        pending: bool = False,
+    ) -> None:
         """Show the board's rows (the cursor stays on the same contestant). Rows are keyed by position: a board
         with as many rows as shown (a threshold or method key, a live update) has its cells replaced in place,
         which the fixed column widths let Textual draw without measuring every cell again (at 100 contestants,
-        re-adding the rows cost more than the update itself, in measuring)."""
+        re-adding the rows cost more than the update itself, in measuring). `shifts`: each contestant's rank change
+        from the other view of style control (None: not compared; a contestant left out: no change shown).
+        `pending`: a point fit whose bootstrap is still running: interval, order and band read "…"."""
         labels = labels or {}
-        self._last = (board, labels)
+        self._last = (board, labels, shifts)
+        self._shifts, self._pending = shifts, pending
         shown = (
             self._chosen and self.row_count == len(self._order) and 0 <= self.cursor_row < len(self._order)
         )
         selected = self._order[self.cursor_row] if shown else None
+        rank_width = rank_column_width(len(board.rows), shifts is not None)
+        if rank_width != self._rank_width:  # compared or not: the rank column's width, then every column's
+            self._rank_width = rank_width
+            self._layout()
         grouped = len({r.group for r in board.rows if r.group is not None}) > 1
         names = [name for name, _ in self._columns()]
         self._name_width = dict(self._columns()).get("contestant", MAX_CONTESTANT)
@@ -303,6 +338,11 @@ class LeaderboardTable(DataTable[Text | str]):
             )
         if name == "rating":
             return Text(rating_text(row), justify="right", style="bold")
+        if self._pending and name in PENDING and (name == "interval" or row.gap_to_next is not None):
+            return Text("…", justify="left" if name == "band" else "right", style="dim")
+        if name == "#" and self._shifts is not None:
+            shift = self._shifts.get(row.contestant)
+            return Text(_rank_text(row, grouped) + shift_text(shift), justify="right")
         if name == "band":
             certain = row.band is not None and (row.band_range is None or row.band_certain)
             return Text(band_text(row), style=band_colour(self.app, row.band) if certain else "italic")
@@ -314,7 +354,7 @@ class LeaderboardTable(DataTable[Text | str]):
         hidden = [n for n, _ in COLUMNS if n not in names]
         if not hidden or self._last is None or not 0 <= self.cursor_row < len(self._last[0].rows):
             return None
-        board, labels = self._last
+        board, labels, _ = self._last
         row = board.rows[self.cursor_row]
         text = Text(one_line(contestant_label(row.contestant, labels.get(row.contestant)), MAX_CONTESTANT))
         text.stylize("bold")
