@@ -1,0 +1,113 @@
+"""A replay judge answers with its log line's graded strength (`"strength"`: 2 strong, 1 clear), so a replayed
+verdict is stored, and told to a run's subscribers, exactly as a live graded judge's: the store's
+`calls.strength` and the `VerdictRecorded` event carry it. A tie or a failed verdict has none; a strength that is
+not 1, 2 or null is a bad line (file and line named)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from elotui.errors import UserError
+from elotui.judges import build_judge
+from elotui.judges import replay_index as log_index
+from elotui.judges.base import JudgeRequest, Presentation
+from elotui.run.events import Event, VerdictRecorded
+from elotui.run.runner import Runner
+from elotui.store import Store
+from elotui.tournament.model import JudgeConfig, load_tournament
+
+LINES = [
+    ("q1", "a", "b", "first", "ok", 2),
+    ("q1", "b", "a", "second", "ok", 1),
+    ("q2", "a", "b", "tie", "ok", None),
+    ("q2", "b", "a", "second", "ok", None),  # a binary verdict in the same log
+    ("q3", "a", "b", None, "invalid", None),
+    ("q3", "b", "a", "first", "ok", 2),
+]
+
+
+@pytest.fixture(autouse=True)
+def _fresh() -> None:
+    log_index.forget()
+
+
+def write_log(path: Path, lines: list[tuple[str, str, str, str | None, str, object]] = LINES) -> Path:
+    rows = []
+    for prompt, first, second, winner, status, strength in lines:
+        row = {"prompt": prompt, "first": first, "second": second, "judge": "gpt-4", "condition": "clean"}
+        row |= {"sample": 0, "winner": winner, "reasoning": f"{prompt} {first}", "status": status}
+        if strength is not None:
+            row["strength"] = strength
+        rows.append(json.dumps(row) + "\n")
+    path.write_text("".join(rows), encoding="utf-8")
+    return path
+
+
+def ask(prompt: str, first: str, second: str) -> JudgeRequest:
+    return JudgeRequest(f"{prompt}{first}{second}", "", "", Presentation(prompt, first, second))
+
+
+async def test_a_replayed_verdict_carries_its_lines_strength(tmp_path: Path) -> None:
+    write_log(tmp_path / "log.jsonl")
+    judge = build_judge(
+        JudgeConfig(id="j", provider="replay", path="log.jsonl", model="gpt-4"),
+        judge_id="j",
+        base_dir=tmp_path,
+    )
+    got = {}
+    for prompt, first, second, *_ in LINES:
+        reply = await judge.judge(ask(prompt, first, second))
+        got[(prompt, first)] = (reply.status, reply.winner, reply.strength)
+    assert got == {
+        ("q1", "a"): ("ok", "first", 2),
+        ("q1", "b"): ("ok", "second", 1),
+        ("q2", "a"): ("ok", "tie", None),
+        ("q2", "b"): ("ok", "second", None),
+        ("q3", "a"): ("invalid", None, None),
+        ("q3", "b"): ("ok", "first", 2),
+    }
+
+
+def test_a_strength_on_a_tie_or_a_failed_verdict_is_dropped(tmp_path: Path) -> None:
+    write_log(tmp_path / "log.jsonl", [("q", "a", "b", "tie", "ok", 2), ("q", "b", "a", None, "invalid", 1)])
+    index = log_index.index_of(tmp_path / "log.jsonl")["gpt-4"]
+    assert [entry[3] for entry in index.values()] == [None, None]  # type: ignore[index]
+
+
+@pytest.mark.parametrize("bad", [3, 0, "2", 1.5, True, [2]])
+def test_a_strength_that_is_not_one_or_two_names_the_line(tmp_path: Path, bad: object) -> None:
+    path = write_log(tmp_path / "log.jsonl", [*LINES[:2], ("q9", "a", "b", "first", "ok", bad)])
+    with pytest.raises(UserError, match=r"log\.jsonl:3: `strength` must be 1 .*2 .* or null"):
+        log_index.index_of(path)
+
+
+async def test_a_replay_run_stores_and_tells_each_strength(tmp_path: Path) -> None:
+    log = write_log(tmp_path / "log.jsonl")
+    prompts = "".join(
+        f'[[prompts]]\nid = "{p}"\ntext = "{p}?"\nresponses = {{ a = "A {p}", b = "B {p}" }}\n'
+        for p in ("q1", "q2", "q3")
+    )
+    toml = tmp_path / "t.toml"
+    toml.write_text(
+        '[tournament]\nname = "replayed"\n[[contestants]]\nid = "a"\n[[contestants]]\nid = "b"\n'
+        f'{prompts}[[judges]]\nid = "j"\nprovider = "replay"\nmodel = "gpt-4"\npath = "{log.name}"\n',
+        encoding="utf-8",
+    )
+    events: list[Event] = []
+    with Store(tmp_path / "store.sqlite") as store:
+        result = await Runner(load_tournament(toml), store, on_event=events.append).run()
+        assert result.state == "finished"
+        stored = {(c.prompt, c.first): c.strength for c in store.calls() if c.kind == "verdict"}
+        strong = store.strong_verdicts()
+    want = {(p, f): s for p, f, _, _, _, s in LINES}
+    assert stored == want
+    told = {
+        (e.presentation.prompt, e.presentation.first): e.strength
+        for e in events
+        if isinstance(e, VerdictRecorded)
+    }
+    assert told == want
+    assert sorted(strong) == [("q1", "a", "b", "j", "clean", 0), ("q3", "b", "a", "j", "clean", 0)]
