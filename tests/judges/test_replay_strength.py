@@ -84,7 +84,8 @@ def test_a_strength_that_is_not_one_or_two_names_the_line(tmp_path: Path, bad: o
         log_index.index_of(path)
 
 
-async def test_a_replay_run_stores_and_tells_each_strength(tmp_path: Path) -> None:
+def replay_tournament(tmp_path: Path) -> Path:
+    """Contestants a and b on prompts q1-q3, one replay judge `j` reading `LINES`."""
     log = write_log(tmp_path / "log.jsonl")
     prompts = "".join(
         f'[[prompts]]\nid = "{p}"\ntext = "{p}?"\nresponses = {{ a = "A {p}", b = "B {p}" }}\n'
@@ -96,6 +97,11 @@ async def test_a_replay_run_stores_and_tells_each_strength(tmp_path: Path) -> No
         f'{prompts}[[judges]]\nid = "j"\nprovider = "replay"\nmodel = "gpt-4"\npath = "{log.name}"\n',
         encoding="utf-8",
     )
+    return toml
+
+
+async def test_a_replay_run_stores_and_tells_each_strength(tmp_path: Path) -> None:
+    toml = replay_tournament(tmp_path)
     events: list[Event] = []
     with Store(tmp_path / "store.sqlite") as store:
         result = await Runner(load_tournament(toml), store, on_event=events.append).run()
