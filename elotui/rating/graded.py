@@ -7,12 +7,11 @@ The strong verdicts come from two places:
 - the store: every verdict a judge gave on the graded scale (`[judge_prompt] scale = "graded"`) keeps its strength
   (elotui.store, `calls.strength`), so each strong one is known exactly (its condition and sample too); a replay
   judge's answers carry their log line's `"strength"` into the store the same way;
-- the replay judges' verdict logs: per (prompt, shown first, shown second, judge), the presentations whose verdict
-  is strong (one sample each; a presentation with several samples takes its first line's strength). A store whose
-  replayed verdicts were recorded before replays copied the strength (it never asks a replay again) still ranks
-  them by their logs, and a ranking before the run has replayed them too.
-The two name the same verdicts where both know them: a row is strong if either says so (counted `strong_weight`
-times, never twice), and `len` counts each once.
+- the replay judges' verdict logs: per (prompt, shown first, shown second, judge), the presentations with a strong
+  line (every sample of such a presentation counts as strong). These count only for a presentation the store holds
+  no strong verdict of: a store whose replayed verdicts were recorded before replays copied the strength (it never
+  asks a replay again) still ranks them by their logs. Wherever the store knows, it is the one source (each sample
+  exactly), so no verdict is named twice, and `len` counts each once.
 """
 
 from __future__ import annotations
@@ -69,11 +68,13 @@ def strong_verdicts(
     when the caller has it; UserError for a log that cannot be read), and the `stored` ones: (prompt, first,
     second, judge, condition, sample) of each strong verdict in the store (elotui.store.Store.strong_verdicts)."""
     codes = _Codes(tournament)
-    keys = _logged(tournament, codes) if logged is None else logged
+    exact = {k for k in map(codes.exact, stored) if k is not None}
+    # a replayed verdict is in the store with its log line's strength (elotui.judges.replay), each sample exactly:
+    # a log's presentation counts only where the store holds none of its strong verdicts (recorded before replays
+    # copied the strength, or not replayed yet)
     per_presentation = len(codes.conditions) * codes.samples
-    # a replay judge's verdict is in the store too (its log's strength copied, elotui.judges.replay): one verdict,
-    # counted once, whichever source names it
-    exact = {k for k in map(codes.exact, stored) if k is not None and k // per_presentation not in keys}
+    known = {k // per_presentation for k in exact}
+    keys = (_logged(tournament, codes) if logged is None else logged) - known
     return StrongVerdicts(
         np.array(sorted(keys), dtype=np.int64),
         len(codes.contestants),

@@ -5,11 +5,16 @@ not 1, 2 or null is a bad line (file and line named)."""
 
 from __future__ import annotations
 
+import itertools
 import json
+import math
+import random
 from pathlib import Path
 
+import numpy as np
 import pytest
 
+from elotui.cli import main
 from elotui.errors import UserError
 from elotui.judges import build_judge
 from elotui.judges import replay_index as log_index
@@ -117,3 +122,75 @@ async def test_a_replay_run_stores_and_tells_each_strength(tmp_path: Path) -> No
     }
     assert told == want
     assert sorted(strong) == [("q1", "a", "b", "j", "clean", 0), ("q3", "b", "a", "j", "clean", 0)]
+
+
+def bt_reference(
+    verdicts: list[tuple[str, str, str, int | None]], names: list[str], weight: int
+) -> dict[str, float]:
+    """Bradley–Terry by maximum likelihood written here (Newton on the natural-log strengths, ties half a win,
+    elotui's weak Gaussian prior of precision 0.01), a strong verdict `weight` times; 400 log10 scale, mean 1000."""
+    code = {c: i for i, c in enumerate(names)}
+    theta = np.zeros(len(names))
+    for _ in range(100):
+        grad, hess = -0.01 * theta, -0.01 * np.eye(len(names))
+        for first, second, winner, strength in verdicts:
+            i, j = code[first], code[second]
+            y = {"first": 1.0, "second": 0.0, "tie": 0.5}[winner]
+            times = weight if strength == 2 else 1
+            p = 1 / (1 + math.exp(-(theta[i] - theta[j])))
+            grad[[i, j]] += times * (y - p) * np.array([1, -1])
+            w = times * p * (1 - p)
+            hess[i, i] -= w
+            hess[j, j] -= w
+            hess[i, j] += w
+            hess[j, i] += w
+        step = np.linalg.solve(hess, grad)
+        theta -= step
+        if np.max(np.abs(step)) < 1e-13:
+            break
+    return {c: float(400 / math.log(10) * (theta[code[c]] - theta.mean()) + 1000) for c in names}
+
+
+def test_each_replayed_sample_counts_with_its_own_strength(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Two samples per presentation, their strengths differing: the ranking weighs exactly the strong samples
+    (the store's), not every sample of a presentation whose log holds a strong line."""
+    rng = random.Random(5)
+    names = ["a", "b", "c"]
+    lines: list[tuple[str, str, str, str | None, str, object]] = []
+    for q in range(6):
+        for first, second in itertools.permutations(names, 2):
+            for _ in range(2):
+                winner = rng.choice(["first", "first", "second", "tie"])
+                strength = None if winner == "tie" else rng.choice([1, 2])
+                lines.append((f"q{q}", first, second, winner, "ok", strength))
+    split = [
+        (lines[i], lines[i + 1]) for i in range(0, len(lines), 2) if {lines[i][5], lines[i + 1][5]} == {1, 2}
+    ]
+    assert len(split) >= 5  # presentations whose samples differ in strength
+    write_log(tmp_path / "log.jsonl", lines)
+    prompts = "".join(
+        f'[[prompts]]\nid = "q{q}"\ntext = "q{q}?"\nresponses = {{ a = "A", b = "B", c = "C" }}\n'
+        for q in range(6)
+    )
+    contestants = "".join(f'[[contestants]]\nid = "{c}"\n' for c in names)
+    toml = tmp_path / "t.toml"
+    toml.write_text(
+        f'[tournament]\nname = "samples"\n{contestants}{prompts}'
+        '[[judges]]\nid = "j"\nprovider = "replay"\nmodel = "gpt-4"\npath = "log.jsonl"\n'
+        "[comparison]\nsamples = 2\n"
+        '[ranking]\nmethod = "bt"\nthreshold = "none"\nbootstrap = 0\nstrong_weight = 3\n',
+        encoding="utf-8",
+    )
+    assert main(["run", str(toml), "--headless", "--store", str(tmp_path / "s.sqlite")]) == 0
+    with Store(tmp_path / "s.sqlite") as store:
+        calls = sorted((c.prompt, c.first, c.second, c.sample, c.strength) for c in store.calls())
+    assert calls == sorted((p, f, s, k % 2, g) for k, (p, f, s, _, _, g) in enumerate(lines))
+    capsys.readouterr()
+    assert main(["export", str(toml), "--store", str(tmp_path / "s.sqlite"), "--format", "json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["settings"]["strong_weight"]["strong_verdicts"] == sum(g == 2 for *_, g in lines)
+    want = bt_reference([(f, s, w, g) for _, f, s, w, _, g in lines], names, 3)
+    for row in doc["rows"]:
+        assert row["rating"] == pytest.approx(want[row["contestant"]], abs=1e-6), row["contestant"]
