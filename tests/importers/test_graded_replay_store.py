@@ -1,10 +1,12 @@
 """An arena-hard import replayed: the replay judge copies each log line's strength into the store
 (`calls.strength`), so the store's column equals the log's strengths; the ratings are unchanged, and the store and
-the logs, which now both name the strong verdicts, never count one twice (each alone ranks the same)."""
+the logs, which now both name the strong verdicts, never count one twice (each alone ranks the same); a store
+recorded before replays copied the strength still ranks by the logs."""
 
 from __future__ import annotations
 
 import json
+import sqlite3
 from pathlib import Path
 from typing import Any
 
@@ -53,6 +55,10 @@ def test_the_store_keeps_the_logs_strengths_and_the_ratings_stay(
     with monkeypatch.context() as m:  # the store alone
         m.setattr(graded, "_logged", lambda tournament, codes: set())
         store_only = exported(toml, capsys)
-    for alone in (logs_only, store_only):
+    # a store whose replays were recorded before they copied the strength (never replayed again): the logs rank it
+    with sqlite3.connect(default_store_path(load_tournament(toml))) as db:
+        db.execute("UPDATE calls SET strength = NULL")
+    earlier_store = exported(toml, capsys)
+    for alone in (logs_only, store_only, earlier_store):
         assert alone["settings"]["strong_weight"]["strong_verdicts"] == n_strong
         assert {r["contestant"]: r["rating"] for r in alone["rows"]} == pytest.approx(ratings, abs=1e-9)
