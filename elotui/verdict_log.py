@@ -183,14 +183,15 @@ def read_graded_verdicts(path: str | Path) -> Iterator[GradedVerdict]:
     return cast(Iterator[GradedVerdict], _read(Path(path), graded=True))
 
 
-def strength_of(obj: dict[str, Any], row: Verdict, where: str) -> Strength | None:
-    """A line's graded strength: its `"strength"` (2 strong, 1 clear) on an ok verdict with a winner; None where
-    the line has none, and for a tie or a failed verdict (which no grade applies to)."""
-    value = obj.get("strength")
+def strength_of(value: Any, row: Verdict, where: tuple[Path, int]) -> Strength | None:
+    """A line's graded strength: its `"strength"` `value` (2 strong, 1 clear) on an ok verdict with a winner; None
+    where the line has none, and for a tie or a failed verdict (which no grade applies to)."""
     if value is None:
         return None
     if type(value) is not int or value not in (1, 2):
-        raise UserError(f"{where}: `strength` must be 1 (a clear preference), 2 (a strong one) or null")
+        raise UserError(
+            f"{where[0]}:{where[1]}: `strength` must be 1 (a clear preference), 2 (a strong one) or null"
+        )
     return value if row[8] == "ok" and row[6] in ("first", "second") else None  # type: ignore[return-value]
 
 
@@ -217,7 +218,12 @@ def _read(path: Path, *, graded: bool) -> Iterator[Verdict | GradedVerdict]:
                     except RecursionError:
                         raise UserError(f"{path}:{lineno}: JSON nested too deeply: not a verdict") from None
                     row = _check(obj, path, lineno)
-                    yield (*row, strength_of(obj, row, f"{path}:{lineno}")) if graded else row
+                    if not graded:
+                        yield row
+                    elif (strength := obj.get("strength")) is None:  # nearly every line (and binary logs)
+                        yield (*row, None)
+                    else:
+                        yield (*row, strength_of(strength, row, (path, lineno)))
         except (OSError, EOFError, gzip.BadGzipFile) as exc:
             raise UserError(f"{path}: cannot read: {exc}") from None
 
