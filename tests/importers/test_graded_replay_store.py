@@ -41,6 +41,10 @@ def test_the_store_keeps_the_logs_strengths_and_the_ratings_stay(
         calls = [c for c in store.calls() if c.kind == "verdict"]
     assert len(calls) == len(logged) > 0
     assert {(c.prompt, c.first, c.second): c.strength for c in calls} == logged
+    capsys.readouterr()  # `elotui verdicts` writes them back: the same lines as the import's log
+    assert main(["verdicts", str(toml), "-o", str(tmp_path / "again.jsonl")]) == 0
+    again = [json.loads(line) for line in (tmp_path / "again.jsonl").read_text(encoding="utf-8").splitlines()]
+    assert {(r["prompt"], r["first"], r["second"]): r.get("strength") for r in again} == logged
     n_strong = sum(s == 2 for s in logged.values())
     assert 0 < n_strong < sum(s is not None for s in logged.values())
 
