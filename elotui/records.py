@@ -139,6 +139,7 @@ class PairDetail(NamedTuple):
     started_at: float | None
     finished_at: float | None
     run_id: int | None
+    strength: int | None = None  # an ok graded verdict's: 2 strong (`A>>B`), 1 clear (`A>B`); else None
 
 
 PAIR_DETAIL_COLUMNS: tuple[str, ...] = PairDetail._fields

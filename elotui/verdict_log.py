@@ -25,6 +25,7 @@ from typing import IO, Any, Literal, TypedDict, cast
 from elotui.errors import UserError
 from elotui.runtime.checkpoints import checkpoint
 from elotui.tournament.user_files import lone_surrogate, may_hold_surrogate, open_regular, surrogate_message
+from elotui.vocab import Strength
 
 FIELDS = ("prompt", "first", "second", "judge", "condition", "sample", "winner", "reasoning", "status")
 LogWinner = Literal["first", "second", "tie"]
@@ -60,6 +61,9 @@ MAX_SAMPLE = 1_000_000  # a sample index past this is a mistake, not a sample (a
 Verdict = tuple[
     str, str, str, str, str, int, "LogWinner | None", "str | None", LogStatus
 ]  # a row, FIELDS order
+GradedVerdict = tuple[
+    str, str, str, str, str, int, "LogWinner | None", "str | None", LogStatus, "Strength | None"
+]  # a row and its verdict's strength (`read_graded_verdicts`)
 
 
 def _check(obj: Any, path: Path, lineno: int) -> Verdict:
@@ -170,7 +174,29 @@ def read_verdicts(path: str | Path) -> Iterator[Verdict]:
     the file and line. What is not a regular file is refused at once; a run of MAX_BLANK_RUN blank lines, a line of
     more than MAX_LINE_BYTES bytes, bytes that are not UTF-8, JSON nested too deeply to read or a lone surrogate
     escape are bad lines too (bounded work on a hostile file)."""
-    path = Path(path)
+    return cast(Iterator[Verdict], _read(Path(path), graded=False))
+
+
+def read_graded_verdicts(path: str | Path) -> Iterator[GradedVerdict]:
+    """`read_verdicts`, each row followed by its verdict's strength (`strength_of`): what a replay judge answers
+    with. A `"strength"` that is not 1, 2 or null is a bad line (UserError naming it)."""
+    return cast(Iterator[GradedVerdict], _read(Path(path), graded=True))
+
+
+def strength_of(value: Any, row: Verdict, where: tuple[Path, int]) -> Strength | None:
+    """A line's graded strength: its `"strength"` `value` (2 strong, 1 clear) on an ok verdict with a winner; None
+    where the line has none, and for a tie or a failed verdict (which no grade applies to)."""
+    if value is None:
+        return None
+    if type(value) is not int or value not in (1, 2):
+        raise UserError(
+            f"{where[0]}:{where[1]}: `strength` must be 1 (a clear preference), 2 (a strong one) or null"
+        )
+    return value if row[8] == "ok" and row[6] in ("first", "second") else None  # type: ignore[return-value]
+
+
+def _read(path: Path, *, graded: bool) -> Iterator[Verdict | GradedVerdict]:
+    """The rows of `read_verdicts`, with `graded` each followed by its strength."""
     with _open_log(path) as fh:
         try:
             blank, lineno = 0, 0
@@ -191,7 +217,13 @@ def read_verdicts(path: str | Path) -> Iterator[Verdict]:
                         raise UserError(f"{path}:{lineno}:{exc.colno}: not valid JSON: {exc.msg}") from None
                     except RecursionError:
                         raise UserError(f"{path}:{lineno}: JSON nested too deeply: not a verdict") from None
-                    yield _check(obj, path, lineno)
+                    row = _check(obj, path, lineno)
+                    if not graded:
+                        yield row
+                    elif (strength := obj.get("strength")) is None:  # nearly every line (and binary logs)
+                        yield (*row, None)
+                    else:
+                        yield (*row, strength_of(strength, row, (path, lineno)))
         except (OSError, EOFError, gzip.BadGzipFile) as exc:
             raise UserError(f"{path}: cannot read: {exc}") from None
 

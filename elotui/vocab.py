@@ -66,6 +66,25 @@ PlanStatus = Literal[
     "ok", "invalid", "error", "missing"
 ]  # a planned presentation: "missing" = no call recorded
 Winner = Literal["first", "second", "tie"]
+# a graded verdict's strength (`[judge_prompt] scale = "graded"`, a verdict log's "strength"): 2 strong, 1 clear
+Strength = Literal[1, 2]
+_GRADES: Final[dict[tuple[str, int], str]] = {
+    ("first", 2): "A>>B",
+    ("first", 1): "A>B",
+    ("second", 1): "B>A",
+    ("second", 2): "B>>A",
+}
+
+
+def grade_label(winner: str | None, strength: int | None) -> str | None:
+    """A graded verdict as a judge gave it, A the response shown first: `A>>B (strong)`, `A>B`, `B>A`,
+    `B>>A (strong)`; None for a verdict without a strength (a tie, a binary or a failed verdict)."""
+    grade = _GRADES.get((winner or "", strength or 0))
+    if grade is None:
+        return None
+    return f"{grade} (strong)" if strength == 2 else grade
+
+
 CACHED_STATUSES: Final[tuple[Status, ...]] = ("ok", "invalid")  # answered: never paid for twice
 
 # The outcome of a planned presentation as one small integer: how the store's columnar snapshot and every rating

@@ -1,7 +1,7 @@
 """`elotui verdicts T`: write the current plan's verdicts as the canonical verdict log (JSON Lines); an invalid
-verdict carries the judge's raw reply as `raw` (`--no-raw` leaves it out); on the graded scale (`[judge_prompt]
-scale = "graded"`) a verdict carries its `strength` (2 strong, 1 clear), which a `replay` judge's log keeps for
-`[ranking] strong_weight`. `--judge NAME`: one judge's verdicts; `--judge human`: the human votes cast in the pairs
+verdict carries the judge's raw reply as `raw` (`--no-raw` leaves it out); a graded verdict (`[judge_prompt]
+scale = "graded"`, or a replay of a log line with one) carries its `strength` (2 strong, 1 clear), which a `replay`
+judge's log keeps for `[ranking] strong_weight`. `--judge NAME`: one judge's verdicts; `--judge human`: the human votes cast in the pairs
 pane (docs/adjudication.md)."""
 
 from __future__ import annotations
@@ -50,8 +50,11 @@ def run(args: argparse.Namespace) -> int:
         with store, output_stream(args.output) as out:
             write_log([cast("Verdict", v.log_row()) for v in store.human_votes()], out)
         return 0
-    # on the graded scale each verdict's strength, for a replay and `strong_weight`
-    graded = tournament.spec.judge_prompt.scale == "graded"
+    # each graded verdict's strength, for a replay and `strong_weight`: on the graded scale, and from the replay
+    # judges, which store their logs' strengths
+    graded = tournament.spec.judge_prompt.scale == "graded" or any(
+        j.provider == "replay" for j in tournament.spec.judges
+    )
     rows_of = log_rows(store, raw=not args.no_raw, strength=graded)
     with store, output_stream(args.output) as out, closing(rows_of) as rows:
         # a reader that stops early ends the store's read here, before the store closes

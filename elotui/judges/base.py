@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Literal, NamedTuple, Protocol, runtime_checkable
 
 from elotui.tournament.model import EndpointConfig
-from elotui.vocab import Status, Winner
+from elotui.vocab import Status, Strength, Winner
 
 __all__ = [
     "Completion",
@@ -75,7 +75,7 @@ class JudgeReply(CallMetrics):
     reasoning: str | None = None
     raw_reply: str | None = None
     error: str | None = None
-    strength: int | None = (
+    strength: Strength | None = (
         None  # a graded verdict's: 2 strong (`>>`), 1 clear (`>`); None for a tie or binary
     )
 

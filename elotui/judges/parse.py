@@ -26,6 +26,7 @@ from typing import Any, Literal
 
 from elotui.judges.base import Status, Winner
 from elotui.judges.wire_text import readable
+from elotui.vocab import Strength
 
 BINARY_ANSWERS = ("A", "B", "tie")
 GRADED_ANSWERS = ("A>>B", "A>B", "A=B", "B>A", "B>>A")  # arena-hard's scale, A shown first
@@ -62,7 +63,7 @@ _TIES = frozenset({"tie", "draw", "equal", "a tie"})
 Decision = Literal["A", "B", "tie"]
 _WINNER: dict[Decision, Winner] = {"A": "first", "B": "second", "tie": "tie"}
 # a grade as (winner, strength): A is the response shown first, as for the binary decisions
-_GRADE: dict[str, tuple[Winner, int | None]] = {
+_GRADE: dict[str, tuple[Winner, Strength | None]] = {
     "A>>B": ("first", 2),
     "A>B": ("first", 1),
     "A=B": ("tie", None),
@@ -86,7 +87,7 @@ def parse_verdict(text: str | None) -> tuple[Status, Winner | None, str | None]:
     return status, _WINNER[decision], reasoning  # type: ignore[index]
 
 
-def parse_graded_verdict(text: str | None) -> tuple[Status, Winner | None, int | None, str | None]:
+def parse_graded_verdict(text: str | None) -> tuple[Status, Winner | None, Strength | None, str | None]:
     """(status, winner, strength, reasoning) on the graded scale: strength 2 for `>>`, 1 for `>`, None for a tie;
     status "invalid" with Nones when no grade can be read (as `parse_verdict`)."""
     status, grade, reasoning = _parse(text, _grade)
@@ -98,7 +99,7 @@ def parse_graded_verdict(text: str | None) -> tuple[Status, Winner | None, int |
     return status, winner, strength, reasoning
 
 
-def parse_on_scale(text: str | None, scale: str) -> tuple[Status, Winner | None, int | None, str | None]:
+def parse_on_scale(text: str | None, scale: str) -> tuple[Status, Winner | None, Strength | None, str | None]:
     """`parse_graded_verdict` on the graded scale, else `parse_verdict` (strength None)."""
     if scale == "graded":
         return parse_graded_verdict(text)

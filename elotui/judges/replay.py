@@ -1,7 +1,8 @@
 """Replay: answer from a recorded verdict log (see `elotui.verdict_log`), never inventing a verdict.
 
 Rows whose `judge` equals the judge's `replay_name` are indexed once by (prompt, first, second, condition),
-in log order; sample k takes the k-th row for that presentation. No row → status "error" with an error that
+in log order; sample k takes the k-th row for that presentation. A graded verdict's `"strength"` (2 strong, 1 clear)
+goes with its answer, so the store keeps it as it keeps a live graded judge's (`calls.strength`). No row → status "error" with an error that
 starts with "missing:" (the comparison is reported, not invented).
 """
 
@@ -72,9 +73,11 @@ class ReplayJudge(OfflineJudge):
                     f"in {self.path.name}"
                 ),
             )
-        status, winner, reasoning = row
-        if status == "ok":  # positional: status, winner, reasoning, raw_reply (a third faster; 10^6 a replay)
-            return JudgeReply("ok", winner, reasoning, reasoning)
+        status, winner, reasoning, strength = row
+        if (
+            status == "ok"
+        ):  # positional: status, winner, reasoning, raw_reply, error, strength (a third faster)
+            return JudgeReply("ok", winner, reasoning, reasoning, None, strength)
         if status == "invalid":
             return JudgeReply(status="invalid", reasoning=reasoning, raw_reply=reasoning)
         return JudgeReply(

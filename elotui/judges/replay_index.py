@@ -34,7 +34,8 @@ from typing import Any
 
 from elotui.errors import UserError
 from elotui.runtime.checkpoints import checkpoint
-from elotui.verdict_log import LogStatus, LogWinner, read_verdicts
+from elotui.verdict_log import LogStatus, LogWinner, read_graded_verdicts
+from elotui.vocab import Strength
 
 _WINNERS: dict[str, LogWinner] = {
     "first": "first",
@@ -43,12 +44,16 @@ _WINNERS: dict[str, LogWinner] = {
 }  # one string object each
 _STATUSES: dict[str, LogStatus] = {"ok": "ok", "invalid": "invalid", "error": "error"}
 IndexKey = tuple[str, str, str, str]  # prompt, first, second, condition
-Recorded = tuple[LogStatus, LogWinner | None, str | None]  # status, winner, reasoning: what a replay needs
+# status, winner, reasoning, strength (a graded verdict's "strength", elotui.verdict_log): what a replay needs
+Recorded = tuple[LogStatus, LogWinner | None, str | None, Strength | None]
 Entry = Recorded | list[Recorded]  # a presentation's rows: the one row itself, or a list of two or more
 Index = dict[str, dict[IndexKey, Entry]]
 LogKey = tuple[Path, str]  # a log's path and the sha256 of its content
-_PLAIN: dict[tuple[str, str | None], Recorded] = {
-    (s, w): (s, w, None) for s in _STATUSES.values() for w in (*_WINNERS.values(), None)
+_PLAIN: dict[tuple[str, str | None, int | None], Recorded] = {
+    (s, w, g): (s, w, None, g)  # type: ignore[misc]
+    for s in _STATUSES.values()
+    for w in (*_WINNERS.values(), None)
+    for g in (None, 1, 2)
 }  # the rows without reasoning, one tuple each
 _KEPT = 4  # indexes kept (the logs of a tournament's judges)
 # smaller logs (below ~30,000 verdicts, ~0.1 s to parse) are parsed here: a child would cost more than it saves
@@ -58,15 +63,28 @@ _WAIT_S = 0.1  # between two checkpoints while waiting for a child's first byte
 
 def index_of(path: Path) -> Index:
     """The log's verdicts by judge, then by presentation, in log order. A row is kept as a (status, winner,
-    reasoning) tuple under names interned once, a presentation's only row without a list around it, a row without
+    reasoning, strength) tuple under names interned once, a presentation's only row without a list around it, a row without
     reasoning as one of a dozen shared tuples (~150 bytes a verdict, ~600 for the parsed row: 10^6 verdicts in
     ~150 MB)."""
     index: Index = {}
     name = sys.intern
-    for prompt, first, second, judge, condition, _, winner, reasoning, status in read_verdicts(path):
+    for (
+        prompt,
+        first,
+        second,
+        judge,
+        condition,
+        _,
+        winner,
+        reasoning,
+        status,
+        strength,
+    ) in read_graded_verdicts(path):
         key = (name(prompt), name(first), name(second), name(condition))
         status, winner = _STATUSES[status], None if winner is None else _WINNERS[winner]
-        recorded = _PLAIN[(status, winner)] if reasoning is None else (status, winner, reasoning)
+        recorded = (
+            _PLAIN[(status, winner, strength)] if reasoning is None else (status, winner, reasoning, strength)
+        )
         rows = index.get(judge)
         if rows is None:
             rows = index[name(judge)] = {}

@@ -5,9 +5,13 @@ as one vote. `strong_weight = 1` (the default) is the ungraded ranking.
 
 The strong verdicts come from two places:
 - the store: every verdict a judge gave on the graded scale (`[judge_prompt] scale = "graded"`) keeps its strength
-  (elotui.store, `calls.strength`), so each strong one is known exactly (its condition and sample too);
-- the replay judges' verdict logs: per (prompt, shown first, shown second, judge), the presentations whose verdict
-  is strong (one sample each; a presentation with several samples takes its first line's strength).
+  (elotui.store, `calls.strength`), so each strong one is known exactly (its condition and sample too); a replay
+  judge's answers carry their log line's `"strength"` into the store the same way;
+- the replay judges' verdict logs: per (prompt, shown first, shown second, judge), the presentations with a strong
+  line (every sample of such a presentation counts as strong). These count only for a presentation the store holds
+  no strong verdict of: a store whose replayed verdicts were recorded before replays copied the strength (it never
+  asks a replay again) still ranks them by their logs. Wherever the store knows, it is the one source (each sample
+  exactly), so no verdict is named twice, and `len` counts each once.
 """
 
 from __future__ import annotations
@@ -64,11 +68,18 @@ def strong_verdicts(
     when the caller has it; UserError for a log that cannot be read), and the `stored` ones: (prompt, first,
     second, judge, condition, sample) of each strong verdict in the store (elotui.store.Store.strong_verdicts)."""
     codes = _Codes(tournament)
+    exact = {k for k in map(codes.exact, stored) if k is not None}
+    # a replayed verdict is in the store with its log line's strength (elotui.judges.replay), each sample exactly:
+    # a log's presentation counts only where the store holds none of its strong verdicts (recorded before replays
+    # copied the strength, or not replayed yet)
+    per_presentation = len(codes.conditions) * codes.samples
+    known = {k // per_presentation for k in exact}
+    keys = (_logged(tournament, codes) if logged is None else logged) - known
     return StrongVerdicts(
-        np.array(sorted(_logged(tournament, codes) if logged is None else logged), dtype=np.int64),
+        np.array(sorted(keys), dtype=np.int64),
         len(codes.contestants),
         len(codes.judges),
-        np.array(sorted({k for k in map(codes.exact, stored) if k is not None}), dtype=np.int64),
+        np.array(sorted(exact), dtype=np.int64),
         len(codes.conditions),
         codes.samples,
     )

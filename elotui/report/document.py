@@ -7,7 +7,7 @@
   judge, agreement between judges, the head-to-head matrix, per-prompt τ, self-preference, learned weights, gold);
 - `pairs`: one record per (prompt, pair) (`elotui.export.pairs.pair_records`, as the pairs pane's review export);
 - `verdicts`: per pair, every recorded verdict (judge, condition, sample, which contestant was shown first, the
-  winner, the status and the judge's reasoning: the AB/BA grid);
+  winner, the status, the judge's reasoning and a graded verdict's strength, 2 strong or 1 clear: the AB/BA grid);
 - `prompts`, `responses`: the texts; `provenance`: as the JSON export's.
 
 Texts are kept exact here; the page inserts every one of them as text, never as markup.
@@ -43,7 +43,7 @@ DIAGNOSE_KEYS = (
     "reference",
 )
 # one verdict in `verdicts`: these fields, by position
-VERDICT_FIELDS = ("judge", "condition", "sample", "first", "winner", "status", "reasoning")
+VERDICT_FIELDS = ("judge", "condition", "sample", "first", "winner", "status", "reasoning", "strength")
 
 
 def board_key(method: str, threshold: Any) -> str:
@@ -75,15 +75,16 @@ def pair_key(prompt: str, a: str, b: str) -> str:
 def verdicts_by_pair(
     rows: Iterable[tuple[Any, ...]], order: dict[str, int], reasoning_limit: int | None
 ) -> dict[str, list[list[Any]]]:
-    """Pair key -> its verdicts (`VERDICT_FIELDS`), a and b in declaration order as in the pair summaries."""
+    """Pair key -> its verdicts (`VERDICT_FIELDS`), a and b in declaration order as in the pair summaries; `rows`
+    as `Store.each_recorded_verdict(strength=True)` gives them."""
     out: dict[str, list[list[Any]]] = {}
-    for prompt, first, second, judge, condition, sample, winner, reasoning, status in rows:
+    for prompt, first, second, judge, condition, sample, winner, reasoning, status, _, strength in rows:
         a, b = (first, second) if order.get(first, 0) <= order.get(second, 0) else (second, first)
         text = reasoning or ""
         if reasoning_limit is not None and len(text) > reasoning_limit:
             text = text[:reasoning_limit] + " […]"
         out.setdefault(pair_key(prompt, a, b), []).append(
-            [judge, condition, sample, first, winner, status, text]
+            [judge, condition, sample, first, winner, status, text, strength]
         )
     return out
 
@@ -143,7 +144,9 @@ def report_document(
         "pair_columns": [c for c in PAIR_COLUMNS if c != "prompt_text"],
         "pairs": pair_rows(session),
         "verdict_fields": list(VERDICT_FIELDS),
-        "verdicts": verdicts_by_pair(session.store.each_recorded_verdict(), order, reasoning_limit),
+        "verdicts": verdicts_by_pair(
+            session.store.each_recorded_verdict(strength=True), order, reasoning_limit
+        ),
         "prompt_texts": dict(t.prompt_texts),
         "responses": response_map(session),
     }

@@ -463,7 +463,13 @@
     if (v[V.winner] === "tie" || v[V.winner] === null) return "tie";
     const second = v[V.first] === a ? b : a;
     const who = v[V.winner] === "first" || v[V.winner] === "A" ? v[V.first] : v[V.winner] === "second" || v[V.winner] === "B" ? second : v[V.winner];
-    return who + " wins";
+    const grade = gradeText(v);
+    return who + " wins" + (grade ? " (" + grade + ")" : "");
+  }
+  function gradeText(v) {  // a graded verdict as the judge gave it, A the response shown first: "A>>B, strong"
+    const s = v[V.strength], first = v[V.winner] === "first";
+    if (s !== 1 && s !== 2) return "";
+    return (first ? "A" : "B") + (s === 2 ? ">>" : ">") + (first ? "B" : "A") + (s === 2 ? ", strong" : "");
   }
   function grid(verdicts, a, b) {
     const units = {}, keys = [];

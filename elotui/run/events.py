@@ -12,7 +12,7 @@ from typing import Literal
 from elotui.judges.base import Presentation, RetryNotice
 from elotui.records import JudgeCounts
 from elotui.terminal import one_line
-from elotui.vocab import CallKind
+from elotui.vocab import CallKind, Strength
 
 RunState = Literal["running", "paused", "finished", "stopped", "budget"]
 
@@ -44,6 +44,9 @@ class VerdictRecorded:
     input_tokens: int | None = None
     output_tokens: int | None = None
     cost: float | None = None
+    # a graded verdict's strength (`[judge_prompt] scale = "graded"`, or a replayed log's "strength"): 2 strong
+    # (`A>>B`), 1 clear (`A>B`); None for a tie, a binary verdict or an invalid one (the store's `calls.strength`)
+    strength: Strength | None = None
 
 
 @dataclass(frozen=True)

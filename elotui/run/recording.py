@@ -147,4 +147,5 @@ def verdict_recorded(call: Call, reply: JudgeReply) -> VerdictRecorded | None:
         input_tokens=reply.input_tokens,
         output_tokens=reply.output_tokens,
         cost=reply.cost,
+        strength=reply.strength if reply.status == "ok" else None,
     )

@@ -224,7 +224,7 @@ DETAIL_SQL = (
     f"SELECT {_PLAN_ROW}, c.key, c.kind, "
     "COALESCE(c.status, 'missing'), c.provider, c.model, c.winner, c.reasoning, c.raw_reply, c.output_text, c.error, "
     "c.latency_ms, c.input_tokens, c.output_tokens, c.cost, c.attempts, c.http_429s, c.started_at, c.finished_at, "
-    f"c.run_id FROM plan p {_TEXT_KEYS} LEFT JOIN calls c ON c.key = p.key"
+    f"c.run_id, CASE WHEN c.status = 'ok' THEN c.strength END FROM plan p {_TEXT_KEYS} LEFT JOIN calls c ON c.key = p.key"
 )
 # the verdict log's columns (elotui.verdict_log.FIELDS) of every recorded presentation, in plan order (a winner
 # only where the call is ok): the plan's part comes from its covering index (plan_key), and only these columns

@@ -141,8 +141,8 @@ async def test_large_log_is_indexed_once(tmp_path: Path, monkeypatch) -> None:
     assert len(rows) == 8000
     write(tmp_path / "big.jsonl.gz", rows)
     reads = []
-    real = log_index.read_verdicts
-    monkeypatch.setattr(log_index, "read_verdicts", lambda p: reads.append(p) or real(p))
+    real = log_index.read_graded_verdicts
+    monkeypatch.setattr(log_index, "read_graded_verdicts", lambda p: reads.append(p) or real(p))
     judge = build_judge(
         JudgeConfig(id="j3", provider="replay", path="big.jsonl.gz"), judge_id="j3", base_dir=tmp_path
     )
@@ -176,13 +176,13 @@ def test_judges_reading_one_log_share_one_parse(monkeypatch) -> None:  # type: i
     t = load_tournament(SAMPLES / "vicuna80" / "tournament.toml")
     log_index.forget()
     calls = []
-    real = log_index.read_verdicts
+    real = log_index.read_graded_verdicts
 
     def counting(path):  # type: ignore[no-untyped-def]
         calls.append(path)
         return real(path)
 
-    monkeypatch.setattr(log_index, "read_verdicts", counting)
+    monkeypatch.setattr(log_index, "read_graded_verdicts", counting)
     judges = [replay.ReplayJudge(j, judge_id=j.id, base_dir=t.base_dir) for j in t.spec.judges]
     sizes = [len(j.index()) for j in judges]
     assert len(judges) == 5 and len(calls) == 1

@@ -61,9 +61,9 @@ def test_a_log_read_ahead_is_indexed_by_the_child_exactly_as_it_would_be_here(
     expected = log_index.index_of(key[0])
     assert set(expected) == {"gpt-4", "claude", "llama"}
     assert expected["gpt-4"][("q1", "a", "b", "clean")] == [
-        ("ok", "first", "A is clearer — «ok»"),
-        ("ok", "tie", None),
-        ("invalid", None, "no JSON"),
+        ("ok", "first", "A is clearer — «ok»", None),
+        ("ok", "tie", None, None),
+        ("invalid", None, "no JSON", None),
     ]
     with monkeypatch.context() as m, log_index.reading_ahead([key]):
         _parsed_here_fails(m)

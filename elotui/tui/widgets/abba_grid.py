@@ -77,6 +77,8 @@ class AbbaGrid(Note):
             ("·", colours["missing"]),
             " not yet",
         )
+        if any(d.strength == 2 for d in details):
+            legend.append("; ≫ a strong preference (A>>B)")
         from rich.console import Group
 
         self.update(Group(table, legend))
@@ -95,4 +97,5 @@ class AbbaGrid(Note):
         if winner == "tie":
             return Text("tie", style=colours["tie"])
         name = d.first if winner == "first" else d.second
-        return Text(one_line(name, 14), style=f"bold {colours.get(winner or '', '')}")
+        strong = " ≫" if d.strength == 2 else ""  # a graded verdict's strong preference (`A>>B`)
+        return Text(one_line(name, 14) + strong, style=f"bold {colours.get(winner or '', '')}")

@@ -18,6 +18,7 @@ from elotui.tui.colours import theme_colour
 from elotui.tui.sanitize import clean, one_line
 from elotui.tui.widgets.abba_grid import AbbaGrid
 from elotui.tui.widgets.note import Note
+from elotui.vocab import grade_label
 
 
 def response_shown(response: str | None) -> str:
@@ -184,13 +185,17 @@ class PairDetailView(VerticalScroll):
 
 
 def append_outcome(text: Text, d: PairDetail, colours: dict[str, str]) -> None:
-    """What one verdict decided: the winner (and its slot), invalid, failed (with the error) or not judged yet."""
+    """What one verdict decided: the winner (and its slot, and a graded verdict's grade: `A>>B (strong)`, `B>A`),
+    invalid, failed (with the error) or not judged yet."""
     if d.status == "ok":
         winner = d.winner
         who = d.first if winner == "first" else d.second if winner == "second" else "tie"
         text.append(f"{one_line(who, 30)}", style=f"bold {colours.get(winner or '', '')}")
         if winner in ("first", "second"):
             text.append(f" ({winner} slot)")
+        grade = grade_label(winner, d.strength)
+        if grade is not None:  # a graded verdict: the grade as the judge gave it (A the response shown first)
+            text.append(f" · {grade}", style="bold" if d.strength == 2 else "")
     elif d.status == "invalid":
         text.append("invalid reply (press r to read it)", style=f"bold {colours['invalid']}")
     elif d.status == "error":
