@@ -147,7 +147,7 @@ def _derivatives(
     k = x.shape[1]
 
     def by_side(values: Floats) -> Floats:  # sum over the games of a contestant shown first, minus second
-        return np.bincount(a, values, minlength=n) - np.bincount(b, values, minlength=n)
+        return np.bincount(a, values, minlength=n) - np.bincount(b, values, minlength=n)  # type: ignore[return-value]
 
     grad = reg * params
     grad[:n] += ALPHA * by_side(resid)
