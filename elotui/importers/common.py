@@ -29,6 +29,9 @@ from elotui.tournament.user_files import read_regular_file
 from elotui.verdict_log import Verdict, write_log
 
 SHOW_LINES = 5  # line numbers listed per skip reason
+# A source file may be larger than a tournament's own files: Chatbot Arena's battle logs of 10^6 battles are ~0.7 GB
+# (each is read whole, and its lines once more as they are decoded: about twice its size in memory)
+MAX_SOURCE_BYTES = 4 * 1024**3
 
 
 class BadRecord(Exception):
@@ -91,7 +94,7 @@ class Imported:
 def records(path: Path) -> Iterator[tuple[str, Any]]:
     """(where, record) for each record of a JSON list or JSON Lines file; `where` is `file:line`. A line that is
     not JSON is given as a BadRecord in place of its record."""
-    text = _text(read_regular_file(path), path)
+    text = _text(read_regular_file(path, MAX_SOURCE_BYTES), path)
     if text.lstrip().startswith("["):
         yield from _json_list(path, text)
         return
@@ -129,7 +132,7 @@ class Typed:
 def _typed_records(path: Path, typed: Typed, imported: Imported) -> Iterator[tuple[str, Any]]:
     """The records of a JSON Lines file that `typed` leaves to the general reading (the others it takes here,
     counted as read), or all of them, generally read, for a JSON list."""
-    raw = read_regular_file(path)
+    raw = read_regular_file(path, MAX_SOURCE_BYTES)
     if not raw.isascii():
         _text(raw, path)  # UserError if not UTF-8
     if raw.lstrip()[:1] == b"[":
