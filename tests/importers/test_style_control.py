@@ -179,3 +179,41 @@ def test_diagnose_reports_each_style_coefficient(tmp_path: Path, capsys: pytest.
     )  # style control is Bradley–Terry's: Elo says it is not applied
     assert "style_control" not in elo["settings"]
     assert "style_control_unused" in [w["kind"] for w in elo["warnings"]]
+
+
+def test_style_file_typed_reading_equals_the_general_reading(tmp_path: Path) -> None:
+    """`[data] style` JSON Lines are decoded typed (msgspec) into columns; the lookup equals the one built from the
+    general reading row by row (the first row of a response kept, undeclared names left out), and a file the typed
+    reading does not take (a negative count) is read the general way, which names the line."""
+    from elotui.errors import UserError
+    from elotui.rating.style_rank import StyleLookup, _read_style, _typed_rows
+
+    rng = random.Random(4)
+    prompts, contestants = [f"p{i}" for i in range(50)], ["a", "b", "c"]
+    rows = [
+        {
+            "prompt": rng.choice([*prompts, "undeclared"]),
+            "contestant": rng.choice([*contestants, "z"]),
+            "tokens": rng.randint(0, 900),
+            "headers": rng.choice([0, 1.5, 3]),
+            "lists": rng.randint(0, 4),
+            "bold": rng.randint(0, 2),
+        }
+        for _ in range(400)
+    ]
+    path = write_jsonl(tmp_path / "style.jsonl", rows)
+    typed = _typed_rows(path)
+    assert typed is not None
+    fast = StyleLookup.from_columns(*typed, prompts, contestants, "s")
+    general = StyleLookup.build(_read_style(path), prompts, contestants, "s")
+    assert np.array_equal(fast.keys, general.keys) and np.array_equal(fast.counts, general.counts)
+    assert 0 < len(fast.keys) < len(rows)  # repeats and undeclared names left out
+    first = next(r for r in rows if (r["prompt"], r["contestant"]) == ("p3", "b"))
+    got, missing = fast.of(np.array([3]), np.array([1]))
+    assert missing == 0 and got[0].tolist() == [first[f] for f in style_bt.FEATURES]
+    rows[7]["bold"] = -1
+    path = write_jsonl(tmp_path / "style.jsonl", rows)
+    assert _typed_rows(path) is None
+    with pytest.raises(UserError) as err:
+        _read_style(path)
+    assert f"{path}:8: needs counts" in "\n".join(err.value.details)
