@@ -133,18 +133,16 @@ def _count(metadata: dict[str, Any], key: str) -> int:
     return int(value)
 
 
+_SIDES = tuple(tuple(key.format(side) for key in STYLE_KEYS.values()) for side in "ab")
+
+
 def _counts(metadata: _Metadata) -> tuple[dict[str, int], dict[str, int]] | None:
-    """The style counts of sides a and b, as `_count` makes them; None where one is missing (or not a count):
-    `_count` says why."""
+    """The style counts of sides a and b, as `_count` makes them; None where one is missing: `_count` says why."""
     out = []
-    for side in "ab":
-        counts = {}
-        for name, key in STYLE_KEYS.items():
-            value = getattr(metadata, key.format(side))
-            if isinstance(value, dict):
-                value = sum(value.values())
-            elif value is None:
-                return None
-            counts[name] = int(value)
-        out.append(counts)
+    for keys in _SIDES:
+        values = [getattr(metadata, key) for key in keys]
+        if any(v is None for v in values):
+            return None
+        totals = (int(sum(v.values())) if type(v) is dict else int(v) for v in values)
+        out.append(dict(zip(STYLE_KEYS, totals, strict=True)))
     return out[0], out[1]
