@@ -34,12 +34,19 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
 
 
 def run(args: argparse.Namespace) -> int:
-    from elotui.importers import alpaca_eval, arena, arena_hard, mt_bench
-    from elotui.importers.common import BadRecord, write_tournament
+    from elotui.runtime.heap import collector_off
 
     paths = [Path(f) for f in args.files]
     if args.format != "mt-bench" and (args.questions or args.answers):
         raise UserError("--questions and --answers are for the mt-bench format")
+    with collector_off():  # millions of records without cycles (elotui.runtime.heap)
+        return _imported(args, paths)
+
+
+def _imported(args: argparse.Namespace, paths: list[Path]) -> int:
+    from elotui.importers import alpaca_eval, arena, arena_hard, mt_bench
+    from elotui.importers.common import BadRecord, write_tournament
+
     try:
         if args.format == "mt-bench":
             imported = mt_bench.import_files(
