@@ -45,7 +45,8 @@ def run(args: argparse.Namespace) -> int:
 
 def _imported(args: argparse.Namespace, paths: list[Path]) -> int:
     from elotui.importers import alpaca_eval, arena, arena_hard, mt_bench
-    from elotui.importers.common import BadRecord, write_tournament
+    from elotui.importers.common import BadRecord, tournament_name, write_tournament
+    from elotui.importers.recorded_snapshot import store_recorded
 
     try:
         if args.format == "mt-bench":
@@ -65,6 +66,7 @@ def _imported(args: argparse.Namespace, paths: list[Path]) -> int:
         raise UserError(str(exc)) from None
     out = Path(args.output)
     written = write_tournament(imported, out, paths)
+    stored = store_recorded(imported, out / "tournament.toml", tournament_name(imported, paths))
     for line in imported.report.lines():
         print(line, file=sys.stderr)
     print(
@@ -73,5 +75,10 @@ def _imported(args: argparse.Namespace, paths: list[Path]) -> int:
         f"({', '.join(written)})",
         file=sys.stderr,
     )
-    print(f"next: elotui run {out / 'tournament.toml'} --headless", file=sys.stderr)
+    print(stored, file=sys.stderr)
+    print(
+        f"next: elotui export {out / 'tournament.toml'} (the ranking); `elotui run {out / 'tournament.toml'} "
+        "--headless` replays the verdicts into the store (each verdict's details: `elotui verdicts`, the pairs pane)",
+        file=sys.stderr,
+    )
     return 0

@@ -269,6 +269,11 @@ def _log(verdicts: list[Verdict], strengths: dict[int, int]) -> str:
     return "".join(lines)
 
 
+def tournament_name(imported: Imported, sources: list[Path]) -> str:
+    """The imported tournament's name (`[tournament] name`)."""
+    return f"{imported.format} import: {', '.join(p.name for p in sources)}"[:200]
+
+
 def _toml(imported: Imported, sources: list[Path]) -> dict[str, Any]:
     comparison: dict[str, Any] = {"pairs": "recorded", "both_orders": imported.both_orders}
     if not imported.both_orders:
@@ -288,7 +293,7 @@ def _toml(imported: Imported, sources: list[Path]) -> dict[str, Any]:
     names = ", ".join(p.name for p in sources)
     return {
         "tournament": {
-            "name": f"{imported.format} import: {names}"[:200],
+            "name": tournament_name(imported, sources),
             "description": f"elotui import {imported.format} {names}",
         },
         "data": data,

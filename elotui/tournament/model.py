@@ -255,15 +255,8 @@ class Tournament:
 
     @property
     def slug(self) -> str:
-        """The name as a file-name stem: lowercase words joined by '-', cut at a word boundary (≤ 40 chars)."""
-        words = re.findall(r"[a-z0-9]+", self.name.lower())
-        out = ""
-        for word in words:
-            candidate = f"{out}-{word}" if out else word
-            if len(candidate) > 40:
-                break
-            out = candidate
-        return out or (words[0][:40] if words else "tournament")
+        """The name as a file-name stem (`slug_of`)."""
+        return slug_of(self.name)
 
     @property
     def base_dir(self) -> Path:
@@ -358,6 +351,19 @@ class Tournament:
                 f"{self.path}: API key variable(s) not set",
                 details=[f"{who}: environment variable {var} is not set" for who, var in missing],
             )
+
+
+def slug_of(name: str) -> str:
+    """A tournament name as a file-name stem: lowercase words joined by '-', cut at a word boundary (≤ 40
+    chars)."""
+    words = re.findall(r"[a-z0-9]+", name.lower())
+    out = ""
+    for word in words:
+        candidate = f"{out}-{word}" if out else word
+        if len(candidate) > 40:
+            break
+        out = candidate
+    return out or (words[0][:40] if words else "tournament")
 
 
 def load_tournament(path: str | Path) -> Tournament:
