@@ -103,3 +103,55 @@ def test_a_store_holding_a_runs_plan_is_kept(tmp_path: Path, capsys: pytest.Capt
     assert columns_of(toml) == ran
     with Store.open_for(load_tournament(toml)) as store:
         assert np.count_nonzero(store.verdict_columns().outcome < 3) == len(ran["outcome"])
+
+
+def test_recorded_columns_follow_the_recorded_plan_row_for_row(tmp_path: Path) -> None:
+    """Against elotui.plan.recorded on the written tournament, and the replay index for the outcomes: two judges
+    whose rows interleave, repeated presentations (samples), both orders and both judges in one unit, rows the plan
+    leaves out (a contestant against itself, another condition), invalid and failed verdicts."""
+    from elotui.importers.common import Imported, write_tournament
+    from elotui.importers.recorded_snapshot import recorded_columns
+    from elotui.judges.replay_index import index_of, nth
+    from elotui.plan.recorded import recorded_comparisons
+    from elotui.records import PlanRow
+    from elotui.store.columns import code_plan
+    from elotui.vocab import outcome_code
+
+    rng = random.Random(12)
+    imported = Imported(format="arena", both_orders=True)
+    models, prompts = ["m0", "m1", "m2", "m3"], [f"p{i}" for i in range(25)]
+    for p in prompts:
+        imported.prompts[p] = {"text": p}
+    for _ in range(700):
+        p, judge = rng.choice(prompts), rng.choice(["jB", "jA", "jA"])
+        a, b = rng.choice(models), rng.choice(models)
+        condition = "paraphrase" if rng.random() < 0.05 else "clean"
+        status = rng.choice(["ok"] * 8 + ["invalid", "error"])
+        winner = rng.choice(["first", "second", "tie"]) if status == "ok" else None
+        imported.contestants.setdefault(a)
+        imported.contestants.setdefault(b)
+        imported.judges.setdefault(judge)
+        imported.verdicts.append((p, a, b, judge, condition, 0, winner, None, status))  # type: ignore[arg-type]
+        imported.respond(p, a, "")
+        imported.respond(p, b, "")
+    out = tmp_path / "t"
+    write_tournament(imported, out, [tmp_path / "src.jsonl"])
+    want = recorded_comparisons(load_tournament(out / "tournament.toml"), lambda *row: row)
+    plan, outcome = recorded_columns(imported)
+    names = {c: plan.books[b] for c, b in (("prompt", "prompts"), ("first", "contestants"))}
+    names |= {"second": plan.books["contestants"], "judge": plan.books["judges"]}
+    names["condition"] = plan.books["conditions"]
+    decoded = {c: dict(map(reversed, book.items())) for c, book in names.items()}  # type: ignore[arg-type]
+    got = [
+        (*(decoded[c][int(plan.columns[c][i])] for c in decoded), int(plan.sample[i]))
+        for i in range(len(outcome))
+    ]
+    assert got == [tuple(r) for r in want] and len(got) < len(imported.verdicts)
+    assert max(r[5] for r in want) >= 2  # presentations with several samples
+    rows = [PlanRow(i, *r, "key") for i, r in enumerate(want)]  # type: ignore[call-arg]
+    reference = code_plan(rows)
+    assert reference.books == plan.books
+    assert all(np.array_equal(reference.columns[c], plan.columns[c]) for c in reference.columns)
+    index = index_of(out / "verdicts.jsonl")
+    replayed = [outcome_code(*nth(index[j][(p, f, s, c)], n)[:2]) for p, f, s, j, c, n in want]  # type: ignore[index]
+    assert outcome.tolist() == replayed and {3, 4} <= set(replayed)
