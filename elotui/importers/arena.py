@@ -72,8 +72,9 @@ def import_files(paths: list[Path], *, skip_bad: bool) -> Imported:
         if qid not in imp.prompts:
             imp.prompts[qid] = _prompt(qid, {"turn": battle.turn, "language": battle.language})
         imp.verdict(qid, a, b, JUDGE, winner, None)
-        imp.respond(qid, a, None)
-        imp.respond(qid, b, None)
+        responses = imp.responses  # what `imp.respond(qid, model, None)` does, without a call per response
+        responses.setdefault((qid, a), "")
+        responses.setdefault((qid, b), "")
         if counts is not None:
             imp.style.setdefault((qid, a), counts[0])
             imp.style.setdefault((qid, b), counts[1])
