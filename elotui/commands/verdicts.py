@@ -5,6 +5,7 @@ verdict carries the judge's raw reply as `raw` (`--no-raw` leaves it out). `--ju
 from __future__ import annotations
 
 import argparse
+import sys
 from collections.abc import Generator
 from contextlib import closing
 from typing import TYPE_CHECKING, cast
@@ -51,6 +52,13 @@ def run(args: argparse.Namespace) -> int:
     with store, output_stream(args.output) as out, closing(log_rows(store, raw=not args.no_raw)) as rows:
         # a reader that stops early ends the store's read here, before the store closes
         write_log(rows if args.judge is None else (r for r in rows if r[3] == args.judge), out)
+        if store.only_imported():
+            print(
+                f"elotui: the store holds the imported verdicts' ranking, not yet each verdict: "
+                f"`elotui run {args.tournament} --headless` replays them into it (the import's own log is the "
+                "replay judges' `path`)",
+                file=sys.stderr,
+            )
     return 0
 
 

@@ -338,6 +338,13 @@ class Store(TextsTable, HumanVotesTable):
         self._transaction(lambda: written.append(columns.write_recorded(self._db, plan, outcome)))
         return written[0]
 
+    def only_imported(self) -> bool:
+        """Whether the store holds an import's snapshot and no run's plan (elotui.store.columns.write_recorded):
+        rankings read its verdicts, which no call row holds yet."""
+        with self._lock, self._guarded():
+            planned = int(self._db.execute("SELECT EXISTS (SELECT 1 FROM plan)").fetchone()[0])
+        return not planned and len(self.verdict_columns()) > 0
+
     def plan_fingerprint(self) -> str | None:
         """The fingerprint the current plan was stored with (None: none given, or no plan)."""
         with self._lock, self._guarded():

@@ -78,6 +78,9 @@ def test_import_ranks_at_once_as_the_replaying_run_does(
     imported = columns_of(toml)
     assert imported["plan_rows"] == 0 and len(imported["outcome"]) > 0
     before = [exported(toml, capsys, *extra), exported(toml, capsys, "--method", "elo")]
+    assert main(["verdicts", str(toml)]) == 0  # each verdict comes with a replaying run: said so
+    log = capsys.readouterr()
+    assert log.out == "" and "not yet each verdict" in log.err
     assert main(["run", str(toml), "--headless"]) == 0
     replayed = columns_of(toml)
     assert replayed["plan_rows"] == len(replayed["outcome"])
@@ -86,6 +89,9 @@ def test_import_ranks_at_once_as_the_replaying_run_does(
     }
     after = [exported(toml, capsys, *extra), exported(toml, capsys, "--method", "elo")]
     assert before == after
+    assert main(["verdicts", str(toml)]) == 0
+    log = capsys.readouterr()
+    assert len(log.out.splitlines()) == len(replayed["outcome"]) and "not yet each verdict" not in log.err
     if fmt == "arena":
         assert before[0]["settings"]["style_control"]["coefficients"]
 
