@@ -286,6 +286,9 @@ def _toml(imported: Imported, sources: list[Path]) -> dict[str, Any]:
     if imported.threshold is not None:
         ranking["threshold"] = imported.threshold
     data: dict[str, Any] = {"prompts": "prompts.jsonl", "responses": "responses.jsonl"}
+    # the field the responses file names: an empty response (all of them, from a log without texts) is then looked
+    # for under that name only, not under every name a data file may use (10^6 battles: seconds of the first load)
+    data["fields"] = {"response": "response"}
     if imported.style:
         data["style"] = "style.jsonl"
     if any(not text.strip() for text in imported.responses.values()):
