@@ -5,7 +5,8 @@ A battle: `model_a`, `model_b`, `winner` (`model_a`, `model_b`, `tie` or `tie (b
 `bold_count_a` and their `_b` twins (a count, or a table of counts that are summed, as FastChat does). One battle
 is one verdict of judge `human`, model_a shown first; a tie of either kind is a tie. The prompt is the battle's
 `question_id` (its category: the `language`); the log carries no texts, so a prompt's text names the battle and
-its responses are empty. The style counts go to `style.jsonl` for `[ranking] style_control`.
+its responses are empty (in the prompts' rows: `Imported.inline_responses`). The style counts go to `style.jsonl`
+for `[ranking] style_control`.
 """
 
 from __future__ import annotations
@@ -56,7 +57,7 @@ class _Battle(msgspec.Struct):
 
 
 def import_files(paths: list[Path], *, skip_bad: bool) -> Imported:
-    imported = Imported(format="arena", both_orders=False, threshold="none")
+    imported = Imported(format="arena", both_orders=False, threshold="none", inline_responses=True)
     seen: dict[str, int] = {}
 
     def fast(imp: Imported, battle: _Battle) -> bool:

@@ -5,7 +5,9 @@ An import writes, in its output folder:
 - `tournament.toml`: the contestants, one `replay` judge per judge of the source, `[comparison] pairs =
   "recorded"` (exactly the presentations the source judged) and `[data]` naming the two files below;
 - `prompts.jsonl` (`id`, `text`, `category`) and `responses.jsonl` (`prompt_id`, `contestant`, `response`): the
-  texts where the source carries them; a response it does not carry is empty (`[data] allow_empty`);
+  texts where the source carries them; a response it does not carry is empty (`[data] allow_empty`); a source
+  that carries no texts at all (Chatbot Arena's logs) gives each prompt's (empty) responses in its row instead, as
+  a `responses` table (`[data.fields] responses`), and no responses file;
 - `verdicts.jsonl`: the verdicts as an elotui verdict log (elotui.verdict_log), read by the replay judges;
 - `style.jsonl` where the source gives style counts (Chatbot Arena's `conv_metadata`): per prompt and contestant
   `tokens`, `headers`, `lists`, `bold`, for `[ranking] style_control`.
@@ -73,6 +75,10 @@ class Imported:
     baseline: str | None = None
     threshold: str | None = None
     strengths: dict[int, int] = field(default_factory=dict)  # verdict index → strength (1 clear, 2 strong)
+    # the responses in the prompts rows (`[data.fields] responses`), not in a responses file: a source without
+    # texts (Chatbot Arena's logs), whose 2 * 10^6 empty responses as rows of their own took a third of the first
+    # load of a 10^6-battle import
+    inline_responses: bool = False
 
     def verdict(
         self, prompt: str, first: str, second: str, judge: str, winner: str, reasoning: str | None
@@ -229,14 +235,13 @@ def write_tournament(imported: Imported, out: Path, sources: list[Path]) -> list
     if len(imported.contestants) < 2:
         raise UserError(f"{', '.join(map(str, sources))}: fewer than two contestants")
     out.mkdir(parents=True, exist_ok=True)
-    written = {
-        "prompts.jsonl": _jsonl({"id": pid, **row} for pid, row in imported.prompts.items()),
-        "responses.jsonl": _jsonl(
+    written = {"prompts.jsonl": _prompt_rows(imported)}
+    if not imported.inline_responses:
+        written["responses.jsonl"] = _jsonl(
             {"prompt_id": p, "contestant": c, "response": text} for (p, c), text in imported.responses.items()
-        ),
-        "verdicts.jsonl": _log(imported.verdicts, imported.strengths),
-        "tournament.toml": tomli_w.dumps(_toml(imported, sources)),
-    }
+        )
+    written["verdicts.jsonl"] = _log(imported.verdicts, imported.strengths)
+    written["tournament.toml"] = tomli_w.dumps(_toml(imported, sources))
     if imported.style:
         written["style.jsonl"] = _jsonl(
             {"prompt": p, "contestant": c, **counts} for (p, c), counts in imported.style.items()
@@ -249,6 +254,18 @@ def write_tournament(imported: Imported, out: Path, sources: list[Path]) -> list
 
 
 _ENCODER = msgspec.json.Encoder()
+
+
+def _prompt_rows(imported: Imported) -> str:
+    """prompts.jsonl: `id`, `text`, `category`, and with `inline_responses` the prompt's `responses` table."""
+    if not imported.inline_responses:
+        return _jsonl({"id": pid, **row} for pid, row in imported.prompts.items())
+    tables: dict[str, dict[str, str]] = {}
+    for (prompt, contestant), text in imported.responses.items():
+        tables.setdefault(prompt, {})[contestant] = text
+    return _jsonl(
+        {"id": pid, **row, "responses": tables.get(pid, {})} for pid, row in imported.prompts.items()
+    )
 
 
 def _jsonl(rows: Any) -> str:
@@ -285,10 +302,14 @@ def _toml(imported: Imported, sources: list[Path]) -> dict[str, Any]:
         ranking["strong_weight"] = 3
     if imported.threshold is not None:
         ranking["threshold"] = imported.threshold
-    data: dict[str, Any] = {"prompts": "prompts.jsonl", "responses": "responses.jsonl"}
-    # the field the responses file names: an empty response (all of them, from a log without texts) is then looked
-    # for under that name only, not under every name a data file may use (10^6 battles: seconds of the first load)
-    data["fields"] = {"response": "response"}
+    data: dict[str, Any] = {"prompts": "prompts.jsonl"}
+    if imported.inline_responses:
+        data["fields"] = {"responses": "responses"}
+    else:
+        data["responses"] = "responses.jsonl"
+        # the field the responses file names: an empty response is then looked for under that name only, not under
+        # every name a data file may use (10^6 empty responses: seconds of the first load)
+        data["fields"] = {"response": "response"}
     if imported.style:
         data["style"] = "style.jsonl"
     if any(not text.strip() for text in imported.responses.values()):
