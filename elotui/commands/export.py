@@ -39,13 +39,6 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
 
 
 def run(args: argparse.Namespace) -> int:
-    from elotui.runtime.heap import collector_off
-
-    with collector_off():  # a one-shot command: no garbage cycles worth collecting (elotui.runtime.heap)
-        return _export(args)
-
-
-def _export(args: argparse.Namespace) -> int:
     from elotui.tournament.model import load_tournament
 
     tournament = load_tournament(args.tournament)

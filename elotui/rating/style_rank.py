@@ -21,6 +21,7 @@ from numpy.typing import NDArray
 from elotui.rating import style_bt
 from elotui.rating.board import Rated
 from elotui.rating.games import Games
+from elotui.runtime.heap import collector_off
 
 LEVEL = 0.95
 
@@ -155,7 +156,8 @@ def style_lookup(tournament: Any) -> StyleLookup:
         return StyleLookup.from_texts(tournament.responses, prompts, contestants)
     path = tournament.resolve(data.style)
     source = f"{path.name} (conv_metadata counts)"
-    typed = _typed_rows(path)
+    with collector_off():  # 2 * 10^6 rows without cycles (elotui.runtime.heap)
+        typed = _typed_rows(path)
     if typed is not None:
         return StyleLookup.from_columns(*typed, prompts, contestants, source)
     return StyleLookup.build(_read_style(path), prompts, contestants, source)
