@@ -28,8 +28,6 @@ from elotui.vocab import outcome_code
 
 CONDITIONS = ("clean",)  # an imported tournament's conditions (the file's default)
 
-Presentation = tuple[str, str, str, str]  # prompt, first, second, condition
-
 
 def recorded_columns(imported: Imported) -> tuple[CodedPlan, NDArray[np.int8]]:
     """The coded plan `pairs = "recorded"` makes of the imported verdicts, and each presentation's outcome: for
