@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+from typing import TYPE_CHECKING, Any
 
 from elotui.commands.common import (
     add_output_arg,
@@ -11,6 +12,10 @@ from elotui.commands.common import (
     output_stream,
     store_to_read,
 )
+
+if TYPE_CHECKING:
+    from elotui.rating.leaderboard import Leaderboard
+    from elotui.tournament.model import Tournament
 
 THRESHOLD_CHOICES = ("1.0", "0.9", "0.75", "0.5", "none")
 
@@ -39,6 +44,22 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
 
 
 def run(args: argparse.Namespace) -> int:
+    from elotui.export.ranking import write_csv, write_json
+    from elotui.runtime.heap import collector_off
+
+    # the ranking made with the collector off (10^6 prompts: millions of objects without cycles, which its passes
+    # would walk again and again: seconds); the file written with the caller's collector as it was
+    with collector_off():
+        tournament, board, provenance = _ranked(args)
+    with output_stream(args.output) as out:
+        if args.format == "json":
+            write_json(board, out, tournament=tournament.name, provenance=provenance)
+        else:
+            write_csv(board, out)
+    return 0
+
+
+def _ranked(args: argparse.Namespace) -> tuple[Tournament, Leaderboard, dict[str, Any] | None]:
     from elotui.tournament.model import load_tournament
 
     tournament = load_tournament(args.tournament)
@@ -49,7 +70,6 @@ def run(args: argparse.Namespace) -> int:
         warm_kernels()
     store = store_to_read(tournament, args.store)
     try:
-        from elotui.export.ranking import write_csv, write_json
         from elotui.session import TournamentSession
 
         session = TournamentSession(tournament, store)
@@ -70,9 +90,4 @@ def run(args: argparse.Namespace) -> int:
         provenance = session.provenance() if args.format == "json" else None
     finally:
         store.close()
-    with output_stream(args.output) as out:
-        if args.format == "json":
-            write_json(board, out, tournament=tournament.name, provenance=provenance)
-        else:
-            write_csv(board, out)
-    return 0
+    return tournament, board, provenance

@@ -34,12 +34,20 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
 
 
 def run(args: argparse.Namespace) -> int:
-    from elotui.importers import alpaca_eval, arena, arena_hard, mt_bench
-    from elotui.importers.common import BadRecord, write_tournament
+    from elotui.runtime.heap import collector_off
 
     paths = [Path(f) for f in args.files]
     if args.format != "mt-bench" and (args.questions or args.answers):
         raise UserError("--questions and --answers are for the mt-bench format")
+    with collector_off():  # millions of records without cycles (elotui.runtime.heap)
+        return _imported(args, paths)
+
+
+def _imported(args: argparse.Namespace, paths: list[Path]) -> int:
+    from elotui.importers import alpaca_eval, arena, arena_hard, mt_bench
+    from elotui.importers.common import BadRecord, tournament_name, write_tournament
+    from elotui.importers.recorded_snapshot import store_recorded
+
     try:
         if args.format == "mt-bench":
             imported = mt_bench.import_files(
@@ -58,6 +66,7 @@ def run(args: argparse.Namespace) -> int:
         raise UserError(str(exc)) from None
     out = Path(args.output)
     written = write_tournament(imported, out, paths)
+    stored = store_recorded(imported, out / "tournament.toml", tournament_name(imported, paths))
     for line in imported.report.lines():
         print(line, file=sys.stderr)
     print(
@@ -66,5 +75,10 @@ def run(args: argparse.Namespace) -> int:
         f"({', '.join(written)})",
         file=sys.stderr,
     )
-    print(f"next: elotui run {out / 'tournament.toml'} --headless", file=sys.stderr)
+    print(stored, file=sys.stderr)
+    print(
+        f"next: elotui export {out / 'tournament.toml'} (the ranking); `elotui run {out / 'tournament.toml'} "
+        "--headless` replays the verdicts into the store (each verdict's details: `elotui verdicts`, the pairs pane)",
+        file=sys.stderr,
+    )
     return 0

@@ -7,6 +7,7 @@ pane (docs/adjudication.md)."""
 from __future__ import annotations
 
 import argparse
+import sys
 from collections.abc import Generator
 from contextlib import closing
 from typing import TYPE_CHECKING, cast
@@ -59,6 +60,13 @@ def run(args: argparse.Namespace) -> int:
     with store, output_stream(args.output) as out, closing(rows_of) as rows:
         # a reader that stops early ends the store's read here, before the store closes
         write_log(rows if args.judge is None else (r for r in rows if r[3] == args.judge), out)
+        if store.only_imported():
+            print(
+                f"elotui: the store holds the imported verdicts' ranking, not yet each verdict: "
+                f"`elotui run {args.tournament} --headless` replays them into it (the import's own log is the "
+                "replay judges' `path`)",
+                file=sys.stderr,
+            )
     return 0
 
 

@@ -138,23 +138,26 @@ def _objective(
 def _derivatives(
     params: Floats, a: Codes, b: Codes, y: Floats, x: Floats, w: Floats, n: int, reg: float
 ) -> tuple[Floats, Floats]:
+    """The gradient and Hessian; the sums over games per contestant are `np.bincount`s (one pass in C each: at
+    10^6 games ~20 times faster than `np.add.at`)."""
     z = _logits(params, a, b, x, n)
     p = 0.5 * (1.0 + np.tanh(0.5 * z))
     resid = w * (p - y)
     curv = w * p * (1.0 - p)
     k = x.shape[1]
+
+    def by_side(values: Floats) -> Floats:  # sum over the games of a contestant shown first, minus second
+        return np.bincount(a, values, minlength=n) - np.bincount(b, values, minlength=n)  # type: ignore[return-value]
+
     grad = reg * params
-    np.add.at(grad, a, ALPHA * resid)
-    np.add.at(grad, b, -ALPHA * resid)
+    grad[:n] += ALPHA * by_side(resid)
     grad[n:] += x.T @ resid
     hess = reg * np.eye(n + k)
     pair = np.bincount(a.astype(np.int64) * n + b, weights=curv, minlength=n * n).reshape(n, n)
     pair = pair + pair.T
     rr = ALPHA**2 * (np.diag(pair.sum(axis=1)) - pair)
     hess[:n, :n] += rr
-    xa = np.zeros((n, k))
-    np.add.at(xa, a, curv[:, None] * x)
-    np.add.at(xa, b, -curv[:, None] * x)
+    xa = np.column_stack([by_side(curv * x[:, j]) for j in range(k)]) if k else np.zeros((n, 0))
     hess[:n, n:] += ALPHA * xa
     hess[n:, :n] += ALPHA * xa.T
     hess[n:, n:] += x.T @ (curv[:, None] * x)

@@ -43,7 +43,7 @@ if TYPE_CHECKING:
     from elotui.tournament.model import Tournament
 
 __all__ = ["CACHED_STATUSES", "MIGRATIONS", "SCHEMA_VERSION", "CallRecord", "PlanRow", "Store"]
-__all__ += ["VerdictColumns", "default_store_path"]
+__all__ += ["VerdictColumns", "default_store_path", "store_path_of"]
 
 
 def tuple_of(*row: Any) -> tuple[Any, ...]:
@@ -57,10 +57,15 @@ def _factory(kind: Callable[..., Any]) -> Callable[[sqlite3.Cursor, tuple[Any, .
 
 def default_store_path(tournament: Tournament) -> Path:
     """One database per tournament file (by its absolute path), under the user data dir."""
+    return store_path_of(tournament.path, tournament.slug)
+
+
+def store_path_of(tournament_file: Path, slug: str) -> Path:
+    """`default_store_path` of the tournament file at this absolute path, whose name has this slug."""
     from elotui.locations import stores_dir
 
-    digest = hashlib.sha256(str(tournament.path).encode()).hexdigest()[:10]
-    return stores_dir() / f"{tournament.slug}-{digest}.sqlite"
+    digest = hashlib.sha256(str(tournament_file).encode()).hexdigest()[:10]
+    return stores_dir() / f"{slug}-{digest}.sqlite"
 
 
 _Made = TypeVar("_Made")  # what the start of a write finished behind hands its end
@@ -329,6 +334,20 @@ class Store(TextsTable, HumanVotesTable):
 
     def plan(self) -> list[PlanRow]:
         return self._rows(PlanRow, f"{PLAN_SQL} ORDER BY p.seq")
+
+    def set_recorded(self, plan: columns.CodedPlan, outcome: Any) -> bool:
+        """Store the snapshot of imported verdicts before any run (elotui.store.columns.write_recorded); False
+        where the store holds a run's plan."""
+        written: list[bool] = []
+        self._transaction(lambda: written.append(columns.write_recorded(self._db, plan, outcome)))
+        return written[0]
+
+    def only_imported(self) -> bool:
+        """Whether the store holds an import's snapshot and no run's plan (elotui.store.columns.write_recorded):
+        rankings read its verdicts, which no call row holds yet."""
+        with self._lock, self._guarded():
+            planned = int(self._db.execute("SELECT EXISTS (SELECT 1 FROM plan)").fetchone()[0])
+        return not planned and len(self.verdict_columns()) > 0
 
     def plan_fingerprint(self) -> str | None:
         """The fingerprint the current plan was stored with (None: none given, or no plan)."""

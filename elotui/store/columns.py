@@ -165,19 +165,38 @@ def _built(
     if answered:
         seqs, codes = np.array(answered, dtype=np.int64).T
         outcome[_positions(seq, seqs)] = codes
+    return _sealed(plan, outcome, fingerprint, last_answer(db))
+
+
+def _sealed(
+    plan: CodedPlan, outcome: NDArray[np.int8], fingerprint: str | None, through: int
+) -> tuple[dict[str, Any], dict[str, bytes]]:
+    """The sealed description and the arrays of a snapshot of the coded plan with these outcomes."""
     meta = {
-        "n": len(seq),
+        "n": len(plan.seq),
         "fingerprint": fingerprint,
-        "through": last_answer(db),
+        "through": through,
         **{k: list(v) for k, v in plan.books.items()},
     }
     data: dict[str, bytes] = {
-        "seq": seq.tobytes(),
+        "seq": plan.seq.tobytes(),
         "sample": plan.sample.tobytes(),
         "outcome": outcome.tobytes(),
     }
     data.update((c, plan.columns[c].tobytes()) for c in _CODED)
     return seal.seal(meta, data), data
+
+
+def write_recorded(db: sqlite3.Connection, plan: CodedPlan, outcome: NDArray[np.int8]) -> bool:
+    """The snapshot of recorded verdicts imported before any run (elotui.importers.common.store_recorded): the
+    coded plan `pairs = "recorded"` makes of them and each presentation's outcome, with no fingerprint and no plan
+    or call rows, so that the rankings read it at once and a run plans and replays as on a fresh store (its plan
+    then replaces this snapshot). Within the caller's write transaction; False, nothing written, where the store
+    holds a run's plan (that run's snapshot stays until the next run)."""
+    if int(db.execute("SELECT EXISTS (SELECT 1 FROM plan)").fetchone()[0]):
+        return False
+    _replace(db, *_sealed(plan, outcome, None, last_answer(db)))
+    return True
 
 
 def _dumps(meta: dict[str, Any]) -> bytes:

@@ -35,6 +35,7 @@ FIELDS: dict[str, tuple[str, ...]] = {
     "reference_ranking": ("reference_ranking",),
     "response": ("response", "output", "answer", "choices[0].turns[{turn}]", "choices[0].message.content"),
     "contestant": ("contestant", "model", "model_id", "generator"),
+    "responses": (),  # a prompts row's table of responses (contestant → text): read only where named
 }
 PROMPT_FILE_IDS = ("id", "prompt_id", "question_id")  # in a prompts file, `id` is the prompt's own
 
@@ -193,6 +194,7 @@ class _Loader:
             return
         path, rows = got
         f = self.fields
+        undeclared: dict[str, int] = defaultdict(int)
         for row in rows:
             conversation = data_turns.conversation_prompt(row) if self.conversation else None
             text = conversation[0] if conversation is not None else f.get(row, "text")
@@ -216,9 +218,33 @@ class _Loader:
             ranking = self._ranking(f.get(row, "reference_ranking"), f"{path}:{row.line}")
             if ranking:
                 prompt["reference_ranking"] = ranking
+            table = f.get(row, "responses")
+            if table is not None:
+                self._row_responses(prompt, table, (path, row.line), undeclared)
             self.origin[pid] = f"{path}:{row.line}"
             self.by_text.setdefault(text.strip(), pid)
             self.prompts.append(prompt)
+        self._unmatched(path, "data.prompts", [], undeclared)
+
+    def _row_responses(
+        self, prompt: dict[str, Any], table: Any, where: tuple[Path, int], undeclared: dict[str, int]
+    ) -> None:
+        """The responses a prompts row gives as a table (`[data.fields] responses`: contestant → text), as rows of
+        a responses file would give them."""
+        if not isinstance(table, dict):
+            self.report.file_problems.append(
+                f"{_at(where)}: the responses must be a table (contestant → text)"
+            )
+            return
+        for cid, text in table.items():
+            if cid not in self.known:
+                undeclared[cid] += 1
+            elif not isinstance(text, str):
+                self.report.file_problems.append(
+                    f"{_at(where)}: the response of '{cid}' is not text ({type(text).__name__})"
+                )
+            else:
+                self._put(prompt, cid, text, where)
 
     def _ranking(self, value: Any, where: str) -> list[str] | None:
         if value is None:

@@ -15,6 +15,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import msgspec
+
 from elotui.errors import UserError
 from elotui.tournament.user_files import (
     check_regular,
@@ -87,6 +89,37 @@ Parsed = Iterator[tuple[int, Any, str | None]]
 
 
 def _jsonl(text: str) -> Parsed:
+    """The rows of JSON Lines: decoded all at once (`_all_lines`) where that reads them as line by line, else one
+    line at a time (`_jsonl_lines`)."""
+    values = _all_lines(text)
+    if values is None:
+        yield from _jsonl_lines(text)
+        return
+    for number, value in enumerate(values, start=1):
+        yield number, value, None
+
+
+_DECODER = msgspec.json.Decoder()
+# what makes `str.splitlines` break a line besides "\n", and a blank line (which the line-by-line reading skips)
+_ODD_LINES = re.compile("[\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029]|^[ \t]*\n|\n[ \t]*\n|\n[ \t]+$")
+
+
+def _all_lines(text: str) -> list[Any] | None:
+    """Every line of a JSON Lines text decoded by msgspec at once (10^6 rows: ~3 times as fast as json.loads line
+    by line), where that gives what the line-by-line reading gives, each row on the line of its number: no blank
+    line, no line break but "\n", one JSON value a line that msgspec reads (NaN, a lone surrogate, a line that is
+    not JSON: None, read line by line, which reports it)."""
+    if not text or _ODD_LINES.search(text):
+        return None
+    try:
+        values: list[Any] = _DECODER.decode_lines(text)
+    except (msgspec.DecodeError, RecursionError):
+        return None
+    lines = text.count("\n") + (0 if text.endswith("\n") else 1)
+    return values if len(values) == lines else None
+
+
+def _jsonl_lines(text: str) -> Parsed:
     for number, line in enumerate(text.splitlines(), start=1):
         if not line.strip():
             continue

@@ -67,6 +67,7 @@ class DataFields(_Strict):
     response: str | None = None
     contestant: str | None = None
     reference: str | None = None
+    responses: str | None = None  # a prompts row's table of responses, contestant → text (none by default)
 
 
 class DataConfig(_Strict):

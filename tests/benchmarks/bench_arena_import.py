@@ -1,10 +1,17 @@
-"""`elotui import arena` and a style-controlled ranking, whole processes, against FastChat's `compute_style_control`
-(re-expressed with numpy/scipy in tests/importers/fastchat_reference.py, no pandas) in the same run.
+"""A Chatbot Arena battle log imported and ranked with style control by elotui, whole processes, against FastChat's
+own code in the same run: `pd.read_json(lines=True)` and `compute_style_control` (fastchat/serve/monitor/
+rating_systems.py, vendored verbatim in tests/benchmarks/fastchat_rating.py) in a Python process.
 
-Run as `python -m tests.benchmarks.bench_arena_import [--battles 100000] [--bootstrap 0]` from the repository
-root. A generated battle log (tests/importers/fixtures.arena_battles: 5 models, conv_metadata) is written as JSON
-Lines; then, each timed as a process: `elotui import arena`, `elotui run --headless`, `elotui export
---style-control` (with `bootstrap` rounds), and a Python process that reads the log and runs the reference.
+Run as `python -m tests.benchmarks.bench_arena_import [--battles 1000000] [--log FILE] [--with-run]` from the
+repository root (needs pandas and tqdm: the test extra). The log (tests/importers/fixtures.arena_battles, seed 7: 5
+models, a question per battle, `conv_metadata`) is generated once into the cache folder (`--cache`) and reused, or
+given with `--log`. Each step is a process, timed from start to exit: `elotui import arena` (which stores the
+verdicts' snapshot: the ranking needs no run) and `elotui export --style-control` (a point fit, as FastChat's:
+`bootstrap = 0`): together the whole process; with `--with-run`, `elotui run --headless` (the replay of the log into
+the store, for the per-verdict views) is timed too, between them, outside the whole. Then FastChat's process, which
+also times its `compute_style_control` call alone. Printed: a markdown table with the ratios, and the agreement (the
+largest rating difference after one shift, the order, the style coefficients). At most 10^6 battles; a step that
+runs longer than `--timeout` seconds is stopped and named.
 """
 
 from __future__ import annotations
@@ -19,58 +26,141 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
+MAX_BATTLES = 1_000_000
 REFERENCE = """
-import json, sys
-from tests.importers.fastchat_reference import compute_style_control
-battles = [json.loads(line) for line in open(sys.argv[1], encoding="utf-8")]
-ratings, coef = compute_style_control(battles)
-print(json.dumps(ratings))
+import json, sys, time
+import pandas as pd
+from tests.benchmarks.fastchat_rating import compute_style_control
+df = pd.read_json(sys.argv[1], lines=True)
+start = time.perf_counter()
+ratings, params = compute_style_control(df)
+seconds = time.perf_counter() - start
+print(json.dumps({"compute": seconds, "ratings": {str(k): float(v) for k, v in ratings.items()},
+                  "coef": [float(c) for c in params]}))
 """
 
 
-def timed(cmd: list[str], env: dict[str, str]) -> tuple[float, str]:
+class Stopped(Exception):
+    pass
+
+
+def timed(cmd: list[str], env: dict[str, str], timeout: float) -> tuple[float, str]:
     start = time.perf_counter()
-    out = subprocess.run(cmd, capture_output=True, text=True, env=env, cwd=ROOT, check=True)
+    try:
+        out = subprocess.run(
+            cmd, capture_output=True, text=True, env=env, cwd=ROOT, check=True, timeout=timeout
+        )
+    except subprocess.TimeoutExpired:
+        raise Stopped(f"`{' '.join(cmd[2:4])}` stopped after {timeout:.0f} s") from None
+    except subprocess.CalledProcessError as exc:
+        raise Stopped(f"`{' '.join(cmd[2:4])}` exited {exc.returncode}: {exc.stderr[-2000:]}") from None
     return time.perf_counter() - start, out.stdout
+
+
+def battle_log(battles: int, cache: Path) -> Path:
+    """The generated log of `battles` battles, written once into `cache` (seed 7)."""
+    from tests.importers.fixtures import arena_battles
+
+    log = cache / f"arena-battles-{battles}-seed7.jsonl"
+    if not log.exists():
+        cache.mkdir(parents=True, exist_ok=True)
+        tmp = log.with_suffix(".tmp")
+        with tmp.open("w", encoding="utf-8") as fh:
+            for b in arena_battles(n=battles, seed=7):
+                fh.write(json.dumps(b) + "\n")
+        tmp.replace(log)
+    return log
+
+
+def elotui_steps(
+    log: Path, folder: Path, env: dict[str, str], timeout: float, with_run: bool
+) -> tuple[dict[str, float], str]:
+    """Seconds of each elotui process, and the export's JSON."""
+    elotui = [sys.executable, "-m", "elotui.cli"]
+    seconds: dict[str, float] = {}
+    seconds["import"], _ = timed(
+        [*elotui, "import", "arena", str(log), "-o", str(folder / "t")], env, timeout
+    )
+    toml = folder / "t" / "tournament.toml"
+    text = toml.read_text(encoding="utf-8").replace('method = "bt"', 'method = "bt"\nbootstrap = 0')
+    toml.write_text(text, encoding="utf-8")
+    if with_run:
+        seconds["run"], _ = timed([*elotui, "run", str(toml), "--headless", "--no-delay"], env, timeout)
+    export = [*elotui, "export", str(toml), "--format", "json", "--style-control"]
+    seconds["export"], out = timed(export, env, timeout)
+    return seconds, out
+
+
+def agreement(doc: dict[str, object], ref: dict[str, object]) -> tuple[float, bool, float]:
+    """The largest rating difference after one shift, whether the order is the same, the largest relative
+    difference of the style coefficients."""
+    rows = doc["rows"]
+    assert isinstance(rows, list)
+    mine = {r["contestant"]: r["rating"] for r in rows}
+    theirs = ref["ratings"]
+    assert isinstance(theirs, dict)
+    shift = sum(theirs[m] - mine[m] for m in theirs) / len(theirs)
+    worst = max(abs(mine[m] + shift - r) for m, r in theirs.items())
+    same_order = [r["contestant"] for r in rows] == list(theirs)  # FastChat's series is sorted, best first
+    settings = doc["settings"]
+    assert isinstance(settings, dict)
+    coef = [c["logit_per_sd"] for c in settings["style_control"]["coefficients"]]
+    ref_coef = ref["coef"]
+    assert isinstance(ref_coef, list)
+    rel = max(abs(a - b) / abs(b) for a, b in zip(coef, ref_coef, strict=True))
+    return worst, same_order, rel
 
 
 def main() -> None:
     parser = argparse.ArgumentParser()
-    parser.add_argument("--battles", type=int, default=100_000)
-    parser.add_argument("--bootstrap", type=int, default=0)
+    parser.add_argument("--battles", type=int, default=MAX_BATTLES)
+    parser.add_argument("--log", type=Path, help="an arena battle log (JSON Lines) to use instead")
+    parser.add_argument("--cache", type=Path, default=Path(tempfile.gettempdir()) / "elotui-bench")
+    parser.add_argument("--timeout", type=float, default=600.0, help="seconds a step may take")
+    parser.add_argument(
+        "--with-run", action="store_true", help="time `elotui run --headless` too (the replay)"
+    )
     args = parser.parse_args()
+    if not 0 < args.battles <= MAX_BATTLES:
+        parser.error(f"--battles: 1 to {MAX_BATTLES:,}")
     sys.path.insert(0, str(ROOT))
-    from tests.importers.fixtures import arena_battles
-
+    log = args.log or battle_log(args.battles, args.cache)
+    battles = sum(1 for _ in log.open("rb"))
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
         env = {**os.environ, "ELOTUI_HOME": str(folder / "home"), "PYTHONPATH": str(ROOT)}
-        log = folder / "battles.jsonl"
-        with log.open("w", encoding="utf-8") as fh:
-            for b in arena_battles(n=args.battles, seed=7):
-                fh.write(json.dumps(b) + "\n")
-        elotui = [sys.executable, "-m", "elotui.cli"]
-        t_import, _ = timed([*elotui, "import", "arena", str(log), "-o", str(folder / "t")], env)
-        toml = folder / "t" / "tournament.toml"
-        toml.write_text(
-            toml.read_text().replace('method = "bt"', f'method = "bt"\nbootstrap = {args.bootstrap}'),
-            encoding="utf-8",
-        )
-        t_run, _ = timed([*elotui, "run", str(toml), "--headless", "--no-delay"], env)
-        t_export, out = timed([*elotui, "export", str(toml), "--format", "json", "--style-control"], env)
-        t_ref, ref_out = timed([sys.executable, "-c", REFERENCE, str(log)], env)
-        mine = {r["contestant"]: r["rating"] for r in json.loads(out)["rows"]}
-        ref = json.loads(ref_out)
-        shift = next(iter(ref.values())) - mine[next(iter(ref))]
-        worst = max(abs(mine[m] + shift - r) for m, r in ref.items())
-        total = t_import + t_run + t_export
-        print(f"{args.battles:,} battles, bootstrap {args.bootstrap}")
-        print(f"elotui import {t_import:.1f} s, run {t_run:.1f} s, export --style-control {t_export:.1f} s")
-        print(f"elotui whole: {total:.1f} s; reference compute_style_control process: {t_ref:.1f} s")
         print(
-            f"ratio (reference / elotui export): {t_ref / t_export:.2f}; (reference / whole): {t_ref / total:.2f}"
+            f"{battles:,} battles ({log.stat().st_size / 1e6:,.0f} MB), {os.cpu_count()} cores, "
+            f"load {', '.join(f'{x:.1f}' for x in os.getloadavg())}"
         )
-        print(f"largest rating difference after one shift: {worst:.3f} Elo points")
+        try:
+            seconds, out = elotui_steps(log, folder, env, args.timeout, args.with_run)
+        except Stopped as stop:
+            print(f"elotui: {stop}")
+            return
+        t_ref, ref_out = timed([sys.executable, "-c", REFERENCE, str(log)], env, args.timeout)
+    ref = json.loads(ref_out)
+    whole = seconds["import"] + seconds["export"]
+    print()
+    print("| step | seconds |")
+    print("|---|---|")
+    print(f"| `elotui import arena` (files and the store's snapshot) | {seconds['import']:.1f} |")
+    if "run" in seconds:
+        print(f"| (`elotui run --headless`: the replay, not needed to rank) | ({seconds['run']:.1f}) |")
+    print(f"| `elotui export --style-control` | {seconds['export']:.1f} |")
+    print(f"| **elotui, whole (import + export)** | **{whole:.1f}** |")
+    print(f"| FastChat process (`pd.read_json` + `compute_style_control`) | {t_ref:.1f} |")
+    print(f"| FastChat `compute_style_control` alone (in its process) | {ref['compute']:.1f} |")
+    print()
+    print(
+        f"- elotui whole against FastChat's process: **{t_ref / whole:.2f}×**; against "
+        f"`compute_style_control` alone: {ref['compute'] / whole:.2f}× (target ≥ 5× the process)"
+    )
+    worst, same_order, rel = agreement(json.loads(out), ref)
+    print(
+        f"- agreement: largest rating difference after one shift {worst:.3f} Elo points; same order: "
+        f"{same_order}; style coefficients within {100 * rel:.3f} %"
+    )
 
 
 if __name__ == "__main__":

@@ -1,6 +1,9 @@
 # Vendored from FastChat (https://github.com/lm-sys/FastChat), fastchat/serve/monitor/rating_systems.py at commit
 # 0e6d3e4beaab66f4d3f93db72541a4abab8af28d (2025-04-12): the rating functions the Chatbot Arena leaderboard uses,
-# copied verbatim (the style-control half left out; laid out by ruff format), for bench_fastchat.py only.
+# the whole file copied verbatim (laid out by ruff format): the Elo and Bradley-Terry functions (bench_fastchat.py,
+# bench_scale.py, bench_elo_speed.py) and the style-control half, `STYLE_CONTROL_ELEMENTS_V1`,
+# `preprocess_for_style`, `contextual_bt_loss_and_grad`, `fit_contextual_bt`, `compute_style_control` and
+# `compute_bootstrap_style_control` (tests/importers/test_style_control.py, bench_arena_import.py).
 #
 # Copyright the FastChat authors (LMSYS). Licensed under the Apache License, Version 2.0 (the "License"); you may
 # not use this file except in compliance with the License. You may obtain a copy of the License at
@@ -18,6 +21,18 @@ from scipy.special import expit
 from scipy.optimize import minimize
 import pandas as pd
 from tqdm import tqdm
+
+
+STYLE_CONTROL_ELEMENTS_V1 = [
+    "sum_assistant_a_tokens",
+    "header_count_a",
+    "list_count_a",
+    "bold_count_a",
+    "sum_assistant_b_tokens",
+    "header_count_b",
+    "list_count_b",
+    "bold_count_b",
+]
 
 
 def get_matchups_models(df):
@@ -59,6 +74,47 @@ def preprocess_for_bt(df):
     weights = weights.astype(np.float64)
     # each possible result is weighted according to number of times it occured in the dataset
     return matchups, outcomes, models, weights
+
+
+def preprocess_for_style(
+    df,
+    apply_ratio=[1, 1, 1, 1],
+    style_elements=STYLE_CONTROL_ELEMENTS_V1,
+    add_one=True,
+):
+    matchups, outcomes, models = preprocess_for_elo(df)  # this can use the same preprocessing as Elo
+
+    n = matchups.shape[0]
+    k = int(len(style_elements) / 2)
+
+    def extract_style_feature(x, feature):
+        val = x[feature]
+        if isinstance(val, int):
+            return val
+        else:
+            return sum(val.values())
+
+    style_vector = np.zeros(shape=(2 * k, n), dtype=np.int32)
+    for idx, element in enumerate(style_elements):
+        style_vector[idx, :] = df.conv_metadata.map(partial(extract_style_feature, feature=element)).values
+    style_vector = np.ascontiguousarray(style_vector)
+
+    style_diff = (style_vector[:k] - style_vector[k:]).astype(float)
+    style_sum = (style_vector[:k] + style_vector[k:]).astype(float)
+
+    if add_one:
+        style_sum = style_sum + np.ones(style_diff.shape)
+
+    apply_ratio = np.flatnonzero(apply_ratio)
+
+    # Apply ratio where necessary (length, etc)
+    style_diff[apply_ratio] /= style_sum[apply_ratio]
+
+    style_mean = np.mean(style_diff, axis=1)
+    style_std = np.std(style_diff, axis=1)
+    features = ((style_diff - style_mean[:, np.newaxis]) / style_std[:, np.newaxis]).T
+
+    return matchups, features, outcomes, models
 
 
 def fit_vectorized_elo(
@@ -188,3 +244,127 @@ def compute_bootstrap_bt(
     scaled_ratings = scale_and_offset(ratings, models, scale, init_rating)
     df = pd.DataFrame(scaled_ratings, columns=models)
     return df[df.median().sort_values(ascending=False).index]
+
+
+DIFF_MASK = np.array(
+    [1.0, -1.0], dtype=np.float64
+)  # create globally to not incur the instantiation cost in each call
+
+
+def contextual_bt_loss_and_grad(
+    params,
+    n_competitors,
+    matchups,
+    features,
+    outcomes,
+    alpha=1.0,
+    reg=1.0,
+    half_reg=0.5,
+):
+    reg_loss = half_reg * np.inner(params, params)
+
+    # Split params into ratings and feature parameters
+    ratings = params[:n_competitors]
+    feature_params = params[n_competitors:]
+
+    matchup_ratings = ratings[matchups]
+    bt_logits = alpha * (matchup_ratings[:, 0] - matchup_ratings[:, 1])
+    context_logits = np.dot(features, feature_params)
+    probs = expit(bt_logits + context_logits)
+    loss = -(np.log(probs) * outcomes + np.log(1.0 - probs) * (1.0 - outcomes)).sum() + reg_loss
+
+    error = outcomes - probs
+    grad = reg * params  # initialize the grad as the regularization grad
+    matchups_grads = -alpha * error
+    np.add.at(grad[:n_competitors], matchups[:, [0, 1]], matchups_grads[:, None] * DIFF_MASK)
+    grad[n_competitors:] -= np.dot(features.T, error)
+    return loss, grad
+
+
+# note on regularization:
+# default reg is to 0.5 since the LogisticRegression default is 1.0
+# in the original implementation, matchups were duplicated
+# that made the ratio of log loss to reg loss "twice as high"
+# in this non-duplicated version for parity we also reduce the reg by one half to match
+def fit_contextual_bt(
+    matchups,
+    features,
+    outcomes,
+    models,
+    idxs=None,
+    alpha=math.log(10.0),
+    reg=0.5,
+    tol=1e-6,
+):
+    n_features = features.shape[1]
+    n_models = len(models)
+    initial_params = np.zeros(n_models + n_features, dtype=np.float64)
+    half_reg = reg / 2.0
+
+    # sample idxs optionally allow for fitting on a bootstrap sample of the dataset
+    if idxs is not None:
+        matchups, features, outcomes = matchups[idxs], features[idxs], outcomes[idxs]
+
+    result = minimize(
+        fun=contextual_bt_loss_and_grad,
+        x0=initial_params,
+        args=(n_models, matchups, features, outcomes, alpha, reg, half_reg),
+        jac=True,
+        method="L-BFGS-B",
+        options={"disp": False, "maxiter": 100, "gtol": tol},
+    )
+    return result["x"]
+
+
+def compute_style_control(df, alpha=math.log(10.0), reg=0.5, init_rating=1000.0, scale=400.0, tol=1e-6):
+    matchups, features, outcomes, models = preprocess_for_style(df)
+    ratings_params = fit_contextual_bt(
+        matchups,
+        features,
+        outcomes,
+        models=models,
+        alpha=alpha,
+        reg=reg,
+        tol=tol,
+    )
+    ratings = ratings_params[: len(models)]
+    params = ratings_params[len(models) :]
+    scaled_ratings = scale_and_offset(ratings, models, scale, init_rating)
+    scaled_ratings = pd.Series(scaled_ratings, index=models).sort_values(ascending=False)
+    return scaled_ratings, params
+
+
+def compute_bootstrap_style_control(
+    df,
+    num_round,
+    alpha=math.log(10.0),
+    reg=0.5,
+    init_rating=1000.0,
+    scale=400.0,
+    tol=1e-6,
+    num_cpu=None,
+):
+    matchups, features, outcomes, models = preprocess_for_style(df)
+
+    contextual_bt_fn = partial(
+        fit_contextual_bt,
+        matchups,
+        features,
+        outcomes,
+        models,
+        alpha=alpha,
+        reg=reg,
+        tol=tol,
+    )
+
+    boot_idxs = np.random.randint(low=0, high=matchups.shape[0], size=(num_round, matchups.shape[0]))
+
+    with mp.Pool(num_cpu if num_cpu else os.cpu_count()) as pool:
+        results = list(tqdm(pool.imap_unordered(contextual_bt_fn, boot_idxs), total=num_round))
+
+    ratings_params = np.array(results)
+    ratings = ratings_params[:, : len(models)]
+    params = ratings_params[:, len(models) :]
+    scaled_ratings = scale_and_offset(ratings, models, scale, init_rating)
+    df = pd.DataFrame(scaled_ratings, columns=models)
+    return df[df.median().sort_values(ascending=False).index], params

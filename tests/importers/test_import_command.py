@@ -4,6 +4,7 @@ the files' verdicts; a malformed record is exit 2 naming file:line, or skipped a
 from __future__ import annotations
 
 import json
+import re
 from collections import Counter
 from pathlib import Path
 
@@ -338,10 +339,53 @@ def test_a_recorded_comparison_without_its_responses_is_named(
     kept = [
         line
         for line in responses.read_text().splitlines()
-        if '"81-t2", "contestant": "llama-13b"' not in line
+        if (json.loads(line)["prompt_id"], json.loads(line)["contestant"]) != ("81-t2", "llama-13b")
     ]
     responses.write_text("\n".join(kept) + "\n", encoding="utf-8")
     capsys.readouterr()
     assert main(["validate", str(out / "tournament.toml")]) == 2
     err = capsys.readouterr().err
     assert "does not give (prompt: contestant): 81-t2: " in err and "llama-13b" in err
+
+
+def test_arena_jsonl_fast_reading_writes_what_the_general_reading_writes(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """JSON Lines battles are decoded typed (msgspec) where they can be; a JSON list is read the general way. Odd
+    records (another type in a field, counts of another shape, no question_id, a missing count) give the same
+    tournament files and the same skip report both ways."""
+    battles = arena_battles(n=40)
+    battles[1]["turn"] = True  # another type: read the general way
+    battles[2]["question_id"] = 7.5
+    del battles[3]["question_id"]  # named after the record's number
+    battles[4]["conv_metadata"] = "n/a"  # not a table: no style counts
+    battles[5]["conv_metadata"]["bold_count_a"] = {"**": 2, "note": "x"}  # non-numbers are not summed
+    battles[6]["conv_metadata"]["list_count_b"] = 3.0
+    battles[7]["winner"] = "tie (bothbad)"
+    battles[8]["language"] = ""
+    del battles[9]["conv_metadata"]["header_count_b"]  # malformed: skipped with --skip-bad
+    battles[10]["model_b"] = battles[10]["model_a"]  # malformed
+    battles[11]["model_a"] = 12  # malformed
+    listed, lines = tmp_path / "list" / "battles.json", tmp_path / "lines" / "battles.json"
+    for folder in (listed.parent, lines.parent):
+        folder.mkdir()
+    listed.write_text("[\n" + ",\n".join(json.dumps(b) for b in battles) + "\n]\n", encoding="utf-8")
+    write_jsonl(lines, battles)
+    reports = []
+    for src in (listed, lines):
+        assert main(["import", "arena", str(src), "-o", str(src.parent / "t"), "--skip-bad"]) == 0
+        reports.append(capsys.readouterr().err.replace(str(src), "SRC").replace(str(src.parent), "DIR"))
+    files = [{p.name: p.read_bytes() for p in (src.parent / "t").iterdir()} for src in (listed, lines)]
+    assert files[0] == files[1]
+    assert "skipped 1: malformed: conv_metadata.header_count_b must be a count" in reports[1]
+    assert (
+        "(first: SRC:10)" in reports[1]
+        and "(first: SRC:11)" in reports[1]
+        and "(first: SRC:12)" in reports[1]
+    )
+    strip = [re.sub(r"SRC:\d+|-[0-9a-f]{10}\.sqlite", "N", r) for r in reports]  # lines, the stores' names
+    assert strip[0] == strip[1]
+    log = list(read_log(lines.parent / "t" / "verdicts.jsonl"))
+    assert [v["prompt"] for v in log[1:4]] == ["q00001", "7.5", "battle-4"]
+    assert main(["import", "arena", str(lines), "-o", str(tmp_path / "o")]) == 2
+    assert f"{lines}:10: conv_metadata.header_count_b must be a count" in capsys.readouterr().err

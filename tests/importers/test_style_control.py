@@ -1,6 +1,8 @@
 """Style-controlled Bradley–Terry (`[ranking] style_control`, `export --style-control`) on an imported Chatbot
-Arena log equals FastChat's `compute_style_control` (re-expressed in tests.importers.fastchat_reference) within
-1 Elo point for every model, same order, coefficients within 1 %; the raw Bradley–Terry equals `compute_bt`.
+Arena log equals FastChat's own `compute_style_control` (its rating_systems.py, vendored verbatim in
+tests/benchmarks/fastchat_rating.py, run on the log as a pandas DataFrame) within 1 Elo point for every model, same
+order, coefficients within 1 %; the raw Bradley–Terry equals its `compute_bt`. The numpy re-expression in
+tests.importers.fastchat_reference (no pandas) is checked against the same code.
 By simulation with a known length effect, the controlled ranking recovers the qualities better than the raw one
 and the length coefficient's interval covers the truth."""
 
@@ -13,11 +15,13 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+import pandas as pd
 import pytest
 from scipy.stats import kendalltau
 
 from elotui.cli import main
 from elotui.rating import style_bt
+from tests.benchmarks import fastchat_rating as fastchat_code
 from tests.importers import fastchat_reference as fastchat
 from tests.importers.fixtures import arena_battles, write_jsonl
 
@@ -45,13 +49,14 @@ def test_equals_fastchat_compute_style_control_and_compute_bt(
 ) -> None:
     battles = arena_battles(n=1500, length_effect=1.0)
     toml = imported_and_run(tmp_path, battles, f"anchor = {MIXTRAL}\nbootstrap = 20")
-    want, coef = fastchat.compute_style_control(battles)
+    ratings, coef = fastchat_code.compute_style_control(pd.DataFrame(battles))  # FastChat's own code
+    want = {str(m): float(r) for m, r in ratings.items()}
     doc = export(toml, capsys, "--style-control")
     got = {r["contestant"]: r["rating"] for r in doc["rows"]}
     assert set(got) == set(want)
     for model, rating in want.items():
         assert got[model] == pytest.approx(rating, abs=1.0), model
-    assert [r["contestant"] for r in doc["rows"]] == sorted(want, key=want.get, reverse=True)
+    assert [r["contestant"] for r in doc["rows"]] == list(want)  # FastChat's series is sorted, best first
     style = doc["settings"]["style_control"]
     assert style["features"] == ["length", "markdown"] and "conv_metadata" in style["source"]
     got_coef = [c["logit_per_sd"] for c in style["coefficients"]]
@@ -61,9 +66,21 @@ def test_equals_fastchat_compute_style_control_and_compute_bt(
     assert style["coefficients"][0]["text"].startswith("+1 SD of relative length (tokens): +")
     raw = export(toml, capsys)  # the file's ranking: plain Bradley–Terry at threshold none
     assert "style_control" not in raw["settings"]
-    want_raw = fastchat.compute_bt(battles)
+    want_raw = fastchat_code.compute_bt(pd.DataFrame(battles))
     for r in raw["rows"]:
         assert r["rating"] == pytest.approx(want_raw[r["contestant"]], abs=1.0), r["contestant"]
+    assert [r["contestant"] for r in raw["rows"]] == list(want_raw.index)
+
+
+def test_the_numpy_reference_equals_fastchat_code() -> None:
+    """tests.importers.fastchat_reference (used where pandas is not wanted) against FastChat's own code."""
+    battles = arena_battles(n=900, seed=3, length_effect=1.5)
+    ratings, coef = fastchat_code.compute_style_control(pd.DataFrame(battles))
+    mine, mine_coef = fastchat.compute_style_control(battles)
+    assert all(mine[m] == pytest.approx(float(r), abs=1e-3) for m, r in ratings.items())
+    assert np.allclose(mine_coef, coef, rtol=1e-4, atol=1e-7)
+    bt = fastchat_code.compute_bt(pd.DataFrame(battles))
+    assert all(fastchat.compute_bt(battles)[m] == pytest.approx(float(r), abs=1e-3) for m, r in bt.items())
 
 
 def test_newton_fit_equals_the_lbfgs_reference_on_a_length_only_model() -> None:
@@ -162,3 +179,41 @@ def test_diagnose_reports_each_style_coefficient(tmp_path: Path, capsys: pytest.
     )  # style control is Bradley–Terry's: Elo says it is not applied
     assert "style_control" not in elo["settings"]
     assert "style_control_unused" in [w["kind"] for w in elo["warnings"]]
+
+
+def test_style_file_typed_reading_equals_the_general_reading(tmp_path: Path) -> None:
+    """`[data] style` JSON Lines are decoded typed (msgspec) into columns; the lookup equals the one built from the
+    general reading row by row (the first row of a response kept, undeclared names left out), and a file the typed
+    reading does not take (a negative count) is read the general way, which names the line."""
+    from elotui.errors import UserError
+    from elotui.rating.style_rank import StyleLookup, _read_style, _typed_rows
+
+    rng = random.Random(4)
+    prompts, contestants = [f"p{i}" for i in range(50)], ["a", "b", "c"]
+    rows = [
+        {
+            "prompt": rng.choice([*prompts, "undeclared"]),
+            "contestant": rng.choice([*contestants, "z"]),
+            "tokens": rng.randint(0, 900),
+            "headers": rng.choice([0, 1.5, 3]),
+            "lists": rng.randint(0, 4),
+            "bold": rng.randint(0, 2),
+        }
+        for _ in range(400)
+    ]
+    path = write_jsonl(tmp_path / "style.jsonl", rows)
+    typed = _typed_rows(path)
+    assert typed is not None
+    fast = StyleLookup.from_columns(*typed, prompts, contestants, "s")
+    general = StyleLookup.build(_read_style(path), prompts, contestants, "s")
+    assert np.array_equal(fast.keys, general.keys) and np.array_equal(fast.counts, general.counts)
+    assert 0 < len(fast.keys) < len(rows)  # repeats and undeclared names left out
+    first = next(r for r in rows if (r["prompt"], r["contestant"]) == ("p3", "b"))
+    got, missing = fast.of(np.array([3]), np.array([1]))
+    assert missing == 0 and got[0].tolist() == [first[f] for f in style_bt.FEATURES]
+    rows[7]["bold"] = -1
+    path = write_jsonl(tmp_path / "style.jsonl", rows)
+    assert _typed_rows(path) is None
+    with pytest.raises(UserError) as err:
+        _read_style(path)
+    assert f"{path}:8: needs counts" in "\n".join(err.value.details)

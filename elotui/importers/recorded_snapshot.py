@@ -1,0 +1,122 @@
+"""An import's verdicts ranked at once: the plan `[comparison] pairs = "recorded"` makes of them
+(elotui.plan.recorded), coded as the store's columnar snapshot with each presentation's outcome
+(elotui.store.columns.write_recorded) and written into the imported tournament's default store, so that `elotui
+export`, `diagnose` and the TUI rank them without a run.
+
+Replaying a 10^6-battle arena log with `elotui run` plans a million calls (rendering and hashing each key), writes a
+million plan, call and text rows (a 1.8 GB store) and takes minutes; the rankings read only the snapshot (~10 MB).
+The snapshot holds no fingerprint and the store no plan or call rows: a later `elotui run` plans and replays as on a
+fresh store, and its plan replaces this snapshot with the same presentations and outcomes (what the per-verdict
+views need, `elotui verdicts` and the pairs pane's details, comes with that run). A store that already holds a
+run's plan is left as it is.
+"""
+
+from __future__ import annotations
+
+from operator import itemgetter
+from pathlib import Path
+
+import numpy as np
+from numpy.typing import NDArray
+
+from elotui.errors import UserError
+from elotui.importers.common import Imported
+from elotui.store import Store, store_path_of
+from elotui.store.columns import CodedPlan, code_names
+from elotui.tournament.model import slug_of
+from elotui.vocab import outcome_code
+
+CONDITIONS = ("clean",)  # an imported tournament's conditions (the file's default)
+
+
+def recorded_columns(imported: Imported) -> tuple[CodedPlan, NDArray[np.int8]]:
+    """The coded plan `pairs = "recorded"` makes of the imported verdicts, and each presentation's outcome: for
+    each judge in the file's order, its presentations in the order the log first gives each (a presentation's k-th
+    row is its sample k), gathered unit by unit, a unit being a prompt and an unordered pair, in the order first
+    met (elotui.plan.recorded.recorded_comparisons). Worked out on integer codes with numpy sorts (10^6 verdicts:
+    ~1 s), the names coded once."""
+    verdicts = imported.verdicts
+    names = [list(map(itemgetter(k), verdicts)) for k in range(5)]  # prompt, first, second, judge, condition
+    log_books: list[dict[str, int]] = [{}, {}, {}, {}]
+    books_of = (0, 1, 1, 2, 3)
+    codes = [code_names(values, log_books[b]) for values, b in zip(names, books_of, strict=True)]
+    del names
+    prompt, first, second, judge, condition = codes
+    judge_rank = np.array([list(imported.judges).index(j) for j in log_books[2]], dtype=np.int64)
+    clean = [log_books[3][c] for c in CONDITIONS if c in log_books[3]]
+    kept = np.flatnonzero((first != second) & np.isin(condition, clean))
+    if not len(kept):
+        return _empty_plan(), np.zeros(0, dtype=np.int8)
+    presentation = np.stack([judge[kept], prompt[kept], first[kept], second[kept], condition[kept]], axis=1)
+    _, first_row, of_row = np.unique(presentation, axis=0, return_index=True, return_inverse=True)
+    of_row = of_row.reshape(-1)
+    by_presentation = np.argsort(of_row, kind="stable")  # each presentation's rows, in log order
+    starts = np.searchsorted(of_row[by_presentation], np.arange(len(first_row)))
+    sample = np.empty(len(kept), dtype=np.int64)
+    sample[by_presentation] = np.arange(len(kept)) - starts[of_row[by_presentation]]
+    rank = np.empty(len(first_row), dtype=np.int64)  # presentations: judge by judge, as first given
+    rank[np.lexsort((first_row, judge_rank[presentation[first_row, 0]]))] = np.arange(len(first_row))
+    pf, ps = presentation[first_row, 2], presentation[first_row, 3]
+    units = np.stack([presentation[first_row, 1], np.minimum(pf, ps), np.maximum(pf, ps)], axis=1)
+    of_unit = np.unique(units, axis=0, return_inverse=True)[1].reshape(-1)
+    unit_rank = np.full(of_unit.max() + 1, len(rank), dtype=np.int64)
+    np.minimum.at(unit_rank, of_unit, rank)  # a unit comes where its first presentation does
+    order = kept[np.lexsort((sample, rank[of_row], unit_rank[of_unit[of_row]]))]
+    sample = sample[np.searchsorted(kept, order)]  # `sample` is by position in `kept`, which is sorted
+    outcome_of: dict[tuple[str, str | None], int] = {}
+    outcomes = np.fromiter(
+        (
+            outcome_of.get(key) if key in outcome_of else outcome_of.setdefault(key, outcome_code(*key))
+            for key in zip(map(itemgetter(8), verdicts), map(itemgetter(6), verdicts), strict=True)
+        ),
+        dtype=np.int8,
+        count=len(verdicts),
+    )
+    plan = _recoded([c[order] for c in codes], [list(b) for b in log_books], sample)
+    return plan, outcomes[order]
+
+
+def _recoded(
+    columns: list[NDArray[np.int32]], log_names: list[list[str]], sample: NDArray[np.int64]
+) -> CodedPlan:
+    """The plan columns (in plan order, coded by first appearance in the log) coded as `code_plan` codes them: each
+    book numbered by first appearance in plan order, the contestants first among the shown-first, then the others
+    among the shown-second."""
+    prompt, first, second, judge, condition = columns
+    books: dict[str, dict[str, int]] = {}
+    coded: dict[str, NDArray[np.int32]] = {}
+    for book, names, fields in (
+        ("prompts", log_names[0], {"prompt": prompt}),
+        ("contestants", log_names[1], {"first": first, "second": second}),
+        ("judges", log_names[2], {"judge": judge}),
+        ("conditions", log_names[3], {"condition": condition}),
+    ):
+        seen = np.concatenate(list(fields.values()))
+        values, at = np.unique(seen, return_index=True)
+        in_order = values[np.argsort(at)]
+        new = np.zeros(len(names), dtype=np.int32)
+        new[in_order] = np.arange(len(in_order), dtype=np.int32)
+        books[book] = {names[i]: n for n, i in enumerate(in_order.tolist())}
+        coded.update((field, new[values_of]) for field, values_of in fields.items())
+    n = len(prompt)
+    return CodedPlan(np.arange(n, dtype=np.int32), sample.astype(np.int32), coded, books)
+
+
+def _empty_plan() -> CodedPlan:
+    z = np.zeros(0, dtype=np.int32)
+    empty: dict[str, dict[str, int]] = {"prompts": {}, "contestants": {}, "judges": {}, "conditions": {}}
+    return CodedPlan(z, z, {c: z for c in ("prompt", "first", "second", "judge", "condition")}, empty)
+
+
+def store_recorded(imported: Imported, toml: Path, name: str) -> str:
+    """Write the snapshot into the default store of the tournament file `toml` named `name`; what was done, said
+    for the import's report."""
+    path = store_path_of(toml.resolve(), slug_of(name))
+    try:
+        with Store(path) as store:
+            written = store.set_recorded(*recorded_columns(imported))
+    except UserError as exc:  # the store cannot be written: the files stand, a run replays them
+        return f"the verdicts were not stored for ranking ({exc}); `elotui run` replays them"
+    if not written:
+        return f"{path} holds a run's plan, kept: `elotui run` brings it up to date"
+    return f"ranked at once: the verdicts are in {path} (`elotui export`, `diagnose` and the TUI read them)"
