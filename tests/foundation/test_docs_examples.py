@@ -123,7 +123,8 @@ def test_readme_shell_examples_run_as_written(tmp_path: Path, monkeypatch: pytes
     assert ran >= 5
     ranking = json.loads((tmp_path / "ranking.json").read_text(encoding="utf-8"))
     assert len(ranking["rows"]) == 5
-    assert ranking["provenance"]["elotui_version"] == "0.2.0"  # the release, as pyproject.toml says
+    release = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]["version"]
+    assert ranking["provenance"]["elotui_version"] == release  # the release, as pyproject.toml says
 
 
 def test_the_readme_is_a_five_minute_read() -> None:
