@@ -151,13 +151,17 @@ class TournamentSession:
             return self._scope_prompts(prompt, category)
         turns = {p.id: p.turn for p in self.tournament.spec.prompts}
         if turn not in turns.values():
-            known = sorted({n for n in turns.values() if n is not None})
+            known = self.judged_turns()
             raise UserError(
                 f"turn {turn} is not judged in {self.tournament.path.name} "
                 f"({'turns: ' + ', '.join(map(str, known)) if known else 'give [data] turn = [1, 2] to judge several'})"
             )
         chosen = self._scope_prompts(prompt, category)
         return [p for p in (chosen if chosen is not None else turns) if turns[p] == turn]
+
+    def judged_turns(self) -> list[int]:
+        """The turns judged as their own prompts (`[data] turn = [1, 2]`), in order; a turn scope takes one."""
+        return sorted({p.turn for p in self.tournament.spec.prompts if p.turn is not None})
 
     def _scope_prompts(self, prompt: str | None, category: str | None) -> list[str] | None:
         t = self.tournament
