@@ -12,7 +12,7 @@ import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, cast
+from typing import TYPE_CHECKING, Any, cast
 
 from elotui.errors import UserError
 from elotui.rating.leaderboard import Leaderboard, RatingOptions, Scope, rank_games, scoped_games
@@ -26,6 +26,9 @@ from elotui.tournament.data_files import listing
 from elotui.tournament.model import Tournament
 from elotui.verdict_log import FIELDS, VerdictRow, read_log
 from elotui.vocab import SCREEN_METHODS, Threshold, parse_threshold
+
+if TYPE_CHECKING:
+    from elotui.plan.context_blocks import Exchange
 
 
 @dataclass
@@ -487,6 +490,13 @@ class TournamentSession:
 
         text = self.response_text(prompt, contestant)
         return None if text is None else readable_conversation(self.tournament, prompt, contestant, text)
+
+    def earlier_exchanges(self, prompt: str) -> list[Exchange]:
+        """A conversation's turns before the judged one (user message, each contestant's answer), in order; none
+        for a single-turn prompt."""
+        from elotui.plan.context_blocks import earlier_exchanges
+
+        return earlier_exchanges(self.tournament, prompt)
 
     def judge_kinds(self) -> Mapping[str, str]:
         """judge id -> "live", "replay" or "simulated" (what the screen labels)."""
