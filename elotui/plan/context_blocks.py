@@ -93,16 +93,23 @@ class Exchange:
     answers: Mapping[str, str]
 
 
-def earlier_exchanges(tournament: Tournament, prompt_id: str) -> list[Exchange]:
-    """A conversation's turns before the judged one, in order (the pairs pane and the report show them turn by
-    turn); none for a prompt without earlier turns."""
-    prompt = next((p for p in tournament.spec.prompts if p.id == prompt_id), None)
-    if prompt is None or not prompt.earlier_turns:
-        return []
+def _exchanges(prompt: PromptConfig) -> list[Exchange]:
     return [
         Exchange(turn, {c: answers[n] for c, answers in prompt.earlier_answers.items() if n < len(answers)})
         for n, turn in enumerate(prompt.earlier_turns)
     ]
+
+
+def earlier_exchanges(tournament: Tournament, prompt_id: str) -> list[Exchange]:
+    """A conversation's turns before the judged one, in order (the pairs pane and the report show them turn by
+    turn); none for a prompt without earlier turns."""
+    prompt = next((p for p in tournament.spec.prompts if p.id == prompt_id), None)
+    return [] if prompt is None else _exchanges(prompt)
+
+
+def conversations(tournament: Tournament) -> dict[str, list[Exchange]]:
+    """prompt id → its earlier turns (`earlier_exchanges`), for the prompts that have some."""
+    return {p.id: _exchanges(p) for p in tournament.spec.prompts if p.earlier_turns}
 
 
 def readable_conversation(tournament: Tournament, prompt_id: str, contestant: str, final: str) -> str:

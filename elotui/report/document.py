@@ -8,7 +8,9 @@
 - `pairs`: one record per (prompt, pair) (`elotui.export.pairs.pair_records`, as the pairs pane's review export);
 - `verdicts`: per pair, every recorded verdict (judge, condition, sample, which contestant was shown first, the
   winner, the status, the judge's reasoning and a graded verdict's strength, 2 strong or 1 clear: the AB/BA grid);
-- `prompts`, `responses`: the texts; `provenance`: as the JSON export's.
+- `prompts`, `responses`: the texts; `conversations`: a conversation's turns before the judged one (prompt ->
+  [{user, answers: {contestant: answer}}], for the prompts that have some: the pairs browser shows them turn by
+  turn); `provenance`: as the JSON export's.
 
 Texts are kept exact here; the page inserts every one of them as text, never as markup.
 """
@@ -124,6 +126,16 @@ def response_map(session: TournamentSession) -> dict[str, dict[str, str | None]]
     return out
 
 
+def conversation_map(tournament: Tournament) -> dict[str, list[dict[str, Any]]]:
+    """prompt -> its turns before the judged one, each {"user": its text, "answers": {contestant: answer}}."""
+    from elotui.plan.context_blocks import conversations
+
+    return {
+        prompt: [{"user": e.user, "answers": dict(e.answers)} for e in exchanges]
+        for prompt, exchanges in conversations(tournament).items()
+    }
+
+
 def report_document(
     session: TournamentSession,
     *,
@@ -149,5 +161,6 @@ def report_document(
         ),
         "prompt_texts": dict(t.prompt_texts),
         "responses": response_map(session),
+        "conversations": conversation_map(t),
     }
     return jsonable(doc)  # type: ignore[no-any-return]

@@ -99,3 +99,27 @@ async def test_a_tournament_of_one_turn_offers_no_turn_scope(tmp_path: Path) -> 
             await settle(pilot)
             assert not app.query("#scope-turn")
             assert not [t for t, _, _ in palette_commands(app) if "turn" in t]
+
+
+async def test_the_pairs_panes_turn_filter_keeps_that_turns_pairs(judged: Path) -> None:
+    from elotui.session import TournamentSession
+    from elotui.tui.screens.pairs import PairsPane
+
+    tournament = load_tournament(judged)
+    with Store.open_for(tournament, judged.with_suffix(".sqlite")) as store:
+        turn_two = set(TournamentSession(tournament, store).scope_prompts(turn=2) or ())
+        app = make_app(tournament, store, start_run=False)
+        async with app.run_test(size=SIZE) as pilot:
+            await settle(pilot)
+            await pilot.press("v")
+            await settle(pilot)
+            pane = app.query_one(PairsPane)
+            every = len(pane.shown_pairs)
+            app.query_one("#f-turn", Select).value = "2"
+            await settle(pilot)
+            kept = {s.prompt for s in pane.shown_pairs}
+            assert kept == turn_two and len(pane.shown_pairs) == every // 2 == 36
+            assert "turn 2" in pane._describe()
+            app.query_one("#f-turn", Select).value = Select.NULL
+            await settle(pilot)
+            assert len(pane.shown_pairs) == every
