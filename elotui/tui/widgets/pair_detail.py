@@ -98,7 +98,10 @@ class PairDetailView(VerticalScroll):
         self._words = words
         title = self._title(s, prompt_text, category, len(earlier) + 1 if earlier else 0)
         shown: list[tuple[Widget, Text]] = [(self.query_one("#pair-title", Static), title)]
-        shown += self._show_conversation(s, earlier, prompt_text)
+        made = self._show_conversation(s, earlier, prompt_text)
+        if earlier:
+            last_turn = turn_text(f"user, turn {len(earlier) + 1} (judged)", prompt_text)
+            shown.append((self.query_one("#last-turn", Static), last_turn))
         last = f", turn {len(earlier) + 1} (judged)" if earlier else ""
         for widget_id, who in (("#resp-a", s.a), ("#resp-b", s.b)):
             text = Text()
@@ -111,7 +114,7 @@ class PairDetailView(VerticalScroll):
         verdicts = self._show_verdicts(self._verdict_texts(s, details))
         self._match_widgets = [
             w
-            for w, t in [*shown, *verdicts]
+            for w, t in [*shown, *made, *verdicts]
             if self._words and any(x in t.plain.lower() for x in self._words)
         ]
         self._current = -1
@@ -119,28 +122,35 @@ class PairDetailView(VerticalScroll):
     def _show_conversation(
         self, s: PairSummary, earlier: Sequence[Exchange], prompt_text: str
     ) -> list[tuple[Widget, Text]]:
-        """The earlier turns (each user turn, then the two answers to it side by side) and the judged user turn;
-        hidden for a single-turn prompt. Returns the (widget, text) pairs shown, for the search's highlights."""
+        """The earlier turns, each user turn then the two answers to it side by side (widgets made with their text,
+        the search's words marked); hidden, with the judged turn's line, for a single-turn prompt. Returns the
+        (widget, text) pairs made, for the search's matches."""
         box = self.query_one("#conversation", Vertical)
-        last = self.query_one("#last-turn", Static)
-        box.display = last.display = bool(earlier)
+        box.display = self.query_one("#last-turn", Static).display = bool(earlier)
         box.remove_children()
-        if not earlier:
-            return []
-        shown: list[tuple[Widget, Text]] = []
+        made: list[tuple[Widget, Text]] = []
+
+        def part(text: Text, classes: str = "") -> Static:
+            widget = Static(self._mark(text), classes=classes)
+            made.append((widget, text))
+            return widget
+
         rows: list[Widget] = []
         for n, exchange in enumerate(earlier, start=1):
-            user = Note(classes="turn-user")
-            shown.append((user, turn_text(f"user, turn {n}", exchange.user)))
-            answers = []
-            for who in (s.a, s.b):
-                answer = Note()
-                shown.append((answer, turn_text(f"{one_line(who, 40)}, turn {n}", exchange.answers.get(who))))
-                answers.append(VerticalScroll(answer, classes="response"))
-            rows += [user, Horizontal(*answers, classes="turn-answers")]
-        box.mount_all(rows)
-        shown.append((last, turn_text(f"user, turn {len(earlier) + 1} (judged)", prompt_text)))
-        return shown
+            answers = [
+                VerticalScroll(
+                    part(turn_text(f"{one_line(who, 40)}, turn {n}", exchange.answers.get(who))),
+                    classes="response",
+                )
+                for who in (s.a, s.b)
+            ]
+            rows += [
+                part(turn_text(f"user, turn {n}", exchange.user), "turn-user"),
+                Horizontal(*answers, classes="turn-answers"),
+            ]
+        if rows:
+            box.mount_all(rows)
+        return made
 
     def show_votes(self, line: str) -> None:
         """The human votes on the pair (elotui.tui.voting), shown literally."""
