@@ -53,8 +53,9 @@ def board_key(method: str, threshold: Any) -> str:
 
 
 def boards(session: TournamentSession, scope: Mapping[str, str | None]) -> dict[str, dict[str, Any]]:
-    """Every threshold × method's leaderboard of the scope (`prompt`, `category`, `judge`, as `elotui export`
+    """Every threshold × method's leaderboard of the scope (`prompt`, `category`, `judge`, `turn`, as `elotui export`
     takes them), as the JSON export's document (without provenance)."""
+    turn = scope.get("turn")
     return {
         board_key(method, threshold): leaderboard_document(
             session.leaderboard(
@@ -63,6 +64,7 @@ def boards(session: TournamentSession, scope: Mapping[str, str | None]) -> dict[
                 prompt=scope.get("prompt"),
                 category=scope.get("category"),
                 judge=scope.get("judge"),
+                turn=None if turn is None else int(turn),
             )
         )
         for method in METHODS
@@ -143,7 +145,7 @@ def report_document(
     scope: Mapping[str, str | None] | None = None,
 ) -> dict[str, Any]:
     """Everything the page shows, as one JSON-able document (see the module's docstring). `scope` restricts the
-    leaderboards (`prompt`, `category`, `judge`); the other parts cover the whole tournament."""
+    leaderboards (`prompt`, `category`, `judge`, `turn`); the other parts cover the whole tournament."""
     chosen = {k: v for k, v in (scope or {}).items() if v is not None}
     t = session.tournament
     diagnose = session.diagnose_report()
