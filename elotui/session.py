@@ -12,7 +12,7 @@ import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, cast
+from typing import TYPE_CHECKING, Any, cast
 
 from elotui.errors import UserError
 from elotui.rating.leaderboard import Leaderboard, RatingOptions, Scope, rank_games, scoped_games
@@ -26,6 +26,9 @@ from elotui.tournament.data_files import listing
 from elotui.tournament.model import Tournament
 from elotui.verdict_log import FIELDS, VerdictRow, read_log
 from elotui.vocab import SCREEN_METHODS, Threshold, parse_threshold
+
+if TYPE_CHECKING:
+    from elotui.plan.context_blocks import Exchange
 
 
 @dataclass
@@ -151,13 +154,17 @@ class TournamentSession:
             return self._scope_prompts(prompt, category)
         turns = {p.id: p.turn for p in self.tournament.spec.prompts}
         if turn not in turns.values():
-            known = sorted({n for n in turns.values() if n is not None})
+            known = self.judged_turns()
             raise UserError(
                 f"turn {turn} is not judged in {self.tournament.path.name} "
                 f"({'turns: ' + ', '.join(map(str, known)) if known else 'give [data] turn = [1, 2] to judge several'})"
             )
         chosen = self._scope_prompts(prompt, category)
         return [p for p in (chosen if chosen is not None else turns) if turns[p] == turn]
+
+    def judged_turns(self) -> list[int]:
+        """The turns judged as their own prompts (`[data] turn = [1, 2]`), in order; a turn scope takes one."""
+        return sorted({p.turn for p in self.tournament.spec.prompts if p.turn is not None})
 
     def _scope_prompts(self, prompt: str | None, category: str | None) -> list[str] | None:
         t = self.tournament
@@ -483,6 +490,13 @@ class TournamentSession:
 
         text = self.response_text(prompt, contestant)
         return None if text is None else readable_conversation(self.tournament, prompt, contestant, text)
+
+    def earlier_exchanges(self, prompt: str) -> list[Exchange]:
+        """A conversation's turns before the judged one (user message, each contestant's answer), in order; none
+        for a single-turn prompt."""
+        from elotui.plan.context_blocks import earlier_exchanges
+
+        return earlier_exchanges(self.tournament, prompt)
 
     def judge_kinds(self) -> Mapping[str, str]:
         """judge id -> "live", "replay" or "simulated" (what the screen labels)."""

@@ -45,6 +45,12 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
     p.add_argument("--prompt", metavar="ID", help="rank a single prompt (the leaderboards only)")
     p.add_argument("--category", metavar="C", help="rank the prompts of one category (the leaderboards only)")
     p.add_argument("--judge", metavar="ID", help="rank one judge's verdicts (the leaderboards only)")
+    p.add_argument(
+        "--turn",
+        type=int,
+        metavar="N",
+        help="rank the prompts of one turn (of [data] turn = [1, 2, ...]; the leaderboards only)",
+    )
     add_store_arg(p)
     p.set_defaults(handler=run)
 
@@ -74,7 +80,8 @@ def _report(args: argparse.Namespace) -> int:
             if args.max_reasoning is not None
             else (LARGE_REASONING if pairs > LARGE_PAIRS else None)
         )
-        scope = {"prompt": args.prompt, "category": args.category, "judge": args.judge}
+        turn = None if args.turn is None else str(args.turn)
+        scope = {"prompt": args.prompt, "category": args.category, "judge": args.judge, "turn": turn}
         doc = report_document(session, reasoning_limit=limit, scope=scope)
     finally:
         store.close()

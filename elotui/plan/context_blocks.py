@@ -85,16 +85,43 @@ def transcript(user_turns: list[str], answers: list[str], slot: str, boundary: s
     return "\n\n".join(parts)
 
 
-def readable_conversation(tournament: Tournament, prompt_id: str, contestant: str, final: str) -> str:
-    """One contestant's conversation as a person reads it (the pairs pane): each user turn and its answer under
-    a heading, `final` the last answer. A prompt without earlier turns gives `final` as it is."""
+@dataclass(frozen=True)
+class Exchange:
+    """One turn of a conversation before the judged one: the user's message and each contestant's answer to it."""
+
+    user: str
+    answers: Mapping[str, str]
+
+
+def _exchanges(prompt: PromptConfig) -> list[Exchange]:
+    return [
+        Exchange(turn, {c: answers[n] for c, answers in prompt.earlier_answers.items() if n < len(answers)})
+        for n, turn in enumerate(prompt.earlier_turns)
+    ]
+
+
+def earlier_exchanges(tournament: Tournament, prompt_id: str) -> list[Exchange]:
+    """A conversation's turns before the judged one, in order (the pairs pane and the report show them turn by
+    turn); none for a prompt without earlier turns."""
     prompt = next((p for p in tournament.spec.prompts if p.id == prompt_id), None)
-    if prompt is None or not prompt.earlier_turns:
+    return [] if prompt is None else _exchanges(prompt)
+
+
+def conversations(tournament: Tournament) -> dict[str, list[Exchange]]:
+    """prompt id → its earlier turns (`earlier_exchanges`), for the prompts that have some."""
+    return {p.id: _exchanges(p) for p in tournament.spec.prompts if p.earlier_turns}
+
+
+def readable_conversation(tournament: Tournament, prompt_id: str, contestant: str, final: str) -> str:
+    """One contestant's conversation as a person reads it (the blind review): each user turn and its answer under
+    a heading, `final` the last answer. A prompt without earlier turns gives `final` as it is."""
+    earlier = earlier_exchanges(tournament, prompt_id)
+    if not earlier:
         return final
-    turns = [*prompt.earlier_turns, tournament.prompt_texts.get(prompt_id, "")]
-    answers = [*prompt.earlier_answers.get(contestant, [""] * len(prompt.earlier_turns)), final]
+    turns = [*(e.user for e in earlier), tournament.prompt_texts.get(prompt_id, "")]
+    answers = [*(e.answers.get(contestant, "") for e in earlier), final]
     parts = []
-    for n, (turn, answer) in enumerate(zip(turns, answers, strict=False), start=1):
+    for n, (turn, answer) in enumerate(zip(turns, answers, strict=True), start=1):
         parts.append(f"── user, turn {n} ──\n{turn}\n── {contestant}, turn {n} ──\n{answer}")
     return "\n\n".join(parts)
 

@@ -8,7 +8,9 @@
 - `pairs`: one record per (prompt, pair) (`elotui.export.pairs.pair_records`, as the pairs pane's review export);
 - `verdicts`: per pair, every recorded verdict (judge, condition, sample, which contestant was shown first, the
   winner, the status, the judge's reasoning and a graded verdict's strength, 2 strong or 1 clear: the AB/BA grid);
-- `prompts`, `responses`: the texts; `provenance`: as the JSON export's.
+- `prompts`, `responses`: the texts; `conversations`: a conversation's turns before the judged one (prompt ->
+  [{user, answers: {contestant: answer}}], for the prompts that have some: the pairs browser shows them turn by
+  turn); `provenance`: as the JSON export's.
 
 Texts are kept exact here; the page inserts every one of them as text, never as markup.
 """
@@ -51,8 +53,9 @@ def board_key(method: str, threshold: Any) -> str:
 
 
 def boards(session: TournamentSession, scope: Mapping[str, str | None]) -> dict[str, dict[str, Any]]:
-    """Every threshold × method's leaderboard of the scope (`prompt`, `category`, `judge`, as `elotui export`
+    """Every threshold × method's leaderboard of the scope (`prompt`, `category`, `judge`, `turn`, as `elotui export`
     takes them), as the JSON export's document (without provenance)."""
+    turn = scope.get("turn")
     return {
         board_key(method, threshold): leaderboard_document(
             session.leaderboard(
@@ -61,6 +64,7 @@ def boards(session: TournamentSession, scope: Mapping[str, str | None]) -> dict[
                 prompt=scope.get("prompt"),
                 category=scope.get("category"),
                 judge=scope.get("judge"),
+                turn=None if turn is None else int(turn),
             )
         )
         for method in METHODS
@@ -124,6 +128,16 @@ def response_map(session: TournamentSession) -> dict[str, dict[str, str | None]]
     return out
 
 
+def conversation_map(tournament: Tournament) -> dict[str, list[dict[str, Any]]]:
+    """prompt -> its turns before the judged one, each {"user": its text, "answers": {contestant: answer}}."""
+    from elotui.plan.context_blocks import conversations
+
+    return {
+        prompt: [{"user": e.user, "answers": dict(e.answers)} for e in exchanges]
+        for prompt, exchanges in conversations(tournament).items()
+    }
+
+
 def report_document(
     session: TournamentSession,
     *,
@@ -131,7 +145,7 @@ def report_document(
     scope: Mapping[str, str | None] | None = None,
 ) -> dict[str, Any]:
     """Everything the page shows, as one JSON-able document (see the module's docstring). `scope` restricts the
-    leaderboards (`prompt`, `category`, `judge`); the other parts cover the whole tournament."""
+    leaderboards (`prompt`, `category`, `judge`, `turn`); the other parts cover the whole tournament."""
     chosen = {k: v for k, v in (scope or {}).items() if v is not None}
     t = session.tournament
     diagnose = session.diagnose_report()
@@ -149,5 +163,6 @@ def report_document(
         ),
         "prompt_texts": dict(t.prompt_texts),
         "responses": response_map(session),
+        "conversations": conversation_map(t),
     }
     return jsonable(doc)  # type: ignore[no-any-return]

@@ -444,9 +444,24 @@
     const box = document.getElementById("pair-detail");
     box.replaceChildren();
     box.appendChild(el("h3", { id: "detail-h", tabindex: "-1", text: prompt + ": " + a + " vs " + b + " (" + p[COL.class] + ")" }));
+    const earlier = (DATA.conversations || {})[prompt] || [], judged = earlier.length + 1;
+    if (earlier.length) {  // a conversation: each earlier user turn, then both answers to it; then the judged turn
+      box.appendChild(el("p", { class: "note", text: "A conversation of " + judged + " turns: each user turn, then both contestants' answers to it; the answers to turn " + judged + " are judged." }));
+      earlier.forEach(function (e, n) {
+        box.appendChild(el("h4", { text: "User, turn " + (n + 1) }));
+        box.appendChild(el("pre", { class: "text turn-user", "data-turn": n + 1, text: e.user }));
+        box.appendChild(el("div", { class: "responses" }, [[a, "A"], [b, "B"]].map(function (x) {
+          const said = e.answers[x[0]];
+          return el("div", { class: "response" }, [el("h4", { text: x[1] + ": " + name(x[0]) + ", turn " + (n + 1) }),
+            el("pre", { class: "text turn-answer", "data-turn": n + 1, "data-answer-of": x[0], text: said === undefined ? "(no answer in the data)" : said })]);
+        })));
+      });
+      box.appendChild(el("h4", { text: "User, turn " + judged + " (judged)" }));
+    }
+    const turn = earlier.length ? ", turn " + judged + " (judged)" : "";
     box.appendChild(el("pre", { class: "text prompt", text: DATA.prompt_texts[prompt] || "" }));
     box.appendChild(el("div", { class: "responses" }, [[a, "A"], [b, "B"]].map(function (x) {
-      return el("div", { class: "response" }, [el("h4", { text: x[1] + ": " + name(x[0]) }),
+      return el("div", { class: "response" }, [el("h4", { text: x[1] + ": " + name(x[0]) + turn }),
         el("pre", { class: "text", "data-contestant": x[0], text: r[x[0]] === null || r[x[0]] === undefined ? "(no response recorded)" : r[x[0]] })]);
     })));
     box.appendChild(grid(verdicts, a, b));

@@ -156,6 +156,13 @@ class AppActions(_Base):
         if select.value != (judge if judge is not None else Select.NULL):
             select.value = judge if judge is not None else Select.NULL
 
+    def set_scope_turn(self, turn: int | None) -> None:
+        """One turn's prompts (`[data] turn = [1, 2]`), as `elotui export --turn` ranks them; None: every turn."""
+        self.scope = replace(self.scope, turn=turn)
+        for select in self.query("#scope-turn").results(Select):
+            if select.value != (str(turn) if turn is not None else Select.NULL):
+                select.value = str(turn) if turn is not None else Select.NULL
+
     def action_pause(self) -> None:
         runner = self.runner
         if runner is None or self.monitor.result is not None:
@@ -188,6 +195,8 @@ class AppActions(_Base):
         parts = [f"{self.tournament.slug}-ranking", f"t{threshold_label(self.threshold)}", self.method]
         if self._style_shown():
             parts.append("style")
+        if scope.turn is not None:
+            parts.append(f"turn-{scope.turn}")
         for kind, value in (("category", scope.category), ("prompt", scope.prompt), ("judge", scope.judge)):
             if value is not None:
                 parts.append(f"{kind}-{re.sub(r'[^A-Za-z0-9._]+', '_', value)[:40]}")

@@ -118,7 +118,10 @@ class ElotuiApp(AppActions, App[int]):
         self._style_lookup: Any = None
         self._style_lock = threading.Lock()
         self.ranking_context = RankingContext(
-            self.tournament.categories, self.session.note_design, self.style_counts
+            self.tournament.categories,
+            self.session.note_design,
+            self.style_counts,
+            scope_prompts=self.session.scope_prompts,
         )
         self.ranking = LiveRanking(self.session.empty_table(), self.session.options, self.ranking_context)
         self._posted = False
@@ -169,6 +172,7 @@ class ElotuiApp(AppActions, App[int]):
                     t.judge_ids,
                     sorted(set(t.categories.values())),
                     contestant_width=max(width, 10),
+                    turns=self.session.judged_turns(),
                     id="leaderboard-pane",
                 )
             with TabPane("Pairs · v", id="tab-pairs"):
@@ -539,10 +543,12 @@ class ElotuiApp(AppActions, App[int]):
 
     @on(Select.Changed, "#scope-bar Select")
     def _scope_changed(self, event: Select.Changed) -> None:
-        """#scope-prompt, #scope-judge, #scope-category: one field of the scope each (blank = all)."""
+        """#scope-prompt, #scope-judge, #scope-category, #scope-turn: one field of the scope each (blank = all)."""
         field = (event.select.id or "").removeprefix("scope-")
-        value = event.value if isinstance(event.value, str) else None
-        if field in ("prompt", "judge", "category") and value != getattr(self.scope, field):
+        value: Any = event.value if isinstance(event.value, str) else None
+        if field == "turn" and value is not None:
+            value = int(value)
+        if field in ("prompt", "judge", "category", "turn") and value != getattr(self.scope, field):
             self.scope = replace(self.scope, **{field: value})
 
     def watch_theme(self) -> None:

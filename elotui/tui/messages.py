@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from textual.message import Message
 
+from elotui.plan.context_blocks import Exchange
 from elotui.rating.leaderboard import Leaderboard
 from elotui.rating.pair_summary import PairSummary
 from elotui.records import DiagnoseReport, JudgeStats, PairDetail
@@ -70,8 +72,16 @@ class SearchIndexBuilt(Message):
 
 
 class PairDetailLoaded(Message):
-    def __init__(self, summary: PairSummary, details: list[PairDetail], texts: dict[str, str | None]) -> None:
+    def __init__(
+        self,
+        summary: PairSummary,
+        details: list[PairDetail],
+        texts: dict[str, str | None],
+        earlier: Sequence[Exchange] = (),
+    ) -> None:
+        """`texts`: each contestant's (last) response; `earlier`: a conversation's turns before the judged one."""
         super().__init__()
         self.summary = summary
         self.details = details
         self.texts = texts
+        self.earlier = earlier

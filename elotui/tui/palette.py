@@ -8,6 +8,7 @@ from typing import Any, Protocol, cast
 
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 
+from elotui.session import TournamentSession
 from elotui.tournament.model import Tournament
 from elotui.vocab import THRESHOLDS, threshold_label
 
@@ -18,6 +19,7 @@ class PaletteHost(Protocol):
     """What the palette needs of the app (the app implements it; this module does not import the app)."""
 
     tournament: Tournament
+    session: TournamentSession
     available_themes: Collection[str]
 
     def action_threshold(self, index: int) -> None: ...
@@ -32,6 +34,7 @@ class PaletteHost(Protocol):
     async def action_quit(self) -> None: ...
     def set_scope_prompt(self, prompt: str | None) -> None: ...
     def set_scope_judge(self, judge: str | None) -> None: ...
+    def set_scope_turn(self, turn: int | None) -> None: ...
     def switch_theme(self, name: str) -> None: ...
 
 
@@ -63,6 +66,11 @@ def palette_commands(app: PaletteHost) -> list[Command]:
         ("Scope: all prompts", "rank over every prompt", partial(app.set_scope_prompt, None)),
         ("Scope: all judges", "rank over every judge", partial(app.set_scope_judge, None)),
     ]
+    turns = app.session.judged_turns()
+    if len(turns) > 1:  # each judged turn alone, as `elotui export --turn N`
+        out.append(("Scope: all turns", "rank over every turn's prompts", partial(app.set_scope_turn, None)))
+        for n in turns:
+            out.append((f"Scope: turn {n}", f"rank turn {n}'s prompts only", partial(app.set_scope_turn, n)))
     for p in app.tournament.prompt_ids:
         out.append((f"Scope: prompt {p}", "rank on this prompt only", partial(app.set_scope_prompt, p)))
     for j in app.tournament.judge_ids:

@@ -294,6 +294,62 @@ def test_hostile_responses_of_a_run_render_as_text(tmp_path: Path) -> None:
         assert b.errors == [] and b.others() == []
 
 
+def test_a_conversation_is_shown_turn_by_turn_and_its_hostile_turns_as_text(tmp_path: Path) -> None:
+    """A two-turn conversation whose earlier user turn and answer are hostile markup: the pair's detail shows user
+    turn 1, both answers to it, then the judged turn and its answers, each text as text; nothing runs."""
+    import tomli_w
+
+    from elotui.cli import main
+
+    spec = {
+        "tournament": {"name": "conversation"},
+        "contestants": [{"id": "x"}, {"id": "y"}],
+        "judges": [
+            {"id": "sim", "provider": "simulated", "simulation": {"qualities": {"x": 1100.0, "y": 1000.0}}}
+        ],
+        "prompts": [
+            {
+                "id": "p1",
+                "text": "And the second question?",
+                "earlier_turns": [HOSTILE],
+                "earlier_answers": {"x": [HOSTILE], "y": ["y's first answer"]},
+                "responses": {"x": "x's last answer", "y": "y's last answer"},
+            },
+            {"id": "p2", "text": "One question.", "responses": {"x": "x alone", "y": "y alone"}},
+        ],
+    }
+    t = tmp_path / "conversation.toml"
+    t.write_text(tomli_w.dumps(spec), encoding="utf-8")
+    store, out = tmp_path / "store.sqlite", tmp_path / "conversation.html"
+    assert main(["run", str(t), "--headless", "--no-delay", "--store", str(store)]) == 0
+    assert main(["report", str(t), "--store", str(store), "-o", str(out)]) == 0
+    with browser_on(out) as b:
+        page = b.page
+        page.click('#pairs tbody tr[data-prompt="p1"] button')
+        shown = page.eval_on_selector_all(
+            "#pair-detail h4, #pair-detail pre.text", "e => e.map(x => x.textContent)"
+        )
+        assert shown[:10] == [
+            "User, turn 1",
+            HOSTILE,
+            "A: x, turn 1",
+            HOSTILE,
+            "B: y, turn 1",
+            "y's first answer",
+            "User, turn 2 (judged)",
+            "And the second question?",
+            "A: x, turn 2 (judged)",
+            "x's last answer",
+        ]
+        assert page.text_content('#pair-detail pre[data-contestant="y"]') == "y's last answer"
+        assert page.locator("img").count() == 0 and page.locator("#app b").count() == 0
+        assert page.evaluate("window.__pwned") is None
+        page.click('#pairs tbody tr[data-prompt="p2"] button')  # a single-turn prompt: no turns
+        assert page.locator("#pair-detail pre.turn-user").count() == 0
+        assert page.text_content("#pair-detail pre.prompt") == "One question."
+        assert b.errors == [] and b.others() == []
+
+
 def test_a_view_without_ratings_draws_without_errors(vicuna_doc: dict[str, Any], tmp_path: Path) -> None:
     doc = json.loads(json.dumps(vicuna_doc))
     board = doc["boards"][f"{doc['meta']['method']}|{doc['meta']['threshold']}"]

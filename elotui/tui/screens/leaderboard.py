@@ -30,13 +30,16 @@ class LeaderboardPane(Vertical):
         judges: list[str],
         categories: list[str] | None = None,
         contestant_width: int = 24,
+        turns: list[int] | None = None,
         **kwargs: object,
     ) -> None:
+        """`turns`: the turns judged as their own prompts; with two or more, the scope bar offers one turn."""
         super().__init__(**kwargs)  # type: ignore[arg-type]
         self._prompts = prompts
         self._judges = judges
         self._categories = categories or []
         self._contestant_width = contestant_width
+        self._turns = turns or []
 
     def compose(self) -> ComposeResult:
         with Horizontal(id="scope-bar"):
@@ -50,6 +53,9 @@ class LeaderboardPane(Vertical):
                     width=30,
                     compact=True,
                 )
+            if len(self._turns) > 1:
+                turns = [str(n) for n in self._turns]
+                yield choice_select("turn", turns, blank="all turns", id="scope-turn", width=8, compact=True)
             yield choice_select("prompt", self._prompts, blank="all prompts", id="scope-prompt", compact=True)
             yield choice_select("judge", self._judges, blank="all judges", id="scope-judge", compact=True)
             yield Label(

@@ -75,6 +75,7 @@ class PairsPane(Vertical, VotingPane):
         t = session.tournament
         self._prompts, self._judges, self._contestants = t.prompt_ids, t.judge_ids, t.contestant_ids
         self._categories = t.categories
+        self._turns = [str(n) for n in session.judged_turns()]
         self._conditions = list(t.spec.comparison.conditions)
         self._kinds, self._kinds_label = kinds, kinds_label
         self._ratings = ratings or dict
@@ -113,6 +114,10 @@ class PairsPane(Vertical, VotingPane):
             yield Select([], prompt="contestant", id="f-contestant", compact=True)
             if self._categories:
                 yield Select([], prompt="category", id="f-category", compact=True)
+            if len(self._turns) > 1:
+                yield choice_select(
+                    "turn", self._turns, blank="all turns", id="f-turn", width=8, compact=True
+                )
             yield Select([], prompt="flipped", id="f-flipped", compact=True)
             yield choice_select(
                 "judge", self._judges, blank="all judges", id="f-judge", width=24, compact=True
@@ -223,7 +228,18 @@ class PairsPane(Vertical, VotingPane):
             category=self._value("#f-category"),
             prompt=self._value("#f-prompt"),
             sort=self.sort,
+            **self._turn_query(),
         )
+
+    def _turn_query(self) -> dict[str, Any]:
+        """The turn filter's fields of the query: the turn and its prompts, as `elotui export --turn` takes them."""
+        turn = self._value("#f-turn") if self._turns else None
+        if turn is None:
+            return {}
+        return {
+            "turn": int(turn),
+            "turn_prompts": frozenset(self.session.scope_prompts(turn=int(turn)) or ()),
+        }
 
     def search_words(self) -> tuple[str, ...]:
         return words_of(self.query_one("#f-search", Input).value)
@@ -315,7 +331,7 @@ class PairsPane(Vertical, VotingPane):
 
     # -- filters, search, sort -----------------------------------------------------------------------------------
     @on(Checkbox.Changed)
-    @on(Select.Changed, "#f-class, #f-contestant, #f-category, #f-flipped, #f-prompt")
+    @on(Select.Changed, "#f-class, #f-contestant, #f-category, #f-turn, #f-flipped, #f-prompt")
     def _filters_changed(self) -> None:
         self._fill()
 
@@ -417,8 +433,9 @@ class PairsPane(Vertical, VotingPane):
     @work(thread=True, exclusive=True, group="pair-detail", exit_on_error=False)
     def _load_detail(self, s: PairSummary) -> None:
         details = self.session.pair_details(s.prompt, s.a, s.b)
-        texts = {who: self.session.shown_response(s.prompt, who) for who in (s.a, s.b)}
-        self.post_message(PairDetailLoaded(s, details, texts))
+        texts = {who: self.session.response_text(s.prompt, who) for who in (s.a, s.b)}
+        earlier = self.session.earlier_exchanges(s.prompt)
+        self.post_message(PairDetailLoaded(s, details, texts, earlier))
 
     @on(PairDetailLoaded)
     def _show_detail(self, message: PairDetailLoaded) -> None:
@@ -434,6 +451,7 @@ class PairsPane(Vertical, VotingPane):
             t.prompt_texts.get(s.prompt, ""),
             self._categories.get(s.prompt),
             self.search_words(),
+            message.earlier,
         )
         self.show_votes()
 

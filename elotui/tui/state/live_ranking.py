@@ -22,15 +22,18 @@ from elotui.vocab import METHOD_NAMES, Threshold, threshold_label
 
 @dataclass(frozen=True)
 class ViewScope:
-    """All prompts / one prompt / one category's prompts; all judges / one judge (None = all)."""
+    """All prompts / one prompt / one category's prompts / one turn's prompts (`[data] turn = [1, 2]`); all judges /
+    one judge (None = all)."""
 
     prompt: str | None = None
     judge: str | None = None
     category: str | None = None
+    turn: int | None = None
 
     def describe(self) -> str:
+        turn = f"turn {self.turn} · " if self.turn is not None else ""
         category = f"category {self.category} · " if self.category is not None else ""
-        return f"{category}prompt {self.prompt or 'all'} · judge {self.judge or 'all'}"
+        return f"{turn}{category}prompt {self.prompt or 'all'} · judge {self.judge or 'all'}"
 
     def prompts(self, categories: Mapping[str, str]) -> list[str] | None:
         """The prompt ids in scope (None = all); `categories`: prompt id → category."""
@@ -65,13 +68,16 @@ def _unchanged(board: Leaderboard) -> Leaderboard:
 @dataclass(frozen=True)
 class RankingContext:
     """What a view needs besides the verdicts: the prompts' categories, and a last step that every leaderboard
-    of this tournament goes through (TournamentSession.note_design: the comparison design and its warning)."""
+    of this tournament goes through (TournamentSession.note_design: the comparison design and its warning).
+    `scope_prompts`: (prompt, category, turn) → the prompts in scope, as `elotui export` takes them
+    (TournamentSession.scope_prompts); without it a view's prompts come from `categories` and it has no turn."""
 
     categories: Mapping[str, str] = field(default_factory=dict)
     finish: Callable[[Leaderboard], Leaderboard] = _unchanged
     # the games' style counts (elotui.rating.style_rank.StyleLookup) for a style-controlled view, read when first
     # asked for (from a ranking thread)
     style: Callable[[], Any] | None = None
+    scope_prompts: Callable[[str | None, str | None, int | None], list[str] | None] | None = None
 
 
 class LiveRanking:
@@ -226,6 +232,14 @@ class LiveRanking:
             threshold=threshold,
             method=method,
             options=options,
-            prompts=scope.prompts(self.context.categories),
+            prompts=self.scope_prompts(scope),
             judges=[scope.judge] if scope.judge else None,
         )
+
+    def scope_prompts(self, scope: ViewScope) -> list[str] | None:
+        """The prompts of a view's scope (None = all)."""
+        if self.context.scope_prompts is not None:
+            return self.context.scope_prompts(scope.prompt, scope.category, scope.turn)
+        if scope.turn is not None:
+            raise ValueError("a turn scope needs the session's scope_prompts (RankingContext.scope_prompts)")
+        return scope.prompts(self.context.categories)

@@ -1,7 +1,7 @@
 """What the pairs pane shows: filters, sorts and text search over pair summaries. No Textual here.
 
 Filters combine (all must hold): the majority stability class, any judge flipped, judges split (judges on both
-sides), one judge against the rest, a chosen judge flipped, a contestant in the pair, a category, a prompt.
+sides), one judge against the rest, a chosen judge flipped, a contestant in the pair, a category, a turn, a prompt.
 (The judge and condition scopes re-summarise that judge's or condition's verdicts: see the pane.)
 
 Search: case-insensitive; the query's words (and "quoted phrases") must all appear somewhere in the pair's texts
@@ -39,6 +39,8 @@ class PairQuery:
     category: str | None = None
     prompt: str | None = None
     sort: str = "prompt"
+    turn: int | None = None  # one turn's prompts (`[data] turn = [1, 2]`): those of `turn_prompts`
+    turn_prompts: frozenset[str] | None = None  # TournamentSession.scope_prompts(turn=turn)
 
 
 def _judges_match(s: PairSummary, q: PairQuery) -> bool:
@@ -57,6 +59,7 @@ def matches(s: PairSummary, q: PairQuery, categories: Mapping[str, str]) -> bool
         and (q.contestant is None or q.contestant in (s.a, s.b))
         and (q.category is None or categories.get(s.prompt) == q.category)
         and (q.prompt is None or s.prompt == q.prompt)
+        and (q.turn_prompts is None or s.prompt in q.turn_prompts)
     )
 
 
@@ -157,6 +160,7 @@ def describe(q: PairQuery, judge: str | None, condition: str | None, search: str
             ("stability", q.klass),
             ("contestant", q.contestant),
             ("category", q.category),
+            ("turn", None if q.turn is None else str(q.turn)),
             ("judge flipped", q.flipped_judge),
             ("prompt", q.prompt),
             ("judge", judge),

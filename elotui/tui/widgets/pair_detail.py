@@ -1,6 +1,8 @@
 """One pair in full: the prompt, both responses side by side, the AB/BA grid and every verdict with its whole
-reasoning (untrusted text shown literally: rich `Text`, never markup). The words of the current search are
-highlighted; `next_match` / `previous_match` (n / N) scroll from one part holding a match to the next."""
+reasoning (untrusted text shown literally: rich `Text`, never markup). A conversation is shown turn by turn: each
+earlier user turn, then both contestants' answers to it side by side, then the judged (last) user turn and the two
+judged answers. The words of the current search are highlighted; `next_match` / `previous_match` (n / N) scroll
+from one part holding a match to the next."""
 
 from __future__ import annotations
 
@@ -12,6 +14,7 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.widget import Widget
 from textual.widgets import Static
 
+from elotui.plan.context_blocks import Exchange
 from elotui.rating.pair_summary import PairSummary
 from elotui.records import PairDetail
 from elotui.tui.colours import theme_colour
@@ -29,10 +32,22 @@ def response_shown(response: str | None) -> str:
     return shown if shown.strip() else "(empty response)"
 
 
+def turn_text(heading: str, text: str | None) -> Text:
+    """One turn of a conversation: `── heading ──` then the text, cleaned (an answer not given says so)."""
+    out = Text()
+    out.append(f"── {heading} ──\n", style="bold")
+    out.append(response_shown(text) if text is not None else "(no answer in the data)")
+    return out
+
+
 class PairDetailView(VerticalScroll):
     DEFAULT_CSS = """
     PairDetailView .verdict { height: auto; }
     PairDetailView .current-match { background: $boost; }
+    PairDetailView #conversation { height: auto; }
+    PairDetailView .turn-user, PairDetailView #last-turn { height: auto; margin-top: 1; }
+    PairDetailView .turn-answers { height: auto; max-height: 12; }
+    PairDetailView .turn-answers .response { max-height: 12; }
     """
 
     def __init__(
@@ -48,6 +63,12 @@ class PairDetailView(VerticalScroll):
     def compose(self) -> ComposeResult:
         yield Note("Select a pair to see both responses and every verdict.", id="pair-title")
         yield Note(id="pair-votes")
+        for part in (
+            Vertical(id="conversation"),
+            Note(id="last-turn"),
+        ):  # a conversation's turns (shown by show())
+            part.display = False
+            yield part
         with Horizontal(id="responses"):
             with VerticalScroll(classes="response"):
                 yield Note(id="resp-a")
@@ -71,13 +92,20 @@ class PairDetailView(VerticalScroll):
         prompt_text: str,
         category: str | None,
         words: tuple[str, ...],
+        earlier: Sequence[Exchange] = (),
     ) -> None:
+        """`texts`: each contestant's (last) response; `earlier`: a conversation's turns before the judged one."""
         self._words = words
-        title = self._title(s, prompt_text, category)
+        title = self._title(s, prompt_text, category, len(earlier) + 1 if earlier else 0)
         shown: list[tuple[Widget, Text]] = [(self.query_one("#pair-title", Static), title)]
+        made = self._show_conversation(s, earlier, prompt_text)
+        if earlier:
+            last_turn = turn_text(f"user, turn {len(earlier) + 1} (judged)", prompt_text)
+            shown.append((self.query_one("#last-turn", Static), last_turn))
+        last = f", turn {len(earlier) + 1} (judged)" if earlier else ""
         for widget_id, who in (("#resp-a", s.a), ("#resp-b", s.b)):
             text = Text()
-            text.append(f"{one_line(who, 40)}\n", style="bold underline")
+            text.append(f"{one_line(who, 40)}{last}\n", style="bold underline")
             text.append(response_shown(texts.get(who)))
             shown.append((self.query_one(widget_id, Static), text))
         for widget, text in shown:
@@ -86,10 +114,43 @@ class PairDetailView(VerticalScroll):
         verdicts = self._show_verdicts(self._verdict_texts(s, details))
         self._match_widgets = [
             w
-            for w, t in [*shown, *verdicts]
+            for w, t in [*shown, *made, *verdicts]
             if self._words and any(x in t.plain.lower() for x in self._words)
         ]
         self._current = -1
+
+    def _show_conversation(
+        self, s: PairSummary, earlier: Sequence[Exchange], prompt_text: str
+    ) -> list[tuple[Widget, Text]]:
+        """The earlier turns, each user turn then the two answers to it side by side (widgets made with their text,
+        the search's words marked); hidden, with the judged turn's line, for a single-turn prompt. Returns the
+        (widget, text) pairs made, for the search's matches."""
+        box = self.query_one("#conversation", Vertical)
+        box.display = self.query_one("#last-turn", Static).display = bool(earlier)
+        box.remove_children()
+        made: list[tuple[Widget, Text]] = []
+
+        def part(text: Text, classes: str = "") -> Static:
+            widget = Static(self._mark(text), classes=classes)
+            made.append((widget, text))
+            return widget
+
+        rows: list[Widget] = []
+        for n, exchange in enumerate(earlier, start=1):
+            answers = [
+                VerticalScroll(
+                    part(turn_text(f"{one_line(who, 40)}, turn {n}", exchange.answers.get(who))),
+                    classes="response",
+                )
+                for who in (s.a, s.b)
+            ]
+            rows += [
+                part(turn_text(f"user, turn {n}", exchange.user), "turn-user"),
+                Horizontal(*answers, classes="turn-answers"),
+            ]
+        if rows:
+            box.mount_all(rows)
+        return made
 
     def show_votes(self, line: str) -> None:
         """The human votes on the pair (elotui.tui.voting), shown literally."""
@@ -125,14 +186,18 @@ class PairDetailView(VerticalScroll):
                 widget.update(self._mark(texts[n]))
         return list(zip(pool, texts, strict=False))
 
-    def _title(self, s: PairSummary, prompt_text: str, category: str | None) -> Text:
+    def _title(self, s: PairSummary, prompt_text: str, category: str | None, turns: int = 0) -> Text:
+        """`turns`: a conversation's number of turns (its user turns are shown below; 0: a single-turn prompt)."""
         title = Text()
         title.append("prompt ")
         title.append(one_line(s.prompt, 40), style="bold")
         if category is not None:
             title.append(f" [{one_line(category, 30)}]", style="italic")
-        title.append(": ")
-        title.append(clean(prompt_text))
+        if turns:
+            title.append(f" · a conversation of {turns} turns (the last judged)")
+        else:
+            title.append(": ")
+            title.append(clean(prompt_text))
         title.append(f"\nstability: {s.klass}", style="bold")
         if s.units:
             title.append(f" · units consistent·position bias·inconclusive {s.counts}")
