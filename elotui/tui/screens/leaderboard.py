@@ -37,6 +37,8 @@ class LeaderboardPane(Vertical):
         self._judges = judges
         self._categories = categories or []
         self._contestant_width = contestant_width
+        self._counts: tuple[Leaderboard, str, bool] | None = None  # show_counts' last arguments
+        self._legend = ""  # what `!` after a gap means, while one is shown (elotui.tui.widgets.gap_detail)
 
     def compose(self) -> ComposeResult:
         with Horizontal(id="scope-bar"):
@@ -72,6 +74,7 @@ class LeaderboardPane(Vertical):
     def show_counts(self, board: Leaderboard, note: str = "", *, pending: bool = False) -> None:
         """The board's counts (the tournament's: every run, in the scope shown), then what its columns mean
         (`pending`: the board is a point fit, its bootstrap intervals being computed)."""
+        self._counts = (board, note, pending)
         c = board.counts
         scoped = any(board.settings.get(part) is not None for part in ("prompts", "judges"))
         text = Text(
@@ -91,12 +94,27 @@ class LeaderboardPane(Vertical):
                 text.append(f"\n⚠ {line}", style="bold")
         for line in uncertain_lines(board):  # each "?" of the table, with its reason
             text.append(f"\n{line}")
+        if self._legend:
+            text.append(f"\n{self._legend}")
         self.query_one("#counts", Static).update(text)
         self.show_row_detail()
 
+    def show_flips_legend(self, legend: str, *, redraw: bool = True) -> None:
+        """The line under the counts that says what `!` after a gap means ("": none shown); `redraw`: the counts
+        now, else from the next `show_counts`."""
+        if not redraw:
+            self._legend = legend
+        elif legend != self._legend:
+            self._legend = legend
+            if self._counts is not None:
+                self.show_counts(*self._counts[:2], pending=self._counts[2])
+        else:
+            self.show_row_detail()
+
     @on(DataTable.RowHighlighted, "#leaderboard")
     def show_row_detail(self) -> None:
-        """Under the table, where the terminal is narrow: the selected contestant's figures in the columns left out."""
+        """Under the table: the selected contestant's figures in the columns left out where the terminal is narrow,
+        and its gap to the next row in full, with its drop_to_flip."""
         detail = self.query_one(LeaderboardTable).row_detail()
         note = self.query_one("#row-detail", Static)
         note.display = detail is not None
