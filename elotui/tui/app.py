@@ -11,6 +11,7 @@ keys 1–5, y and m answer at once.
 from __future__ import annotations
 
 import threading
+import time
 from dataclasses import replace
 from pathlib import Path
 from typing import Any, ClassVar, TypeVar
@@ -48,6 +49,7 @@ from elotui.tui.state.watch import WATCH_EVERY_S, StoreWatcher
 from elotui.tui.style_view import StyleViews, coefficient_lines, rank_shifts, style_info, title
 from elotui.tui.theming import register_themes
 from elotui.tui.voting import VoteCast
+from elotui.tui.widgets.batches_table import BatchesPanel
 from elotui.tui.widgets.footer import KeyFooter
 from elotui.tui.widgets.gap_detail import legend
 from elotui.tui.widgets.leaderboard_table import LeaderboardTable, contestant_label
@@ -544,6 +546,9 @@ class ElotuiApp(FlipsView, AppActions, App[int]):
         bar = self._view(StatusBar)
         if bar is not None:
             bar.show(info)
+        batches = self._view(BatchesPanel)
+        if batches is not None:  # the run's open batches, as it last polled them
+            batches.show(p.open_batches if p else (), time.time())
 
     @on(Select.Changed, "#scope-bar Select")
     def _scope_changed(self, event: Select.Changed) -> None:

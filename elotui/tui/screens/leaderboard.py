@@ -1,6 +1,8 @@
 """The leaderboard pane: scope selectors, the line that says which view of style control is shown (only when style
-control is in play: elotui.tui.style_view), the ranking table (and, where the terminal is narrow, the selected
-contestant's figures in the columns left out), counts, and the judges panel."""
+control is in play: elotui.tui.style_view), the ranking table (`!` after a fragile gap), under it the selected
+contestant's figures in the columns left out where the terminal is narrow and its gap to the next in full with its
+drop_to_flip (elotui.tui.widgets.gap_detail), counts, the open batches of batch judges (while any is open), and the
+judges panel."""
 
 from __future__ import annotations
 
@@ -15,6 +17,7 @@ from textual.widgets import DataTable, Label, Static
 from elotui.rating.labels import interval_label, scale_note, uncertain_lines, warning_lines
 from elotui.rating.leaderboard import Leaderboard
 from elotui.records import JudgeCounts, JudgeStats
+from elotui.tui.widgets.batches_table import BatchesPanel
 from elotui.tui.widgets.choice import choice_select
 from elotui.tui.widgets.judges_table import JudgesTable, judges_summary
 from elotui.tui.widgets.leaderboard_table import LeaderboardTable
@@ -61,6 +64,7 @@ class LeaderboardPane(Vertical):
         yield LeaderboardTable(contestant_width=self._contestant_width, id="leaderboard")
         yield Note(id="row-detail")
         yield Note(id="counts")
+        yield BatchesPanel(id="batches-panel")
         yield Label("Judges", classes="section-title", id="judges-title")
         yield JudgesTable(id="judges")
 
