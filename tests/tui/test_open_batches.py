@@ -117,3 +117,16 @@ def test_headless_writes_a_line_per_batch_when_the_provider_reports_something_ne
     assert lines[0].startswith("batch j1 batch_") and ": submitted, 0/50 done, 0 failed, age " in lines[0]
     assert ": in_progress, 40/50 done, 2 failed, age " in lines[1] and lines[1].endswith("(50 requests)")
     assert lines[2].endswith(": ended, its requests recorded")
+
+
+def test_a_watched_runs_progress_keeps_its_open_batches() -> None:
+    """`elotui watch T` reads the run's progress from the store's heartbeat (JSON): its batches come back whole."""
+    import dataclasses
+    import json
+
+    from elotui.tui.state.watch import progress_of
+
+    b = BatchProgress("j1", "batch_1", 50, done=3, failed=1, status="in_progress", submitted_at=5.0)
+    published = json.loads(json.dumps(dataclasses.asdict(progress(b))))
+    seen = progress_of({"progress": published})
+    assert seen is not None and seen.open_batches == (b,)

@@ -82,17 +82,21 @@ BASIS = {  # what sets the order (LeaderboardRow.order_basis; None: the ratings,
 
 
 def gap_line(
-    row: LeaderboardRow, lower: str, flip: GapFlip | None, pending: bool, *, win_prob: bool = True
+    row: LeaderboardRow, lower: str, flip: GapFlip | None, pending: bool, *, short: bool = False
 ) -> Text:
     """The selected row's gap to the next, in full; `pending`: its drop_to_flip not computed yet ("…");
-    `win_prob`: with P(win) (left out where the line before shows it)."""
-    text = Text(f"above {lower}: Δ {gap_text(row)}")
-    if win_prob and row.win_prob_vs_next is not None:
-        text.append(f" · P(win) {100 * row.win_prob_vs_next:.0f}%")
-    text.append(f" · {band_text(row)}")
+    `short` (a narrow terminal, whose columns show the gap, band and order): what sets the order where it is not
+    the ratings, and the drop_to_flip."""
+    text = Text(f"above {lower}: ")
     basis = BASIS.get(row.order_basis or "ratings", row.order_basis or "")
-    text.append(f" · order {order_text(row)} ({basis})")
-    text.append(" · drop_to_flip ")
+    if short:
+        text.append(f"order by {basis}, " if basis != "ratings" else "")
+    else:
+        text.append(f"Δ {gap_text(row)}")
+        if row.win_prob_vs_next is not None:
+            text.append(f" · P(win) {100 * row.win_prob_vs_next:.0f}%")
+        text.append(f" · {band_text(row)} · order {order_text(row)} ({basis}) · ")
+    text.append("drop_to_flip ")
     if flip is None or pending:
         text.append("…", style="dim")
         return text

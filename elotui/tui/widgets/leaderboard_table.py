@@ -386,15 +386,9 @@ class LeaderboardTable(DataTable[Text | str]):
             text.append(f" · {name} {RIGHT_TEXT[name](row, grouped)}")
         lower = self._next.get(row.contestant)
         if lower is not None:
-            text.append("\n" if hidden else " · ")
-            line = gap_line(
-                row,
-                one_line(lower, MAX_CONTESTANT),
-                self._flip(row),
-                self._pending,
-                win_prob="P(win)" not in hidden,
-            )
-            text.append_text(line)
+            text.append(" · ")
+            name = one_line(lower, MAX_CONTESTANT)
+            text.append_text(gap_line(row, name, self._flip(row), self._pending, short=bool(hidden)))
         return text
 
     def order(self) -> list[str]:
