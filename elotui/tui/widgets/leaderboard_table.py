@@ -347,13 +347,20 @@ class LeaderboardTable(DataTable[Text | str]):
         if name == "#" and self._shifts is not None:
             shift = self._shifts.get(row.contestant)
             return Text(_rank_text(row, grouped) + shift_text(shift), justify="right")
-        if name == "Δ next" and (flip := self._flip(row)) is not None and flip.fragile:
-            colour = self.app.current_theme.warning or "yellow"
-            return Text(marked_gap(row, flip), justify="right", style=f"bold {colour}")
+        if name == "Δ next":
+            return self._gap_cell(row)
         if name == "band":
             certain = row.band is not None and (row.band_range is None or row.band_certain)
             return Text(band_text(row), style=band_colour(self.app, row.band) if certain else "italic")
         return Text(RIGHT_TEXT[name](row, grouped), justify="right")
+
+    def _gap_cell(self, row: LeaderboardRow) -> Text:
+        """The gap to the next row, `!` after it (bold, the theme's warning colour) where the order is fragile."""
+        flip = self._flip(row)
+        if flip is None or not flip.fragile:
+            return Text(gap_text(row), justify="right")
+        colour = self.app.current_theme.warning or "yellow"
+        return Text(marked_gap(row, flip), justify="right", style=f"bold {colour}")
 
     def show_flips(self, flips: dict[tuple[str, str], GapFlip], *, redraw: bool = True) -> None:
         """Each adjacent order's drop_to_flip (elotui.tui.widgets.gap_detail): fragile gaps marked `!`
