@@ -130,3 +130,43 @@ def test_a_watched_runs_progress_keeps_its_open_batches() -> None:
     published = json.loads(json.dumps(dataclasses.asdict(progress(b))))
     seen = progress_of({"progress": published})
     assert seen is not None and seen.open_batches == (b,)
+
+
+def test_headless_progress_lists_each_batch_then_says_it_ended(tmp_path: Path) -> None:
+    """`elotui run T --headless` against the fake server: a line per batch when its status or counts change (as
+    the progress events, a few a second, see them), with its requests, and a line when it is collected."""
+    import os
+    import subprocess
+    import sys
+
+    with FakeBatchServer(verdict_fn=prefer_longer) as server:
+        path = batch_tournament(tmp_path, server, "openai")
+        env = {
+            **os.environ,
+            "ELOTUI_HOME": str(tmp_path / "home"),
+            "ELOTUI_BATCH_FIRST_POLL_S": "0.01",
+            "ELOTUI_BATCH_MAX_POLL_S": "0.02",
+        }
+        args = [
+            sys.executable,
+            "-m",
+            "elotui.cli",
+            "run",
+            str(path),
+            "--headless",
+            "--store",
+            str(tmp_path / "s"),
+        ]
+        done = subprocess.run(args, env=env, capture_output=True, text=True, check=False, timeout=120)
+        assert done.returncode == 0, done.stderr
+        ids = sorted(server.batches)
+    lines = [line for line in done.stderr.splitlines() if line.startswith("batch j1 ")]
+    for batch_id in ids:
+        mine = [line for line in lines if line.startswith(f"batch j1 {batch_id}: ")]
+        assert mine[-1] == f"batch j1 {batch_id}: ended, its requests recorded"
+        statuses = {
+            line.split(": ")[1].split(",")[0] for line in mine[:-1]
+        }  # as the progress events saw them
+        assert mine[:-1] and statuses <= {"submitted", "validating", "in_progress", "finalizing", "completed"}
+        assert all(line.endswith(("(20 requests)", "(16 requests)")) for line in mine[:-1])
+        assert len(set(mine)) == len(mine)  # a line only when something changed
