@@ -17,7 +17,7 @@ from collections.abc import Coroutine, Sequence
 from typing import IO, Any
 
 from elotui.commands.leaderboard_text import print_leaderboard
-from elotui.run.events import Event, JudgeStopped, Progress, RunFinished
+from elotui.run.events import Event, JudgeStopped, Progress, RunFinished, batch_text
 from elotui.run.runner import Runner
 from elotui.run.summary import exit_summary
 from elotui.store import Store
@@ -66,10 +66,14 @@ class HeadlessReporter:
         self.latest: Progress | None = None
         self.tty = bool(getattr(err, "isatty", lambda: False)())
         self.stopping = False
+        self.batches: dict[
+            tuple[str, str], tuple[str, int, int]
+        ] = {}  # each open batch's status, done, failed
 
     def __call__(self, event: Event) -> None:
         if isinstance(event, Progress):
             self.latest = event
+            self._batch_lines(event)
             now = time.monotonic()
             if now - self.last >= self.interval_s:
                 self.last = now
@@ -82,6 +86,22 @@ class HeadlessReporter:
             )
         elif isinstance(event, RunFinished) and self.latest is not None:
             self._write(progress_line(self.latest), final=True)
+
+    def _batch_lines(self, p: Progress) -> None:
+        """A line for each open batch when the provider reports something new of it (its status, done or failed
+        so far), and one when it leaves (collected: its requests recorded)."""
+        now, seen = time.time(), {}
+        for b in p.open_batches:
+            key, state = (b.judge, b.batch_id), (b.status, b.done, b.failed)
+            seen[key] = state
+            if self.batches.get(key) != state:
+                self._write(f"{batch_text(b, now)} ({b.requests} requests)", final=True)
+        for judge, batch_id in self.batches.keys() - seen.keys():
+            self._write(
+                f"batch {one_line(judge, 40)} {one_line(batch_id, 80)}: ended, its requests recorded",
+                final=True,
+            )
+        self.batches = seen
 
     def _line(self, p: Progress) -> str:
         if not self.stopping:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import time
 from collections import deque
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, cast
 
 from elotui.judges.base import Completion, JudgeReply
@@ -139,4 +139,5 @@ def progress_of(run: Any) -> Progress:
         adaptive=run.adaptive_status,
         run_cost=run._acct.run_cost,
         batches=batches_line(run.batches.values(), time.time()),
+        open_batches=tuple(replace(b) for b in run.batches.values()),
     )

@@ -89,6 +89,7 @@ class Progress:
     )
     run_cost: float = 0.0  # of `cost` (the plan's calls, earlier runs included), what this run paid for
     batches: str | None = None  # the open batches of batch judges, in one line (`batches_line`)
+    open_batches: tuple[BatchProgress, ...] = ()  # the same, one each (copies: the runner updates its own)
 
 
 @dataclass
@@ -102,6 +103,25 @@ class BatchProgress:
     failed: int = 0
     status: str = "submitted"
     submitted_at: float = 0.0
+
+
+def age_text(seconds: float) -> str:
+    """A batch's age: `45s`, `3m12s`, `2h05m`."""
+    s = max(0, int(seconds))
+    if s < 60:
+        return f"{s}s"
+    if s < 3600:
+        return f"{s // 60}m{s % 60:02d}s"
+    return f"{s // 3600}h{s % 3600 // 60:02d}m"
+
+
+def batch_text(b: BatchProgress, now: float) -> str:
+    """One open batch in a line (headless progress): `batch j1 batch_abc: in_progress, 40/50 done, 2 failed, age 3m12s`
+    (the provider's id and status neutralised: a terminal shows them)."""
+    return (
+        f"batch {one_line(b.judge, 40)} {one_line(b.batch_id, 80)}: {one_line(b.status, 40)}, {b.done}/{b.requests} done, "
+        f"{b.failed} failed, age {age_text(now - b.submitted_at)}"
+    )
 
 
 def batches_line(batches: Iterable[BatchProgress], now: float) -> str | None:

@@ -11,6 +11,7 @@ keys 1–5, y and m answer at once.
 from __future__ import annotations
 
 import threading
+import time
 from dataclasses import replace
 from pathlib import Path
 from typing import Any, ClassVar, TypeVar
@@ -35,6 +36,7 @@ from elotui.tournament.model import Tournament
 from elotui.tui import run_monitor
 from elotui.tui.actions import QUIT_KEYS, AppActions
 from elotui.tui.bindings import VIEW_BINDINGS
+from elotui.tui.flips_view import FLIPS_EVERY_S, FlipsView
 from elotui.tui.messages import DiagnosticsComputed, JudgeStatsLoaded, LeaderboardComputed, VerdictsArrived
 from elotui.tui.palette import ElotuiCommands
 from elotui.tui.run_monitor import Notice, PlanCounts, RunControl, RunMonitor, RunnerFactory
@@ -47,7 +49,9 @@ from elotui.tui.state.watch import WATCH_EVERY_S, StoreWatcher
 from elotui.tui.style_view import StyleViews, coefficient_lines, rank_shifts, style_info, title
 from elotui.tui.theming import register_themes
 from elotui.tui.voting import VoteCast
+from elotui.tui.widgets.batches_table import BatchesPanel
 from elotui.tui.widgets.footer import KeyFooter
+from elotui.tui.widgets.gap_detail import legend
 from elotui.tui.widgets.leaderboard_table import LeaderboardTable, contestant_label
 from elotui.tui.widgets.status_bar import StatusBar, StatusInfo
 from elotui.vocab import METHOD_NAMES, THRESHOLDS, Threshold, threshold_label
@@ -59,7 +63,7 @@ PAIRS_EVERY_S = 3.0  # the pairs pane reloads (when it is shown and verdicts arr
 DIAGNOSTICS_EVERY_S = 5.0  # the diagnostics pane recomputes (when it is shown and verdicts arrived)
 
 
-class ElotuiApp(AppActions, App[int]):
+class ElotuiApp(FlipsView, AppActions, App[int]):
     CSS_PATH = "elotui.tcss"
     # classes of the screen for elotui.tcss: .-narrow below 110 columns, .-short below 30 lines (80x24 over SSH)
     HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (110, "-wide")]  # noqa: RUF012 - as App declares it
@@ -132,6 +136,7 @@ class ElotuiApp(AppActions, App[int]):
         self.board_preview = False  # the board shown is a style-controlled point fit, its intervals to come
         self._workers_by_group: dict[str, Worker[Any]] = {}
         self._diag_version = self._stats_version = -1
+        self._flips_started = -FLIPS_EVERY_S  # time.monotonic() of the last drop_to_flip computation
         self.theme_names, self.theme_problems = register_themes(self, user_themes_dir)
         wanted = theme or DEFAULT_THEME
         if wanted not in self.available_themes:
@@ -325,6 +330,7 @@ class ElotuiApp(AppActions, App[int]):
             self._show_current()
         if self.runner is not None:
             self._show_judges()
+        self._want_flips()
         self._update_status()
 
     def _refresh_judges(self) -> None:  # a fifth of a core at most: elotui.session.judge_stats_rested
@@ -436,6 +442,9 @@ class ElotuiApp(AppActions, App[int]):
         partner = self.style_views.other(key)
         other = self.ranking.latest(partner)[0] if partner is not None else None
         shifts = rank_shifts(board, other) if other is not None else ({} if partner is not None else None)
+        flips = self._flips_of(key)
+        table.show_flips(flips, redraw=False)
+        pane.show_flips_legend(legend(flips), redraw=False)
         table.show(board, labels, shifts, pending=preview)
         controlled, pending = self._controlled_board(key, board, preview)
         pane.show_title(title(key, self.style_views, controlled, pending=pending))
@@ -445,6 +454,7 @@ class ElotuiApp(AppActions, App[int]):
             where = f"threshold {threshold_label(key[0])}, {key[2].describe()}"
             lines = coefficient_lines(style_info(controlled), where, self.style_views.compared)
             diagnostics.show_style(lines)
+        self._want_flips()
         self._update_status()
 
     def _controlled_board(
@@ -540,6 +550,9 @@ class ElotuiApp(AppActions, App[int]):
         bar = self._view(StatusBar)
         if bar is not None:
             bar.show(info)
+        batches = self._view(BatchesPanel)
+        if batches is not None:  # the run's open batches, as it last polled them
+            batches.show(p.open_batches if p else (), time.time())
 
     @on(Select.Changed, "#scope-bar Select")
     def _scope_changed(self, event: Select.Changed) -> None:

@@ -31,6 +31,16 @@ class LeaderboardComputed(Message):
         self.preview = preview  # a style-controlled board's point fit, its intervals still being computed
 
 
+class FlipsComputed(Message):
+    """A view's board with its drop_to_flip counts (elotui.rating.drop_to_flip), of the verdicts of `version`."""
+
+    def __init__(self, key: ViewKey, version: int, board: Leaderboard) -> None:
+        super().__init__()
+        self.key = key
+        self.version = version
+        self.board = board
+
+
 class JudgeStatsLoaded(Message):
     def __init__(self, stats: dict[str, JudgeStats]) -> None:
         super().__init__()

@@ -106,10 +106,13 @@ async def test_wider_terminals_add_columns_and_a_narrow_one_shows_them_for_the_s
         assert all(name in header for name in (*HEADERS, *extra))
         assert not any(name in header for name in left_out)
         detail = [line for line in lines if line.strip().startswith(f"{SHORT} · ")]
-        if left_out:  # the first row is selected: its figures of the columns left out, under the table
-            assert len(detail) == 1 and all(f"{name} " in detail[0] for name in left_out)
-        else:
-            assert detail == []
+        assert len(detail) == 1  # the first row is selected: under the table, its figures
+        figures = detail[0].split(" · above ")[0]  # of the columns left out, then its gap to the next in full
+        assert all(f"{name} " in figures for name in left_out)
+        assert not any(
+            f"{name} " in figures for name in ("W/L/D", "win rate", "games") if name not in left_out
+        )
+        assert "drop_to_flip" in "\n".join(lines)
         assert lines[-1].strip().startswith("? help  q quit")
     store.close()
 

@@ -123,3 +123,33 @@ async def test_the_pairs_panes_turn_filter_keeps_that_turns_pairs(judged: Path) 
             app.query_one("#f-turn", Select).value = Select.NULL
             await settle(pilot)
             assert len(pane.shown_pairs) == every
+
+
+async def test_drop_to_flip_under_a_turn_scope_is_the_turns_export(
+    judged: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The board's drop_to_flip counts the games of the scope's turn only: equal to `export --turn N --format json`
+    (the whole tournament's counts differ, so a count taken over every turn would fail)."""
+    import itertools
+    import json
+
+    from elotui.tui.widgets.leaderboard_table import LeaderboardTable
+
+    def flips(*options: str) -> dict[tuple[str, str], object]:
+        capsys.readouterr()
+        args = ["export", str(judged), "--store", str(judged.with_suffix(".sqlite")), "--format", "json"]
+        assert main([*args, *options, "-o", "-"]) == 0
+        rows = json.loads(capsys.readouterr().out)["rows"]
+        return {(u["contestant"], lo["contestant"]): u["drop_to_flip"] for u, lo in itertools.pairwise(rows)}
+
+    want, everything = flips("--turn", "2"), flips()
+    assert want != everything
+    tournament = load_tournament(judged)
+    with Store.open_for(tournament, judged.with_suffix(".sqlite")) as store:
+        app = make_app(tournament, store, start_run=False)
+        async with app.run_test(size=(160, 45)) as pilot:
+            await settle(pilot)
+            app.query_one("#scope-turn", Select).value = "2"
+            await settle(pilot, rounds=10)
+            shown = {pair: f.drop for pair, f in app.query_one(LeaderboardTable).flips().items()}
+            assert shown == want

@@ -1,6 +1,8 @@
 """The leaderboard pane: scope selectors, the line that says which view of style control is shown (only when style
-control is in play: elotui.tui.style_view), the ranking table (and, where the terminal is narrow, the selected
-contestant's figures in the columns left out), counts, and the judges panel."""
+control is in play: elotui.tui.style_view), the ranking table (`!` after a fragile gap), under it the selected
+contestant's figures in the columns left out where the terminal is narrow and its gap to the next in full with its
+drop_to_flip (elotui.tui.widgets.gap_detail), counts, the open batches of batch judges (while any is open), and the
+judges panel."""
 
 from __future__ import annotations
 
@@ -15,6 +17,7 @@ from textual.widgets import DataTable, Label, Static
 from elotui.rating.labels import interval_label, scale_note, uncertain_lines, warning_lines
 from elotui.rating.leaderboard import Leaderboard
 from elotui.records import JudgeCounts, JudgeStats
+from elotui.tui.widgets.batches_table import BatchesPanel
 from elotui.tui.widgets.choice import choice_select
 from elotui.tui.widgets.judges_table import JudgesTable, judges_summary
 from elotui.tui.widgets.leaderboard_table import LeaderboardTable
@@ -40,6 +43,8 @@ class LeaderboardPane(Vertical):
         self._categories = categories or []
         self._contestant_width = contestant_width
         self._turns = turns or []
+        self._counts: tuple[Leaderboard, str, bool] | None = None  # show_counts' last arguments
+        self._legend = ""  # what `!` after a gap means, while one is shown (elotui.tui.widgets.gap_detail)
 
     def compose(self) -> ComposeResult:
         with Horizontal(id="scope-bar"):
@@ -65,6 +70,7 @@ class LeaderboardPane(Vertical):
         yield LeaderboardTable(contestant_width=self._contestant_width, id="leaderboard")
         yield Note(id="row-detail")
         yield Note(id="counts")
+        yield BatchesPanel(id="batches-panel")
         yield Label("Judges", classes="section-title", id="judges-title")
         yield JudgesTable(id="judges")
 
@@ -78,6 +84,7 @@ class LeaderboardPane(Vertical):
     def show_counts(self, board: Leaderboard, note: str = "", *, pending: bool = False) -> None:
         """The board's counts (the tournament's: every run, in the scope shown), then what its columns mean
         (`pending`: the board is a point fit, its bootstrap intervals being computed)."""
+        self._counts = (board, note, pending)
         c = board.counts
         scoped = any(board.settings.get(part) is not None for part in ("prompts", "judges"))
         text = Text(
@@ -97,12 +104,27 @@ class LeaderboardPane(Vertical):
                 text.append(f"\n⚠ {line}", style="bold")
         for line in uncertain_lines(board):  # each "?" of the table, with its reason
             text.append(f"\n{line}")
+        if self._legend:
+            text.append(f"\n{self._legend}")
         self.query_one("#counts", Static).update(text)
         self.show_row_detail()
 
+    def show_flips_legend(self, legend: str, *, redraw: bool = True) -> None:
+        """The line under the counts that says what `!` after a gap means ("": none shown); `redraw`: the counts
+        now, else from the next `show_counts`."""
+        if not redraw:
+            self._legend = legend
+        elif legend != self._legend:
+            self._legend = legend
+            if self._counts is not None:
+                self.show_counts(*self._counts[:2], pending=self._counts[2])
+        else:
+            self.show_row_detail()
+
     @on(DataTable.RowHighlighted, "#leaderboard")
     def show_row_detail(self) -> None:
-        """Under the table, where the terminal is narrow: the selected contestant's figures in the columns left out."""
+        """Under the table: the selected contestant's figures in the columns left out where the terminal is narrow,
+        and its gap to the next row in full, with its drop_to_flip."""
         detail = self.query_one(LeaderboardTable).row_detail()
         note = self.query_one("#row-detail", Static)
         note.display = detail is not None

@@ -14,7 +14,8 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from elotui.rating.leaderboard import Leaderboard, RatingOptions, rank
+from elotui.rating.games import Games
+from elotui.rating.leaderboard import Leaderboard, RatingOptions, rank, scoped_games
 from elotui.rating.table import VerdictTable
 from elotui.records import PlanVerdict
 from elotui.vocab import METHOD_NAMES, Threshold, threshold_label
@@ -91,6 +92,7 @@ class LiveRanking:
         self._table = table
         self._cache: dict[ViewKey, tuple[int, Leaderboard]] = {}
         self._previews: dict[ViewKey, tuple[int, Leaderboard]] = {}
+        self._flipped: dict[ViewKey, tuple[int, Leaderboard]] = {}
 
     @property
     def version(self) -> int:
@@ -158,6 +160,47 @@ class LiveRanking:
         if found is None or (preview is not None and preview[0] > found[0]):
             return (preview[1], True) if preview is not None else (None, False)
         return found[1], False
+
+    def flips(self, key: ViewKey) -> tuple[int, Leaderboard] | None:
+        """The view's newest board with each adjacent row's `drop_to_flip` and `fragile` filled in, and the
+        version of the verdicts it is of (None: not computed yet)."""
+        with self._lock:
+            return self._flipped.get(key)
+
+    def compute_flips(self, key: ViewKey) -> tuple[int, Leaderboard] | None:
+        """From a thread: the view's current board with its drop_to_flip counts (elotui.rating.drop_to_flip: refits,
+        as `elotui export --format json` computes them), cached per board. None when the view has no board of the
+        newest verdicts yet (it is being ranked: ask again once it is)."""
+        with self._lock:
+            version = self._table.version
+            found = self._cache.get(key)
+            done = self._flipped.get(key)
+            if found is None or found[0] != version:
+                return None
+            if done is not None and done[0] == version:
+                return done
+            table = self._table.subset(None)
+        from elotui.rating.drop_to_flip import with_drop_to_flip
+
+        threshold, _, scope, style = key
+        options = self.view_options(style)
+        g = self._view_games(table, threshold, scope, options)
+        flipped = (version, with_drop_to_flip(found[1], list(table.contestants), g, options))
+        with self._lock:
+            old = self._flipped.get(key)
+            if old is None or old[0] <= version:
+                self._flipped[key] = flipped
+        return flipped
+
+    def _view_games(
+        self, table: VerdictTable, threshold: Threshold, scope: ViewScope, options: RatingOptions
+    ) -> Games:
+        """The games `_rank_view` ranks for a view (its scope's prompts: `scope_prompts`, turn scopes too)."""
+        prompts = self.scope_prompts(scope)
+        judges = [scope.judge] if scope.judge else None
+        return scoped_games(
+            table, threshold=threshold, options=options, scope={"prompts": prompts, "judges": judges}
+        )
 
     def snapshot_with_version(self) -> tuple[VerdictTable, int]:
         with self._lock:

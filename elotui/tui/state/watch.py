@@ -9,7 +9,7 @@ import time
 from dataclasses import dataclass
 
 from elotui.records import JudgeCounts, PlanVerdict
-from elotui.run.events import Progress
+from elotui.run.events import BatchProgress, Progress
 from elotui.store import Store
 from elotui.store.follow import answered_since, data_version, newest_call, plan_identity
 from elotui.store.runs import latest_run
@@ -82,4 +82,5 @@ def progress_of(run: dict[str, object] | None) -> Progress | None:
         j: JudgeCounts(**{**c, "last_errors": tuple(c.get("last_errors", ()))})
         for j, c in (data.get("judges") or {}).items()
     }
-    return Progress(**{**data, "judges": judges})
+    batches = tuple(BatchProgress(**b) for b in data.get("open_batches") or () if isinstance(b, dict))
+    return Progress(**{**data, "judges": judges, "open_batches": batches})

@@ -33,6 +33,7 @@ from elotui.rating.leaderboard import Leaderboard, LeaderboardRow
 from elotui.tui.colours import band_colour
 from elotui.tui.sanitize import one_line
 from elotui.tui.style_view import shift_text
+from elotui.tui.widgets.gap_detail import GapFlip, gap_line, marked_gap, next_rows
 
 # Fixed widths: columns never jump as live numbers change (and snapshots do not depend on timing).
 COLUMNS = (
@@ -138,6 +139,8 @@ class LeaderboardTable(DataTable[Text | str]):
         self._order: list[str] = []  # the contestant of each row, top to bottom
         self._chosen = False  # a contestant was chosen (a key, a click, a caller): the cursor follows it
         self._drawing: dict[object, Style] | None = None  # styles looked up in the current drawing pass
+        self._flips: dict[tuple[str, str], GapFlip] = {}  # each adjacent order's drop_to_flip (gap_detail)
+        self._next: dict[str, str] = {}  # each contestant's next row
 
     def _render_cell(
         self,
@@ -308,6 +311,7 @@ class LeaderboardTable(DataTable[Text | str]):
             self._rank_width = rank_width
             self._layout()
         grouped = len({r.group for r in board.rows if r.group is not None}) > 1
+        self._next = next_rows(board)
         names = [name for name, _ in self._columns()]
         self._name_width = dict(self._columns()).get("contestant", MAX_CONTESTANT)
         # only the columns shown are made (a Text costs more than its number's format)
@@ -343,17 +347,43 @@ class LeaderboardTable(DataTable[Text | str]):
         if name == "#" and self._shifts is not None:
             shift = self._shifts.get(row.contestant)
             return Text(_rank_text(row, grouped) + shift_text(shift), justify="right")
+        if name == "Δ next":
+            return self._gap_cell(row)
         if name == "band":
             certain = row.band is not None and (row.band_range is None or row.band_certain)
             return Text(band_text(row), style=band_colour(self.app, row.band) if certain else "italic")
         return Text(RIGHT_TEXT[name](row, grouped), justify="right")
 
+    def _gap_cell(self, row: LeaderboardRow) -> Text:
+        """The gap to the next row, `!` after it (bold, the theme's warning colour) where the order is fragile."""
+        flip = self._flip(row)
+        if flip is None or not flip.fragile:
+            return Text(gap_text(row), justify="right")
+        colour = self.app.current_theme.warning or "yellow"
+        return Text(marked_gap(row, flip), justify="right", style=f"bold {colour}")
+
+    def show_flips(self, flips: dict[tuple[str, str], GapFlip], *, redraw: bool = True) -> None:
+        """Each adjacent order's drop_to_flip (elotui.tui.widgets.gap_detail): fragile gaps marked `!`
+        (`redraw`: the rows shown now; else from the next `show`)."""
+        self._flips = flips
+        if redraw and self._last is not None:
+            board, labels, shifts = self._last
+            self.show(board, labels, shifts, pending=self._pending)
+
+    def flips(self) -> dict[tuple[str, str], GapFlip]:
+        return dict(self._flips)
+
+    def _flip(self, row: LeaderboardRow) -> GapFlip | None:
+        lower = self._next.get(row.contestant)
+        return None if lower is None else self._flips.get((row.contestant, lower))
+
     def row_detail(self) -> Text | None:
-        """The selected contestant's figures in the columns left out at this width (None: every column shown)."""
+        """The selected contestant's figures in the columns left out at this width, then its gap to the next in
+        full, with its drop_to_flip (None: no row selected)."""
+        if self._last is None or not 0 <= self.cursor_row < len(self._last[0].rows):
+            return None
         names = [n for n, _ in self._columns_shown]
         hidden = [n for n, _ in COLUMNS if n not in names]
-        if not hidden or self._last is None or not 0 <= self.cursor_row < len(self._last[0].rows):
-            return None
         board, labels, _ = self._last
         row = board.rows[self.cursor_row]
         text = Text(one_line(contestant_label(row.contestant, labels.get(row.contestant)), MAX_CONTESTANT))
@@ -361,6 +391,11 @@ class LeaderboardTable(DataTable[Text | str]):
         grouped = len({r.group for r in board.rows if r.group is not None}) > 1
         for name in hidden:
             text.append(f" · {name} {RIGHT_TEXT[name](row, grouped)}")
+        lower = self._next.get(row.contestant)
+        if lower is not None:
+            text.append(" · ")
+            name = one_line(lower, MAX_CONTESTANT)
+            text.append_text(gap_line(row, name, self._flip(row), self._pending, short=bool(hidden)))
         return text
 
     def order(self) -> list[str]:
