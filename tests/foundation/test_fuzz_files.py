@@ -43,7 +43,7 @@ def sources() -> list[str]:
 
 
 def mutate(text: str, rng: random.Random) -> str:
-    lines = text.splitlines()
+    lines = text.splitlines() or [""]  # an earlier mutation may have cut the file to nothing
     kind = rng.randrange(8)
     i = rng.randrange(len(lines))
     if kind == 0:
