@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import io
 import json
+import tomllib
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -234,6 +235,8 @@ def write_tournament(imported: Imported, out: Path, sources: list[Path]) -> list
         )
     if len(imported.contestants) < 2:
         raise UserError(f"{', '.join(map(str, sources))}: fewer than two contestants")
+    toml = _toml(imported, sources)
+    _refuse_another_tournament(out, toml["tournament"]["description"])
     out.mkdir(parents=True, exist_ok=True)
     written = {"prompts.jsonl": _prompt_rows(imported)}
     if not imported.inline_responses:
@@ -241,7 +244,7 @@ def write_tournament(imported: Imported, out: Path, sources: list[Path]) -> list
             {"prompt_id": p, "contestant": c, "response": text} for (p, c), text in imported.responses.items()
         )
     written["verdicts.jsonl"] = _log(imported.verdicts, imported.strengths)
-    written["tournament.toml"] = tomli_w.dumps(_toml(imported, sources))
+    written["tournament.toml"] = tomli_w.dumps(toml)
     if imported.style:
         written["style.jsonl"] = _jsonl(
             {"prompt": p, "contestant": c, **counts} for (p, c), counts in imported.style.items()
@@ -251,6 +254,27 @@ def write_tournament(imported: Imported, out: Path, sources: list[Path]) -> list
         tmp.write_text(text, encoding="utf-8")
         tmp.replace(out / name)
     return list(written)
+
+
+def _refuse_another_tournament(out: Path, description: str) -> None:
+    """A folder whose `tournament.toml` is not this import's (another import, or a tournament written by hand) is
+    not overwritten: its files would be replaced and the ones this import does not write left behind. The same
+    import again (the same format and file names) is allowed, and writes the same bytes."""
+    existing = out / "tournament.toml"
+    if not existing.exists():
+        return
+    try:
+        meta = tomllib.loads(read_regular_file(existing).decode("utf-8")).get("tournament", {})
+    except (UnicodeDecodeError, tomllib.TOMLDecodeError):
+        meta = {}
+    if isinstance(meta, dict) and meta.get("description") == description:
+        return
+    name = meta.get("name") if isinstance(meta, dict) else None
+    held = f" ('{name}')" if isinstance(name, str) else ""
+    raise UserError(
+        f"{out}: holds another tournament{held}; import into a new folder, or remove {existing} first "
+        f"(an import overwrites only its own earlier output: `{description}`)"
+    )
 
 
 _ENCODER = msgspec.json.Encoder()

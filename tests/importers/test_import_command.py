@@ -389,3 +389,25 @@ def test_arena_jsonl_fast_reading_writes_what_the_general_reading_writes(
     assert [v["prompt"] for v in log[1:4]] == ["q00001", "7.5", "battle-4"]
     assert main(["import", "arena", str(lines), "-o", str(tmp_path / "o")]) == 2
     assert f"{lines}:10: conv_metadata.header_count_b must be a count" in capsys.readouterr().err
+
+
+def test_import_refuses_a_folder_holding_another_tournament(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """An import overwrites only its own earlier output: a folder with another import's or a hand-written
+    tournament.toml is refused (exit 2) and left as it was."""
+    arena = write_jsonl(tmp_path / "battles.jsonl", arena_battles(n=30))
+    out = imported(tmp_path, "arena", arena)
+    before = {p.name: p.read_bytes() for p in out.iterdir()}
+    mt = write_jsonl(tmp_path / "gpt-4_pair.jsonl", mt_bench_records(questions=(81,)))
+    assert main(["import", "mt-bench", str(mt), "-o", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert f"{out}: holds another tournament ('arena import: battles.jsonl')" in err
+    assert {p.name: p.read_bytes() for p in out.iterdir()} == before
+    mine = tmp_path / "mine"
+    mine.mkdir()
+    (mine / "tournament.toml").write_text('[tournament]\nname = "my own"\n', encoding="utf-8")
+    assert main(["import", "arena", str(arena), "-o", str(mine)]) == 2
+    assert "holds another tournament ('my own')" in capsys.readouterr().err
+    assert (mine / "tournament.toml").read_text(encoding="utf-8") == '[tournament]\nname = "my own"\n'
+    assert sorted(p.name for p in mine.iterdir()) == ["tournament.toml"]
