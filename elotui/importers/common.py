@@ -164,10 +164,12 @@ def _typed_records(path: Path, typed: Typed, imported: Imported) -> Iterator[tup
 
 
 def _json_list(path: Path, text: str) -> Iterator[tuple[str, Any]]:
-    """The items of a JSON list, each with the line it starts on."""
+    """The items of a JSON list, each with the line it starts on, and its number in the list when it shares that
+    line with another item (a list written on one line: `clean_battle.json:1 (record 4)`)."""
     decoder = json.JSONDecoder()
     pos = text.index("[") + 1
     line = 1 + text.count("\n", 0, pos)
+    number = 0
     while True:
         nxt = _skip_space(text, pos)
         if nxt >= len(text):
@@ -180,11 +182,24 @@ def _json_list(path: Path, text: str) -> Iterator[tuple[str, Any]]:
             obj, end = decoder.raw_decode(text, pos)
         except json.JSONDecodeError as exc:
             raise UserError(f"{path}:{exc.lineno}: not valid JSON: {exc.msg}") from None
-        yield f"{path}:{line}", obj
+        number += 1
+        shared = _line_shared(text, pos, end)
+        yield (f"{path}:{line} (record {number})" if shared else f"{path}:{line}"), obj
         line += text.count("\n", pos, end)
         pos = _skip_space(text, end)
         if pos < len(text) and text[pos] == ",":
             pos += 1
+
+
+def _line_shared(text: str, start: int, end: int) -> bool:
+    """Whether the list item at text[start:end] has another item before it or after it on its line."""
+    before = start - 1
+    while before >= 0 and text[before] in " \t\r,":
+        before -= 1
+    after = end
+    while after < len(text) and text[after] in " \t\r,":
+        after += 1
+    return (before >= 0 and text[before] not in "\n[") or (after < len(text) and text[after] not in "\n]")
 
 
 def _skip_space(text: str, pos: int) -> int:

@@ -411,3 +411,19 @@ def test_import_refuses_a_folder_holding_another_tournament(
     assert "holds another tournament ('my own')" in capsys.readouterr().err
     assert (mine / "tournament.toml").read_text(encoding="utf-8") == '[tournament]\nname = "my own"\n'
     assert sorted(p.name for p in mine.iterdir()) == ["tournament.toml"]
+
+
+def test_a_json_list_on_one_line_names_each_records_number(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """json.dump without indent writes the whole list on line 1: the line alone would name every record alike."""
+    battles = arena_battles(n=6)
+    battles[3]["winner"] = "model_c"
+    del battles[4]["model_b"]
+    src = tmp_path / "clean_battle.json"
+    src.write_text(json.dumps(battles), encoding="utf-8")
+    assert main(["import", "arena", str(src), "-o", str(tmp_path / "o")]) == 2
+    assert f"{src}:1 (record 4): `winner` must be one of" in capsys.readouterr().err
+    assert main(["import", "arena", str(src), "-o", str(tmp_path / "o"), "--skip-bad"]) == 0
+    err = capsys.readouterr().err
+    assert f"(first: {src}:1 (record 4))" in err and f"(first: {src}:1 (record 5))" in err
