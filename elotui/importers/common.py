@@ -80,6 +80,7 @@ class Imported:
     # texts (Chatbot Arena's logs), whose 2 * 10^6 empty responses as rows of their own took a third of the first
     # load of a 10^6-battle import
     inline_responses: bool = False
+    looks_like: str | None = None  # another format a malformed record has the fields of (a wrong format name)
 
     def verdict(
         self, prompt: str, first: str, second: str, judge: str, winner: str, reasoning: str | None
@@ -222,9 +223,44 @@ def read_each(
                     raise record
                 one(imported, where, record)
             except BadRecord as exc:
+                other = other_format(imported.format, record)
+                if other is not None and imported.looks_like is None:
+                    imported.looks_like = other
                 if not skip_bad:
-                    raise UserError(f"{where}: {exc} (give --skip-bad to leave such records out)") from None
+                    hint = _format_hint(other) if other else "give --skip-bad to leave such records out"
+                    raise UserError(f"{where}: {exc} ({hint})") from None
                 imported.report.skip(f"malformed: {exc}", where)
+
+
+# the fields that tell each format's records apart (what a record of that format always has)
+_FORMAT_FIELDS = {
+    "arena": ("model_a", "model_b", "winner"),
+    "mt-bench": ("model_1", "model_2", "g1_winner"),
+    "arena-hard": ("model", "games"),
+    "alpaca-eval": ("generator_1", "generator_2", "preference"),
+}
+
+
+def other_format(format_: str, record: Any) -> str | None:
+    """The other format whose fields `record` has (a file given under the wrong format name), or None."""
+    if not isinstance(record, dict):
+        return None
+    for name, fields in _FORMAT_FIELDS.items():
+        if name != format_ and all(f in record for f in fields):
+            return name
+    return None
+
+
+_FORMAT_LABELS = {
+    "arena": "a Chatbot Arena battle log",
+    "mt-bench": "an MT-bench pairwise judgment file",
+    "arena-hard": "an arena-hard judgment file",
+    "alpaca-eval": "AlpacaEval annotations",
+}
+
+
+def _format_hint(format_: str) -> str:
+    return f"this looks like {_FORMAT_LABELS[format_]}: `elotui import {format_} ...`"
 
 
 def need_text(record: dict[str, Any], key: str) -> str:
@@ -245,8 +281,9 @@ def need_object(record: Any) -> dict[str, Any]:
 def write_tournament(imported: Imported, out: Path, sources: list[Path]) -> list[str]:
     """Write the folder (see the module docstring); returns the names of the files written."""
     if not imported.verdicts:
+        hint = f" ({_format_hint(imported.looks_like)})" if imported.looks_like else ""
         raise UserError(
-            f"{', '.join(map(str, sources))}: no verdict to import", details=imported.report.lines()
+            f"{', '.join(map(str, sources))}: no verdict to import{hint}", details=imported.report.lines()
         )
     if len(imported.contestants) < 2:
         raise UserError(f"{', '.join(map(str, sources))}: fewer than two contestants")

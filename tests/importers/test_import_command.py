@@ -427,3 +427,23 @@ def test_a_json_list_on_one_line_names_each_records_number(
     assert main(["import", "arena", str(src), "-o", str(tmp_path / "o"), "--skip-bad"]) == 0
     err = capsys.readouterr().err
     assert f"(first: {src}:1 (record 4))" in err and f"(first: {src}:1 (record 5))" in err
+
+
+@pytest.mark.parametrize("skip_bad", [False, True])
+def test_a_file_of_another_format_names_the_format_it_looks_like(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], skip_bad: bool
+) -> None:
+    """An arena log given as mt-bench: every record is malformed; the message says which format it looks like
+    instead of suggesting --skip-bad (which would skip every record)."""
+    src = write_jsonl(tmp_path / "clean_battle.jsonl", arena_battles(n=5))
+    extra = ["--skip-bad"] if skip_bad else []
+    assert main(["import", "mt-bench", str(src), "-o", str(tmp_path / "o"), *extra]) == 2
+    err = capsys.readouterr().err
+    assert "this looks like a Chatbot Arena battle log: `elotui import arena ...`" in err
+    assert "give --skip-bad" not in err
+    assert not (tmp_path / "o").exists()
+    mt = write_jsonl(tmp_path / "gpt-4_pair.jsonl", mt_bench_records(questions=(81,)))
+    assert main(["import", "arena", str(mt), "-o", str(tmp_path / "o")]) == 2
+    assert "this looks like an MT-bench pairwise judgment file: `elotui import mt-bench ...`" in (
+        capsys.readouterr().err
+    )
