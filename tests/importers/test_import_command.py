@@ -447,3 +447,16 @@ def test_a_file_of_another_format_names_the_format_it_looks_like(
     assert "this looks like an MT-bench pairwise judgment file: `elotui import mt-bench ...`" in (
         capsys.readouterr().err
     )
+
+
+def test_style_control_without_the_responses_texts_says_they_are_missing(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """An MT-bench import without --answers has empty responses: style control has nothing to count, and says so
+    (every game side without style counts) instead of reporting a length coefficient of exactly 0 as measured."""
+    rows = mt_bench_records(questions=(81, 82))
+    out = imported(tmp_path, "mt-bench", write_jsonl(tmp_path / "gpt-4_pair.jsonl", rows))
+    toml = str(out / "tournament.toml")
+    assert main(["export", toml, "--style-control", "--format", "json", "--threshold", "none"]) == 0
+    settings = json.loads(capsys.readouterr().out)["settings"]["style_control"]
+    assert settings["missing_responses"] == 2 * 2 * len(rows)  # two verdicts a record, two sides a verdict
