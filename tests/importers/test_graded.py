@@ -116,3 +116,22 @@ def test_strong_weight_three_equals_arena_hard_and_one_the_ungraded(
         }
     )
     assert max(abs(graded[m] - plain[m]) for m in MODELS) > 5  # the weight changes the ratings
+
+
+def test_an_arena_hard_judge_folder_imports_as_its_files(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`elotui import arena-hard model_judgment/JUDGE -o DIR`: the folder's files, in name order, as if listed."""
+    files = judgments(tmp_path)
+    listed, folder = tmp_path / "listed", tmp_path / "folder"
+    names = sorted(files)
+    assert main(["import", "arena-hard", *map(str, names), "-o", str(listed), "--baseline", BASELINE]) == 0
+    assert (
+        main(["import", "arena-hard", str(files[0].parent), "-o", str(folder), "--baseline", BASELINE]) == 0
+    )
+    for name in ("verdicts.jsonl", "prompts.jsonl", "tournament.toml"):
+        assert (folder / name).read_bytes() == (listed / name).read_bytes(), name
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    assert main(["import", "arena-hard", str(empty), "-o", str(tmp_path / "o"), "--baseline", BASELINE]) == 2
+    assert f"{empty}: a folder without .jsonl or .json files" in capsys.readouterr().err
