@@ -460,3 +460,23 @@ def test_style_control_without_the_responses_texts_says_they_are_missing(
     assert main(["export", toml, "--style-control", "--format", "json", "--threshold", "none"]) == 0
     settings = json.loads(capsys.readouterr().out)["settings"]["style_control"]
     assert settings["missing_responses"] == 2 * 2 * len(rows)  # two verdicts a record, two sides a verdict
+
+
+def test_diagnose_measures_an_arena_imports_length_bias_by_its_token_counts(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """An arena log has no texts, only conv_metadata's token counts: the length bias is measured on those (the
+    share of decisive battles won by the side with more tokens), not reported as 0 decisive verdicts."""
+    battles = arena_battles(n=80)
+    out = imported(tmp_path, "arena", write_jsonl(tmp_path / "battles.jsonl", battles))
+    assert main(["diagnose", str(out / "tournament.toml"), "--format", "json"]) == 0
+    bias = json.loads(capsys.readouterr().out)["judges"]["human"]["length_bias"]
+    decisive = [b for b in battles if b["winner"] in ("model_a", "model_b")]
+    tokens = [
+        (b["conv_metadata"]["sum_assistant_a_tokens"], b["conv_metadata"]["sum_assistant_b_tokens"])
+        for b in decisive
+    ]
+    usable = [(b, ta, tb) for b, (ta, tb) in zip(decisive, tokens, strict=True) if ta != tb]
+    longer = sum((ta > tb) == (b["winner"] == "model_a") for b, ta, tb in usable)
+    assert bias["decisive_verdicts"] == len(usable) > 40
+    assert bias["longer_wins_share"] == pytest.approx(longer / len(usable))
