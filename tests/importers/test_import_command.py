@@ -480,3 +480,23 @@ def test_diagnose_measures_an_arena_imports_length_bias_by_its_token_counts(
     longer = sum((ta > tb) == (b["winner"] == "model_a") for b, ta, tb in usable)
     assert bias["decisive_verdicts"] == len(usable) > 40
     assert bias["longer_wins_share"] == pytest.approx(longer / len(usable))
+
+
+def test_diagnose_style_control_reports_an_arena_imports_coefficients(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """An arena import carries style counts but does not set [ranking] style_control: `diagnose --style-control`
+    reports each coefficient, as `export --style-control` does, without editing the file."""
+    out = imported(tmp_path, "arena", write_jsonl(tmp_path / "battles.jsonl", arena_battles(n=120)))
+    toml = str(out / "tournament.toml")
+    capsys.readouterr()
+    assert main(["diagnose", toml, "--format", "json"]) == 0
+    assert "style_control" not in json.loads(capsys.readouterr().out)
+    assert main(["export", toml, "--style-control", "--format", "json"]) == 0
+    exported = json.loads(capsys.readouterr().out)["settings"]["style_control"]
+    assert main(["diagnose", toml, "--style-control", "--format", "json"]) == 0
+    assert json.loads(capsys.readouterr().out)["style_control"] == exported
+    assert main(["diagnose", toml, "--style-control"]) == 0
+    text = capsys.readouterr().out
+    assert "Style control (length, markdown; counts from style.jsonl" in text
+    assert exported["coefficients"][0]["text"] in text
