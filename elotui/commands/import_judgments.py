@@ -83,7 +83,7 @@ def _imported(args: argparse.Namespace, paths: list[Path]) -> int:
         raise UserError(str(exc)) from None
     out = Path(args.output)
     written = write_tournament(imported, out, paths)
-    stored = store_recorded(imported, out / "tournament.toml", tournament_name(imported, paths))
+    stored, ranked = store_recorded(imported, out / "tournament.toml", tournament_name(imported, paths))
     for line in imported.report.lines():
         print(line, file=sys.stderr)
     print(
@@ -93,9 +93,16 @@ def _imported(args: argparse.Namespace, paths: list[Path]) -> int:
         file=sys.stderr,
     )
     print(stored, file=sys.stderr)
-    print(
-        f"next: elotui export {out / 'tournament.toml'} (the ranking); `elotui run {out / 'tournament.toml'} "
-        "--headless` replays the verdicts into the store (each verdict's details: `elotui verdicts`, the pairs pane)",
-        file=sys.stderr,
-    )
+    print(_next_step(out / "tournament.toml", ranked), file=sys.stderr)
     return 0
+
+
+def _next_step(toml: Path, ranked: bool) -> str:
+    """What to do next: export what the store ranks, or replay the verdicts first where it still ranks others."""
+    replay = f"`elotui run {toml} --headless` replays the verdicts into the store"
+    if not ranked:
+        return f"next: {replay}, then `elotui export {toml}` ranks them"
+    return (
+        f"next: elotui export {toml} (the ranking); {replay} (each verdict's details: `elotui verdicts`, the "
+        "pairs pane)"
+    )
