@@ -386,9 +386,11 @@ class _Loader:
     def coverage(self) -> None:
         missing, empty, incomplete = self._gaps()
         if self.allow_empty:
+            # an import's recorded verdicts are replayed, never judged anew: its texts are for reading only
+            how = "the source gave no text; its recorded verdicts stand" if self.recorded else "judged as is"
             for cid, ids in empty.items():
                 self.report.notes.append(
-                    f"contestant '{cid}' has an empty response to {listing(ids)} (judged as is)"
+                    f"contestant '{cid}' has an empty response to {listing(ids)} ({how})"
                 )
             empty = {}
         if not self.skip:

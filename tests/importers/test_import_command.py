@@ -500,3 +500,15 @@ def test_diagnose_style_control_reports_an_arena_imports_coefficients(
     text = capsys.readouterr().out
     assert "Style control (length, markdown; counts from style.jsonl" in text
     assert exported["coefficients"][0]["text"] in text
+
+
+def test_validate_of_an_import_without_texts_does_not_say_empty_responses_are_judged(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = imported(tmp_path, "mt-bench", write_jsonl(tmp_path / "gpt-4_pair.jsonl", mt_bench_records()))
+    capsys.readouterr()
+    assert main(["validate", str(out / "tournament.toml")]) == 0
+    captured = capsys.readouterr()
+    notes = captured.out + captured.err
+    assert "has an empty response to" in notes
+    assert "judged as is" not in notes and "(the source gave no text; its recorded verdicts stand)" in notes
