@@ -72,7 +72,8 @@ def import_files(
     if several_turns:
         imported.report.mapped.append("turn N of question Q: prompt Q-tN")
     imported.report.mapped += [
-        f"{model}: win rate {rate:.4f} ({w} wins, {lost} losses, {t} ties; both orders, an inconsistent pair a tie)"
+        f"{model}: win rate {rate:.4f}, adjusted {(w + t / 2) / (w + lost + t):.4f} ({w} wins, {lost} losses, "
+        f"{t} ties; both orders, an inconsistent pair a tie; adjusted: a tie half a win)"
         for model, (w, lost, t, rate) in pairwise_win_rates(games).items()
     ]
     return imported
@@ -81,7 +82,7 @@ def import_files(
 def pairwise_win_rates(games: list[Game]) -> dict[str, tuple[int, int, int, float]]:
     """model → (wins, losses, ties, win rate) with both orders of a record as one game that a model wins only
     where both orders say so (FastChat's `show_result.py --mode pairwise-all`); win rate = wins / games, the
-    models by win rate, highest first."""
+    models in the order show_result.py prints them: by adjusted win rate (a tie half a win), highest first."""
     tally: dict[str, list[int]] = {}
     for g in games:
         for model in (g.model_1, g.model_2):
@@ -94,7 +95,7 @@ def pairwise_win_rates(games: list[Game]) -> dict[str, tuple[int, int, int, floa
         tally[winner][0] += 1
         tally[loser][1] += 1
     rates = {m: (w, lost, t, w / (w + lost + t)) for m, (w, lost, t) in tally.items()}
-    return dict(sorted(rates.items(), key=lambda item: -item[1][3]))
+    return dict(sorted(rates.items(), key=lambda item: -(item[1][0] + item[1][2] / 2) / sum(item[1][:3])))
 
 
 def _game(record: dict[str, Any]) -> Game:

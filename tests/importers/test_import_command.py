@@ -208,11 +208,15 @@ def test_mt_bench_win_rates_equal_fastchat_pairwise_all(
     imported(tmp_path, "mt-bench", write_jsonl(tmp_path / "gpt-4_pair.jsonl", rows))
     err = capsys.readouterr().err
     want = fastchat_pairwise_all(rows)
+    adjusted = {m: (w + 0.5 * t) / (w + lo + t) for m, (w, lo, t) in want.items()}
     for model, (w, lo, t) in want.items():
         rate = w / (w + lo + t)
-        assert f"mapped: {model}: win rate {rate:.4f} ({w} wins, {lo} losses, {t} ties;" in err
+        line = f"mapped: {model}: win rate {rate:.4f}, adjusted {adjusted[model]:.4f} ({w} wins, {lo} losses, {t} ties;"
+        assert line in err
     order = [line.split(":")[1].strip() for line in err.splitlines() if ": win rate " in line]
-    assert order == sorted(want, key=lambda m: -want[m][0] / sum(want[m]))
+    # show_result.py prints the models sorted by win_rate_adjusted
+    assert sorted(order) == sorted(want)
+    assert [adjusted[m] for m in order] == sorted(adjusted.values(), reverse=True)
 
 
 def alpaca_rows(seed: int = 3) -> list[dict]:
