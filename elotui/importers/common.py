@@ -69,7 +69,7 @@ class Imported:
     report: ImportReport = field(default_factory=ImportReport)
     contestants: dict[str, None] = field(default_factory=dict)
     judges: dict[str, None] = field(default_factory=dict)
-    prompts: dict[str, dict[str, str]] = field(default_factory=dict)  # id → {"text", "category"?}
+    prompts: dict[str, dict[str, Any]] = field(default_factory=dict)  # id → {"text", "category"?, "turn"?}
     responses: dict[tuple[str, str], str] = field(default_factory=dict)
     style: dict[tuple[str, str], dict[str, int]] = field(default_factory=dict)
     verdicts: list[Verdict] = field(default_factory=list)
@@ -81,6 +81,7 @@ class Imported:
     # load of a 10^6-battle import
     inline_responses: bool = False
     looks_like: str | None = None  # another format a malformed record has the fields of (a wrong format name)
+    turns: bool = False  # the prompts rows carry their turn (`[data.fields] turn`: the turn scope)
 
     def verdict(
         self, prompt: str, first: str, second: str, judge: str, winner: str, reasoning: str | None
@@ -386,6 +387,8 @@ def _toml(imported: Imported, sources: list[Path]) -> dict[str, Any]:
         # the field the responses file names: an empty response is then looked for under that name only, not under
         # every name a data file may use (10^6 empty responses: seconds of the first load)
         data["fields"] = {"response": "response"}
+    if imported.turns:
+        data["fields"]["turn"] = "turn"
     if imported.style:
         data["style"] = "style.jsonl"
     if any(not text.strip() for text in imported.responses.values()):

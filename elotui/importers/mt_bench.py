@@ -53,6 +53,7 @@ def import_files(
 
     read_each(imported, paths, one, skip_bad=skip_bad)
     several_turns = any(g.turn != 1 for g in games)
+    imported.turns = several_turns
     texts = _question_texts(questions) if questions is not None else {}
     answer_texts = _answer_texts(answers) if answers is not None else {}
     for g in games:
@@ -61,7 +62,11 @@ def import_files(
             text, category = texts.get(
                 (g.question, g.turn), (f"MT-bench question {g.question}, turn {g.turn}", None)
             )
-            imported.prompts[pid] = {"text": text} | ({"category": category} if category else {})
+            imported.prompts[pid] = (
+                {"text": text}
+                | ({"category": category} if category else {})
+                | ({"turn": g.turn} if several_turns else {})  # `export --turn N`, the TUI's turn scope
+            )
         imported.verdict(pid, g.model_1, g.model_2, g.judge, _FIRST[g.g1_winner], g.g1_judgment)
         imported.verdict(pid, g.model_2, g.model_1, g.judge, _SECOND[g.g2_winner], g.g2_judgment)
         for model in (g.model_1, g.model_2):

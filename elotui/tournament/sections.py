@@ -68,6 +68,8 @@ class DataFields(_Strict):
     contestant: str | None = None
     reference: str | None = None
     responses: str | None = None  # a prompts row's table of responses, contestant → text (none by default)
+    # a prompts row's turn number, for a question judged at several turns (the turn scope): read only where named
+    turn: str | None = None
 
 
 class DataConfig(_Strict):

@@ -516,3 +516,37 @@ def test_validate_of_an_import_without_texts_does_not_say_empty_responses_are_ju
     notes = captured.out + captured.err
     assert "has an empty response to" in notes
     assert "judged as is" not in notes and "(the source gave no text; its recorded verdicts stand)" in notes
+
+
+def test_an_mt_bench_import_of_two_turns_ranks_each_turn_alone(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The prompts rows carry their turn (`[data.fields] turn`): `export --turn 2` (and the TUI's turn scope) ranks
+    turn 2's records alone, as an import of those records alone does."""
+    rows = mt_bench_records(seed=4)
+    both = imported(tmp_path, "mt-bench", write_jsonl(tmp_path / "gpt-4_pair.jsonl", rows))
+    second = tmp_path / "second"
+    only = write_jsonl(tmp_path / "turn2.jsonl", [r for r in rows if r["turn"] == 2])
+    assert main(["import", "mt-bench", str(only), "-o", str(second)]) == 0
+    assert load_tournament(both / "tournament.toml").spec.prompts[1].turn == 2
+
+    def ratings(toml: Path, *extra: str) -> dict[str, float]:
+        capsys.readouterr()
+        assert main(["export", str(toml), "--format", "json", "--threshold", "none", *extra]) == 0
+        return {r["contestant"]: r["rating"] for r in json.loads(capsys.readouterr().out)["rows"]}
+
+    scoped, alone = ratings(both / "tournament.toml", "--turn", "2"), ratings(second / "tournament.toml")
+    assert list(scoped) == list(alone)
+    assert scoped == pytest.approx(alone, abs=1e-6)
+    assert ratings(both / "tournament.toml", "--turn", "1") != scoped
+    bad = tmp_path / "bad"
+    bad.mkdir()
+    (bad / "p.jsonl").write_text('{"id": "q1", "text": "hi", "turn": "two"}\n', encoding="utf-8")
+    toml = (
+        (both / "tournament.toml").read_text(encoding="utf-8").replace("prompts.jsonl", str(bad / "p.jsonl"))
+    )
+    (bad / "t.toml").write_text(toml, encoding="utf-8")
+    assert main(["validate", str(bad / "t.toml")]) == 2
+    assert (
+        f"{bad / 'p.jsonl'}:1: `turn` must be a turn number (1 to 100), got 'two'" in capsys.readouterr().err
+    )
