@@ -41,6 +41,8 @@ def run(args: argparse.Namespace) -> int:
     paths = judgment_files([Path(f) for f in args.files])
     if args.format != "mt-bench" and (args.questions or args.answers):
         raise UserError("--questions and --answers are for the mt-bench format")
+    if args.format != "arena-hard" and args.baseline:
+        raise UserError("--baseline is for the arena-hard format (the others name no baseline)")
     with collector_off():  # millions of records without cycles (elotui.runtime.heap)
         return _imported(args, paths)
 

@@ -550,3 +550,13 @@ def test_an_mt_bench_import_of_two_turns_ranks_each_turn_alone(
     assert (
         f"{bad / 'p.jsonl'}:1: `turn` must be a turn number (1 to 100), got 'two'" in capsys.readouterr().err
     )
+
+
+@pytest.mark.parametrize("fmt", ["arena", "mt-bench", "alpaca-eval"])
+def test_baseline_is_refused_outside_arena_hard(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], fmt: str
+) -> None:
+    src = write_jsonl(tmp_path / "battles.jsonl", arena_battles(n=5))
+    assert main(["import", fmt, str(src), "-o", str(tmp_path / "o"), "--baseline", "gpt-4-0613"]) == 2
+    assert "--baseline is for the arena-hard format" in capsys.readouterr().err
+    assert not (tmp_path / "o").exists()
