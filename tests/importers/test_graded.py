@@ -135,3 +135,26 @@ def test_an_arena_hard_judge_folder_imports_as_its_files(
     empty.mkdir()
     assert main(["import", "arena-hard", str(empty), "-o", str(tmp_path / "o"), "--baseline", BASELINE]) == 2
     assert f"{empty}: a folder without .jsonl or .json files" in capsys.readouterr().err
+
+
+def test_arena_hard_v2_records_import_as_the_v01_ones(tmp_path: Path) -> None:
+    """arena-hard-auto v2 names the question `uid`, and its show_result reads a grade written the other way round
+    (`B<A` as `A>B`, `A<<B` as `B>>A`): such files give the same verdicts, strengths and tournament."""
+    files = judgments(tmp_path / "v01")
+    reverse = {"A>>B": "B<<A", "A>B": "B<A", "A=B": "B=A", "B>A": "A<B", "B>>A": "A<<B"}
+    v2 = tmp_path / "v2" / "model_judgment" / "gpt-4-1106-preview"
+    v2.mkdir(parents=True)
+    for f in files:
+        rows = [json.loads(line) for line in f.read_text(encoding="utf-8").splitlines()]
+        for row in rows:
+            row["uid"] = row.pop("question_id")
+            for game in row["games"]:
+                game["score"] = reverse.get(game["score"], game["score"])
+        (v2 / f.name).write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    outs = []
+    for folder, name in ((files[0].parent, "a"), (v2, "b")):
+        outs.append(tmp_path / name)
+        assert main(["import", "arena-hard", str(folder), "-o", str(outs[-1]), "--baseline", BASELINE]) == 0
+    for name in ("verdicts.jsonl", "prompts.jsonl", "tournament.toml"):
+        assert (outs[0] / name).read_bytes() == (outs[1] / name).read_bytes(), name
+    assert '"strength": 2' in (outs[1] / "verdicts.jsonl").read_text(encoding="utf-8")
