@@ -290,7 +290,7 @@ def write_tournament(imported: Imported, out: Path, sources: list[Path]) -> list
         raise UserError(f"{', '.join(map(str, sources))}: fewer than two contestants")
     toml = _toml(imported, sources)
     _refuse_another_tournament(out, toml["tournament"]["description"])
-    out.mkdir(parents=True, exist_ok=True)
+    _make_folder(out)
     written = {"prompts.jsonl": _prompt_rows(imported)}
     if not imported.inline_responses:
         written["responses.jsonl"] = _jsonl(
@@ -304,9 +304,23 @@ def write_tournament(imported: Imported, out: Path, sources: list[Path]) -> list
         )
     for name, text in written.items():
         tmp = out / f".{name}.tmp"
-        tmp.write_text(text, encoding="utf-8")
-        tmp.replace(out / name)
+        try:
+            tmp.write_text(text, encoding="utf-8")
+            tmp.replace(out / name)
+        except OSError as exc:
+            raise UserError(f"{out / name}: cannot write it: {exc.strerror}") from None
     return list(written)
+
+
+def _make_folder(out: Path) -> None:
+    """The output folder, made if need be; UserError (exit 2) where it cannot be (a file of that name, a folder
+    without write access)."""
+    if out.exists() and not out.is_dir():
+        raise UserError(f"{out}: not a folder (-o names the folder to write the tournament in)")
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise UserError(f"{out}: cannot make the folder: {exc.strerror}") from None
 
 
 def _refuse_another_tournament(out: Path, description: str) -> None:

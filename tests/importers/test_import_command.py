@@ -560,3 +560,16 @@ def test_baseline_is_refused_outside_arena_hard(
     assert main(["import", fmt, str(src), "-o", str(tmp_path / "o"), "--baseline", "gpt-4-0613"]) == 2
     assert "--baseline is for the arena-hard format" in capsys.readouterr().err
     assert not (tmp_path / "o").exists()
+
+
+def test_an_output_that_is_a_file_or_cannot_be_made_is_exit_2(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    src = write_jsonl(tmp_path / "battles.jsonl", arena_battles(n=5))
+    a_file = tmp_path / "afile"
+    a_file.write_text("mine", encoding="utf-8")
+    assert main(["import", "arena", str(src), "-o", str(a_file)]) == 2
+    assert f"{a_file}: not a folder (-o names the folder" in capsys.readouterr().err
+    assert a_file.read_text(encoding="utf-8") == "mine"
+    assert main(["import", "arena", str(src), "-o", str(a_file / "under")]) == 2
+    assert f"{a_file / 'under'}: cannot make the folder:" in capsys.readouterr().err
