@@ -28,7 +28,7 @@ import msgspec
 import tomli_w
 
 from elotui.errors import UserError
-from elotui.tournament.user_files import read_regular_file
+from elotui.tournament.user_files import gunzip, read_regular_file
 from elotui.verdict_log import Verdict, write_log
 
 SHOW_LINES = 5  # line numbers listed per skip reason
@@ -103,13 +103,22 @@ class Imported:
 def records(path: Path) -> Iterator[tuple[str, Any]]:
     """(where, record) for each record of a JSON list or JSON Lines file; `where` is `file:line`. A line that is
     not JSON is given as a BadRecord in place of its record."""
-    text = _text(read_regular_file(path, MAX_SOURCE_BYTES), path)
+    text = _text(source_bytes(path), path)
     if text.lstrip().startswith("["):
         yield from _json_list(path, text)
         return
     for n, line in enumerate(text.split("\n"), 1):
         if line.strip():
             yield _line_record(path, n, line)
+
+
+def source_bytes(path: Path) -> bytes:
+    """A source file's bytes: gunzipped if it is gzip (`clean_battle.json.gz`), without a leading UTF-8 byte order
+    mark (a file saved by a Windows editor), both bounded by MAX_SOURCE_BYTES."""
+    raw = read_regular_file(path, MAX_SOURCE_BYTES)
+    if raw[:2] == b"\x1f\x8b":
+        raw = gunzip(path, raw, MAX_SOURCE_BYTES)
+    return raw[3:] if raw[:3] == b"\xef\xbb\xbf" else raw
 
 
 def _text(raw: bytes, path: Path) -> str:
@@ -141,7 +150,7 @@ class Typed:
 def _typed_records(path: Path, typed: Typed, imported: Imported) -> Iterator[tuple[str, Any]]:
     """The records of a JSON Lines file that `typed` leaves to the general reading (the others it takes here,
     counted as read), or all of them, generally read, for a JSON list."""
-    raw = read_regular_file(path, MAX_SOURCE_BYTES)
+    raw = source_bytes(path)
     if not raw.isascii():
         _text(raw, path)  # UserError if not UTF-8
     if raw.lstrip()[:1] == b"[":

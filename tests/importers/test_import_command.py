@@ -573,3 +573,22 @@ def test_an_output_that_is_a_file_or_cannot_be_made_is_exit_2(
     assert a_file.read_text(encoding="utf-8") == "mine"
     assert main(["import", "arena", str(src), "-o", str(a_file / "under")]) == 2
     assert f"{a_file / 'under'}: cannot make the folder:" in capsys.readouterr().err
+
+
+def test_a_gzipped_log_and_a_byte_order_mark_read_as_the_plain_file(tmp_path: Path) -> None:
+    import gzip
+
+    battles = arena_battles(n=20)
+    plain = write_jsonl(tmp_path / "battles.jsonl", battles)
+    want = (imported(tmp_path, "arena", plain) / "verdicts.jsonl").read_bytes()
+    variants = {
+        "battles.jsonl.gz": gzip.compress(plain.read_bytes()),
+        "bom.jsonl": b"\xef\xbb\xbf" + plain.read_bytes(),
+        "bom.json": b"\xef\xbb\xbf" + json.dumps(battles, indent=2).encode(),
+        "list.json.gz": gzip.compress(json.dumps(battles).encode()),
+    }
+    for name, raw in variants.items():
+        (tmp_path / name).write_bytes(raw)
+        out = tmp_path / f"out-{name}"
+        assert main(["import", "arena", str(tmp_path / name), "-o", str(out)]) == 0, name
+        assert (out / "verdicts.jsonl").read_bytes() == want, name
