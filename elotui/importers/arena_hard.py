@@ -46,7 +46,11 @@ def import_files(paths: list[Path], *, skip_bad: bool, baseline: str | None) -> 
             raise UserError(f"{where}: the records do not name the baseline: give --baseline NAME")
         found["baseline"] = base
         if model == base:
-            raise BadRecord(f"`model` is the baseline ({base!r})")
+            named = "--baseline" if baseline else "the records' `baseline`"
+            raise BadRecord(
+                f"`model` is the baseline ({base!r}): a record judges a model against the baseline, never the "
+                f"baseline itself (is {named} the baseline these files were judged against?)"
+            )
         given = row.get("judge")
         judge = given if isinstance(given, str) and given else "judge"
         games = row.get("games")

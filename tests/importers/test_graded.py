@@ -158,3 +158,17 @@ def test_arena_hard_v2_records_import_as_the_v01_ones(tmp_path: Path) -> None:
     for name in ("verdicts.jsonl", "prompts.jsonl", "tournament.toml"):
         assert (outs[0] / name).read_bytes() == (outs[1] / name).read_bytes(), name
     assert '"strength": 2' in (outs[1] / "verdicts.jsonl").read_text(encoding="utf-8")
+
+
+def test_a_baseline_that_is_one_of_the_models_is_questioned(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    files = judgments(tmp_path)
+    model = files[0].stem  # a judged model named as the baseline by mistake
+    assert (
+        main(["import", "arena-hard", str(files[0].parent), "-o", str(tmp_path / "o"), "--baseline", model])
+        == 2
+    )
+    err = capsys.readouterr().err
+    assert f"`model` is the baseline ('{model}'): a record judges a model against the baseline" in err
+    assert "(is --baseline the baseline these files were judged against?)" in err
