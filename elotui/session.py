@@ -292,13 +292,27 @@ class TournamentSession:
     # --- diagnostics ---------------------------------------------------------------------------------------------
 
     def response_lengths(self) -> dict[tuple[str, str], int]:
-        """(prompt, contestant) -> length in characters of the response, from the file or generated texts."""
+        """(prompt, contestant) -> length of the response: its `[data] style` tokens where that file gives them (an
+        arena import has the battles' token counts, not their texts), else its length in characters, from the file
+        or generated texts."""
         lengths = {key: len(text) for key, text in self.tournament.responses.items()}
         for row in self.store.texts():
             if row.kind not in ("generation", "response") or row.condition not in (None, "clean"):
                 continue
             if row.prompt is not None and row.contestant is not None:
                 lengths.setdefault((row.prompt, row.contestant), len(row.text or ""))
+        data = self.tournament.spec.data
+        if data is not None and data.style is not None:
+            from elotui.rating.style_rank import style_lookup
+
+            lookup = style_lookup(self.tournament)
+            prompts, contestants, n = (
+                self.tournament.prompt_ids,
+                self.tournament.contestant_ids,
+                lookup.n_contestants,
+            )
+            for key, tokens in zip(lookup.keys.tolist(), lookup.counts[:, 0].tolist(), strict=True):
+                lengths[(prompts[key // n], contestants[key % n])] = round(tokens)
         return lengths
 
     def diagnose_inputs(self) -> DiagnoseInputs:

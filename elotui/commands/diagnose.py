@@ -34,6 +34,12 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
     p.add_argument(
         "--turn", type=int, metavar="N", help="only the prompts of one turn (of [data] turn = [1, 2, ...])"
     )
+    p.add_argument(
+        "--style-control",
+        action="store_true",
+        help='each style coefficient with its interval (as [ranking] style_control = ["length", "markdown"], '
+        "the file's own features if it sets them)",
+    )
     add_store_arg(p)
     add_output_arg(p)
     p.set_defaults(handler=run)
@@ -51,7 +57,9 @@ def run(args: argparse.Namespace) -> int:
         ):  # a broken votes log is bad input for `elotui diagnose` (the TUI reports and goes on)
             raise inputs.problems[0]
         report = session.diagnose_report(inputs=inputs, pairs=True, turn=args.turn)
-        if tournament.spec.ranking.style_control:  # each style coefficient, with its interval
+        if args.style_control and not session.options.style_control:
+            session.control_style(("length", "markdown"))
+        if session.options.style_control:  # each style coefficient, with its interval
             report["style_control"] = session.leaderboard(method="bt").settings.get("style_control")
     with output_stream(args.output) as out:
         if args.format == "json":

@@ -20,7 +20,9 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
         "a verdict log read by replay judges: then `elotui run DIR/tournament.toml --headless`, `export`, ...",
     )
     p.add_argument("format", choices=FORMATS, metavar="FORMAT", help=f"one of: {', '.join(FORMATS)}")
-    p.add_argument("files", nargs="+", metavar="FILES", help="the judgment files")
+    p.add_argument(
+        "files", nargs="+", metavar="FILES", help="the judgment files (a folder: its .jsonl and .json files)"
+    )
     p.add_argument(
         "-o", "--output", metavar="DIR", required=True, help="the folder to write the tournament in"
     )
@@ -36,11 +38,28 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
 def run(args: argparse.Namespace) -> int:
     from elotui.runtime.heap import collector_off
 
-    paths = [Path(f) for f in args.files]
+    paths = judgment_files([Path(f) for f in args.files])
     if args.format != "mt-bench" and (args.questions or args.answers):
         raise UserError("--questions and --answers are for the mt-bench format")
+    if args.format != "arena-hard" and args.baseline:
+        raise UserError("--baseline is for the arena-hard format (the others name no baseline)")
     with collector_off():  # millions of records without cycles (elotui.runtime.heap)
         return _imported(args, paths)
+
+
+def judgment_files(given: list[Path]) -> list[Path]:
+    """The files to read: each file given, and for a folder (arena-hard's `model_judgment/JUDGE/`) its `.jsonl`
+    and `.json` files in name order. UserError for a folder without any."""
+    paths: list[Path] = []
+    for path in given:
+        if not path.is_dir():
+            paths.append(path)
+            continue
+        inside = sorted(p for p in path.iterdir() if p.suffix in (".jsonl", ".json") and p.is_file())
+        if not inside:
+            raise UserError(f"{path}: a folder without .jsonl or .json files")
+        paths += inside
+    return paths
 
 
 def _imported(args: argparse.Namespace, paths: list[Path]) -> int:
@@ -66,7 +85,7 @@ def _imported(args: argparse.Namespace, paths: list[Path]) -> int:
         raise UserError(str(exc)) from None
     out = Path(args.output)
     written = write_tournament(imported, out, paths)
-    stored = store_recorded(imported, out / "tournament.toml", tournament_name(imported, paths))
+    stored, ranked = store_recorded(imported, out / "tournament.toml", tournament_name(imported, paths))
     for line in imported.report.lines():
         print(line, file=sys.stderr)
     print(
@@ -76,9 +95,16 @@ def _imported(args: argparse.Namespace, paths: list[Path]) -> int:
         file=sys.stderr,
     )
     print(stored, file=sys.stderr)
-    print(
-        f"next: elotui export {out / 'tournament.toml'} (the ranking); `elotui run {out / 'tournament.toml'} "
-        "--headless` replays the verdicts into the store (each verdict's details: `elotui verdicts`, the pairs pane)",
-        file=sys.stderr,
-    )
+    print(_next_step(out / "tournament.toml", ranked), file=sys.stderr)
     return 0
+
+
+def _next_step(toml: Path, ranked: bool) -> str:
+    """What to do next: export what the store ranks, or replay the verdicts first where it still ranks others."""
+    replay = f"`elotui run {toml} --headless` replays the verdicts into the store"
+    if not ranked:
+        return f"next: {replay}, then `elotui export {toml}` ranks them"
+    return (
+        f"next: elotui export {toml} (the ranking); {replay} (each verdict's details: `elotui verdicts`, the "
+        "pairs pane)"
+    )

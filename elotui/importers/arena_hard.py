@@ -1,7 +1,8 @@
 """`elotui import arena-hard`: arena-hard-auto judgment files (`model_judgment/JUDGE/MODEL.jsonl`).
 
-A record: `question_id`, `model`, `judge` and `games`, two games each with `score` (`A>>B`, `A>B`, `A=B`, `B>A`,
-`B>>A`, or null when the judge gave none) and `judgment`. Game 1 showed the baseline as A, game 2 the model as A;
+A record: `question_id` (v2: `uid`), `model`, `judge` and `games`, two games each with `score` (`A>>B`, `A>B`,
+`A=B`, `B>A`, `B>>A`, the same written the other way round such as `A<<B`, or null when the judge gave none) and
+`judgment`. Game 1 showed the baseline as A, game 2 the model as A;
 each scored game is one verdict of judge `judge`, its judgment as reasoning. The baseline is a contestant:
 `--baseline NAME`, else a record's `baseline` field. A strong score (`>>`) is kept in the log's `strength` field
 (2; a clear `>` is 1) and the tournament sets `[ranking] strong_weight = 3`, arena-hard's weight. The tournament is
@@ -22,6 +23,12 @@ SCORES = {
     "A=B": ("tie", None),
     "B>A": ("second", 1),
     "B>>A": ("second", 2),
+    # the same grades written the other way round, as arena-hard-auto's show_result reads them too
+    "B<<A": ("first", 2),
+    "B<A": ("first", 1),
+    "B=A": ("tie", None),
+    "A<B": ("second", 1),
+    "A<<B": ("second", 2),
 }
 
 
@@ -31,13 +38,19 @@ def import_files(paths: list[Path], *, skip_bad: bool, baseline: str | None) -> 
 
     def one(imp: Imported, where: str, record: Any) -> None:
         row = need_object(record)
-        qid, model = need_text(row, "question_id"), need_text(row, "model")
+        # arena-hard-auto v0.1 names the question `question_id`, v2 `uid`
+        qid = need_text(row, "question_id" if "question_id" in row or "uid" not in row else "uid")
+        model = need_text(row, "model")
         base = found["baseline"] or (row.get("baseline") if isinstance(row.get("baseline"), str) else None)
         if not base:
             raise UserError(f"{where}: the records do not name the baseline: give --baseline NAME")
         found["baseline"] = base
         if model == base:
-            raise BadRecord(f"`model` is the baseline ({base!r})")
+            named = "--baseline" if baseline else "the records' `baseline`"
+            raise BadRecord(
+                f"`model` is the baseline ({base!r}): a record judges a model against the baseline, never the "
+                f"baseline itself (is {named} the baseline these files were judged against?)"
+            )
         given = row.get("judge")
         judge = given if isinstance(given, str) and given else "judge"
         games = row.get("games")
@@ -50,7 +63,9 @@ def import_files(paths: list[Path], *, skip_bad: bool, baseline: str | None) -> 
                 imp.report.skip("a game without a score", where)
                 continue
             if score not in SCORES:
-                raise BadRecord(f"`score` must be one of {', '.join(SCORES)} or null (got {score!r})")
+                raise BadRecord(
+                    f"`score` must be one of {', '.join(list(SCORES)[:5])} or null (got {score!r})"
+                )
             winner, strength = SCORES[score]
             reasoning = game.get("judgment") if isinstance(game.get("judgment"), str) else None
             imp.verdict(qid, first, second, judge, winner, reasoning)

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import io
 import json
+import tomllib
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -27,7 +28,7 @@ import msgspec
 import tomli_w
 
 from elotui.errors import UserError
-from elotui.tournament.user_files import read_regular_file
+from elotui.tournament.user_files import gunzip, read_regular_file
 from elotui.verdict_log import Verdict, write_log
 
 SHOW_LINES = 5  # line numbers listed per skip reason
@@ -68,7 +69,7 @@ class Imported:
     report: ImportReport = field(default_factory=ImportReport)
     contestants: dict[str, None] = field(default_factory=dict)
     judges: dict[str, None] = field(default_factory=dict)
-    prompts: dict[str, dict[str, str]] = field(default_factory=dict)  # id → {"text", "category"?}
+    prompts: dict[str, dict[str, Any]] = field(default_factory=dict)  # id → {"text", "category"?, "turn"?}
     responses: dict[tuple[str, str], str] = field(default_factory=dict)
     style: dict[tuple[str, str], dict[str, int]] = field(default_factory=dict)
     verdicts: list[Verdict] = field(default_factory=list)
@@ -79,6 +80,8 @@ class Imported:
     # texts (Chatbot Arena's logs), whose 2 * 10^6 empty responses as rows of their own took a third of the first
     # load of a 10^6-battle import
     inline_responses: bool = False
+    looks_like: str | None = None  # another format a malformed record has the fields of (a wrong format name)
+    turns: bool = False  # the prompts rows carry their turn (`[data.fields] turn`: the turn scope)
 
     def verdict(
         self, prompt: str, first: str, second: str, judge: str, winner: str, reasoning: str | None
@@ -100,13 +103,22 @@ class Imported:
 def records(path: Path) -> Iterator[tuple[str, Any]]:
     """(where, record) for each record of a JSON list or JSON Lines file; `where` is `file:line`. A line that is
     not JSON is given as a BadRecord in place of its record."""
-    text = _text(read_regular_file(path, MAX_SOURCE_BYTES), path)
+    text = _text(source_bytes(path), path)
     if text.lstrip().startswith("["):
         yield from _json_list(path, text)
         return
     for n, line in enumerate(text.split("\n"), 1):
         if line.strip():
             yield _line_record(path, n, line)
+
+
+def source_bytes(path: Path) -> bytes:
+    """A source file's bytes: gunzipped if it is gzip (`clean_battle.json.gz`), without a leading UTF-8 byte order
+    mark (a file saved by a Windows editor), both bounded by MAX_SOURCE_BYTES."""
+    raw = read_regular_file(path, MAX_SOURCE_BYTES)
+    if raw[:2] == b"\x1f\x8b":
+        raw = gunzip(path, raw, MAX_SOURCE_BYTES)
+    return raw[3:] if raw[:3] == b"\xef\xbb\xbf" else raw
 
 
 def _text(raw: bytes, path: Path) -> str:
@@ -138,7 +150,7 @@ class Typed:
 def _typed_records(path: Path, typed: Typed, imported: Imported) -> Iterator[tuple[str, Any]]:
     """The records of a JSON Lines file that `typed` leaves to the general reading (the others it takes here,
     counted as read), or all of them, generally read, for a JSON list."""
-    raw = read_regular_file(path, MAX_SOURCE_BYTES)
+    raw = source_bytes(path)
     if not raw.isascii():
         _text(raw, path)  # UserError if not UTF-8
     if raw.lstrip()[:1] == b"[":
@@ -163,10 +175,12 @@ def _typed_records(path: Path, typed: Typed, imported: Imported) -> Iterator[tup
 
 
 def _json_list(path: Path, text: str) -> Iterator[tuple[str, Any]]:
-    """The items of a JSON list, each with the line it starts on."""
+    """The items of a JSON list, each with the line it starts on, and its number in the list when it shares that
+    line with another item (a list written on one line: `clean_battle.json:1 (record 4)`)."""
     decoder = json.JSONDecoder()
     pos = text.index("[") + 1
     line = 1 + text.count("\n", 0, pos)
+    number = 0
     while True:
         nxt = _skip_space(text, pos)
         if nxt >= len(text):
@@ -179,11 +193,24 @@ def _json_list(path: Path, text: str) -> Iterator[tuple[str, Any]]:
             obj, end = decoder.raw_decode(text, pos)
         except json.JSONDecodeError as exc:
             raise UserError(f"{path}:{exc.lineno}: not valid JSON: {exc.msg}") from None
-        yield f"{path}:{line}", obj
+        number += 1
+        shared = _line_shared(text, pos, end)
+        yield (f"{path}:{line} (record {number})" if shared else f"{path}:{line}"), obj
         line += text.count("\n", pos, end)
         pos = _skip_space(text, end)
         if pos < len(text) and text[pos] == ",":
             pos += 1
+
+
+def _line_shared(text: str, start: int, end: int) -> bool:
+    """Whether the list item at text[start:end] has another item before it or after it on its line."""
+    before = start - 1
+    while before >= 0 and text[before] in " \t\r,":
+        before -= 1
+    after = end
+    while after < len(text) and text[after] in " \t\r,":
+        after += 1
+    return (before >= 0 and text[before] not in "\n[") or (after < len(text) and text[after] not in "\n]")
 
 
 def _skip_space(text: str, pos: int) -> int:
@@ -206,9 +233,44 @@ def read_each(
                     raise record
                 one(imported, where, record)
             except BadRecord as exc:
+                other = other_format(imported.format, record)
+                if other is not None and imported.looks_like is None:
+                    imported.looks_like = other
                 if not skip_bad:
-                    raise UserError(f"{where}: {exc} (give --skip-bad to leave such records out)") from None
+                    hint = _format_hint(other) if other else "give --skip-bad to leave such records out"
+                    raise UserError(f"{where}: {exc} ({hint})") from None
                 imported.report.skip(f"malformed: {exc}", where)
+
+
+# the fields that tell each format's records apart (what a record of that format always has)
+_FORMAT_FIELDS = {
+    "arena": ("model_a", "model_b", "winner"),
+    "mt-bench": ("model_1", "model_2", "g1_winner"),
+    "arena-hard": ("model", "games"),
+    "alpaca-eval": ("generator_1", "generator_2", "preference"),
+}
+
+
+def other_format(format_: str, record: Any) -> str | None:
+    """The other format whose fields `record` has (a file given under the wrong format name), or None."""
+    if not isinstance(record, dict):
+        return None
+    for name, fields in _FORMAT_FIELDS.items():
+        if name != format_ and all(f in record for f in fields):
+            return name
+    return None
+
+
+_FORMAT_LABELS = {
+    "arena": "a Chatbot Arena battle log",
+    "mt-bench": "an MT-bench pairwise judgment file",
+    "arena-hard": "an arena-hard judgment file",
+    "alpaca-eval": "AlpacaEval annotations",
+}
+
+
+def _format_hint(format_: str) -> str:
+    return f"this looks like {_FORMAT_LABELS[format_]}: `elotui import {format_} ...`"
 
 
 def need_text(record: dict[str, Any], key: str) -> str:
@@ -229,28 +291,66 @@ def need_object(record: Any) -> dict[str, Any]:
 def write_tournament(imported: Imported, out: Path, sources: list[Path]) -> list[str]:
     """Write the folder (see the module docstring); returns the names of the files written."""
     if not imported.verdicts:
+        hint = f" ({_format_hint(imported.looks_like)})" if imported.looks_like else ""
         raise UserError(
-            f"{', '.join(map(str, sources))}: no verdict to import", details=imported.report.lines()
+            f"{', '.join(map(str, sources))}: no verdict to import{hint}", details=imported.report.lines()
         )
     if len(imported.contestants) < 2:
         raise UserError(f"{', '.join(map(str, sources))}: fewer than two contestants")
-    out.mkdir(parents=True, exist_ok=True)
+    toml = _toml(imported, sources)
+    _refuse_another_tournament(out, toml["tournament"]["description"])
+    _make_folder(out)
     written = {"prompts.jsonl": _prompt_rows(imported)}
     if not imported.inline_responses:
         written["responses.jsonl"] = _jsonl(
             {"prompt_id": p, "contestant": c, "response": text} for (p, c), text in imported.responses.items()
         )
     written["verdicts.jsonl"] = _log(imported.verdicts, imported.strengths)
-    written["tournament.toml"] = tomli_w.dumps(_toml(imported, sources))
+    written["tournament.toml"] = tomli_w.dumps(toml)
     if imported.style:
         written["style.jsonl"] = _jsonl(
             {"prompt": p, "contestant": c, **counts} for (p, c), counts in imported.style.items()
         )
     for name, text in written.items():
         tmp = out / f".{name}.tmp"
-        tmp.write_text(text, encoding="utf-8")
-        tmp.replace(out / name)
+        try:
+            tmp.write_text(text, encoding="utf-8")
+            tmp.replace(out / name)
+        except OSError as exc:
+            raise UserError(f"{out / name}: cannot write it: {exc.strerror}") from None
     return list(written)
+
+
+def _make_folder(out: Path) -> None:
+    """The output folder, made if need be; UserError (exit 2) where it cannot be (a file of that name, a folder
+    without write access)."""
+    if out.exists() and not out.is_dir():
+        raise UserError(f"{out}: not a folder (-o names the folder to write the tournament in)")
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise UserError(f"{out}: cannot make the folder: {exc.strerror}") from None
+
+
+def _refuse_another_tournament(out: Path, description: str) -> None:
+    """A folder whose `tournament.toml` is not this import's (another import, or a tournament written by hand) is
+    not overwritten: its files would be replaced and the ones this import does not write left behind. The same
+    import again (the same format and file names) is allowed, and writes the same bytes."""
+    existing = out / "tournament.toml"
+    if not existing.exists():
+        return
+    try:
+        meta = tomllib.loads(read_regular_file(existing).decode("utf-8")).get("tournament", {})
+    except (UnicodeDecodeError, tomllib.TOMLDecodeError):
+        meta = {}
+    if isinstance(meta, dict) and meta.get("description") == description:
+        return
+    name = meta.get("name") if isinstance(meta, dict) else None
+    held = f" ('{name}')" if isinstance(name, str) else ""
+    raise UserError(
+        f"{out}: holds another tournament{held}; import into a new folder, or remove {existing} first "
+        f"(an import overwrites only its own earlier output: `{description}`)"
+    )
 
 
 _ENCODER = msgspec.json.Encoder()
@@ -310,6 +410,8 @@ def _toml(imported: Imported, sources: list[Path]) -> dict[str, Any]:
         # the field the responses file names: an empty response is then looked for under that name only, not under
         # every name a data file may use (10^6 empty responses: seconds of the first load)
         data["fields"] = {"response": "response"}
+    if imported.turns:
+        data["fields"]["turn"] = "turn"
     if imported.style:
         data["style"] = "style.jsonl"
     if any(not text.strip() for text in imported.responses.values()):

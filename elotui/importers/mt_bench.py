@@ -53,6 +53,7 @@ def import_files(
 
     read_each(imported, paths, one, skip_bad=skip_bad)
     several_turns = any(g.turn != 1 for g in games)
+    imported.turns = several_turns
     texts = _question_texts(questions) if questions is not None else {}
     answer_texts = _answer_texts(answers) if answers is not None else {}
     for g in games:
@@ -61,7 +62,11 @@ def import_files(
             text, category = texts.get(
                 (g.question, g.turn), (f"MT-bench question {g.question}, turn {g.turn}", None)
             )
-            imported.prompts[pid] = {"text": text} | ({"category": category} if category else {})
+            imported.prompts[pid] = (
+                {"text": text}
+                | ({"category": category} if category else {})
+                | ({"turn": g.turn} if several_turns else {})  # `export --turn N`, the TUI's turn scope
+            )
         imported.verdict(pid, g.model_1, g.model_2, g.judge, _FIRST[g.g1_winner], g.g1_judgment)
         imported.verdict(pid, g.model_2, g.model_1, g.judge, _SECOND[g.g2_winner], g.g2_judgment)
         for model in (g.model_1, g.model_2):
@@ -72,7 +77,8 @@ def import_files(
     if several_turns:
         imported.report.mapped.append("turn N of question Q: prompt Q-tN")
     imported.report.mapped += [
-        f"{model}: win rate {rate:.4f} ({w} wins, {lost} losses, {t} ties; both orders, an inconsistent pair a tie)"
+        f"{model}: win rate {rate:.4f}, adjusted {(w + t / 2) / (w + lost + t):.4f} ({w} wins, {lost} losses, "
+        f"{t} ties; both orders, an inconsistent pair a tie; adjusted: a tie half a win)"
         for model, (w, lost, t, rate) in pairwise_win_rates(games).items()
     ]
     return imported
@@ -81,7 +87,7 @@ def import_files(
 def pairwise_win_rates(games: list[Game]) -> dict[str, tuple[int, int, int, float]]:
     """model → (wins, losses, ties, win rate) with both orders of a record as one game that a model wins only
     where both orders say so (FastChat's `show_result.py --mode pairwise-all`); win rate = wins / games, the
-    models by win rate, highest first."""
+    models in the order show_result.py prints them: by adjusted win rate (a tie half a win), highest first."""
     tally: dict[str, list[int]] = {}
     for g in games:
         for model in (g.model_1, g.model_2):
@@ -94,7 +100,7 @@ def pairwise_win_rates(games: list[Game]) -> dict[str, tuple[int, int, int, floa
         tally[winner][0] += 1
         tally[loser][1] += 1
     rates = {m: (w, lost, t, w / (w + lost + t)) for m, (w, lost, t) in tally.items()}
-    return dict(sorted(rates.items(), key=lambda item: -item[1][3]))
+    return dict(sorted(rates.items(), key=lambda item: -(item[1][0] + item[1][2] / 2) / sum(item[1][:3])))
 
 
 def _game(record: dict[str, Any]) -> Game:

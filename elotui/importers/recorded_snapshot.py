@@ -108,15 +108,22 @@ def _empty_plan() -> CodedPlan:
     return CodedPlan(z, z, {c: z for c in ("prompt", "first", "second", "judge", "condition")}, empty)
 
 
-def store_recorded(imported: Imported, toml: Path, name: str) -> str:
+def store_recorded(imported: Imported, toml: Path, name: str) -> tuple[str, bool]:
     """Write the snapshot into the default store of the tournament file `toml` named `name`; what was done, said
-    for the import's report."""
+    for the import's report, and whether the store now ranks these verdicts (else a run must replay them first)."""
     path = store_path_of(toml.resolve(), slug_of(name))
     try:
         with Store(path) as store:
             written = store.set_recorded(*recorded_columns(imported))
     except UserError as exc:  # the store cannot be written: the files stand, a run replays them
-        return f"the verdicts were not stored for ranking ({exc}); `elotui run` replays them"
+        return f"the verdicts were not stored for ranking ({exc}); `elotui run` replays them", False
     if not written:
-        return f"{path} holds a run's plan, kept: `elotui run` brings it up to date"
-    return f"ranked at once: the verdicts are in {path} (`elotui export`, `diagnose` and the TUI read them)"
+        kept = (
+            f"{path} holds a run's plan, kept: until `elotui run` replays these verdicts, `export`, `diagnose` and "
+            "the TUI show that earlier run's ranking"
+        )
+        return kept, False
+    return (
+        f"ranked at once: the verdicts are in {path} (`elotui export`, `diagnose` and the TUI read them)",
+        True,
+    )

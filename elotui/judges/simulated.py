@@ -34,6 +34,17 @@ INVALID_TEXT = "I cannot decide which response is better. (simulated unparseable
 STRONG_MARGIN = 200.0  # Elo points: the default `strong_margin` of a graded simulated verdict
 
 
+def _outcome(better: str, d: float) -> str:
+    """The reasoning's last words: the decision, and, as the win is drawn with A's probability at `d`, whether it
+    went against the side `d` favours (else `+72.7 Elo → Response B is better` reads as a contradiction)."""
+    if better == "tie":
+        return "a tie."
+    p_first = win_probability(d)
+    upset = (better == "A") != (d > 0)
+    drawn = f"A wins with probability {p_first:.0%}: " if upset else ""
+    return f"{drawn}Response {better} is better" + (" (an upset)." if upset else ".")
+
+
 class SimulatedJudge(OfflineJudge):
     kind: JudgeKind = "simulated"
 
@@ -86,8 +97,7 @@ class SimulatedJudge(OfflineJudge):
         reasoning = (
             f"Simulated verdict (no model was called): latent qualities {p.first}={q[p.first]:g} (A) and "
             f"{p.second}={q[p.second]:g} (B); position bias {self.sim.position_bias:+g}, length term "
-            f"{length_term:+.1f}, noisy difference {d:+.1f} Elo → "
-            + ("a tie." if better == "tie" else f"Response {better} is better.")
+            f"{length_term:+.1f}, noisy difference {d:+.1f} Elo → " + _outcome(better, d)
         )
         answer = self._graded(better, d) if self.scale == "graded" else better
         raw = json.dumps({"reasoning": reasoning, "better": answer}, ensure_ascii=False)

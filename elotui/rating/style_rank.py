@@ -74,7 +74,8 @@ class StyleLookup:
     def from_texts(
         cls, responses: Mapping[tuple[str, str], str], prompts: list[str], contestants: list[str]
     ) -> StyleLookup:
-        rows = ((p, c, style_bt.text_counts(text)) for (p, c), text in responses.items())
+        # an empty response (an import without the texts) has no counts: reported as missing, counted as 0
+        rows = ((p, c, style_bt.text_counts(text)) for (p, c), text in responses.items() if text.strip())
         return cls.build(rows, prompts, contestants, "the responses' texts (tokens: characters / 4)")
 
     def of(

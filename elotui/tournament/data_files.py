@@ -36,6 +36,7 @@ FIELDS: dict[str, tuple[str, ...]] = {
     "response": ("response", "output", "answer", "choices[0].turns[{turn}]", "choices[0].message.content"),
     "contestant": ("contestant", "model", "model_id", "generator"),
     "responses": (),  # a prompts row's table of responses (contestant → text): read only where named
+    "turn": (),  # a prompts row's turn number (`elotui import mt-bench` writes it): read only where named
 }
 PROMPT_FILE_IDS = ("id", "prompt_id", "question_id")  # in a prompts file, `id` is the prompt's own
 
@@ -132,6 +133,11 @@ def _as_id(value: Any) -> str | None:
     return None
 
 
+def _turn_number(value: Any) -> bool:
+    """A prompt's turn as `[[prompts]] turn` takes it: a whole number from 1 to 100."""
+    return isinstance(value, int) and not isinstance(value, bool) and 1 <= value <= 100
+
+
 class _Loader:
     def __init__(self, data: dict[str, Any], base_dir: Path) -> None:
         self.base = base_dir
@@ -215,6 +221,14 @@ class _Loader:
             category = f.get(row, "category")
             if category is not None:
                 prompt["category"] = str(category)
+            turn = f.get(row, "turn")
+            if turn is not None:
+                if not _turn_number(turn):
+                    self.report.file_problems.append(
+                        f"{path}:{row.line}: `{f.names('turn')}` must be a turn number (1 to 100), got {turn!r}"
+                    )
+                    continue
+                prompt["turn"] = turn
             ranking = self._ranking(f.get(row, "reference_ranking"), f"{path}:{row.line}")
             if ranking:
                 prompt["reference_ranking"] = ranking
@@ -386,9 +400,11 @@ class _Loader:
     def coverage(self) -> None:
         missing, empty, incomplete = self._gaps()
         if self.allow_empty:
+            # an import's recorded verdicts are replayed, never judged anew: its texts are for reading only
+            how = "the source gave no text; its recorded verdicts stand" if self.recorded else "judged as is"
             for cid, ids in empty.items():
                 self.report.notes.append(
-                    f"contestant '{cid}' has an empty response to {listing(ids)} (judged as is)"
+                    f"contestant '{cid}' has an empty response to {listing(ids)} ({how})"
                 )
             empty = {}
         if not self.skip:

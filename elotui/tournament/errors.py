@@ -193,6 +193,20 @@ def _num(value: Any) -> str:
     return str(value)
 
 
+def _closest_literal(err: ErrorDetails) -> str:
+    """`; did you mean 'graded'?` for a mistyped choice (`scale = "grade"`), or nothing."""
+    given = err.get("input")
+    if not isinstance(given, str):
+        return ""
+    choices = re.findall(r"'([^']*)'", str((err.get("ctx") or {}).get("expected", "")))
+    close = difflib.get_close_matches(given, choices, n=1, cutoff=0.6)
+    return f"; did you mean '{close[0]}'?" if close else ""
+
+
+# a whole-file check's message that starts with the key it concerns (`ranking.anchor.contestant: ...`)
+_KEY_FIRST = re.compile(r"([A-Za-z_][\w.\[\]]*): (.+)", re.DOTALL)
+
+
 def _message(err: ErrorDetails, root: type[BaseModel]) -> str:
     kind = err["type"]
     ctx = err.get("ctx") or {}
@@ -212,7 +226,7 @@ def _message(err: ErrorDetails, root: type[BaseModel]) -> str:
     if kind == "less_than":
         return f"must be < {_num(ctx.get('lt'))}"
     if kind == "literal_error":
-        return f"must be one of {ctx.get('expected')} (got {err.get('input')!r})"
+        return f"must be one of {ctx.get('expected')} (got {err.get('input')!r}){_closest_literal(err)}"
     if kind in ("too_short", "string_too_short"):
         if kind == "string_too_short":
             return "must not be empty"
@@ -242,6 +256,10 @@ def _items(
             key = render_loc(loc[:-1], data)
         return [(key, 'expected text or { file = "relative/path" }')]
     msg = _message(err, root)
+    if err["type"] == "value_error" and not key and "\n" not in msg:
+        # a whole-file check naming its key: found at that key's line
+        keyed = _KEY_FIRST.fullmatch(msg)
+        return [(keyed[1], keyed[2]) if keyed else (key, msg)]
     if err["type"] != "value_error" or "\n" not in msg:
         return [(key, msg)]
     items = []

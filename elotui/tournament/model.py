@@ -5,6 +5,7 @@ The key names here are a user-facing contract. Unknown keys are errors, each nam
 
 from __future__ import annotations
 
+import difflib
 import hashlib
 import os
 import re
@@ -224,8 +225,14 @@ class TournamentFile(_Strict):
     @model_validator(mode="after")
     def _anchor_declared(self) -> TournamentFile:
         anchor = self.ranking.anchor
-        if anchor is not None and anchor.contestant not in {c.id for c in self.contestants}:
-            raise ValueError(f"ranking.anchor.contestant: contestant '{anchor.contestant}' is not declared")
+        declared = [c.id for c in self.contestants]
+        if anchor is not None and anchor.contestant not in declared:
+            close = difflib.get_close_matches(anchor.contestant, declared, n=1, cutoff=0.6)
+            hint = f"; did you mean '{close[0]}'?" if close else ""
+            raise ValueError(
+                f"ranking.anchor.contestant: contestant '{anchor.contestant}' is not declared in [[contestants]]"
+                + hint
+            )
         return self
 
     @model_validator(mode="after")

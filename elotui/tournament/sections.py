@@ -68,6 +68,8 @@ class DataFields(_Strict):
     contestant: str | None = None
     reference: str | None = None
     responses: str | None = None  # a prompts row's table of responses, contestant → text (none by default)
+    # a prompts row's turn number, for a question judged at several turns (the turn scope): read only where named
+    turn: str | None = None
 
 
 class DataConfig(_Strict):
@@ -122,7 +124,9 @@ class Anchor(_Strict):
     by one constant so that this contestant sits at `rating`."""
 
     contestant: str = Field(min_length=1)
-    rating: float = Field(ge=-1_000_000, le=1_000_000)
+    rating: float = Field(
+        ge=-1_000_000, le=1_000_000, strict=True
+    )  # `rating = "1000"` is a mistake, not 1000
 
 
 class JudgePromptConfig(_Strict):
@@ -150,7 +154,8 @@ class RankingConfig(_Strict):
     # Bradley–Terry with style covariates (elotui.rating.style_bt): who wins when style is equal
     style_control: list[Literal["length", "markdown"]] = Field(default_factory=list)
     # a strong verdict (the log's "strength": 2) counts as this many games at threshold none (arena-hard: 3)
-    strong_weight: int = Field(default=1, ge=1, le=100)
+    # (strict: `strong_weight = "3"` or `= true` is a mistake the file should be told of, not read as 3 or 1)
+    strong_weight: int = Field(default=1, ge=1, le=100, strict=True)
 
     @field_validator("threshold", mode="before")
     @classmethod

@@ -120,13 +120,13 @@ class AppActions(_Base):
         if not views.compared:  # no [ranking] style_control: say what this is and how to open on it
             self.style_views = replace(views, compared=True)
             wanted = ", ".join(f'"{f}"' for f in views.features)
+            # short: the line above the board says the rest (the view, ▲▼, y), and at 80 columns a long toast hid
+            # half the board for seconds
             self._notice(
                 Notice(
-                    f"Bradley–Terry controlled for {', '.join(views.features)}, as `elotui export --style-control`: "
-                    f"[ranking] style_control = [{wanted}] in {self.tournament.path.name} opens on it. "
-                    "y again: raw · ▲▼: each rank's change from the other view",
-                    "style control",
-                    timeout=12,
+                    f"to open on it: [ranking] style_control = [{wanted}] in {self.tournament.path.name}",
+                    "style control (as `export --style-control`)",
+                    timeout=8,
                 )
             )
         if self.method != "bt":

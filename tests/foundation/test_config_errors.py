@@ -197,3 +197,62 @@ def test_a_too_short_array_of_tables_names_its_first_line(tmp_path: Path) -> Non
     with pytest.raises(UserError) as err:
         load_tournament(path)
     assert f"{path}:3: contestants: needs at least 2 item(s)" in err.value.details
+
+
+def test_a_mistyped_choice_suggests_the_closest(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    text = (
+        VALID.replace('threshold = "none"', 'threshold = "none"\nstyle_control = ["lenght"]')
+        + '\n[judge_prompt]\nscale = "grade"\n'
+    )
+    path = write(tmp_path, text)
+    code, _, err = validate(path, capsys)
+    assert code == 2
+    assert (
+        f"{path}:26: ranking.style_control[0]: must be one of 'length' or 'markdown' (got 'lenght'); "
+        "did you mean 'length'?" in err
+    )
+    assert (
+        f"{path}:29: judge_prompt.scale: must be one of 'binary' or 'graded' (got 'grade'); did you mean 'graded'?"
+        in err
+    )
+
+
+def test_an_undeclared_anchor_names_its_line_and_the_closest_contestant(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    text = VALID.replace(
+        'threshold = "none"', 'threshold = "none"\nanchor = { contestant = "alpah", rating = 1000 }'
+    )
+    path = write(tmp_path, text)
+    code, _, err = validate(path, capsys)
+    assert code == 2
+    assert (
+        f"{path}:26: ranking.anchor.contestant: contestant 'alpah' is not declared in [[contestants]]; "
+        "did you mean 'alpha'?" in err
+    )
+    path = write(tmp_path, text.replace('"alpah"', '"nobody"'))
+    code, _, err = validate(path, capsys)
+    assert code == 2
+    assert err.rstrip().endswith(
+        f"{path}:26: ranking.anchor.contestant: contestant 'nobody' is not declared in [[contestants]]"
+    )
+
+
+def test_the_new_ranking_numbers_are_not_read_from_text_or_booleans(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`strong_weight = "3"` and `strong_weight = true` are mistakes (not 3, not 1), as is a quoted anchor rating."""
+    for value, shown in (('"3"', "str '3'"), ("true", "bool True")):
+        path = write(
+            tmp_path, VALID.replace('threshold = "none"', f'threshold = "none"\nstrong_weight = {value}')
+        )
+        code, _, err = validate(path, capsys)
+        assert code == 2
+        assert f"{path}:26: ranking.strong_weight: expected an integer, got {shown}" in err
+    anchored = 'threshold = "none"\nanchor = { contestant = "alpha", rating = "1000" }'
+    path = write(tmp_path, VALID.replace('threshold = "none"', anchored))
+    code, _, err = validate(path, capsys)
+    assert code == 2
+    assert f"{path}:26: ranking.anchor.rating: expected a number, got str '1000'" in err
+    path = write(tmp_path, VALID.replace('threshold = "none"', anchored.replace('"1000"', "1000")))
+    assert validate(path, capsys)[0] == 0  # an integer rating is a number

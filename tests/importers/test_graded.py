@@ -116,3 +116,59 @@ def test_strong_weight_three_equals_arena_hard_and_one_the_ungraded(
         }
     )
     assert max(abs(graded[m] - plain[m]) for m in MODELS) > 5  # the weight changes the ratings
+
+
+def test_an_arena_hard_judge_folder_imports_as_its_files(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`elotui import arena-hard model_judgment/JUDGE -o DIR`: the folder's files, in name order, as if listed."""
+    files = judgments(tmp_path)
+    listed, folder = tmp_path / "listed", tmp_path / "folder"
+    names = sorted(files)
+    assert main(["import", "arena-hard", *map(str, names), "-o", str(listed), "--baseline", BASELINE]) == 0
+    assert (
+        main(["import", "arena-hard", str(files[0].parent), "-o", str(folder), "--baseline", BASELINE]) == 0
+    )
+    for name in ("verdicts.jsonl", "prompts.jsonl", "tournament.toml"):
+        assert (folder / name).read_bytes() == (listed / name).read_bytes(), name
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    assert main(["import", "arena-hard", str(empty), "-o", str(tmp_path / "o"), "--baseline", BASELINE]) == 2
+    assert f"{empty}: a folder without .jsonl or .json files" in capsys.readouterr().err
+
+
+def test_arena_hard_v2_records_import_as_the_v01_ones(tmp_path: Path) -> None:
+    """arena-hard-auto v2 names the question `uid`, and its show_result reads a grade written the other way round
+    (`B<A` as `A>B`, `A<<B` as `B>>A`): such files give the same verdicts, strengths and tournament."""
+    files = judgments(tmp_path / "v01")
+    reverse = {"A>>B": "B<<A", "A>B": "B<A", "A=B": "B=A", "B>A": "A<B", "B>>A": "A<<B"}
+    v2 = tmp_path / "v2" / "model_judgment" / "gpt-4-1106-preview"
+    v2.mkdir(parents=True)
+    for f in files:
+        rows = [json.loads(line) for line in f.read_text(encoding="utf-8").splitlines()]
+        for row in rows:
+            row["uid"] = row.pop("question_id")
+            for game in row["games"]:
+                game["score"] = reverse.get(game["score"], game["score"])
+        (v2 / f.name).write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    outs = []
+    for folder, name in ((files[0].parent, "a"), (v2, "b")):
+        outs.append(tmp_path / name)
+        assert main(["import", "arena-hard", str(folder), "-o", str(outs[-1]), "--baseline", BASELINE]) == 0
+    for name in ("verdicts.jsonl", "prompts.jsonl", "tournament.toml"):
+        assert (outs[0] / name).read_bytes() == (outs[1] / name).read_bytes(), name
+    assert '"strength": 2' in (outs[1] / "verdicts.jsonl").read_text(encoding="utf-8")
+
+
+def test_a_baseline_that_is_one_of_the_models_is_questioned(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    files = judgments(tmp_path)
+    model = files[0].stem  # a judged model named as the baseline by mistake
+    assert (
+        main(["import", "arena-hard", str(files[0].parent), "-o", str(tmp_path / "o"), "--baseline", model])
+        == 2
+    )
+    err = capsys.readouterr().err
+    assert f"`model` is the baseline ('{model}'): a record judges a model against the baseline" in err
+    assert "(is --baseline the baseline these files were judged against?)" in err

@@ -208,11 +208,15 @@ def test_mt_bench_win_rates_equal_fastchat_pairwise_all(
     imported(tmp_path, "mt-bench", write_jsonl(tmp_path / "gpt-4_pair.jsonl", rows))
     err = capsys.readouterr().err
     want = fastchat_pairwise_all(rows)
+    adjusted = {m: (w + 0.5 * t) / (w + lo + t) for m, (w, lo, t) in want.items()}
     for model, (w, lo, t) in want.items():
         rate = w / (w + lo + t)
-        assert f"mapped: {model}: win rate {rate:.4f} ({w} wins, {lo} losses, {t} ties;" in err
+        line = f"mapped: {model}: win rate {rate:.4f}, adjusted {adjusted[model]:.4f} ({w} wins, {lo} losses, {t} ties;"
+        assert line in err
     order = [line.split(":")[1].strip() for line in err.splitlines() if ": win rate " in line]
-    assert order == sorted(want, key=lambda m: -want[m][0] / sum(want[m]))
+    # show_result.py prints the models sorted by win_rate_adjusted
+    assert sorted(order) == sorted(want)
+    assert [adjusted[m] for m in order] == sorted(adjusted.values(), reverse=True)
 
 
 def alpaca_rows(seed: int = 3) -> list[dict]:
@@ -389,3 +393,202 @@ def test_arena_jsonl_fast_reading_writes_what_the_general_reading_writes(
     assert [v["prompt"] for v in log[1:4]] == ["q00001", "7.5", "battle-4"]
     assert main(["import", "arena", str(lines), "-o", str(tmp_path / "o")]) == 2
     assert f"{lines}:10: conv_metadata.header_count_b must be a count" in capsys.readouterr().err
+
+
+def test_import_refuses_a_folder_holding_another_tournament(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """An import overwrites only its own earlier output: a folder with another import's or a hand-written
+    tournament.toml is refused (exit 2) and left as it was."""
+    arena = write_jsonl(tmp_path / "battles.jsonl", arena_battles(n=30))
+    out = imported(tmp_path, "arena", arena)
+    before = {p.name: p.read_bytes() for p in out.iterdir()}
+    mt = write_jsonl(tmp_path / "gpt-4_pair.jsonl", mt_bench_records(questions=(81,)))
+    assert main(["import", "mt-bench", str(mt), "-o", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert f"{out}: holds another tournament ('arena import: battles.jsonl')" in err
+    assert {p.name: p.read_bytes() for p in out.iterdir()} == before
+    mine = tmp_path / "mine"
+    mine.mkdir()
+    (mine / "tournament.toml").write_text('[tournament]\nname = "my own"\n', encoding="utf-8")
+    assert main(["import", "arena", str(arena), "-o", str(mine)]) == 2
+    assert "holds another tournament ('my own')" in capsys.readouterr().err
+    assert (mine / "tournament.toml").read_text(encoding="utf-8") == '[tournament]\nname = "my own"\n'
+    assert sorted(p.name for p in mine.iterdir()) == ["tournament.toml"]
+
+
+def test_a_json_list_on_one_line_names_each_records_number(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """json.dump without indent writes the whole list on line 1: the line alone would name every record alike."""
+    battles = arena_battles(n=6)
+    battles[3]["winner"] = "model_c"
+    del battles[4]["model_b"]
+    src = tmp_path / "clean_battle.json"
+    src.write_text(json.dumps(battles), encoding="utf-8")
+    assert main(["import", "arena", str(src), "-o", str(tmp_path / "o")]) == 2
+    assert f"{src}:1 (record 4): `winner` must be one of" in capsys.readouterr().err
+    assert main(["import", "arena", str(src), "-o", str(tmp_path / "o"), "--skip-bad"]) == 0
+    err = capsys.readouterr().err
+    assert f"(first: {src}:1 (record 4))" in err and f"(first: {src}:1 (record 5))" in err
+
+
+@pytest.mark.parametrize("skip_bad", [False, True])
+def test_a_file_of_another_format_names_the_format_it_looks_like(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], skip_bad: bool
+) -> None:
+    """An arena log given as mt-bench: every record is malformed; the message says which format it looks like
+    instead of suggesting --skip-bad (which would skip every record)."""
+    src = write_jsonl(tmp_path / "clean_battle.jsonl", arena_battles(n=5))
+    extra = ["--skip-bad"] if skip_bad else []
+    assert main(["import", "mt-bench", str(src), "-o", str(tmp_path / "o"), *extra]) == 2
+    err = capsys.readouterr().err
+    assert "this looks like a Chatbot Arena battle log: `elotui import arena ...`" in err
+    assert "give --skip-bad" not in err
+    assert not (tmp_path / "o").exists()
+    mt = write_jsonl(tmp_path / "gpt-4_pair.jsonl", mt_bench_records(questions=(81,)))
+    assert main(["import", "arena", str(mt), "-o", str(tmp_path / "o")]) == 2
+    assert "this looks like an MT-bench pairwise judgment file: `elotui import mt-bench ...`" in (
+        capsys.readouterr().err
+    )
+
+
+def test_style_control_without_the_responses_texts_says_they_are_missing(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """An MT-bench import without --answers has empty responses: style control has nothing to count, and says so
+    (every game side without style counts) instead of reporting a length coefficient of exactly 0 as measured."""
+    rows = mt_bench_records(questions=(81, 82))
+    out = imported(tmp_path, "mt-bench", write_jsonl(tmp_path / "gpt-4_pair.jsonl", rows))
+    toml = str(out / "tournament.toml")
+    assert main(["export", toml, "--style-control", "--format", "json", "--threshold", "none"]) == 0
+    settings = json.loads(capsys.readouterr().out)["settings"]["style_control"]
+    assert settings["missing_responses"] == 2 * 2 * len(rows)  # two verdicts a record, two sides a verdict
+
+
+def test_diagnose_measures_an_arena_imports_length_bias_by_its_token_counts(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """An arena log has no texts, only conv_metadata's token counts: the length bias is measured on those (the
+    share of decisive battles won by the side with more tokens), not reported as 0 decisive verdicts."""
+    battles = arena_battles(n=80)
+    out = imported(tmp_path, "arena", write_jsonl(tmp_path / "battles.jsonl", battles))
+    assert main(["diagnose", str(out / "tournament.toml"), "--format", "json"]) == 0
+    bias = json.loads(capsys.readouterr().out)["judges"]["human"]["length_bias"]
+    decisive = [b for b in battles if b["winner"] in ("model_a", "model_b")]
+    tokens = [
+        (b["conv_metadata"]["sum_assistant_a_tokens"], b["conv_metadata"]["sum_assistant_b_tokens"])
+        for b in decisive
+    ]
+    usable = [(b, ta, tb) for b, (ta, tb) in zip(decisive, tokens, strict=True) if ta != tb]
+    longer = sum((ta > tb) == (b["winner"] == "model_a") for b, ta, tb in usable)
+    assert bias["decisive_verdicts"] == len(usable) > 40
+    assert bias["longer_wins_share"] == pytest.approx(longer / len(usable))
+
+
+def test_diagnose_style_control_reports_an_arena_imports_coefficients(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """An arena import carries style counts but does not set [ranking] style_control: `diagnose --style-control`
+    reports each coefficient, as `export --style-control` does, without editing the file."""
+    out = imported(tmp_path, "arena", write_jsonl(tmp_path / "battles.jsonl", arena_battles(n=120)))
+    toml = str(out / "tournament.toml")
+    capsys.readouterr()
+    assert main(["diagnose", toml, "--format", "json"]) == 0
+    assert "style_control" not in json.loads(capsys.readouterr().out)
+    assert main(["export", toml, "--style-control", "--format", "json"]) == 0
+    exported = json.loads(capsys.readouterr().out)["settings"]["style_control"]
+    assert main(["diagnose", toml, "--style-control", "--format", "json"]) == 0
+    assert json.loads(capsys.readouterr().out)["style_control"] == exported
+    assert main(["diagnose", toml, "--style-control"]) == 0
+    text = capsys.readouterr().out
+    assert "Style control (length, markdown; counts from style.jsonl" in text
+    assert exported["coefficients"][0]["text"] in text
+
+
+def test_validate_of_an_import_without_texts_does_not_say_empty_responses_are_judged(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = imported(tmp_path, "mt-bench", write_jsonl(tmp_path / "gpt-4_pair.jsonl", mt_bench_records()))
+    capsys.readouterr()
+    assert main(["validate", str(out / "tournament.toml")]) == 0
+    captured = capsys.readouterr()
+    notes = captured.out + captured.err
+    assert "has an empty response to" in notes
+    assert "judged as is" not in notes and "(the source gave no text; its recorded verdicts stand)" in notes
+
+
+def test_an_mt_bench_import_of_two_turns_ranks_each_turn_alone(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The prompts rows carry their turn (`[data.fields] turn`): `export --turn 2` (and the TUI's turn scope) ranks
+    turn 2's records alone, as an import of those records alone does."""
+    rows = mt_bench_records(seed=4)
+    both = imported(tmp_path, "mt-bench", write_jsonl(tmp_path / "gpt-4_pair.jsonl", rows))
+    second = tmp_path / "second"
+    only = write_jsonl(tmp_path / "turn2.jsonl", [r for r in rows if r["turn"] == 2])
+    assert main(["import", "mt-bench", str(only), "-o", str(second)]) == 0
+    assert load_tournament(both / "tournament.toml").spec.prompts[1].turn == 2
+
+    def ratings(toml: Path, *extra: str) -> dict[str, float]:
+        capsys.readouterr()
+        assert main(["export", str(toml), "--format", "json", "--threshold", "none", *extra]) == 0
+        return {r["contestant"]: r["rating"] for r in json.loads(capsys.readouterr().out)["rows"]}
+
+    scoped, alone = ratings(both / "tournament.toml", "--turn", "2"), ratings(second / "tournament.toml")
+    assert list(scoped) == list(alone)
+    assert scoped == pytest.approx(alone, abs=1e-6)
+    assert ratings(both / "tournament.toml", "--turn", "1") != scoped
+    bad = tmp_path / "bad"
+    bad.mkdir()
+    (bad / "p.jsonl").write_text('{"id": "q1", "text": "hi", "turn": "two"}\n', encoding="utf-8")
+    toml = (
+        (both / "tournament.toml").read_text(encoding="utf-8").replace("prompts.jsonl", str(bad / "p.jsonl"))
+    )
+    (bad / "t.toml").write_text(toml, encoding="utf-8")
+    assert main(["validate", str(bad / "t.toml")]) == 2
+    assert (
+        f"{bad / 'p.jsonl'}:1: `turn` must be a turn number (1 to 100), got 'two'" in capsys.readouterr().err
+    )
+
+
+@pytest.mark.parametrize("fmt", ["arena", "mt-bench", "alpaca-eval"])
+def test_baseline_is_refused_outside_arena_hard(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], fmt: str
+) -> None:
+    src = write_jsonl(tmp_path / "battles.jsonl", arena_battles(n=5))
+    assert main(["import", fmt, str(src), "-o", str(tmp_path / "o"), "--baseline", "gpt-4-0613"]) == 2
+    assert "--baseline is for the arena-hard format" in capsys.readouterr().err
+    assert not (tmp_path / "o").exists()
+
+
+def test_an_output_that_is_a_file_or_cannot_be_made_is_exit_2(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    src = write_jsonl(tmp_path / "battles.jsonl", arena_battles(n=5))
+    a_file = tmp_path / "afile"
+    a_file.write_text("mine", encoding="utf-8")
+    assert main(["import", "arena", str(src), "-o", str(a_file)]) == 2
+    assert f"{a_file}: not a folder (-o names the folder" in capsys.readouterr().err
+    assert a_file.read_text(encoding="utf-8") == "mine"
+    assert main(["import", "arena", str(src), "-o", str(a_file / "under")]) == 2
+    assert f"{a_file / 'under'}: cannot make the folder:" in capsys.readouterr().err
+
+
+def test_a_gzipped_log_and_a_byte_order_mark_read_as_the_plain_file(tmp_path: Path) -> None:
+    import gzip
+
+    battles = arena_battles(n=20)
+    plain = write_jsonl(tmp_path / "battles.jsonl", battles)
+    want = (imported(tmp_path, "arena", plain) / "verdicts.jsonl").read_bytes()
+    variants = {
+        "battles.jsonl.gz": gzip.compress(plain.read_bytes()),
+        "bom.jsonl": b"\xef\xbb\xbf" + plain.read_bytes(),
+        "bom.json": b"\xef\xbb\xbf" + json.dumps(battles, indent=2).encode(),
+        "list.json.gz": gzip.compress(json.dumps(battles).encode()),
+    }
+    for name, raw in variants.items():
+        (tmp_path / name).write_bytes(raw)
+        out = tmp_path / f"out-{name}"
+        assert main(["import", "arena", str(tmp_path / name), "-o", str(out)]) == 0, name
+        assert (out / "verdicts.jsonl").read_bytes() == want, name

@@ -105,7 +105,10 @@ def test_a_store_holding_a_runs_plan_is_kept(tmp_path: Path, capsys: pytest.Capt
     ran = columns_of(toml)
     capsys.readouterr()
     assert main(["import", "arena", str(files[0]), "-o", str(out)]) == 0
-    assert "holds a run's plan, kept" in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert "holds a run's plan, kept: until `elotui run` replays these verdicts" in err
+    assert f"next: `elotui run {toml} --headless` replays the verdicts into the store, then" in err
+    assert "next: elotui export" not in err  # export would show the earlier run's ranking
     assert columns_of(toml) == ran
     with Store.open_for(load_tournament(toml)) as store:
         assert np.count_nonzero(store.verdict_columns().outcome < 3) == len(ran["outcome"])

@@ -100,3 +100,26 @@ def test_a_headless_graded_tournament_stores_the_strengths(tmp_path: Path) -> No
     with Store(default_store_path(load_tournament(path))) as store:
         assert len([c for c in store.calls() if c.kind == "verdict"]) == 2 * len(calls)  # another question
         assert store.strong_verdicts() == []  # the current plan's verdicts are binary
+
+
+@pytest.mark.parametrize("scale", ["binary", "graded"])
+def test_the_reasoning_says_when_a_drawn_win_goes_against_the_noisy_difference(scale: str) -> None:
+    """A win is drawn with the first side's probability at the noisy difference: a reasoning that ends `+72.7 Elo
+    → Response B is better` says it is an upset and how likely A was, and a win for the favoured side reads plainly."""
+    sim = judge(scale, noise=150.0)
+    upsets = plain = 0
+    for i in range(200):
+        reply = sim.answer(ask(f"u{i}", "mid", "low"))
+        text = json.loads(reply.raw_reply or "")["reasoning"]
+        d = float(text.split("noisy difference ")[1].split(" Elo")[0])
+        if reply.winner == "tie":
+            continue
+        against = (reply.winner == "first") != (d > 0)
+        if against:
+            upsets += 1
+            assert text.endswith(" is better (an upset)."), text
+            assert f"A wins with probability {1 / (1 + 10 ** (-d / 400)):.0%}: Response" in text, text
+        else:
+            plain += 1
+            assert text.endswith(f"Response {'A' if d > 0 else 'B'} is better."), text
+    assert upsets and plain

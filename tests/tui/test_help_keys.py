@@ -3,10 +3,12 @@ pressed (the app's, the screen's, the focused view's), each key with its binding
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from elotui.tui.app import ElotuiApp
-from elotui.tui.screens.help import HelpScreen, about
+from elotui.tui.screens.help import HelpScreen, about, help_sections
 from tests.tui.conftest import press_and_settle, settle
 from tests.tui.small_terminal import screen_text
 
@@ -81,3 +83,21 @@ async def test_the_help_lists_the_apps_keys_then_the_views_then_the_focused_widg
         assert isinstance(app.screen, HelpScreen)
         titles = [section.title for section in app.screen.sections]
     assert titles == ["everywhere", "on the pairs screen", "in the focused table", "on this screen"]
+
+
+async def test_the_help_names_where_keys_apply_in_words_not_widget_class_names(
+    crafted_app: ElotuiApp,
+) -> None:
+    """Wherever the focus is (the tab bar, a selector, a table, a pane), each section of the help is titled in
+    words: `in the focused tab bar`, never `in ContentTabs`."""
+    app = crafted_app
+    titles: set[str] = set()
+    async with app.run_test(size=(130, 110)) as pilot:
+        await settle(pilot)
+        for view in ("l", "v", "d"):
+            await press_and_settle(pilot, view)
+            for _ in range(16):
+                titles |= {section.title for section in help_sections(app.screen)}
+                await press_and_settle(pilot, "tab")
+    assert "in the focused tab bar" in titles and "in the focused checkbox" in titles
+    assert not [t for t in titles if re.search(r"[a-z][A-Z]", t)], titles

@@ -254,13 +254,17 @@ async def test_without_style_control_y_controls_length_and_markdown_as_the_expor
         await settle(pilot)
         assert app.method == "elo" and board_title(app) == ""  # nothing changes until y is pressed
         assert all(shift is None for _, shift in rank_cells(app).values())
-        app.notify = lambda message, **_: notes.append(message)  # type: ignore[method-assign,assignment]
+        shown: list[tuple[str, dict]] = []
+        app.notify = lambda message, **kw: (notes.append(message), shown.append((message, kw)))  # type: ignore[method-assign,assignment,func-returns-value]
         await press_and_settle(pilot, "y")  # from Elo: the controlled Bradley–Terry board
         assert app.method == "bt" and app.view_key[3] == FEATURES
         assert app.board is not None
         same_board(app.board, controlled)
         assert {c: s for c, (_, s) in rank_cells(app).items()} == shifts_between(controlled, raw)
         assert any('style_control = ["length", "markdown"]' in n and "tournament.toml" in n for n in notes)
+        # the how-to toast is short (the line above the board says the rest): a few lines at 80 columns, briefly
+        how = [(m, kw) for m, kw in shown if "style_control" in m]
+        assert how and all(len(m) <= 100 and kw.get("timeout", 0) <= 8 for m, kw in how), how
         assert any("style control is a Bradley–Terry fit" in n for n in notes)
         await press_and_settle(pilot, "y")
         assert app.board is not None and app.view_key[3] == ()

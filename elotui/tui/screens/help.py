@@ -13,7 +13,7 @@ from textual.binding import Binding, BindingType
 from textual.containers import ScrollableContainer, VerticalScroll
 from textual.dom import DOMNode
 from textual.screen import ModalScreen, Screen
-from textual.widgets import DataTable, Input, Select, Static
+from textual.widgets import Checkbox, DataTable, Input, Select, Static, Tabs
 
 from elotui.rating.labels import interval_label
 from elotui.rating.leaderboard import Leaderboard
@@ -38,10 +38,21 @@ def section_title(node: DOMNode) -> str:
     titled = getattr(node, "HELP_TITLE", None)
     if isinstance(titled, str):
         return titled
-    for kind, title in ((DataTable, "table"), (Input, "text box"), (Select, "selector")):
+    for kind, title in (
+        (DataTable, "table"),
+        (Input, "text box"),
+        (Select, "selector"),
+        (Tabs, "tab bar"),
+        (Checkbox, "checkbox"),
+    ):
         if isinstance(node, kind):
             return f"in the focused {title}"
-    return "in the focused pane" if isinstance(node, ScrollableContainer) else f"in {type(node).__name__}"
+    # never a class name (`in ContentTabs`): a reader knows the screen's parts, not the widgets' names
+    return (
+        "in the focused pane"
+        if isinstance(node, ScrollableContainer)
+        else "in the focused part of the screen"
+    )
 
 
 def section_rank(node: DOMNode) -> int:
