@@ -240,7 +240,8 @@ def alpaca_rows(seed: int = 3) -> list[dict]:
                     "time_per_example": 1.2,
                 }
             )
-    rows[7]["preference"] = 1.73  # a soft preference: not one verdict
+    rows[7]["preference"] = 1.73  # a soft preference (AlpacaEval 2.0's weighted annotators): nearer output_2
+    rows[11]["preference"] = 1.2  # nearer output_1
     rows[9]["preference"] = None
     return rows
 
@@ -255,14 +256,18 @@ def test_alpaca_eval_win_rate_against_the_baseline(
     out = imported(tmp_path, "alpaca-eval", src)
     err = capsys.readouterr().err
     for model in ("llama-2-70b", "zephyr-7b"):
-        # alpaca_eval's head-to-head win rate: 2 a win, 0 or 1.5 a draw (half), 1 a loss; other rows dropped
-        prefs = [
-            r["preference"] for r in rows if r["generator_2"] == model and r["preference"] in (0, 1, 1.5, 2)
-        ]
-        wins, draws = sum(p == 2 for p in prefs), sum(p in (0, 1.5) for p in prefs)
+        # alpaca_eval's get_winrate on the rows with a preference: `discrete_win_rate` (a soft preference rounded to
+        # the nearer of 1 and 2, 1.5 and 0 a draw counted half) and `win_rate` (the mean of preference - 1, 0 as 1.5)
+        prefs = [1.5 if r["preference"] == 0 else r["preference"] for r in rows if r["generator_2"] == model]
+        prefs = [p for p in prefs if p is not None]
+        wins, draws = sum(p > 1.5 for p in prefs), sum(p == 1.5 for p in prefs)
         rate = 100 * (wins + 0.5 * draws) / len(prefs)
-        assert f"mapped: {model} vs gpt4_turbo: win rate {rate:.4f} % over {len(prefs)} rows" in err
-    assert "skipped 1: a soft preference" in err and "skipped 1: no preference" in err
+        soft = 100 * sum(p - 1 for p in prefs) / len(prefs)
+        assert (
+            f"mapped: {model} vs gpt4_turbo: win rate {rate:.4f} % over {len(prefs)} rows (discrete_win_rate: ties "
+            f"half, as alpaca_eval; its win_rate {soft:.4f} %)"
+        ) in err
+    assert "2 soft preference(s)" in err and "skipped 1: no preference" in err
     t = load_tournament(out / "tournament.toml")
     assert t.contestant_ids == ["gpt4_turbo", "llama-2-70b", "zephyr-7b"]
     assert t.judge_ids == ["weighted_alpaca_eval_gpt4_turbo"]
@@ -277,11 +282,10 @@ def test_alpaca_eval_win_rate_against_the_baseline(
     for model in (
         "llama-2-70b",
         "zephyr-7b",
-    ):  # elotui's win rate (ties half) of the model: its only games are vs the baseline
-        prefs = [
-            r["preference"] for r in rows if r["generator_2"] == model and r["preference"] in (0, 1, 1.5, 2)
-        ]
-        wins, draws = sum(p == 2 for p in prefs), sum(p in (0, 1.5) for p in prefs)
+    ):  # elotui's win rate (ties half) of the model, its only games vs the baseline: alpaca_eval's discrete one
+        prefs = [1.5 if r["preference"] == 0 else r["preference"] for r in rows if r["generator_2"] == model]
+        prefs = [p for p in prefs if p is not None]
+        wins, draws = sum(p > 1.5 for p in prefs), sum(p == 1.5 for p in prefs)
         assert board[model]["win_rate"] == pytest.approx((wins + 0.5 * draws) / len(prefs))
 
 
