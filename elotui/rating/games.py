@@ -50,6 +50,9 @@ class Games:
     judge: NDArray[np.int32] = field(
         default_factory=lambda: np.zeros(0, dtype=np.int32)
     )  # threshold none only
+    # the games added by `[ranking] strong_weight` (a strong verdict's repeats, elotui.rating.graded.weighted): fitted
+    # as games, never counted as verdicts in W/L/D (`record`); empty: none
+    repeat: NDArray[np.bool_] = field(default_factory=lambda: np.zeros(0, dtype=np.bool_))
 
     def __len__(self) -> int:
         return len(self.a)
@@ -60,6 +63,7 @@ class Games:
             return self
         prompt = self.prompt[keep] if len(self.prompt) == len(self.a) else self.prompt
         judge = self.judge[keep] if len(self.judge) == len(self.a) else self.judge
+        repeat = self.repeat[keep] if len(self.repeat) == len(self.a) else self.repeat
         return Games(
             self.a[keep],
             self.b[keep],
@@ -68,6 +72,7 @@ class Games:
             dict(self.counts),
             prompt,
             judge,
+            repeat,
         )
 
 
@@ -188,7 +193,10 @@ def _cells(codes: NDArray[np.integer], kind: NDArray[np.uint8]) -> NDArray[np.in
 
 
 def record(g: Games) -> dict[str, NDArray[np.float64]]:
-    """Per contestant: wins, losses, draws, games and win rate ((wins + draws/2) / games, NaN with no games)."""
+    """Per contestant: wins, losses, draws, games and win rate ((wins + draws/2) / games, NaN with no games), of the
+    verdicts: a strong verdict's repeats (`Games.repeat`) are fitted, not counted."""
+    if len(g.repeat) == len(g.a) and g.repeat.any():
+        g = g.select(~g.repeat)
     wins, losses, draws = tally(g.a, g.b, g.score_a, g.n_contestants).T
     played = wins + losses + draws
     with np.errstate(invalid="ignore", divide="ignore"):

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -141,11 +141,15 @@ def weighted(
     table: VerdictTable, valid: NDArray[np.bool_], g: Games, strong: StrongVerdicts, weight: int
 ) -> Games:
     """The games of threshold none (one per valid row of `table`, `valid` the rows kept) with each strong
-    verdict's game repeated `weight` times."""
+    verdict's game repeated `weight` times; the repeats are marked (`Games.repeat`), so that W/L/D count verdicts."""
     if weight <= 1 or not len(strong):
         return g
     rows = np.flatnonzero(valid)
     if len(rows) != len(g):
         raise ValueError("the games are not the table's valid rows")
     times = np.where(strong.rows(table, rows), weight, 1)
-    return g.select(np.repeat(np.arange(len(g.a)), times))
+    at = np.repeat(np.arange(len(g.a)), times)
+    out = g.select(at)
+    repeat = np.zeros(len(at), dtype=np.bool_)
+    repeat[1:] = at[1:] == at[:-1]  # every copy after a game's first: W/L/D count the verdict once
+    return replace(out, repeat=repeat)

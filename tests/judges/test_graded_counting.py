@@ -65,10 +65,15 @@ def setting(tmp_path: Path, weight: int) -> tuple[VerdictTable, RatingOptions]:
 
 
 def wins(table: VerdictTable, options: RatingOptions, threshold: str | float) -> tuple[int, int, int]:
-    """(games, x's wins, y's wins)."""
+    """(games fitted, x's wins, y's wins)."""
     g = scoped_games(table, threshold=threshold, options=options)  # type: ignore[arg-type]
-    r = record(g)
-    return len(g), int(r["wins"][0]), int(r["wins"][1])
+    fitted = g.select(np.ones(len(g), dtype=np.bool_))  # every game, repeats as plain games
+    a, b = fitted.a, fitted.score_a
+    return (
+        len(g),
+        int(((a == 0) & (b == 1)).sum() + ((a == 1) & (b == 0)).sum()),
+        int(((a == 1) & (b == 1)).sum() + ((a == 0) & (b == 0)).sum()),
+    )
 
 
 def test_at_threshold_none_a_strong_verdict_is_three_games(tmp_path: Path) -> None:
@@ -76,6 +81,21 @@ def test_at_threshold_none_a_strong_verdict_is_three_games(tmp_path: Path) -> No
     _, three = setting(tmp_path, 3)
     assert wins(table, one, "none") == (6, 3, 3)
     assert wins(table, three, "none") == (10, 7, 3)
+
+
+def test_the_record_counts_verdicts_not_the_strong_verdicts_repeats(tmp_path: Path) -> None:
+    """W/L/D, games and win rate (the board's, the export's) are the verdicts: weight 3 fits 10 games, but the
+    record still says 6 verdicts, x 3 wins, y 3 wins."""
+    table, one = setting(tmp_path, 1)
+    _, three = setting(tmp_path, 3)
+    for options in (one, three):
+        r = record(scoped_games(table, threshold="none", options=options))
+        assert (int(r["games"][0]), int(r["wins"][0]), int(r["wins"][1])) == (6, 3, 3)
+    board = rank(table, threshold="none", method="bt", options=three)
+    assert {row.contestant: (row.wins, row.losses, row.draws) for row in board.rows} == {
+        "x": (3, 3, 0),
+        "y": (3, 3, 0),
+    }
 
 
 @pytest.mark.parametrize("threshold", [0.5, 0.75, 0.9, 1.0])
