@@ -59,8 +59,9 @@ def run(args: argparse.Namespace) -> int:
         report = session.diagnose_report(inputs=inputs, pairs=True, turn=args.turn)
         if args.style_control and not session.options.style_control:
             session.control_style(("length", "markdown"))
-        if session.options.style_control:  # each style coefficient, with its interval
-            report["style_control"] = session.leaderboard(method="bt").settings.get("style_control")
+        if session.options.style_control:  # each style coefficient, with its interval (of the turn's games)
+            board = session.leaderboard(method="bt", turn=args.turn)
+            report["style_control"] = board.settings.get("style_control")
     with output_stream(args.output) as out:
         if args.format == "json":
             json.dump(report, out, indent=2, ensure_ascii=False)

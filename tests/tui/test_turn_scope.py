@@ -153,3 +153,22 @@ async def test_drop_to_flip_under_a_turn_scope_is_the_turns_export(
             await settle(pilot, rounds=10)
             shown = {pair: f.drop for pair, f in app.query_one(LeaderboardTable).flips().items()}
             assert shown == want
+
+
+def test_diagnose_style_coefficients_under_a_turn_are_the_turns(
+    judged: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`diagnose --turn N --style-control` fits the turn's games, as `export --turn N --style-control` does."""
+    import json
+
+    store = ["--store", str(judged.with_suffix(".sqlite")), "--style-control", "--format", "json"]
+
+    def coefficients(command: str, *options: str) -> object:
+        capsys.readouterr()
+        assert main([command, str(judged), *store, *options]) == 0
+        doc = json.loads(capsys.readouterr().out)
+        return (doc["settings"] if command == "export" else doc)["style_control"]["coefficients"]
+
+    want = coefficients("export", "--turn", "2")
+    assert want != coefficients("export")
+    assert coefficients("diagnose", "--turn", "2") == want
