@@ -10,17 +10,17 @@ import datetime as dt
 import re
 from dataclasses import replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any
 
 from textual.binding import Binding, BindingType
 from textual.css.query import NoMatches
-from textual.widget import Widget
 from textual.widgets import Select, TabbedContent
 from textual.worker import WorkerState
 
 from elotui.records import PairDetail
 from elotui.tournament.user_files import unused_path
 from elotui.tui.collector import COLLECTOR
+from elotui.tui.mixin_base import AppBase, W
 from elotui.tui.run_monitor import Notice, RunMonitor
 from elotui.tui.screens.help import HelpScreen, help_sections
 from elotui.tui.screens.pairs import PairsPane
@@ -30,17 +30,11 @@ from elotui.tui.style_view import StyleViews
 from elotui.vocab import METHOD_NAMES, THRESHOLDS, threshold_label
 
 if TYPE_CHECKING:
-    from textual.app import App
-
     from elotui.rating.leaderboard import Leaderboard
     from elotui.session import TournamentSession
     from elotui.tournament.model import Tournament
 
-    _Base = App[int]
-else:
-    _Base = object
 
-W = TypeVar("W", bound=Widget)
 EXIT_INTERRUPTED = 130
 QUIT_KEYS: list[BindingType] = [
     # Textual's own ctrl+q quits at once and its ctrl+c only says how to quit: both stop the run gracefully
@@ -75,7 +69,7 @@ def raw_title(d: PairDetail) -> str:
     )
 
 
-class AppActions(_Base):
+class AppActions(AppBase):
     tournament: Tournament
     session: TournamentSession
     monitor: RunMonitor

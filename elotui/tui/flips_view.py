@@ -8,29 +8,21 @@ A mixin of `ElotuiApp`: it names what it uses of the app below, and imports noth
 from __future__ import annotations
 
 import time
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any
 
 from textual import work
-from textual.widget import Widget
 
 from elotui.tui.messages import FlipsComputed
+from elotui.tui.mixin_base import AppBase, W
 from elotui.tui.screens.leaderboard import LeaderboardPane
 from elotui.tui.state.live_ranking import LiveRanking, ViewKey
 from elotui.tui.widgets.gap_detail import GapFlip, gap_flips, legend
 from elotui.tui.widgets.leaderboard_table import LeaderboardTable
 
-if TYPE_CHECKING:
-    from textual.app import App
-
-    _Base = App[int]
-else:
-    _Base = object
-
-W = TypeVar("W", bound=Widget)
 FLIPS_EVERY_S = 5.0  # a board's drop_to_flip counts (refits) are computed again at most this often
 
 
-class FlipsView(_Base):
+class FlipsView(AppBase):
     ranking: LiveRanking
     board_key: ViewKey | None
     board_version: int
