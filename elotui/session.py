@@ -218,9 +218,16 @@ class TournamentSession:
             raise UserError(f"judge '{judge}' is not in {t.path.name} (judges: {', '.join(t.judge_ids)})")
         columns = self.store.verdict_columns(keep=not once)
         if not len(columns):
+            recorded = t.spec.comparison.pairs == "recorded"  # an import (or a file of recorded pairs)
             raise UserError(
                 f"{self.store.path}: no comparison plan recorded for this tournament yet "
-                "(run `elotui run` first)"
+                + (
+                    f"(its verdicts are in its logs: `elotui run {t.path} --headless` replays them into this store "
+                    "without a model call; a folder `elotui import` wrote, then moved or copied, has its store "
+                    "here, not the one the import filled)"
+                    if recorded
+                    else "(run `elotui run` first)"
+                )
             )
         table = self.plan_table(columns) if once else self._ranked_table(columns)
         del columns

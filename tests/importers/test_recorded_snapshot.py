@@ -164,3 +164,27 @@ def test_recorded_columns_follow_the_recorded_plan_row_for_row(tmp_path: Path) -
     index = index_of(out / "verdicts.jsonl")
     replayed = [outcome_code(*nth(index[j][(p, f, s, c)], n)[:2]) for p, f, s, j, c, n in want]  # type: ignore[index]
     assert outcome.tolist() == replayed and {3, 4} <= set(replayed)
+
+
+def test_a_copied_import_folder_says_how_to_rank_it_and_ranks_the_same_after_its_replay(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A folder `elotui import` wrote, copied elsewhere: its store there is empty (a store belongs to a file's
+    place), so export says how to fill it (exit 2, naming the replay); after `elotui run --headless` it ranks as
+    the original folder does."""
+    import shutil
+
+    src = tmp_path / "first"
+    assert main(["import", "arena", *map(str, arena_log(tmp_path)), "-o", str(src)]) == 0
+    want = exported(src / "tournament.toml", capsys)
+    copy = tmp_path / "moved"
+    shutil.copytree(src, copy)
+    toml = copy / "tournament.toml"
+    capsys.readouterr()
+    assert main(["export", str(toml), "--format", "json"]) == 2
+    err = capsys.readouterr().err
+    assert f"elotui run {toml} --headless" in err and "without a model call" in err
+    assert main(["run", str(toml), "--headless", "--no-delay"]) == 0
+    got = exported(toml, capsys)
+    assert [r["contestant"] for r in got["rows"]] == [r["contestant"] for r in want["rows"]]
+    assert [r["rating"] for r in got["rows"]] == pytest.approx([r["rating"] for r in want["rows"]], abs=1e-9)
