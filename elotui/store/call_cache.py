@@ -6,7 +6,9 @@ they hold are also written here, and a store reads through this cache before dec
 copied, renamed or moved tournament file, a colleague's clone of the same repository, or another tournament that
 asks exactly the same call, pays for nothing that this machine already paid for. It lives in the user data
 directory (`<data dir>/call-cache.sqlite`; `ELOTUI_HOME` relocates it); `ELOTUI_NO_SHARED_CACHE=1` turns it off.
-A cache that cannot be opened or written (a read-only home, a full disk) is skipped: it only ever saves calls.
+A cache that cannot be opened or written (a read-only home, a full disk) is skipped: it only ever saves calls. A
+cache another process is creating at the same moment is waited for (two copies of a tournament started together
+must share it, or each pays for every call).
 
 It is also this machine's one claim space for the calls it shares: a run claims a call here too (`claim_many`)
 after claiming it in its own store (elotui.store.claims), so that two tournaments asking the same call at the same
@@ -27,6 +29,7 @@ from pathlib import Path
 from typing import Literal, TypeVar
 
 from elotui.records import CALL_COLUMNS, CallRecord, call_row
+from elotui.store.connect import switch_to_wal
 from elotui.store.keysets import answered_keys, chunks
 from elotui.store.processes import host_name, may_still_send
 
@@ -59,7 +62,7 @@ class CallCache:
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
             db = sqlite3.connect(path, check_same_thread=False, timeout=30, isolation_level=None)
-            db.execute("PRAGMA journal_mode=WAL")
+            switch_to_wal(db)  # two runs starting together: the second waits, never goes on without the cache
             db.execute("PRAGMA synchronous=NORMAL")
             db.execute("PRAGMA cache_size=-65536")
             columns = ", ".join(f"{c} {'TEXT PRIMARY KEY' if c == 'key' else ''}" for c in CALL_COLUMNS)

@@ -85,7 +85,7 @@ def connect(path: Path, *, reader: bool = False) -> tuple[sqlite3.Connection, bo
             db = sqlite3.connect(
                 path, check_same_thread=False, timeout=30, isolation_level=None, factory=StoreConnection
             )
-            if _wal(db) == "wal":  # (a file system without shared memory keeps the rollback journal)
+            if switch_to_wal(db) == "wal":  # (a file system without shared memory keeps the rollback journal)
                 db.wal = WalLog(path)
             db.execute("PRAGMA synchronous=NORMAL")
             db.execute("PRAGMA journal_size_limit=67108864")  # a checkpointed WAL shrinks back to 64 MiB
@@ -138,9 +138,11 @@ def end_read(db: sqlite3.Connection) -> None:
         pass
 
 
-def _wal(db: sqlite3.Connection) -> str:
-    """Switch to WAL (the journal mode in force after: "wal" but where the file system has no shared memory). On a store another process is creating this very moment the switch can answer "locked"
-    without waiting (SQLite does not call the busy handler for it): retry, for up to 30 s."""
+def switch_to_wal(db: sqlite3.Connection) -> str:
+    """Switch to WAL (the journal mode in force after: "wal" but where the file system has no shared memory). On a
+    file another process is creating this very moment the switch can answer "locked" without waiting (SQLite does
+    not call the busy handler for it): retry, for up to 30 s. (A store, and the shared call cache, which two runs
+    starting together open at once.)"""
     for attempt in range(300):
         try:
             return str(db.execute("PRAGMA journal_mode=WAL").fetchone()[0]).lower()
