@@ -97,6 +97,11 @@ class PairDetailView(VerticalScroll):
         """`texts`: each contestant's (last) response; `earlier`: a conversation's turns before the judged one."""
         self._words = words
         title = self._title(s, prompt_text, category, len(earlier) + 1 if earlier else 0)
+        if details:  # they sit below the responses: say where, and how to get there
+            title.append(
+                f"\n{len(details)} verdict(s) and their reasoning below (Tab into this pane, then ↓ or End)",
+                style="dim",
+            )
         shown: list[tuple[Widget, Text]] = [(self.query_one("#pair-title", Static), title)]
         made = self._show_conversation(s, earlier, prompt_text)
         if earlier:
