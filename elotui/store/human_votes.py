@@ -8,13 +8,12 @@ the vote is cast). `first`/`second` are the pair as listed (its declared order);
 
 from __future__ import annotations
 
-import sqlite3
 import time
-from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
-from typing import Any, NamedTuple
+from typing import NamedTuple
 
 from elotui.errors import UserError
+from elotui.store.table_base import StoreTable
 
 HUMAN_JUDGE = "human"  # the judge name of every human vote in a verdict log
 VOTE_WINNERS = ("first", "second", "tie")
@@ -57,21 +56,11 @@ class HumanVote(NamedTuple):
         return (self.prompt, self.first, self.second, HUMAN_JUDGE, "clean", 0, self.winner, by, "ok")
 
 
-class HumanVotesTable:
+class HumanVotesTable(StoreTable):
     """What `Store` reads and writes of the human votes (a base of Store, which supplies `_rows`, `_transaction`,
     `_db` and `read_only`)."""
 
     read_only: bool
-
-    def _rows(self, kind: Callable[..., Any], sql: str, params: Sequence[Any] = ()) -> list[Any]:
-        raise NotImplementedError
-
-    def _transaction(self, body: Callable[[], object]) -> None:
-        raise NotImplementedError
-
-    @property
-    def _db(self) -> sqlite3.Connection:
-        raise NotImplementedError
 
     def _writable(self) -> None:
         if self.read_only:

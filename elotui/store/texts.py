@@ -3,27 +3,16 @@ generations) that presentations show, by key (elotui.plan.calls.Texts)."""
 
 from __future__ import annotations
 
-import sqlite3
 import time
-from collections.abc import Callable, Sequence
-from typing import Any
+from collections.abc import Sequence
 
 from elotui.records import TextRow
+from elotui.store.table_base import StoreTable
 
 
-class TextsTable:
+class TextsTable(StoreTable):
     """What `Store` reads and writes of the texts table (a base of Store, which supplies `_rows`, `_transaction`
     and `_db`)."""
-
-    def _rows(self, kind: Callable[..., Any], sql: str, params: Sequence[Any] = ()) -> list[Any]:
-        raise NotImplementedError
-
-    def _transaction(self, body: Callable[[], object]) -> None:
-        raise NotImplementedError
-
-    @property
-    def _db(self) -> sqlite3.Connection:
-        raise NotImplementedError
 
     def put_text(
         self,
