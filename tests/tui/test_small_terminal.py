@@ -248,3 +248,20 @@ async def test_the_line_under_the_board_follows_the_top_row_until_a_contestant_i
         await press_and_settle(pilot, "1")
         assert table.cursor_row == table.order().index("A") == 1 and under() == "A"
     store.close()
+
+
+def test_wide_terminals_give_the_room_left_to_the_contestants_names() -> None:
+    from elotui.rating.pair_summary import PairSummary
+    from elotui.tui.widgets.pairs_table import pair_cells
+
+    assert pair_columns(80, 26) == pair_columns(80)  # no room: 12 characters, as before
+    wide = dict(pair_columns(160, 26))
+    assert wide["preferred"] == 26 and wide["pair"] == 2 * 26 + 4
+    assert sum(w + 2 for w in wide.values()) <= 160 - 2  # still fits beside the scrollbar
+    assert dict(pair_columns(200, 14))["preferred"] == 14  # never wider than the longest name
+    a, b = "mixtral-8x7b-instruct-v0.1", "mixtral-8x22b-instruct-v0.1"
+    s = PairSummary(prompt="q1", a=a, b=b, preference=b)
+    at_160 = [c.plain for c in pair_cells(s, pair_columns(160, len(b)), "")]
+    assert f"{a} vs {b}" in at_160 and b in at_160
+    at_80 = [c.plain for c in pair_cells(s, pair_columns(80, len(b)), "")]
+    assert "mixtral-8x7… vs mixtral-8x2…" in at_80

@@ -146,7 +146,8 @@ class PairsPane(Vertical, VotingPane):
 
     def _layout(self) -> bool:
         """The table's columns for the terminal's width (elotui.tui.widgets.pairs_table); True when they changed."""
-        columns = pair_columns(self.app.size.width)
+        longest = max((len(c) for c in self._contestants), default=0)
+        columns = pair_columns(self.app.size.width, longest)
         if columns == self._columns:
             return False
         self._columns = columns

@@ -3,7 +3,9 @@ preferred contestant and the number of verdicts.
 
 Where the terminal is narrow (80 columns) the verdict count and the judges' split go first (the selected pair's
 detail below shows both), and the prompt's column narrows, so that the names in the pair and preferred columns
-keep their 12 characters instead of being cut to five."""
+keep their 12 characters instead of being cut to five. Where it is wide, the room left over goes to those names, up
+to the longest contestant's (`mixtral-8x7b-instruct-v0.1` and `mixtral-8x22b-instruct-v0.1` are told apart at 160
+columns)."""
 
 from __future__ import annotations
 
@@ -32,8 +34,9 @@ def _width(columns: list[tuple[str, int]]) -> int:
     return sum(w + CELL_PADDING for _, w in columns)
 
 
-def pair_columns(terminal_width: int) -> list[tuple[str, int]]:
-    """The columns shown at this terminal width, with their widths."""
+def pair_columns(terminal_width: int, longest_name: int = NAME) -> list[tuple[str, int]]:
+    """The columns shown at this terminal width, with their widths; `longest_name`: the characters of the longest
+    contestant name, which the pair and preferred columns grow to where the terminal has the room."""
     available = terminal_width - SCROLLBAR
     columns = list(PAIR_COLUMNS)
     for name in DROPPED_FIRST:
@@ -42,14 +45,24 @@ def pair_columns(terminal_width: int) -> list[tuple[str, int]]:
         columns = [c for c in columns if c[0] != name]
     if _width(columns) > available:
         columns = [(n, NARROW_PROMPT if n == "prompt" else w) for n, w in columns]
-    return columns
+    name = min(longest_name, NAME + max(0, available - _width(columns)) // 3)  # a pair shows two names
+    if name <= NAME:
+        return columns
+    wider = {"pair": 2 * name + 4, "preferred": name}
+    return [(n, wider.get(n, w)) for n, w in columns]
+
+
+def name_width(columns: list[tuple[str, int]]) -> int:
+    """The characters of a contestant's name in these columns (the preferred column's width)."""
+    return max(NAME, dict(columns).get("preferred", NAME))
 
 
 def pair_cells(s: PairSummary, columns: list[tuple[str, int]], bias_style: str) -> list[Text]:
     """The row of one pair, in the columns shown."""
+    name = name_width(columns)
     cells = {
         "prompt": lambda: Text(one_line(s.prompt, dict(columns)["prompt"])),
-        "pair": lambda: Text(f"{one_line(s.a, NAME)} vs {one_line(s.b, NAME)}"),
+        "pair": lambda: Text(f"{one_line(s.a, name)} vs {one_line(s.b, name)}"),
         "stability": lambda: Text(s.klass, style=bias_style if s.klass == POSITION_BIAS else ""),
         "c·p·i": lambda: Text(s.counts if s.units else "—", justify="right"),
         "a·b": lambda: Text(
@@ -58,7 +71,7 @@ def pair_cells(s: PairSummary, columns: list[tuple[str, int]], bias_style: str) 
             style="bold" if s.judges_split else "",
         ),
         "preferred": lambda: Text(
-            one_line(s.preference or ("split" if s.agreement is not None else "—"), NAME)
+            one_line(s.preference or ("split" if s.agreement is not None else "—"), name)
         ),
         "verdicts": lambda: Text(str(s.verdicts), justify="right"),
     }
