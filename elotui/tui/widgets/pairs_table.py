@@ -45,10 +45,10 @@ def pair_columns(terminal_width: int, longest_name: int = NAME) -> list[tuple[st
         columns = [c for c in columns if c[0] != name]
     if _width(columns) > available:
         columns = [(n, NARROW_PROMPT if n == "prompt" else w) for n, w in columns]
-    name = min(longest_name, NAME + max(0, available - _width(columns)) // 3)  # a pair shows two names
-    if name <= NAME:
+    chars = min(longest_name, NAME + max(0, available - _width(columns)) // 3)  # a pair shows two names
+    if chars <= NAME:
         return columns
-    wider = {"pair": 2 * name + 4, "preferred": name}
+    wider = {"pair": 2 * chars + 4, "preferred": chars}
     return [(n, wider.get(n, w)) for n, w in columns]
 
 
