@@ -39,7 +39,7 @@ VIEW_BINDINGS: list[BindingType] = [
     Binding(
         "d", "show_tab('tab-diagnostics')", "diagnostics", tooltip="show the diagnostics: biases, agreement"
     ),
-    Binding("p", "pause", "pause/resume", tooltip="pause or resume judging (calls in flight finish)"),
+    Binding("p", "pause", "pause", tooltip="pause or resume judging (calls in flight finish)"),
     Binding("e", "export", "export CSV", tooltip="export the ranking on screen to CSV (as `elotui export`)"),
     Binding(
         "y",
@@ -85,9 +85,7 @@ PAIRS_BINDINGS: list[BindingType] = [
     Binding(
         "u", "undo_vote", "undo vote", show=False, tooltip="undo your last vote (and go back to its pair)"
     ),
-    Binding(
-        "j", "next_queued", "next in queue", tooltip="the next pair of the vote queue you have not voted on"
-    ),
+    Binding("j", "next_queued", "queue", tooltip="the next pair of the vote queue you have not voted on"),
     Binding(
         "B",
         "blind_review",

@@ -265,3 +265,20 @@ def test_wide_terminals_give_the_room_left_to_the_contestants_names() -> None:
     assert f"{a} vs {b}" in at_160 and b in at_160
     at_80 = [c.plain for c in pair_cells(s, pair_columns(80, len(b)), "")]
     assert "mixtral-8x7… vs mixtral-8x2…" in at_80
+
+
+def test_the_footer_leaves_out_a_key_that_would_be_cut() -> None:
+    from textual.widgets._footer import FooterKey
+
+    from elotui.tui.widgets.footer import fitting, key_width
+
+    def key(k: str, description: str, classes: str = "") -> FooterKey:
+        return FooterKey(k, k, description, f"do_{k}", classes=classes)
+
+    keys = [key("?", "help"), key("q", "quit"), key("p", "pause"), key("e", "export CSV")]
+    palette = key("^p", "palette", classes="-command-palette")
+    assert [key_width(k, compact=False) for k in keys] == [8, 8, 9, 14]  # " ? help " and so on
+    shown = [w.description for w in fitting([*keys, palette], 12 + 8 + 8 + 9 + 13, compact=False)]
+    assert shown == ["help", "quit", "pause", "palette"]  # `export CSV` would be cut by one cell: left out
+    shown = [w.description for w in fitting([*keys, palette], 12 + 8 + 8 + 9 + 14, compact=False)]
+    assert shown == ["help", "quit", "pause", "export CSV", "palette"]
