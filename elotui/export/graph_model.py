@@ -12,7 +12,8 @@ Nodes (every id is global and prefixed by its kind, so one id space serves Cyphe
   perturbation condition.
 - `Judge` `judge:<id>`.
 - `PairwiseEvaluation` `evaluation:<prompt>|<first>|<second>|<judge>|<condition>|<sample>`: one per presentation of
-  the current plan that has a recorded call (ok, invalid or error); planned-but-unjudged ones are not traces.
+  the current plan that has a recorded call (ok, invalid or error); planned-but-unjudged ones are not traces. A
+  graded verdict (`[judge_prompt] scale = "graded"`) carries its `strength`: 2 strong (`A>>B`), 1 clear (`A>B`).
 
 Relationships: `REPHRASES` (paraphrase → original question), `VARIANT_OF` (variant → base response),
 `EVALUATES` (evaluation → the question it was asked under: the paraphrase under condition "paraphrase"),
@@ -66,6 +67,7 @@ NODE_PROPERTIES: dict[str, tuple[tuple[str, str], ...]] = {
         ("status", "string"),
         ("verdict", "string"),
         ("winner", "string"),
+        ("strength", "long"),
         ("reasoning", "string"),
         ("raw_reply", "string"),
         ("error", "string"),
@@ -381,6 +383,7 @@ def _evaluation(d: PairDetail, order: str, texts: dict[str, TextRow], known: set
                 "status": d.status,
                 "verdict": verdict,
                 "winner": winner,
+                "strength": d.strength,
                 "reasoning": d.reasoning,
                 "raw_reply": d.raw_reply,
                 "error": d.error,
