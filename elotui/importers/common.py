@@ -19,17 +19,22 @@ from __future__ import annotations
 import io
 import json
 import tomllib
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
+from operator import itemgetter
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 import msgspec
+import numpy as np
 import tomli_w
+from numpy.typing import NDArray
 
 from elotui.errors import UserError
+from elotui.store.columns import code_names
 from elotui.tournament.user_files import gunzip, read_regular_file
 from elotui.verdict_log import Verdict, write_log
+from elotui.vocab import outcome_code
 
 SHOW_LINES = 5  # line numbers listed per skip reason
 # A source file may be larger than a tournament's own files: Chatbot Arena's battle logs of 10^6 battles are ~0.7 GB
@@ -58,6 +63,15 @@ class ImportReport:
             out.append(f"skipped {len(where):,}: {reason} (first: {shown})")
         out += [f"mapped: {m}" for m in self.mapped]
         return out
+
+
+class Reading(Protocol):
+    """What reading the source files keeps up to date: an `Imported`, or an importer's own columns (elotui.importers.
+    battle_columns): the format's name, the report, and another format its malformed records look like."""
+
+    format: str
+    report: ImportReport
+    looks_like: str | None
 
 
 @dataclass
@@ -99,6 +113,112 @@ class Imported:
         if current is None or (not current and text):
             self.responses[(prompt, contestant)] = text or ""
 
+    def shape(self) -> Shape:
+        return Shape(
+            contestants=list(self.contestants),
+            judges=list(self.judges),
+            prompts=len(self.prompts),
+            verdicts=len(self.verdicts),
+            both_orders=self.both_orders,
+            inline_responses=self.inline_responses,
+            style=bool(self.style),
+            allow_empty=any(not text.strip() for text in self.responses.values()),
+            baseline=self.baseline,
+            threshold=self.threshold,
+            strengths=bool(self.strengths),
+            turns=self.turns,
+        )
+
+    def data_files(self) -> dict[str, Iterable[str]]:
+        """The folder's files other than `tournament.toml`, each as its text (see the module docstring)."""
+        files = {"prompts.jsonl": [_prompt_rows(self)]}
+        if not self.inline_responses:
+            files["responses.jsonl"] = [
+                _jsonl(
+                    {"prompt_id": p, "contestant": c, "response": text}
+                    for (p, c), text in self.responses.items()
+                )
+            ]
+        files["verdicts.jsonl"] = [_log(self.verdicts, self.strengths)]
+        if self.style:
+            files[STYLE_FILE] = [
+                _jsonl({"prompt": p, "contestant": c, **counts} for (p, c), counts in self.style.items())
+            ]
+        return files
+
+    def log_codes(self) -> LogCodes:
+        """The verdicts coded (each name column into its book, names numbered as they first come)."""
+        verdicts = self.verdicts
+        names = [
+            list(map(itemgetter(k), verdicts)) for k in range(5)
+        ]  # prompt, first, second, judge, condition
+        books: list[dict[str, int]] = [{}, {}, {}, {}]
+        codes = [code_names(values, books[b]) for values, b in zip(names, (0, 1, 1, 2, 3), strict=True)]
+        del names
+        outcome_of: dict[tuple[str, str | None], int] = {}
+        outcomes = np.fromiter(
+            (
+                outcome_of.get(key) if key in outcome_of else outcome_of.setdefault(key, outcome_code(*key))
+                for key in zip(map(itemgetter(8), verdicts), map(itemgetter(6), verdicts), strict=True)
+            ),
+            dtype=np.int8,
+            count=len(verdicts),
+        )
+        judges = list(self.judges)
+        judge_rank = np.array([judges.index(j) for j in books[2]], dtype=np.int64)
+        prompt, first, second, judge, condition = codes
+        return LogCodes(
+            prompt, first, second, judge, condition, [list(b) for b in books], judge_rank, outcomes
+        )
+
+
+STYLE_FILE = "style.jsonl"
+
+
+@dataclass(frozen=True)
+class Shape:
+    """What an import's `tournament.toml` says, and its summary counts."""
+
+    contestants: list[str]  # in first-seen order
+    judges: list[str]
+    prompts: int
+    verdicts: int
+    both_orders: bool
+    inline_responses: bool  # the responses in the prompts rows (`Imported.inline_responses`)
+    style: bool  # a style.jsonl is written
+    allow_empty: bool  # some response is empty
+    baseline: str | None = None
+    threshold: str | None = None
+    strengths: bool = False  # some verdict carries a strength
+    turns: bool = False
+
+
+@dataclass(frozen=True)
+class LogCodes:
+    """An import's verdicts, in log order, as integer codes: what its store snapshot is made of
+    (elotui.importers.recorded_snapshot). `books`: the names of the prompts, contestants, judges and conditions by
+    code; `judge_rank`: each judge code's place among the tournament's judges; `outcome`: each verdict's outcome
+    code (elotui.vocab.outcome_code)."""
+
+    prompt: NDArray[np.int32]
+    first: NDArray[np.int32]
+    second: NDArray[np.int32]
+    judge: NDArray[np.int32]
+    condition: NDArray[np.int32]
+    books: list[list[str]]
+    judge_rank: NDArray[np.int64]
+    outcome: NDArray[np.int8]
+
+
+class ImportResult(Reading, Protocol):
+    """An import read, ready to be written: an `Imported`, or an importer's own columns."""
+
+    def shape(self) -> Shape: ...
+
+    def data_files(self) -> dict[str, Iterable[str]]: ...
+
+    def log_codes(self) -> LogCodes: ...
+
 
 def records(path: Path) -> Iterator[tuple[str, Any]]:
     """(where, record) for each record of a JSON list or JSON Lines file; `where` is `file:line`. A line that is
@@ -137,17 +257,27 @@ def _line_record(path: Path, n: int, line: str) -> tuple[str, Any]:
 
 @dataclass(frozen=True)
 class Typed:
-    """A fast reading of JSON Lines files: `decoder` (msgspec) decodes a line into a typed record holding only the
-    fields the importer reads (~4 times as fast as json.loads of the whole line: a 10^6-battle arena log in ~6 s
-    instead of ~24), and `one(imported, record)` takes it, or returns False to leave the line to the general
-    reading (which gives the same result or the same message). A line the decoder rejects (a field of another
-    type, not JSON) goes to the general reading as well, so every message and line number stays as it was."""
+    """A fast reading of JSON Lines files. `decoder` (msgspec) decodes a line into a typed record holding only the
+    fields the importer reads (~4 times as fast as json.loads of the whole line), and `one(reading, record)` takes
+    it, or returns False to leave the line to the general reading (which gives the same result or the same message).
+    A line the decoder rejects (a field of another type, not JSON) goes to the general reading as well, so every
+    message and line number stays as it was.
+
+    With `block`, a file is first read a block of lines at a time (`BLOCK_BYTES`): where each line of the block is one
+    JSON object, `block_decoder` decodes them all at once (msgspec's decode_lines) and `block(reading, records)`
+    takes them all (the report's `read` still counts the records before the block), or returns False; a block either
+    of them refuses is read line by line as above."""
 
     decoder: msgspec.json.Decoder[Any]
-    one: Callable[[Imported, Any], bool]
+    one: Callable[[Any, Any], bool]
+    block_decoder: msgspec.json.Decoder[Any] | None = None
+    block: Callable[[Any, list[Any]], bool] | None = None
 
 
-def _typed_records(path: Path, typed: Typed, imported: Imported) -> Iterator[tuple[str, Any]]:
+BLOCK_BYTES = 16 * 1024**2  # a block of lines decoded at once: ~25,000 arena battles
+
+
+def _typed_records(path: Path, typed: Typed, reading: Reading) -> Iterator[tuple[str, Any]]:
     """The records of a JSON Lines file that `typed` leaves to the general reading (the others it takes here,
     counted as read), or all of them, generally read, for a JSON list."""
     raw = source_bytes(path)
@@ -156,8 +286,72 @@ def _typed_records(path: Path, typed: Typed, imported: Imported) -> Iterator[tup
     if raw.lstrip()[:1] == b"[":
         yield from records(path)
         return
-    decode, one, report = typed.decoder.decode, typed.one, imported.report
-    for n, line in enumerate(raw.split(b"\n"), 1):
+    line = 1  # the number of the block's first line
+    for start, end in _blocks(raw, BLOCK_BYTES if typed.block is not None else len(raw)):
+        taken = _typed_block(raw, start, end, typed, reading)
+        if taken is None:
+            chunk = raw[start:end]
+            yield from _typed_lines(path, chunk, line, typed, reading)
+            taken = chunk.count(b"\n")
+        line += taken
+
+
+def _blocks(raw: bytes, size: int) -> Iterator[tuple[int, int]]:
+    """(start, end) of consecutive blocks of whole lines, each about `size` bytes (the last line's newline in it)."""
+    start = 0
+    while start < len(raw):
+        end = raw.find(b"\n", start + max(size, 1) - 1)
+        end = len(raw) if end < 0 else end + 1
+        yield start, end
+        start = end
+
+
+def _typed_block(raw: bytes, start: int, end: int, typed: Typed, reading: Reading) -> int | None:
+    """The number of lines of raw[start:end] that `typed.block` took (all of them), or None."""
+    if typed.block is None or typed.block_decoder is None:
+        return None
+    lines = _object_lines(raw, start, end)
+    if lines is None:
+        return None
+    try:
+        items = typed.block_decoder.decode_lines(memoryview(raw)[start:end])
+    except (msgspec.DecodeError, msgspec.ValidationError):
+        return None
+    if len(items) != lines or not typed.block(reading, items):
+        return None
+    reading.report.read += lines
+    return lines
+
+
+_BRACES = (ord("{"), ord("}"))
+
+
+def _object_lines(raw: bytes, start: int, end: int) -> int | None:
+    """The number of lines of raw[start:end] where each line starts with `{` and ends with `}` (no blank line, no
+    space or carriage return around them), else None. Then a JSON value cannot span two lines (a newline between `}`
+    and `{` is never inside one: a string holds no newline, and in an object or array a `,` comes between two values),
+    so as many values decoded as lines means one value per line, as the line-by-line reading reads them."""
+    size = end - start - (raw[end - 1 : end] == b"\n")
+    if size <= 0:
+        return None
+    body = np.frombuffer(raw, dtype=np.uint8, count=size, offset=start)
+    opening, closing = _BRACES
+    if body[0] != opening or body[-1] != closing:
+        return None
+    newlines = np.flatnonzero(body == ord("\n"))
+    if len(newlines) and not (
+        np.all(body[newlines - 1] == closing) and np.all(body[newlines + 1] == opening)
+    ):
+        return None
+    return len(newlines) + 1
+
+
+def _typed_lines(
+    path: Path, chunk: bytes, first: int, typed: Typed, reading: Reading
+) -> Iterator[tuple[str, Any]]:
+    """The lines of `chunk` (numbered from `first`) that `typed` leaves to the general reading, one by one."""
+    decode, one, report = typed.decoder.decode, typed.one, reading.report
+    for n, line in enumerate(chunk.split(b"\n"), first):
         if not line.strip():
             continue
         try:
@@ -166,7 +360,7 @@ def _typed_records(path: Path, typed: Typed, imported: Imported) -> Iterator[tup
             record = None
         if record is not None:
             report.read += 1
-            if one(imported, record):
+            if one(reading, record):
                 continue
             report.read -= 1
         text = line.decode("utf-8")
@@ -220,7 +414,7 @@ def _skip_space(text: str, pos: int) -> int:
 
 
 def read_each(
-    imported: Imported, paths: list[Path], one: Any, *, skip_bad: bool, typed: Typed | None = None
+    imported: Reading, paths: list[Path], one: Any, *, skip_bad: bool, typed: Typed | None = None
 ) -> None:
     """`one(imported, where, record)` for every record of every file (of JSON Lines, first offered to `typed`);
     a BadRecord stops the import (UserError `file:line: why`, exit 2) or, with `skip_bad`, is counted as
@@ -288,37 +482,37 @@ def need_object(record: Any) -> dict[str, Any]:
     return record
 
 
-def write_tournament(imported: Imported, out: Path, sources: list[Path]) -> list[str]:
+def write_tournament(imported: ImportResult, out: Path, sources: list[Path]) -> list[str]:
     """Write the folder (see the module docstring); returns the names of the files written."""
-    if not imported.verdicts:
+    shape = imported.shape()
+    if not shape.verdicts:
         hint = f" ({_format_hint(imported.looks_like)})" if imported.looks_like else ""
         raise UserError(
             f"{', '.join(map(str, sources))}: no verdict to import{hint}", details=imported.report.lines()
         )
-    if len(imported.contestants) < 2:
+    if len(shape.contestants) < 2:
         raise UserError(f"{', '.join(map(str, sources))}: fewer than two contestants")
-    toml = _toml(imported, sources)
+    toml = _toml(imported, shape, sources)
     _refuse_another_tournament(out, toml["tournament"]["description"])
     _make_folder(out)
-    written = {"prompts.jsonl": _prompt_rows(imported)}
-    if not imported.inline_responses:
-        written["responses.jsonl"] = _jsonl(
-            {"prompt_id": p, "contestant": c, "response": text} for (p, c), text in imported.responses.items()
-        )
-    written["verdicts.jsonl"] = _log(imported.verdicts, imported.strengths)
-    written["tournament.toml"] = tomli_w.dumps(toml)
-    if imported.style:
-        written["style.jsonl"] = _jsonl(
-            {"prompt": p, "contestant": c, **counts} for (p, c), counts in imported.style.items()
-        )
-    for name, text in written.items():
-        tmp = out / f".{name}.tmp"
-        try:
-            tmp.write_text(text, encoding="utf-8")
-            tmp.replace(out / name)
-        except OSError as exc:
-            raise UserError(f"{out / name}: cannot write it: {exc.strerror}") from None
+    files = imported.data_files()
+    style = {STYLE_FILE: files.pop(STYLE_FILE)} if STYLE_FILE in files else {}
+    written = {**files, "tournament.toml": [tomli_w.dumps(toml)], **style}
+    for name, texts in written.items():
+        _write_file(out / name, texts)
     return list(written)
+
+
+def _write_file(path: Path, texts: Iterable[str]) -> None:
+    """Write the texts, in turn, into a temporary file that then replaces `path` (UTF-8)."""
+    tmp = path.parent / f".{path.name}.tmp"
+    try:
+        with tmp.open("wb") as fh:
+            for text in texts:
+                fh.write(text.encode("utf-8"))
+        tmp.replace(path)
+    except OSError as exc:
+        raise UserError(f"{path}: cannot write it: {exc.strerror}") from None
 
 
 def _make_folder(out: Path) -> None:
@@ -386,35 +580,35 @@ def _log(verdicts: list[Verdict], strengths: dict[int, int]) -> str:
     return "".join(lines)
 
 
-def tournament_name(imported: Imported, sources: list[Path]) -> str:
+def tournament_name(imported: Reading, sources: list[Path]) -> str:
     """The imported tournament's name (`[tournament] name`)."""
     return f"{imported.format} import: {', '.join(p.name for p in sources)}"[:200]
 
 
-def _toml(imported: Imported, sources: list[Path]) -> dict[str, Any]:
-    comparison: dict[str, Any] = {"pairs": "recorded", "both_orders": imported.both_orders}
-    if not imported.both_orders:
+def _toml(imported: Reading, shape: Shape, sources: list[Path]) -> dict[str, Any]:
+    comparison: dict[str, Any] = {"pairs": "recorded", "both_orders": shape.both_orders}
+    if not shape.both_orders:
         comparison["single_order"] = "declared"
     ranking: dict[str, Any] = {"method": "bt"}
-    if imported.baseline is not None:  # arena-hard's scale: the baseline at 1000
-        ranking["anchor"] = {"contestant": imported.baseline, "rating": 1000.0}
-    if imported.strengths:  # arena-hard's weight: a strong verdict counts as three games
+    if shape.baseline is not None:  # arena-hard's scale: the baseline at 1000
+        ranking["anchor"] = {"contestant": shape.baseline, "rating": 1000.0}
+    if shape.strengths:  # arena-hard's weight: a strong verdict counts as three games
         ranking["strong_weight"] = 3
-    if imported.threshold is not None:
-        ranking["threshold"] = imported.threshold
+    if shape.threshold is not None:
+        ranking["threshold"] = shape.threshold
     data: dict[str, Any] = {"prompts": "prompts.jsonl"}
-    if imported.inline_responses:
+    if shape.inline_responses:
         data["fields"] = {"responses": "responses"}
     else:
         data["responses"] = "responses.jsonl"
         # the field the responses file names: an empty response is then looked for under that name only, not under
         # every name a data file may use (10^6 empty responses: seconds of the first load)
         data["fields"] = {"response": "response"}
-    if imported.turns:
+    if shape.turns:
         data["fields"]["turn"] = "turn"
-    if imported.style:
-        data["style"] = "style.jsonl"
-    if any(not text.strip() for text in imported.responses.values()):
+    if shape.style:
+        data["style"] = STYLE_FILE
+    if shape.allow_empty:
         data["allow_empty"] = True
     names = ", ".join(p.name for p in sources)
     return {
@@ -425,8 +619,8 @@ def _toml(imported: Imported, sources: list[Path]) -> dict[str, Any]:
         "data": data,
         "comparison": comparison,
         "ranking": ranking,
-        "contestants": [{"id": c} for c in imported.contestants],
+        "contestants": [{"id": c} for c in shape.contestants],
         "judges": [
-            {"id": j, "provider": "replay", "model": j, "path": "verdicts.jsonl"} for j in imported.judges
+            {"id": j, "provider": "replay", "model": j, "path": "verdicts.jsonl"} for j in shape.judges
         ],
     }
