@@ -64,9 +64,10 @@ def judgment_files(given: list[Path]) -> list[Path]:
 
 def _imported(args: argparse.Namespace, paths: list[Path]) -> int:
     from elotui.importers import alpaca_eval, arena, arena_hard, mt_bench
-    from elotui.importers.common import BadRecord, tournament_name, write_tournament
+    from elotui.importers.common import BadRecord, ImportResult, tournament_name, write_tournament
     from elotui.importers.recorded_snapshot import store_recorded
 
+    imported: ImportResult
     try:
         if args.format == "mt-bench":
             imported = mt_bench.import_files(

@@ -131,7 +131,7 @@ class Imported:
 
     def data_files(self) -> dict[str, Iterable[str]]:
         """The folder's files other than `tournament.toml`, each as its text (see the module docstring)."""
-        files = {"prompts.jsonl": [_prompt_rows(self)]}
+        files: dict[str, Iterable[str]] = {"prompts.jsonl": [_prompt_rows(self)]}
         if not self.inline_responses:
             files["responses.jsonl"] = [
                 _jsonl(

@@ -1,0 +1,386 @@
+"""A battle log (Chatbot Arena's) as columns: each battle's prompt, contestants and winner as integer codes, its
+style counts in a numpy array, each prompt's text and category as codes; and the imported folder's files and the
+store snapshot made from those columns, without a Python object per battle.
+
+A 10^6-battle log is read a block of ~25,000 battles at a time (elotui.importers.common.Typed: `add_block`); a
+battle read one by one (a line of another shape, a JSON list) is added with `add`, in its place. The files are the
+ones the record-by-record import wrote (elotui.importers.common.Imported), byte for byte: every row is put together
+from texts made once per distinct name, count and combination (the JSON quoting of a name that needs it is
+msgspec's for the data files and elotui.verdict_log's for the verdict log), joined ~65,000 rows at a time.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass, field
+from functools import cached_property
+from itertools import pairwise
+from typing import Any
+
+import msgspec
+import numpy as np
+from numpy.typing import NDArray
+
+from elotui.importers.common import STYLE_FILE, ImportReport, LogCodes, Shape
+from elotui.verdict_log import write_log
+from elotui.vocab import outcome_code
+
+WINNERS = ("first", "second", "tie")  # winner codes 0, 1, 2
+STYLE_NAMES = ("tokens", "headers", "lists", "bold")  # the style counts of a response, in style.jsonl's order
+SIDE_A, SIDE_B = 1, 2  # the bits of `styled`: which of a battle's two responses has style counts
+ROWS_AT_ONCE = 1 << 16  # rows joined into one text before it is written
+_ENCODER = msgspec.json.Encoder()
+Counts = Sequence[int]  # a response's style counts, in STYLE_NAMES order
+
+
+@dataclass
+class _Rows:
+    """Battles added one by one since the last block (`BattleColumns.add`)."""
+
+    prompt: list[int] = field(default_factory=list)
+    first: list[int] = field(default_factory=list)
+    second: list[int] = field(default_factory=list)
+    winner: list[int] = field(default_factory=list)
+    counts: list[Counts] = field(default_factory=list)
+    styled: list[int] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class _Columns:
+    """All battles, in log order."""
+
+    prompt: NDArray[np.int32]
+    first: NDArray[np.int32]
+    second: NDArray[np.int32]
+    winner: NDArray[np.int8]
+    counts: NDArray[
+        np.int64
+    ]  # (battles, 8): side a's STYLE_NAMES counts, then side b's (object: a count past int64)
+    styled: NDArray[np.int8]  # SIDE_A | SIDE_B bits
+    suffix: NDArray[np.int32]  # per prompt: the code of the end of its text
+    category: NDArray[np.int32]  # per prompt: the code of its category (None: none)
+
+
+@dataclass
+class BattleColumns:
+    """The battles of an import, as read (elotui.importers.common.ImportResult): one verdict of `judge` each, first
+    shown the battle's model_a. A prompt's text is `text_prefix`, its id and the suffix it first came with."""
+
+    format: str
+    judge: str
+    text_prefix: str
+    report: ImportReport = field(default_factory=ImportReport)
+    looks_like: str | None = None
+    prompts: dict[str, int] = field(default_factory=dict)  # id → code, as first met
+    contestants: dict[str, int] = field(default_factory=dict)  # as first met: model_a, then model_b
+    suffixes: dict[str, int] = field(default_factory=dict)
+    categories: dict[str | None, int] = field(default_factory=dict)
+    _prompt_suffix: list[int] = field(default_factory=list)
+    _prompt_category: list[int] = field(default_factory=list)
+    _blocks: list[_Columns] = field(default_factory=list)
+    _rows: _Rows = field(default_factory=_Rows)
+
+    def add(
+        self,
+        prompt: str,
+        first: str,
+        second: str,
+        winner: int,
+        look: tuple[str, str | None],
+        counts: tuple[Counts | None, Counts | None],
+    ) -> None:
+        """One battle: its prompt (`look`: the end of the prompt's text and its category, kept where the prompt is
+        new), contestants, winner code and each side's style counts (None: none)."""
+        rows = self._rows
+        code = self.prompts.get(prompt)
+        if code is None:
+            code = self.prompts[prompt] = len(self.prompts)
+            self._prompt_suffix.append(self.suffixes.setdefault(look[0], len(self.suffixes)))
+            self._prompt_category.append(self.categories.setdefault(look[1], len(self.categories)))
+        rows.prompt.append(code)
+        rows.first.append(self.contestants.setdefault(first, len(self.contestants)))
+        rows.second.append(self.contestants.setdefault(second, len(self.contestants)))
+        rows.winner.append(winner)
+        a, b = counts
+        rows.counts.append([*(a or (0,) * len(STYLE_NAMES)), *(b or (0,) * len(STYLE_NAMES))])
+        rows.styled.append((SIDE_A if a is not None else 0) | (SIDE_B if b is not None else 0))
+        self.__dict__.pop("columns", None)
+
+    def add_block(
+        self,
+        prompt: list[str],
+        first: list[str],
+        second: list[str],
+        winner: NDArray[np.int8],
+        looks: tuple[list[str], list[str | None]],
+        counts: NDArray[np.int64],
+        styled: NDArray[np.int8],
+    ) -> None:
+        """Battles as columns (what `add` takes, one list or array per field; `looks` and `counts` per battle)."""
+        self._flush()
+        known = len(self.prompts)
+        codes = _coded(prompt, self.prompts)
+        if len(self.prompts) > known:  # the new prompts' looks, each from the battle that first names it
+            at = np.unique(codes, return_index=True)[1][-(len(self.prompts) - known) :]
+            self._prompt_suffix += _coded([looks[0][i] for i in at.tolist()], self.suffixes).tolist()
+            self._prompt_category += _coded([looks[1][i] for i in at.tolist()], self.categories).tolist()
+        pairs = _coded([name for pair in zip(first, second, strict=True) for name in pair], self.contestants)
+        self._blocks.append(_Columns(codes, pairs[0::2], pairs[1::2], winner, counts, styled, _EMPTY, _EMPTY))
+        self.__dict__.pop("columns", None)
+
+    def _flush(self) -> None:
+        rows = self._rows
+        if not rows.prompt:
+            return
+        try:
+            counts = np.array(rows.counts, dtype=np.int64)
+        except OverflowError:  # a count past int64: written as it is
+            counts = np.array(rows.counts, dtype=object)
+        self._blocks.append(
+            _Columns(
+                np.array(rows.prompt, dtype=np.int32),
+                np.array(rows.first, dtype=np.int32),
+                np.array(rows.second, dtype=np.int32),
+                np.array(rows.winner, dtype=np.int8),
+                counts.reshape(-1, 2 * len(STYLE_NAMES)),
+                np.array(rows.styled, dtype=np.int8),
+                _EMPTY,
+                _EMPTY,
+            )
+        )
+        self._rows = _Rows()
+
+    @cached_property
+    def columns(self) -> _Columns:
+        self._flush()
+        blocks = self._blocks or [_no_battles()]
+        joined = {f: np.concatenate([getattr(b, f) for b in blocks]) for f in _BATTLE_FIELDS}
+        suffix, category = (
+            np.array(codes, dtype=np.int32) for codes in (self._prompt_suffix, self._prompt_category)
+        )
+        self._blocks = [_Columns(**joined, suffix=suffix, category=category)]
+        return self._blocks[0]
+
+    def winners_seen(self) -> list[tuple[str, int]]:
+        """(winner, battles) of each winner, in the order first met."""
+        winner = self.columns.winner
+        counts = np.bincount(winner, minlength=len(WINNERS))
+        firsts = sorted((int(np.argmax(winner == w)), w) for w in range(len(WINNERS)) if counts[w])
+        return [(WINNERS[w], int(counts[w])) for _, w in firsts]
+
+    @cached_property
+    def _style_rows(self) -> NDArray[np.int64]:
+        """The style rows: indices into the battles' sides (2 * battle + side), the first of each prompt and
+        contestant, in log order."""
+        c = self.columns
+        sides = np.stack([(c.styled & SIDE_A) != 0, (c.styled & SIDE_B) != 0], axis=1).reshape(-1)
+        rows = np.flatnonzero(sides)
+        if len(self.prompts) == len(c.prompt):  # each prompt in one battle: its two sides are two contestants
+            return rows
+        contestant = np.stack([c.first, c.second], axis=1).reshape(-1)[rows]
+        key = c.prompt[rows // 2].astype(np.int64) * max(len(self.contestants), 1) + contestant
+        return rows[np.sort(np.unique(key, return_index=True)[1])]
+
+    def style_rows(self) -> int:
+        return len(self._style_rows)
+
+    def shape(self) -> Shape:
+        n = len(self.columns.prompt)
+        return Shape(
+            contestants=list(self.contestants),
+            judges=[self.judge] if n else [],
+            prompts=len(self.prompts),
+            verdicts=n,
+            both_orders=False,
+            inline_responses=True,
+            style=bool(self.style_rows()),
+            allow_empty=n > 0,  # the log carries no response: each is empty
+            threshold="none",
+        )
+
+    def data_files(self) -> dict[str, Iterable[str]]:
+        files: dict[str, Iterable[str]] = {
+            "prompts.jsonl": self._prompt_texts(),
+            "verdicts.jsonl": self._verdict_texts(),
+        }
+        if self.style_rows():
+            files[STYLE_FILE] = self._style_texts()
+        return files
+
+    def log_codes(self) -> LogCodes:
+        c = self.columns
+        zeros = np.zeros(len(c.prompt), dtype=np.int32)
+        outcomes = np.array([outcome_code("ok", w) for w in WINNERS], dtype=np.int8)
+        books = [list(self.prompts), list(self.contestants), [self.judge], ["clean"]]
+        return LogCodes(
+            c.prompt, c.first, c.second, zeros, zeros, books, np.zeros(1, np.int64), outcomes[c.winner]
+        )
+
+    # the files
+
+    def _verdict_texts(self) -> Iterator[str]:
+        """verdicts.jsonl: the rows elotui.verdict_log.write_log writes for these verdicts."""
+        c = self.columns
+        n_c = max(len(self.contestants), 1)
+        combo = (c.first.astype(np.int64) * n_c + c.second) * len(WINNERS) + c.winner
+        distinct, of_row = np.unique(combo, return_inverse=True)
+        names = list(self.contestants)
+        head, tails = "", []
+        for code in distinct.tolist():
+            pair, w = divmod(code, len(WINNERS))
+            head, tail = _log_line_around_prompt(
+                names[pair // n_c], names[pair % n_c], self.judge, WINNERS[w]
+            )
+            tails.append(tail)
+        ends = np.array([t + head for t in tails], dtype=object)[of_row.reshape(-1)]
+        return _joined(head, [_quoted(list(self.prompts), _log_quoted)[c.prompt], ends], len(head))
+
+    def _style_texts(self) -> Iterator[str]:
+        """style.jsonl: per prompt and contestant (the first counts given) `tokens`, `headers`, `lists`, `bold`."""
+        c = self.columns
+        rows = self._style_rows
+        contestant = np.stack([c.first, c.second], axis=1).reshape(-1)[rows]
+        counts = c.counts.reshape(-1, len(STYLE_NAMES))[rows]
+        head = '{"prompt":"'
+        names = [f'","contestant":{_json(n)},"{STYLE_NAMES[0]}":' for n in self.contestants]
+        pieces = [
+            _quoted(list(self.prompts), _data_quoted)[c.prompt[rows // 2]],
+            np.array(names, dtype=object)[contestant],
+        ]
+        for k, name in enumerate(STYLE_NAMES):
+            last = k == len(STYLE_NAMES) - 1
+            pieces.append(
+                _number_texts(counts[:, k], f',"{name}":' if k else "", "}\n" + head if last else "")
+            )
+        return _joined(head, pieces, len(head))
+
+    def _prompt_texts(self) -> Iterator[str]:
+        """prompts.jsonl: `id`, `text`, `category` where there is one, and the `responses` table (each contestant
+        of the prompt's battles, as first met: an empty response)."""
+        c = self.columns
+        table, tables = self._response_tables()
+        suffixes = [_data_quoted(s) for s in self.suffixes]
+        categories = [f',"category":{_json(k)}' if k is not None else "" for k in self.categories]
+        look = (c.suffix.astype(np.int64) * max(len(categories), 1) + c.category) * max(
+            len(tables), 1
+        ) + table
+        distinct, of_prompt = np.unique(look, return_inverse=True)
+        head = '{"id":"'
+        ends = []
+        for code in distinct.tolist():
+            rest, t = divmod(code, max(len(tables), 1))
+            s, k = divmod(rest, max(len(categories), 1))
+            ends.append(f'{suffixes[s]}"{categories[k]},"responses":{{{tables[t]}}}}}\n{head}')
+        ids = _quoted(list(self.prompts), _data_quoted)
+        middle = np.full(len(ids), f'","text":"{_data_quoted(self.text_prefix)}', dtype=object)
+        return _joined(
+            head, [ids, middle, ids, np.array(ends, dtype=object)[of_prompt.reshape(-1)]], len(head)
+        )
+
+    def _response_tables(self) -> tuple[NDArray[np.int64], list[str]]:
+        """Each prompt's responses table (its number), and the tables' texts (`"model":""`, as first met)."""
+        c = self.columns
+        n_c = max(len(self.contestants), 1)
+        names = [_json(n) + ':""' for n in self.contestants]
+        if len(self.prompts) == len(
+            c.prompt
+        ):  # each prompt in one battle (prompt i in battle i): its two sides
+            distinct, of_prompt = np.unique(c.first.astype(np.int64) * n_c + c.second, return_inverse=True)
+            return of_prompt.reshape(-1), [f"{names[k // n_c]},{names[k % n_c]}" for k in distinct.tolist()]
+        side = np.stack([c.first, c.second], axis=1).reshape(-1)
+        prompt = np.repeat(c.prompt, 2)
+        firsts = np.sort(np.unique(prompt.astype(np.int64) * n_c + side, return_index=True)[1])
+        by_prompt = firsts[np.argsort(prompt[firsts], kind="stable")]
+        bounds = np.searchsorted(prompt[by_prompt], np.arange(len(self.prompts) + 1)).tolist()
+        members = side[by_prompt].tolist()
+        book: dict[tuple[int, ...], int] = {}
+        table = np.fromiter(
+            (book.setdefault(tuple(members[i:j]), len(book)) for i, j in pairwise(bounds)),
+            dtype=np.int64,
+            count=len(self.prompts),
+        )
+        return table, [",".join(names[m] for m in members) for members in book]
+
+
+_EMPTY = np.zeros(0, dtype=np.int32)
+_BATTLE_FIELDS = ("prompt", "first", "second", "winner", "counts", "styled")
+
+
+def _no_battles() -> _Columns:
+    z = np.zeros(0, dtype=np.int32)
+    return _Columns(z, z, z, z.astype(np.int8), np.zeros((0, 8), np.int64), z.astype(np.int8), z, z)
+
+
+def _coded(values: list[Any], book: dict[Any, int]) -> NDArray[np.int32]:
+    """The values' codes in `book`, a value new to it numbered next, in the order values first come."""
+    for value in dict.fromkeys(values):
+        if value not in book:
+            book[value] = len(book)
+    return np.fromiter(map(book.__getitem__, values), dtype=np.int32, count=len(values))
+
+
+def _json(text: str) -> str:
+    """A name quoted as msgspec quotes it (the data files' encoder)."""
+    return _ENCODER.encode(text).decode("utf-8")
+
+
+def _data_quoted(text: str) -> str:
+    return _json(text)[1:-1]
+
+
+_LOG_QUOTE = json.encoder.encode_basestring  # type: ignore[attr-defined]
+
+
+def _log_quoted(text: str) -> str:
+    return _LOG_QUOTE(text)[1:-1]  # type: ignore[no-any-return]
+
+
+def _quoted(names: list[str], quoted: Any) -> NDArray[np.object_]:
+    """The names' JSON string contents (without the quotes), by code: the names themselves where none needs an
+    escape (no quote, backslash or control character: the usual ids)."""
+    joined = "".join(names)
+    if joined.isprintable() and '"' not in joined and "\\" not in joined:
+        return np.array(names, dtype=object)
+    return np.array([quoted(n) for n in names], dtype=object)
+
+
+_PROMPT_MARK = "\x00prompt"
+
+
+def _log_line_around_prompt(first: str, second: str, judge: str, winner: str) -> tuple[str, str]:
+    """The verdict log's line of one verdict (elotui.verdict_log.write_log), split around its prompt's string
+    contents: the text before it and the text after it."""
+    buf = io.StringIO()
+    write_log([(_PROMPT_MARK, first, second, judge, "clean", 0, winner, None, "ok")], buf)  # type: ignore[list-item]
+    line, mark = buf.getvalue(), _log_quoted(_PROMPT_MARK)
+    at = line.index(mark)
+    return line[:at], line[at + len(mark) :]
+
+
+def _number_texts(values: NDArray[Any], prefix: str, suffix: str) -> NDArray[np.object_]:
+    """Each whole number as text, between `prefix` and `suffix` (one text made per distinct number)."""
+    if values.dtype != object and len(values) and 0 <= values.min() and values.max() < 1 << 16:
+        table = np.array([f"{prefix}{v}{suffix}" for v in range(int(values.max()) + 1)], dtype=object)
+        return table[values]  # type: ignore[no-any-return]
+    distinct, of_value = np.unique(values, return_inverse=True)
+    table = np.array([f"{prefix}{v}{suffix}" for v in distinct.tolist()], dtype=object)
+    return table[of_value.reshape(-1)]  # type: ignore[no-any-return]
+
+
+def _joined(head: str, columns: list[NDArray[np.object_]], cut: int) -> Iterator[str]:
+    """The rows' texts: `head`, then each row's pieces (one per column) in turn, ROWS_AT_ONCE rows per text; the
+    last row's piece ends with the next row's head, `cut` characters taken off the end of the last text."""
+    n = len(columns[0])
+    if not n:
+        return
+    yield head
+    pieces = np.empty(len(columns) * min(n, ROWS_AT_ONCE), dtype=object)
+    for start in range(0, n, ROWS_AT_ONCE):
+        end = min(n, start + ROWS_AT_ONCE)
+        part = pieces[: len(columns) * (end - start)]
+        for k, column in enumerate(columns):
+            part[k :: len(columns)] = column[start:end]
+        text = "".join(part.tolist())
+        yield text[:-cut] if end == n and cut else text
