@@ -15,8 +15,8 @@ typed (`_Battle`) where it can be, else the general way (`one`), which gives eve
 
 from __future__ import annotations
 
-from itertools import repeat
-from operator import attrgetter, eq
+import struct
+from operator import attrgetter
 from pathlib import Path
 from typing import Any
 
@@ -69,39 +69,41 @@ class _Battle(msgspec.Struct):
 
 
 class _Headers(msgspec.Struct, forbid_unknown_fields=True, gc=False):
-    """FastChat's `header_count_*` table (a block read typed: anything else is read line by line)."""
+    """FastChat's `header_count_*` table (a block read typed: anything else is read line by line). Counts are read
+    as floats, so that a block's tables encode at a fixed width (`_block_counts`); a count that is not a whole number
+    below 2^53 sends its block to the line-by-line reading."""
 
-    h1: int = 0
-    h2: int = 0
-    h3: int = 0
-    h4: int = 0
-    h5: int = 0
-    h6: int = 0
+    h1: float = 0.0
+    h2: float = 0.0
+    h3: float = 0.0
+    h4: float = 0.0
+    h5: float = 0.0
+    h6: float = 0.0
 
 
 class _Lists(msgspec.Struct, forbid_unknown_fields=True, gc=False):
-    ordered: int = 0
-    unordered: int = 0
+    ordered: float = 0.0
+    unordered: float = 0.0
 
 
 class _Bold(
     msgspec.Struct, forbid_unknown_fields=True, gc=False, rename={"stars": "**", "underscores": "__"}
 ):
-    stars: int = 0
-    underscores: int = 0
+    stars: float = 0.0
+    underscores: float = 0.0
 
 
 class _BlockMetadata(msgspec.Struct, gc=False):
-    """`conv_metadata`'s counts as FastChat writes them: each given, a whole number or a table of them."""
+    """`conv_metadata`'s counts as FastChat writes them: each given, a number or a table of them."""
 
-    sum_assistant_a_tokens: int
-    header_count_a: int | _Headers
-    list_count_a: int | _Lists
-    bold_count_a: int | _Bold
-    sum_assistant_b_tokens: int
-    header_count_b: int | _Headers
-    list_count_b: int | _Lists
-    bold_count_b: int | _Bold
+    sum_assistant_a_tokens: float
+    header_count_a: float | _Headers
+    list_count_a: float | _Lists
+    bold_count_a: float | _Bold
+    sum_assistant_b_tokens: float
+    header_count_b: float | _Headers
+    list_count_b: float | _Lists
+    bold_count_b: float | _Bold
 
 
 class _BlockBattle(msgspec.Struct, gc=False):
@@ -109,7 +111,7 @@ class _BlockBattle(msgspec.Struct, gc=False):
     model_b: str
     winner: str
     question_id: str | int | None = None
-    turn: int | float | None = None
+    turn: int | None = None
     language: str | None = None
     conv_metadata: _BlockMetadata | None = None
 
@@ -219,71 +221,150 @@ def _counts(metadata: _Metadata) -> tuple[tuple[int, ...], tuple[int, ...]] | No
     return out[0], out[1]
 
 
-_FIELDS = attrgetter("model_a", "model_b", "winner", "question_id", "turn", "language", "conv_metadata")
+_WHO = attrgetter("model_a", "model_b", "winner")
+_LOOK = attrgetter("turn", "language")
 
 
 def _block(cols: BattleColumns, records: list[_BlockBattle]) -> NDArray[np.int8] | None:
     """Add a block of typed battles (their winner codes), or None where a battle needs the line-by-line reading
-    (a message, a count past int64): nothing is added then."""
-    if not records:
-        return np.zeros(0, dtype=np.int8)
-    a, b, winners, qids, turns, languages, metadata = zip(*map(_FIELDS, records), strict=True)
-    winner = np.fromiter(map(WINNER_CODES.get, winners, repeat(-1)), dtype=np.int8, count=len(records))
-    if "" in a or "" in b or any(map(eq, a, b)) or winner.min() < 0:
+    (a message, a count that is not a whole number below 2^53): nothing is added then."""
+    who = dict.fromkeys(map(_WHO, records))  # (model_a, model_b, winner), as first met
+    if any(not a or not b or a == b or w not in WINNER_CODES for a, b, w in who):
         return None
-    try:
-        counts, styled = _block_counts(metadata)
-    except OverflowError:
+    counts = _block_counts(list(map(attrgetter("conv_metadata"), records)))
+    if counts is None:
         return None
-    prompts = _prompt_ids(qids, cols.report.read)
-    cols.add_block(prompts, list(a), list(b), winner, _looks(turns, languages), counts, styled)
+    book = cols.contestants
+    table = np.array(
+        [(book.setdefault(a, len(book)), book.setdefault(b, len(book)), WINNER_CODES[w]) for a, b, w in who],
+        dtype=np.int32,
+    ).reshape(-1, 3)
+    for k, key in enumerate(who):
+        who[key] = k
+    battle = table[np.fromiter(map(who.__getitem__, map(_WHO, records)), dtype=np.int32, count=len(records))]
+    looks = dict.fromkeys(map(_LOOK, records))  # (turn, language): no turn is a float here (1 == 1.0)
+    look_table = np.array(
+        [_look_codes(cols, *_look(turn, language)) for turn, language in looks], dtype=np.int32
+    ).reshape(-1, 2)
+    for k, key in enumerate(looks):
+        looks[key] = k
+    look = look_table[
+        np.fromiter(map(looks.__getitem__, map(_LOOK, records)), dtype=np.int32, count=len(records))
+    ]
+    prompts = _prompt_ids(list(map(attrgetter("question_id"), records)), cols.report.read)
+    winner = battle[:, 2].astype(np.int8)
+    cols.add_block(prompts, battle[:, 0], battle[:, 1], winner, look[:, 0], look[:, 1], *counts)
     return winner
 
 
-def _prompt_ids(qids: tuple[str | int | None, ...], read: int) -> list[str]:
+def _look_codes(cols: BattleColumns, suffix: str, category: str | None) -> tuple[int, int]:
+    return cols.suffixes.setdefault(suffix, len(cols.suffixes)), cols.categories.setdefault(
+        category, len(cols.categories)
+    )
+
+
+def _prompt_ids(qids: list[str | int | None], read: int) -> list[str]:
     """The battles' prompt ids: the question_id, or for a battle without one `battle-N` (N: its record's number)."""
     try:
         "".join(qids)  # type: ignore[arg-type]
         if "" not in qids:
-            return list(qids)  # type: ignore[arg-type]
+            return qids  # type: ignore[return-value]
     except TypeError:
         pass
     return [str(q) if q not in (None, "") else f"battle-{read + i}" for i, q in enumerate(qids, 1)]
 
 
-def _looks(turns: tuple[Any, ...], languages: tuple[str | None, ...]) -> tuple[list[str], list[str | None]]:
-    """Each battle's `_look`, worked out once per distinct turn count and language."""
-    kinds = set(map(type, turns))
-    if int in kinds and float in kinds:  # 1 and 1.0 are one key: apart, one by one
-        suffixes = [_look(t, None)[0] for t in turns]
-    else:
-        of_turn = {t: _look(t, None)[0] for t in dict.fromkeys(turns)}
-        suffixes = list(map(of_turn.__getitem__, turns))
-    of_language = {x: _look(None, x)[1] for x in dict.fromkeys(languages)}
-    return suffixes, list(map(of_language.__getitem__, languages))
+_MSGPACK = msgspec.msgpack.Encoder()
+_LEAVES = (
+    len(msgspec.structs.fields(_Headers))
+    + len(msgspec.structs.fields(_Lists))
+    + len(msgspec.structs.fields(_Bold))
+)
+_PER_SIDE = 1 + _LEAVES  # the tokens, then each table's counts
+_TABLES = (_Headers, _Lists, _Bold)
 
 
-def _block_counts(metadata: tuple[_BlockMetadata | None, ...]) -> tuple[NDArray[Any], NDArray[np.int8]]:
-    """The battles' style counts (sides a and b, STYLE_NAMES order) and which battles have them. OverflowError: a
-    count past int64."""
+def _record_layout() -> tuple[bytes, NDArray[np.intp], np.dtype[Any]]:
+    """The MessagePack encoding of a `_BlockMetadata` whose counts are all tables (every count a float: 9 bytes),
+    the positions of its bytes that are not a count's, and the counts' dtype (big-endian doubles at their offsets)."""
+    values = iter(range(2 * _PER_SIDE))
+    sides = []
+    for _ in "ab":
+        tokens = next(values) + 0.5
+        tables = [t(*(next(values) + 0.5 for _ in msgspec.structs.fields(t))) for t in _TABLES]
+        sides.append((tokens, *tables))
+    record = _MSGPACK.encode(_BlockMetadata(*sides[0], *sides[1]))
+    offsets = [record.index(struct.pack(">d", k + 0.5)) for k in range(2 * _PER_SIDE)]
+    fixed = np.ones(len(record), dtype=bool)
+    for at in offsets:
+        fixed[at : at + 8] = False
+    names = [f"c{k}" for k in range(len(offsets))]
+    dtype = np.dtype(
+        {"names": names, "formats": [">f8"] * len(names), "offsets": offsets, "itemsize": len(record)}
+    )
+    return record, np.flatnonzero(fixed), dtype
+
+
+_RECORD, _FIXED, _COUNTS = _record_layout()
+_WHOLE = 2.0**53  # floats hold every whole number below this
+
+
+def _block_counts(metadata: list[_BlockMetadata | None]) -> tuple[NDArray[np.int64], NDArray[np.int8]] | None:
+    """The battles' style counts (sides a and b, STYLE_NAMES order) and which battles have them (SIDE_A | SIDE_B
+    bits); None where a count is not a whole number below 2^53. The counts of a block are encoded at once (MessagePack,
+    each count a double at a fixed place when every table is one) and read as numpy columns."""
     n = len(metadata)
-    styled = np.fromiter((m is not None for m in metadata), dtype=bool, count=n)
-    given = metadata if styled.all() else tuple(m for m in metadata if m is not None)
+    styled = np.full(n, 3, dtype=np.int8)
+    given = metadata
+    if None in metadata:
+        styled = np.fromiter((m is not None for m in metadata), dtype=bool, count=n).astype(np.int8) * 3
+        given = [m for m in metadata if m is not None]
+    leaves = _leaves(given)
+    if leaves is None or (
+        len(leaves) and (np.abs(leaves).max() >= _WHOLE or np.any(leaves != np.floor(leaves)))
+    ):
+        return None
     counts = np.zeros((n, 2 * len(STYLE_NAMES)), dtype=np.int64)
-    for k, key in enumerate(key for keys in _SIDES for key in keys):
-        counts[styled, k] = _summed(list(map(attrgetter(key), given)))
-    return counts, (styled * 3).astype(np.int8)
+    whole = leaves.astype(np.int64)
+    groups = [1] + [len(msgspec.structs.fields(t)) for t in _TABLES]
+    summed = []
+    for side in range(2):
+        at = side * _PER_SIDE
+        for size in groups:
+            summed.append(whole[:, at : at + size].sum(axis=1))
+            at += size
+    counts[styled != 0] = np.stack(summed, axis=1)
+    return counts, styled
 
 
-def _summed(values: list[Any]) -> NDArray[np.int64]:
-    """Each count, a table of counts summed."""
-    try:
-        return np.fromiter(values, dtype=np.int64, count=len(values))
-    except TypeError:
-        pass
-    try:
-        return np.fromiter(map(sum, map(astuple, values)), dtype=np.int64, count=len(values))
-    except TypeError:  # whole numbers among the tables
-        return np.fromiter(
-            (v if type(v) is int else sum(astuple(v)) for v in values), dtype=np.int64, count=len(values)
-        )
+def _leaves(metadata: list[_BlockMetadata]) -> NDArray[np.float64] | None:
+    """Every count of each battle (`_record_layout`'s order), or the slow way where a count is a plain number."""
+    if not metadata:
+        return np.zeros((0, 2 * _PER_SIDE))
+    encoded = _MSGPACK.encode(metadata)
+    head = len(encoded) - len(metadata) * len(_RECORD)
+    if head in (1, 3, 5):
+        records = np.frombuffer(encoded, dtype=np.uint8, offset=head).reshape(len(metadata), len(_RECORD))
+        if np.array_equal(
+            records[:, _FIXED],
+            np.broadcast_to(np.frombuffer(_RECORD, np.uint8)[_FIXED], (len(metadata), len(_FIXED))),
+        ):
+            columns = np.frombuffer(encoded, dtype=_COUNTS, offset=head)
+            return np.stack([columns[name] for name in _COUNTS.names], axis=1).astype(np.float64)
+    return _leaves_one_by_one(metadata)
+
+
+def _leaves_one_by_one(metadata: list[_BlockMetadata]) -> NDArray[np.float64] | None:
+    """`_leaves` where a count is a plain number: it stands for its table (its first count, the others 0)."""
+    rows = []
+    for m in metadata:
+        row: list[float] = []
+        for value, table in zip(astuple(m), (None, *_TABLES) * 2, strict=True):
+            if table is None:
+                row.append(value)
+            elif type(value) is float:
+                row += [value] + [0.0] * (len(msgspec.structs.fields(table)) - 1)
+            else:
+                row += astuple(value)
+        rows.append(row)
+    return np.array(rows, dtype=np.float64)

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import io
 import json
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from itertools import pairwise
@@ -111,23 +111,33 @@ class BattleColumns:
     def add_block(
         self,
         prompt: list[str],
-        first: list[str],
-        second: list[str],
+        first: NDArray[np.int32],
+        second: NDArray[np.int32],
         winner: NDArray[np.int8],
-        looks: tuple[list[str], list[str | None]],
+        suffix: NDArray[np.int32],
+        category: NDArray[np.int32],
         counts: NDArray[np.int64],
         styled: NDArray[np.int8],
     ) -> None:
-        """Battles as columns (what `add` takes, one list or array per field; `looks` and `counts` per battle)."""
+        """Battles as columns: what `add` takes, the contestants, the prompts' text ends (`suffixes`) and categories
+        (`categories`) already coded (a prompt new here takes the codes of the battle that first names it)."""
         self._flush()
         known = len(self.prompts)
-        codes = _coded(prompt, self.prompts)
-        if len(self.prompts) > known:  # the new prompts' looks, each from the battle that first names it
-            at = np.unique(codes, return_index=True)[1][-(len(self.prompts) - known) :]
-            self._prompt_suffix += _coded([looks[0][i] for i in at.tolist()], self.suffixes).tolist()
-            self._prompt_category += _coded([looks[1][i] for i in at.tolist()], self.categories).tolist()
-        pairs = _coded([name for pair in zip(first, second, strict=True) for name in pair], self.contestants)
-        self._blocks.append(_Columns(codes, pairs[0::2], pairs[1::2], winner, counts, styled, _EMPTY, _EMPTY))
+        fresh = dict(zip(prompt, range(known, known + len(prompt)), strict=True))
+        if len(fresh) == len(prompt) and self.prompts.keys().isdisjoint(fresh):  # each a new prompt
+            self.prompts.update(fresh)
+            codes = np.arange(known, known + len(prompt), dtype=np.int32)
+            at: Any = slice(None)
+        else:
+            codes = _coded(prompt, self.prompts)
+            at = (
+                np.unique(codes, return_index=True)[1][known - len(self.prompts) :]
+                if len(self.prompts) > known
+                else []
+            )
+        self._prompt_suffix += suffix[at].tolist()
+        self._prompt_category += category[at].tolist()
+        self._blocks.append(_Columns(codes, first, second, winner, counts, styled, _EMPTY, _EMPTY))
         self.__dict__.pop("columns", None)
 
     def _flush(self) -> None:
@@ -220,75 +230,84 @@ class BattleColumns:
 
     # the files
 
+    @cached_property
+    def _ids(self) -> tuple[NDArray[np.object_], NDArray[np.object_]]:
+        """The prompts' ids as JSON string contents (no quotes), by code: quoted by msgspec (the data files) and by
+        elotui.verdict_log (the verdict log); the ids themselves where none needs an escape (the usual ids)."""
+        names = list(self.prompts)
+        joined = "".join(names)
+        if joined.isprintable() and '"' not in joined and "\\" not in joined:
+            plain = np.array(names, dtype=object)
+            return plain, plain
+        return np.array([_data_quoted(n) for n in names], dtype=object), np.array(
+            [_log_quoted(n) for n in names], dtype=object
+        )
+
     def _verdict_texts(self) -> Iterator[str]:
         """verdicts.jsonl: the rows elotui.verdict_log.write_log writes for these verdicts."""
         c = self.columns
         n_c = max(len(self.contestants), 1)
-        combo = (c.first.astype(np.int64) * n_c + c.second) * len(WINNERS) + c.winner
-        distinct, of_row = np.unique(combo, return_inverse=True)
         names = list(self.contestants)
-        head, tails = "", []
-        for code in distinct.tolist():
+        head = _log_line_around_prompt("a", "b", self.judge, WINNERS[0])[0]
+
+        def tail(code: int) -> str:
             pair, w = divmod(code, len(WINNERS))
-            head, tail = _log_line_around_prompt(
-                names[pair // n_c], names[pair % n_c], self.judge, WINNERS[w]
+            return (
+                _log_line_around_prompt(names[pair // n_c], names[pair % n_c], self.judge, WINNERS[w])[1]
+                + head
             )
-            tails.append(tail)
-        ends = np.array([t + head for t in tails], dtype=object)[of_row.reshape(-1)]
-        return _joined(head, [_quoted(list(self.prompts), _log_quoted)[c.prompt], ends], len(head))
+
+        combo = (c.first.astype(np.int64) * n_c + c.second) * len(WINNERS) + c.winner
+        return _joined(head, _pieces([self._ids[1][c.prompt], (*_value_codes(combo), tail)]), len(head))
 
     def _style_texts(self) -> Iterator[str]:
         """style.jsonl: per prompt and contestant (the first counts given) `tokens`, `headers`, `lists`, `bold`."""
         c = self.columns
         rows = self._style_rows
-        contestant = np.stack([c.first, c.second], axis=1).reshape(-1)[rows]
+        contestant = np.stack([c.first, c.second], axis=1).reshape(-1)[rows].astype(np.int64)
         counts = c.counts.reshape(-1, len(STYLE_NAMES))[rows]
         head = '{"prompt":"'
-        names = [f'","contestant":{_json(n)},"{STYLE_NAMES[0]}":' for n in self.contestants]
-        pieces = [
-            _quoted(list(self.prompts), _data_quoted)[c.prompt[rows // 2]],
-            np.array(names, dtype=object)[contestant],
+        names = list(self.contestants)
+        fields: list[Piece] = [
+            self._ids[0][c.prompt[rows // 2]],
+            (contestant, names, lambda n: f'","contestant":{_json(n)},"{STYLE_NAMES[0]}":'),
         ]
         for k, name in enumerate(STYLE_NAMES):
-            last = k == len(STYLE_NAMES) - 1
-            pieces.append(
-                _number_texts(counts[:, k], f',"{name}":' if k else "", "}\n" + head if last else "")
-            )
-        return _joined(head, pieces, len(head))
+            prefix, suffix = (f',"{name}":' if k else ""), ("}\n" + head if k == len(STYLE_NAMES) - 1 else "")
+            fields.append((*_value_codes(counts[:, k]), lambda v, p=prefix, s=suffix: f"{p}{v}{s}"))
+        return _joined(head, _pieces(fields), len(head))
 
     def _prompt_texts(self) -> Iterator[str]:
         """prompts.jsonl: `id`, `text`, `category` where there is one, and the `responses` table (each contestant
         of the prompt's battles, as first met: an empty response)."""
         c = self.columns
-        table, tables = self._response_tables()
-        suffixes = [_data_quoted(s) for s in self.suffixes]
-        categories = [f',"category":{_json(k)}' if k is not None else "" for k in self.categories]
-        look = (c.suffix.astype(np.int64) * max(len(categories), 1) + c.category) * max(
-            len(tables), 1
-        ) + table
-        distinct, of_prompt = np.unique(look, return_inverse=True)
         head = '{"id":"'
-        ends = []
-        for code in distinct.tolist():
-            rest, t = divmod(code, max(len(tables), 1))
-            s, k = divmod(rest, max(len(categories), 1))
-            ends.append(f'{suffixes[s]}"{categories[k]},"responses":{{{tables[t]}}}}}\n{head}')
-        ids = _quoted(list(self.prompts), _data_quoted)
-        middle = np.full(len(ids), f'","text":"{_data_quoted(self.text_prefix)}', dtype=object)
-        return _joined(
-            head, [ids, middle, ids, np.array(ends, dtype=object)[of_prompt.reshape(-1)]], len(head)
-        )
+        ids = self._ids[0]
+        middle = f'","text":"{_data_quoted(self.text_prefix)}'
+        fields: list[Piece] = [
+            ids,
+            (np.zeros(len(ids), dtype=np.int64), [middle], str),
+            ids,
+            (c.suffix.astype(np.int64), list(self.suffixes), lambda s: _data_quoted(s) + '"'),
+            (
+                c.category.astype(np.int64),
+                list(self.categories),
+                lambda k: f',"category":{_json(k)}' if k else "",
+            ),
+            (*self._response_tables(), lambda t: f',"responses":{{{t}}}}}\n{head}'),
+        ]
+        return _joined(head, _pieces(fields), len(head))
 
-    def _response_tables(self) -> tuple[NDArray[np.int64], list[str]]:
-        """Each prompt's responses table (its number), and the tables' texts (`"model":""`, as first met)."""
+    def _response_tables(self) -> tuple[NDArray[np.int64], Sequence[Any]]:
+        """Each prompt's responses table, and the table by code (`"model":""`, as first met)."""
         c = self.columns
         n_c = max(len(self.contestants), 1)
         names = [_json(n) + ':""' for n in self.contestants]
         if len(self.prompts) == len(
             c.prompt
         ):  # each prompt in one battle (prompt i in battle i): its two sides
-            distinct, of_prompt = np.unique(c.first.astype(np.int64) * n_c + c.second, return_inverse=True)
-            return of_prompt.reshape(-1), [f"{names[k // n_c]},{names[k % n_c]}" for k in distinct.tolist()]
+            pair, by_code = _value_codes(c.first.astype(np.int64) * n_c + c.second)
+            return pair, [f"{names[k // n_c]},{names[k % n_c]}" for k in by_code]
         side = np.stack([c.first, c.second], axis=1).reshape(-1)
         prompt = np.repeat(c.prompt, 2)
         firsts = np.sort(np.unique(prompt.astype(np.int64) * n_c + side, return_index=True)[1])
@@ -337,15 +356,6 @@ def _log_quoted(text: str) -> str:
     return _LOG_QUOTE(text)[1:-1]  # type: ignore[no-any-return]
 
 
-def _quoted(names: list[str], quoted: Any) -> NDArray[np.object_]:
-    """The names' JSON string contents (without the quotes), by code: the names themselves where none needs an
-    escape (no quote, backslash or control character: the usual ids)."""
-    joined = "".join(names)
-    if joined.isprintable() and '"' not in joined and "\\" not in joined:
-        return np.array(names, dtype=object)
-    return np.array([quoted(n) for n in names], dtype=object)
-
-
 _PROMPT_MARK = "\x00prompt"
 
 
@@ -359,14 +369,71 @@ def _log_line_around_prompt(first: str, second: str, judge: str, winner: str) ->
     return line[:at], line[at + len(mark) :]
 
 
-def _number_texts(values: NDArray[Any], prefix: str, suffix: str) -> NDArray[np.object_]:
-    """Each whole number as text, between `prefix` and `suffix` (one text made per distinct number)."""
+# a column of the rows' texts, or a field: each row's code, the value by code, and the value's text
+Piece = NDArray[np.object_] | tuple[NDArray[np.int64], Sequence[Any], Callable[[Any], str]]
+
+
+def _value_codes(values: NDArray[Any]) -> tuple[NDArray[np.int64], Sequence[Any]]:
+    """Each value's code, and the value by code: the value itself for small whole numbers."""
     if values.dtype != object and len(values) and 0 <= values.min() and values.max() < 1 << 16:
-        table = np.array([f"{prefix}{v}{suffix}" for v in range(int(values.max()) + 1)], dtype=object)
-        return table[values]  # type: ignore[no-any-return]
+        return values.astype(np.int64), range(int(values.max()) + 1)
     distinct, of_value = np.unique(values, return_inverse=True)
-    table = np.array([f"{prefix}{v}{suffix}" for v in distinct.tolist()], dtype=object)
-    return table[of_value.reshape(-1)]  # type: ignore[no-any-return]
+    return of_value.reshape(-1).astype(np.int64), distinct.tolist()
+
+
+def _pieces(pieces: list[Piece]) -> list[NDArray[np.object_]]:
+    """The rows' texts as columns: a column as it is; consecutive fields made one column where their distinct
+    combinations stay few (a 256th of the rows: each text is made once per combination, in Python)."""
+    out: list[NDArray[np.object_]] = []
+    group: list[tuple[NDArray[np.int64], Sequence[Any], Callable[[Any], str]]] = []
+    code, space = np.zeros(0, dtype=np.int64), 1
+    for piece in pieces:
+        if not isinstance(piece, tuple):
+            if group:
+                out.append(_group_texts(group, code, space))
+            out.append(piece)
+            group = []
+            continue
+        codes, by_code, _ = piece
+        size = max(len(by_code), 1)
+        if group:
+            joined = code * size + codes
+            if space * size <= 1 << 22 and _distinct(joined, space * size) <= max(len(codes) // 256, 64):
+                group.append(piece)
+                code, space = joined, space * size
+                continue
+            out.append(_group_texts(group, code, space))
+        group, code, space = [piece], codes, size
+    if group:
+        out.append(_group_texts(group, code, space))
+    return out
+
+
+def _distinct(code: NDArray[np.int64], space: int) -> int:
+    return int(np.count_nonzero(np.bincount(code, minlength=space)))
+
+
+def _group_texts(
+    group: list[tuple[NDArray[np.int64], Sequence[Any], Callable[[Any], str]]],
+    code: NDArray[np.int64],
+    space: int,
+) -> NDArray[np.object_]:
+    """Each row's text of the fields in `group` (its combined `code`), made once per combination."""
+
+    def text_of(combined: int) -> str:
+        parts = []
+        for _, by_code, text in reversed(group):
+            combined, k = divmod(combined, max(len(by_code), 1))
+            parts.append(text(by_code[k]))
+        return "".join(reversed(parts))
+
+    if space <= 4 * len(code) + 4096:
+        used = np.flatnonzero(np.bincount(code, minlength=space))
+        table = np.empty(space, dtype=object)
+        table[used] = [text_of(c) for c in used.tolist()]
+        return table[code]  # type: ignore[no-any-return]
+    distinct, of_code = np.unique(code, return_inverse=True)
+    return np.array([text_of(c) for c in distinct.tolist()], dtype=object)[of_code.reshape(-1)]  # type: ignore[no-any-return]
 
 
 def _joined(head: str, columns: list[NDArray[np.object_]], cut: int) -> Iterator[str]:

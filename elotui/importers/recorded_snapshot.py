@@ -37,6 +37,11 @@ def recorded_columns(log: LogCodes) -> tuple[CodedPlan, NDArray[np.int8]]:
     kept = np.flatnonzero((first != second) & np.isin(condition, clean))
     if not len(kept):
         return _empty_plan(), np.zeros(0, dtype=np.int8)
+    codes = [prompt, first, second, judge, condition]
+    if len(kept) == len(prompt) and len(log.books[0]) == len(prompt) and len(log.books[2]) == 1:
+        # one judge, every verdict kept and on a prompt of its own (a Chatbot Arena log): each verdict is a
+        # presentation and a unit of its own, in log order
+        return _recoded(codes, log.books, np.zeros(len(prompt), dtype=np.int64)), log.outcome
     sizes = [len(b) for b in (log.books[2], log.books[0], log.books[1], log.books[1], log.books[3])]
     presentation = [judge[kept], prompt[kept], first[kept], second[kept], condition[kept]]
     first_row, of_row = _distinct(presentation, sizes)
@@ -53,7 +58,6 @@ def recorded_columns(log: LogCodes) -> tuple[CodedPlan, NDArray[np.int8]]:
     np.minimum.at(unit_rank, of_unit, rank)  # a unit comes where its first presentation does
     order = kept[np.lexsort((sample, rank[of_row], unit_rank[of_unit[of_row]]))]
     sample = sample[np.searchsorted(kept, order)]  # `sample` is by position in `kept`, which is sorted
-    codes = [prompt, first, second, judge, condition]
     plan = _recoded([c[order] for c in codes], log.books, sample)
     return plan, log.outcome[order]
 
@@ -91,14 +95,23 @@ def _recoded(
         ("conditions", log_names[3], {"condition": condition}),
     ):
         seen = np.concatenate(list(fields.values()))
-        values, at = np.unique(seen, return_index=True)
-        in_order = values[np.argsort(at)]
+        in_order = _in_order_of_first(seen, len(names))
         new = np.zeros(len(names), dtype=np.int32)
         new[in_order] = np.arange(len(in_order), dtype=np.int32)
         books[book] = {names[i]: n for n, i in enumerate(in_order.tolist())}
         coded.update((field, new[values_of]) for field, values_of in fields.items())
     n = len(prompt)
     return CodedPlan(np.arange(n, dtype=np.int32), sample.astype(np.int32), coded, books)
+
+
+def _in_order_of_first(seen: NDArray[np.int32], size: int) -> NDArray[np.int64]:
+    """The distinct codes of `seen` (codes below `size`), in the order each first comes."""
+    if len(seen) == size and np.array_equal(seen, np.arange(size)):  # each once, in order (a log's prompts)
+        return np.arange(size, dtype=np.int64)
+    first = np.full(size, len(seen), dtype=np.int64)
+    np.minimum.at(first, seen, np.arange(len(seen)))
+    present = np.flatnonzero(first < len(seen))
+    return present[np.argsort(first[present], kind="stable")]
 
 
 def _empty_plan() -> CodedPlan:
