@@ -18,7 +18,7 @@ from __future__ import annotations
 import struct
 from operator import attrgetter
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import msgspec
 import numpy as np
@@ -116,6 +116,45 @@ class _BlockBattle(msgspec.Struct, gc=False):
     conv_metadata: _BlockMetadata | None = None
 
 
+class _BlockDecoder:
+    """Decodes a block of battles (`_BlockBattle`), the model names, winners and languages read as literals of the
+    values met so far: a value met again is the same string (no string made, its hash known). A block with a value
+    not met yet is decoded again with strings, and its values are met."""
+
+    def __init__(self) -> None:
+        self.models: dict[str, None] = {}
+        self.languages: dict[str, None] = {}
+        self.known: msgspec.json.Decoder[Any] | None = None
+
+    def decode(self, lines: memoryview) -> list[Any]:
+        if self.known is not None:
+            try:
+                return self.known.decode_lines(lines)
+            except msgspec.ValidationError:
+                pass
+        records = _GENERAL_BLOCK.decode_lines(lines)
+        models, languages = len(self.models), len(self.languages)
+        for record in records:
+            self.models[record.model_a] = self.models[record.model_b] = None
+            if record.language is not None:
+                self.languages[record.language] = None
+        if self.known is None or (models, languages) != (len(self.models), len(self.languages)):
+            self.known = msgspec.json.Decoder(self._type())
+        return records
+
+    def _type(self) -> type[Any]:
+        fields = {f.name: (f.type, f.default) for f in msgspec.structs.fields(_BlockBattle)}
+        fields["model_a"] = fields["model_b"] = (Literal[tuple(self.models)], msgspec.NODEFAULT)
+        fields["winner"] = (Literal[tuple(WINNER_CODES)], msgspec.NODEFAULT)
+        if self.languages:
+            fields["language"] = (Literal[tuple(self.languages)] | None, None)
+        return msgspec.defstruct(
+            "_KnownBattle",
+            [(n, t, d) if d is not msgspec.NODEFAULT else (n, t) for n, (t, d) in fields.items()],
+            gc=False,
+        )
+
+
 def import_files(paths: list[Path], *, skip_bad: bool) -> BattleColumns:
     battles = BattleColumns(format="arena", judge=JUDGE, text_prefix=TEXT_PREFIX)
     seen: dict[str, int] = {}
@@ -163,8 +202,10 @@ def import_files(paths: list[Path], *, skip_bad: bool) -> BattleColumns:
             )
         _seen(seen, [winner])
 
+    kinds = _Kinds()
+
     def block(cols: BattleColumns, records: list[_BlockBattle]) -> bool:
-        taken = _block(cols, records)
+        taken = _block(cols, kinds, records)
         if taken is None:
             return False
         counts = np.bincount(taken, minlength=len(WINNERS))
@@ -172,7 +213,7 @@ def import_files(paths: list[Path], *, skip_bad: bool) -> BattleColumns:
             seen[WINNERS[w]] = seen.get(WINNERS[w], 0) + int(counts[w])
         return True
 
-    typed = Typed(msgspec.json.Decoder(_Battle), fast, msgspec.json.Decoder(_BlockBattle), block)
+    typed = Typed(msgspec.json.Decoder(_Battle), fast, _BlockDecoder().decode, block)
     read_each(battles, paths, one, skip_bad=skip_bad, typed=typed)
     battles.report.mapped.append(
         f"each battle: one verdict of judge {JUDGE!r}, model_a shown first "
@@ -221,39 +262,68 @@ def _counts(metadata: _Metadata) -> tuple[tuple[int, ...], tuple[int, ...]] | No
     return out[0], out[1]
 
 
-_WHO = attrgetter("model_a", "model_b", "winner")
-_LOOK = attrgetter("turn", "language")
+_GENERAL_BLOCK = msgspec.json.Decoder(_BlockBattle)
+_BATTLE = attrgetter("model_a", "model_b", "winner", "turn", "language")
 
 
-def _block(cols: BattleColumns, records: list[_BlockBattle]) -> NDArray[np.int8] | None:
+class _Kinds:
+    """The kinds of battle met so far, (model_a, model_b, winner, turn, language), each with its codes: first,
+    second, winner, and the prompt text's end and category (`_look`)."""
+
+    def __init__(self) -> None:
+        self.row: dict[tuple[Any, ...], int] = {}
+        self.codes = np.zeros((0, 5), dtype=np.int32)
+
+    def rows(self, keys: list[tuple[Any, ...]]) -> NDArray[np.int32] | None:
+        """Each battle's kind, or None where one is new."""
+        try:
+            return np.fromiter(map(self.row.__getitem__, keys), dtype=np.int32, count=len(keys))
+        except KeyError:
+            return None
+
+    def new(self, keys: list[tuple[Any, ...]]) -> list[tuple[Any, ...]] | None:
+        """The kinds not met yet, as first met; None where one needs a message (the line-by-line reading)."""
+        new = [k for k in dict.fromkeys(keys) if k not in self.row]
+        return (
+            None if any(not a or not b or a == b or w not in WINNER_CODES for a, b, w, _, _ in new) else new
+        )
+
+    def add(self, cols: BattleColumns, new: list[tuple[Any, ...]]) -> None:
+        book = cols.contestants
+        rows = [
+            (
+                book.setdefault(a, len(book)),
+                book.setdefault(b, len(book)),
+                WINNER_CODES[w],
+                *_look_codes(cols, *_look(turn, language)),
+            )
+            for a, b, w, turn, language in new
+        ]
+        self.row.update(zip(new, range(len(self.row), len(self.row) + len(new)), strict=True))
+        self.codes = np.concatenate([self.codes, np.array(rows, dtype=np.int32).reshape(-1, 5)])
+
+
+_BATTLE = attrgetter("model_a", "model_b", "winner", "turn", "language")
+
+
+def _block(cols: BattleColumns, kinds: _Kinds, records: list[Any]) -> NDArray[np.int8] | None:
     """Add a block of typed battles (their winner codes), or None where a battle needs the line-by-line reading
-    (a message, a count that is not a whole number below 2^53): nothing is added then."""
-    who = dict.fromkeys(map(_WHO, records))  # (model_a, model_b, winner), as first met
-    if any(not a or not b or a == b or w not in WINNER_CODES for a, b, w in who):
+    (a message, a count that is not a whole number below 2^50): nothing is added then."""
+    keys = list(map(_BATTLE, records))
+    rows = kinds.rows(keys)
+    new = None if rows is not None else kinds.new(keys)
+    if rows is None and new is None:
         return None
     counts = _block_counts(list(map(attrgetter("conv_metadata"), records)))
     if counts is None:
         return None
-    book = cols.contestants
-    table = np.array(
-        [(book.setdefault(a, len(book)), book.setdefault(b, len(book)), WINNER_CODES[w]) for a, b, w in who],
-        dtype=np.int32,
-    ).reshape(-1, 3)
-    for k, key in enumerate(who):
-        who[key] = k
-    battle = table[np.fromiter(map(who.__getitem__, map(_WHO, records)), dtype=np.int32, count=len(records))]
-    looks = dict.fromkeys(map(_LOOK, records))  # (turn, language): no turn is a float here (1 == 1.0)
-    look_table = np.array(
-        [_look_codes(cols, *_look(turn, language)) for turn, language in looks], dtype=np.int32
-    ).reshape(-1, 2)
-    for k, key in enumerate(looks):
-        looks[key] = k
-    look = look_table[
-        np.fromiter(map(looks.__getitem__, map(_LOOK, records)), dtype=np.int32, count=len(records))
-    ]
+    if rows is None:
+        kinds.add(cols, new or [])
+        rows = kinds.rows(keys)
+    battle = kinds.codes[rows]
     prompts = _prompt_ids(list(map(attrgetter("question_id"), records)), cols.report.read)
     winner = battle[:, 2].astype(np.int8)
-    cols.add_block(prompts, battle[:, 0], battle[:, 1], winner, look[:, 0], look[:, 1], *counts)
+    cols.add_block(prompts, battle[:, 0], battle[:, 1], winner, battle[:, 3], battle[:, 4], *counts)
     return winner
 
 
@@ -282,11 +352,13 @@ _LEAVES = (
 )
 _PER_SIDE = 1 + _LEAVES  # the tokens, then each table's counts
 _TABLES = (_Headers, _Lists, _Bold)
+_SIZES = {t: len(msgspec.structs.fields(t)) for t in _TABLES}
 
 
-def _record_layout() -> tuple[bytes, NDArray[np.intp], np.dtype[Any]]:
-    """The MessagePack encoding of a `_BlockMetadata` whose counts are all tables (every count a float: 9 bytes),
-    the positions of its bytes that are not a count's, and the counts' dtype (big-endian doubles at their offsets)."""
+def _record_layout() -> tuple[int, NDArray[np.intp], NDArray[np.float64]]:
+    """The length of the MessagePack encoding of a `_BlockMetadata` whose counts are all tables (each count a float:
+    always 9 bytes, so any other shape is shorter), the positions of the counts' 8 bytes (big-endian doubles) in it,
+    and which counts add up to each style count (a 0/1 matrix: counts by STYLE_NAMES of sides a and b)."""
     values = iter(range(2 * _PER_SIDE))
     sides = []
     for _ in "ab":
@@ -294,67 +366,50 @@ def _record_layout() -> tuple[bytes, NDArray[np.intp], np.dtype[Any]]:
         tables = [t(*(next(values) + 0.5 for _ in msgspec.structs.fields(t))) for t in _TABLES]
         sides.append((tokens, *tables))
     record = _MSGPACK.encode(_BlockMetadata(*sides[0], *sides[1]))
-    offsets = [record.index(struct.pack(">d", k + 0.5)) for k in range(2 * _PER_SIDE)]
-    fixed = np.ones(len(record), dtype=bool)
-    for at in offsets:
-        fixed[at : at + 8] = False
-    names = [f"c{k}" for k in range(len(offsets))]
-    dtype = np.dtype(
-        {"names": names, "formats": [">f8"] * len(names), "offsets": offsets, "itemsize": len(record)}
-    )
-    return record, np.flatnonzero(fixed), dtype
+    offsets = np.array([record.index(struct.pack(">d", k + 0.5)) for k in range(2 * _PER_SIDE)])
+    sizes = [1] + [len(msgspec.structs.fields(t)) for t in _TABLES]
+    summed = np.zeros((2 * _PER_SIDE, 2 * len(sizes)))
+    for column, at in enumerate(np.cumsum([0] + sizes * 2)[:-1]):
+        summed[at : at + (sizes * 2)[column], column] = 1
+    return len(record), (offsets[:, None] + np.arange(8)).reshape(-1), summed
 
 
-_RECORD, _FIXED, _COUNTS = _record_layout()
-_WHOLE = 2.0**53  # floats hold every whole number below this
+_RECORD, _COUNT_BYTES, _SUMMED = _record_layout()
+_WHOLE = 2.0**50  # whole numbers below this, and sums of a few of them, are exact as doubles
 
 
 def _block_counts(metadata: list[_BlockMetadata | None]) -> tuple[NDArray[np.int64], NDArray[np.int8]] | None:
     """The battles' style counts (sides a and b, STYLE_NAMES order) and which battles have them (SIDE_A | SIDE_B
-    bits); None where a count is not a whole number below 2^53. The counts of a block are encoded at once (MessagePack,
+    bits); None where a count is not a whole number below 2^50. The counts of a block are encoded at once (MessagePack,
     each count a double at a fixed place when every table is one) and read as numpy columns."""
     n = len(metadata)
     styled = np.full(n, 3, dtype=np.int8)
-    given = metadata
-    if None in metadata:
+    leaves = _leaves(metadata)
+    if leaves is None:  # a battle without conv_metadata, or a count that is a plain number
         styled = np.fromiter((m is not None for m in metadata), dtype=bool, count=n).astype(np.int8) * 3
         given = [m for m in metadata if m is not None]
-    leaves = _leaves(given)
-    if leaves is None or (
-        len(leaves) and (np.abs(leaves).max() >= _WHOLE or np.any(leaves != np.floor(leaves)))
-    ):
+        leaves = _leaves(given)
+        if leaves is None:
+            leaves = _leaves_one_by_one(given)
+    if len(leaves) and (np.abs(leaves).max() >= _WHOLE or np.any(leaves != np.floor(leaves))):
         return None
-    counts = np.zeros((n, 2 * len(STYLE_NAMES)), dtype=np.int64)
-    whole = leaves.astype(np.int64)
-    groups = [1] + [len(msgspec.structs.fields(t)) for t in _TABLES]
-    summed = []
-    for side in range(2):
-        at = side * _PER_SIDE
-        for size in groups:
-            summed.append(whole[:, at : at + size].sum(axis=1))
-            at += size
-    counts[styled != 0] = np.stack(summed, axis=1)
+    counts = np.zeros((n, _SUMMED.shape[1]), dtype=np.int64)
+    counts[styled != 0] = (leaves @ _SUMMED).astype(np.int64)
     return counts, styled
 
 
-def _leaves(metadata: list[_BlockMetadata]) -> NDArray[np.float64] | None:
-    """Every count of each battle (`_record_layout`'s order), or the slow way where a count is a plain number."""
-    if not metadata:
-        return np.zeros((0, 2 * _PER_SIDE))
+def _leaves(metadata: list[Any]) -> NDArray[np.float64] | None:
+    """Every count of each battle (`_record_layout`'s order), or None where a battle is not all tables."""
     encoded = _MSGPACK.encode(metadata)
-    head = len(encoded) - len(metadata) * len(_RECORD)
-    if head in (1, 3, 5):
-        records = np.frombuffer(encoded, dtype=np.uint8, offset=head).reshape(len(metadata), len(_RECORD))
-        if np.array_equal(
-            records[:, _FIXED],
-            np.broadcast_to(np.frombuffer(_RECORD, np.uint8)[_FIXED], (len(metadata), len(_FIXED))),
-        ):
-            columns = np.frombuffer(encoded, dtype=_COUNTS, offset=head)
-            return np.stack([columns[name] for name in _COUNTS.names], axis=1).astype(np.float64)
-    return _leaves_one_by_one(metadata)
+    n = len(metadata)
+    head = 1 if n < 16 else 3 if n < 1 << 16 else 5  # the array's header
+    if len(encoded) != head + n * _RECORD:
+        return None
+    records = np.frombuffer(encoded, dtype=np.uint8, offset=head).reshape(n, _RECORD)
+    return np.ascontiguousarray(records[:, _COUNT_BYTES]).view(">f8").astype(np.float64)
 
 
-def _leaves_one_by_one(metadata: list[_BlockMetadata]) -> NDArray[np.float64] | None:
+def _leaves_one_by_one(metadata: list[_BlockMetadata]) -> NDArray[np.float64]:
     """`_leaves` where a count is a plain number: it stands for its table (its first count, the others 0)."""
     rows = []
     for m in metadata:
@@ -363,8 +418,8 @@ def _leaves_one_by_one(metadata: list[_BlockMetadata]) -> NDArray[np.float64] | 
             if table is None:
                 row.append(value)
             elif type(value) is float:
-                row += [value] + [0.0] * (len(msgspec.structs.fields(table)) - 1)
+                row += [value] + [0.0] * (_SIZES[table] - 1)
             else:
                 row += astuple(value)
         rows.append(row)
-    return np.array(rows, dtype=np.float64)
+    return np.array(rows, dtype=np.float64).reshape(-1, 2 * _PER_SIDE)

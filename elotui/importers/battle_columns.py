@@ -73,7 +73,7 @@ class BattleColumns:
     text_prefix: str
     report: ImportReport = field(default_factory=ImportReport)
     looks_like: str | None = None
-    prompts: dict[str, int] = field(default_factory=dict)  # id → code, as first met
+    prompt_ids: list[str] = field(default_factory=list)  # by code, as first met
     contestants: dict[str, int] = field(default_factory=dict)  # as first met: model_a, then model_b
     suffixes: dict[str, int] = field(default_factory=dict)
     categories: dict[str | None, int] = field(default_factory=dict)
@@ -81,6 +81,16 @@ class BattleColumns:
     _prompt_category: list[int] = field(default_factory=list)
     _blocks: list[_Columns] = field(default_factory=list)
     _rows: _Rows = field(default_factory=_Rows)
+    # the prompts' codes: while every battle so far had a prompt of its own, only the set of their ids (a block's
+    # prompts are then the next codes); from the first battle on a prompt met before, id → code
+    _seen: set[str] = field(default_factory=set)
+    _codes: dict[str, int] | None = None
+
+    def _prompt_codes(self) -> dict[str, int]:
+        if self._codes is None:
+            self._codes = dict(zip(self.prompt_ids, range(len(self.prompt_ids)), strict=True))
+            self._seen = set()
+        return self._codes
 
     def add(
         self,
@@ -94,9 +104,11 @@ class BattleColumns:
         """One battle: its prompt (`look`: the end of the prompt's text and its category, kept where the prompt is
         new), contestants, winner code and each side's style counts (None: none)."""
         rows = self._rows
-        code = self.prompts.get(prompt)
+        codes = self._prompt_codes()
+        code = codes.get(prompt)
         if code is None:
-            code = self.prompts[prompt] = len(self.prompts)
+            code = codes[prompt] = len(self.prompt_ids)
+            self.prompt_ids.append(prompt)
             self._prompt_suffix.append(self.suffixes.setdefault(look[0], len(self.suffixes)))
             self._prompt_category.append(self.categories.setdefault(look[1], len(self.categories)))
         rows.prompt.append(code)
@@ -122,19 +134,18 @@ class BattleColumns:
         """Battles as columns: what `add` takes, the contestants, the prompts' text ends (`suffixes`) and categories
         (`categories`) already coded (a prompt new here takes the codes of the battle that first names it)."""
         self._flush()
-        known = len(self.prompts)
-        fresh = dict(zip(prompt, range(known, known + len(prompt)), strict=True))
-        if len(fresh) == len(prompt) and self.prompts.keys().isdisjoint(fresh):  # each a new prompt
-            self.prompts.update(fresh)
+        known = len(self.prompt_ids)
+        if self._codes is None:
+            self._seen.update(prompt)
+        if self._codes is None and len(self._seen) == known + len(prompt):  # each a new prompt
+            self.prompt_ids += prompt
             codes = np.arange(known, known + len(prompt), dtype=np.int32)
             at: Any = slice(None)
         else:
-            codes = _coded(prompt, self.prompts)
-            at = (
-                np.unique(codes, return_index=True)[1][known - len(self.prompts) :]
-                if len(self.prompts) > known
-                else []
-            )
+            book = self._prompt_codes()
+            codes = _coded(prompt, book)
+            self.prompt_ids += list(book)[known:] if len(book) > known else []
+            at = np.unique(codes, return_index=True)[1][known - len(book) :] if len(book) > known else []
         self._prompt_suffix += suffix[at].tolist()
         self._prompt_category += category[at].tolist()
         self._blocks.append(_Columns(codes, first, second, winner, counts, styled, _EMPTY, _EMPTY))
@@ -187,7 +198,9 @@ class BattleColumns:
         c = self.columns
         sides = np.stack([(c.styled & SIDE_A) != 0, (c.styled & SIDE_B) != 0], axis=1).reshape(-1)
         rows = np.flatnonzero(sides)
-        if len(self.prompts) == len(c.prompt):  # each prompt in one battle: its two sides are two contestants
+        if len(self.prompt_ids) == len(
+            c.prompt
+        ):  # each prompt in one battle: its two sides are two contestants
             return rows
         contestant = np.stack([c.first, c.second], axis=1).reshape(-1)[rows]
         key = c.prompt[rows // 2].astype(np.int64) * max(len(self.contestants), 1) + contestant
@@ -201,7 +214,7 @@ class BattleColumns:
         return Shape(
             contestants=list(self.contestants),
             judges=[self.judge] if n else [],
-            prompts=len(self.prompts),
+            prompts=len(self.prompt_ids),
             verdicts=n,
             both_orders=False,
             inline_responses=True,
@@ -223,7 +236,7 @@ class BattleColumns:
         c = self.columns
         zeros = np.zeros(len(c.prompt), dtype=np.int32)
         outcomes = np.array([outcome_code("ok", w) for w in WINNERS], dtype=np.int8)
-        books = [list(self.prompts), list(self.contestants), [self.judge], ["clean"]]
+        books = [self.prompt_ids, list(self.contestants), [self.judge], ["clean"]]
         return LogCodes(
             c.prompt, c.first, c.second, zeros, zeros, books, np.zeros(1, np.int64), outcomes[c.winner]
         )
@@ -234,7 +247,7 @@ class BattleColumns:
     def _ids(self) -> tuple[NDArray[np.object_], NDArray[np.object_]]:
         """The prompts' ids as JSON string contents (no quotes), by code: quoted by msgspec (the data files) and by
         elotui.verdict_log (the verdict log); the ids themselves where none needs an escape (the usual ids)."""
-        names = list(self.prompts)
+        names = self.prompt_ids
         joined = "".join(names)
         if joined.isprintable() and '"' not in joined and "\\" not in joined:
             plain = np.array(names, dtype=object)
@@ -303,7 +316,7 @@ class BattleColumns:
         c = self.columns
         n_c = max(len(self.contestants), 1)
         names = [_json(n) + ':""' for n in self.contestants]
-        if len(self.prompts) == len(
+        if len(self.prompt_ids) == len(
             c.prompt
         ):  # each prompt in one battle (prompt i in battle i): its two sides
             pair, by_code = _value_codes(c.first.astype(np.int64) * n_c + c.second)
@@ -312,13 +325,13 @@ class BattleColumns:
         prompt = np.repeat(c.prompt, 2)
         firsts = np.sort(np.unique(prompt.astype(np.int64) * n_c + side, return_index=True)[1])
         by_prompt = firsts[np.argsort(prompt[firsts], kind="stable")]
-        bounds = np.searchsorted(prompt[by_prompt], np.arange(len(self.prompts) + 1)).tolist()
+        bounds = np.searchsorted(prompt[by_prompt], np.arange(len(self.prompt_ids) + 1)).tolist()
         members = side[by_prompt].tolist()
         book: dict[tuple[int, ...], int] = {}
         table = np.fromiter(
             (book.setdefault(tuple(members[i:j]), len(book)) for i, j in pairwise(bounds)),
             dtype=np.int64,
-            count=len(self.prompts),
+            count=len(self.prompt_ids),
         )
         return table, [",".join(names[m] for m in members) for members in book]
 

@@ -264,13 +264,13 @@ class Typed:
     message and line number stays as it was.
 
     With `block`, a file is first read a block of lines at a time (`BLOCK_BYTES`): where each line of the block is one
-    JSON object, `block_decoder` decodes them all at once (msgspec's decode_lines) and `block(reading, records)`
-    takes them all (the report's `read` still counts the records before the block), or returns False; a block either
-    of them refuses is read line by line as above."""
+    JSON object, `block_decode` decodes them all at once (msgspec's decode_lines; DecodeError or ValidationError
+    where it cannot) and `block(reading, records)` takes them all (the report's `read` still counts the records
+    before the block), or returns False; a block either of them refuses is read line by line as above."""
 
     decoder: msgspec.json.Decoder[Any]
     one: Callable[[Any, Any], bool]
-    block_decoder: msgspec.json.Decoder[Any] | None = None
+    block_decode: Callable[[memoryview], list[Any]] | None = None
     block: Callable[[Any, list[Any]], bool] | None = None
 
 
@@ -310,13 +310,13 @@ def _blocks(raw: bytes, size: int) -> Iterator[tuple[int, int]]:
 
 def _typed_block(raw: bytes, start: int, end: int, typed: Typed, reading: Reading) -> int | None:
     """The number of lines of raw[start:end] that `typed.block` took (all of them), or None."""
-    if typed.block is None or typed.block_decoder is None:
+    if typed.block is None or typed.block_decode is None:
         return None
     lines = _object_lines(raw, start, end)
     if lines is None:
         return None
     try:
-        items = typed.block_decoder.decode_lines(memoryview(raw)[start:end])
+        items = typed.block_decode(memoryview(raw)[start:end])
     except (msgspec.DecodeError, msgspec.ValidationError):
         return None
     if len(items) != lines or not typed.block(reading, items):
