@@ -18,6 +18,8 @@ from __future__ import annotations
 
 import io
 import json
+import mmap
+import os
 import tomllib
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
@@ -32,7 +34,7 @@ from numpy.typing import NDArray
 
 from elotui.errors import UserError
 from elotui.store.columns import code_names
-from elotui.tournament.user_files import gunzip, read_regular_file
+from elotui.tournament.user_files import gunzip, open_regular, read_regular_file
 from elotui.verdict_log import Verdict, write_log
 from elotui.vocab import outcome_code
 
@@ -282,10 +284,10 @@ BLOCK_BYTES = (
 def _typed_records(path: Path, typed: Typed, reading: Reading) -> Iterator[tuple[str, Any]]:
     """The records of a JSON Lines file that `typed` leaves to the general reading (the others it takes here,
     counted as read), or all of them, generally read, for a JSON list."""
-    raw = source_bytes(path)
-    if not raw.isascii():
-        _text(raw, path)  # UserError if not UTF-8
-    if raw.lstrip()[:1] == b"[":
+    raw = _mapped(path) or source_bytes(path)
+    if not _ascii(raw):
+        _text(bytes(raw), path)  # UserError if not UTF-8
+    if _first_byte(raw) == b"[":
         yield from records(path)
         return
     line = 1  # the number of the block's first line
@@ -298,7 +300,36 @@ def _typed_records(path: Path, typed: Typed, reading: Reading) -> Iterator[tuple
         line += taken
 
 
-def _blocks(raw: bytes, size: int) -> Iterator[tuple[int, int]]:
+def _mapped(path: Path) -> mmap.mmap | None:
+    """A plain source file (not gzip, no byte order mark, not empty, within MAX_SOURCE_BYTES) mapped read-only: its
+    pages come from the page cache as they are read, instead of a copy of the whole file; None for any other file,
+    read whole (`source_bytes`), which also names what is wrong with it."""
+    with open_regular(path) as fh:
+        size = os.fstat(fh.fileno()).st_size
+        if not 3 <= size <= MAX_SOURCE_BYTES or fh.read(3)[:2] in (b"\x1f\x8b", b"\xef\xbb"):
+            return None
+        try:
+            return mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ)
+        except (OSError, ValueError):
+            return None
+
+
+def _ascii(raw: bytes | mmap.mmap) -> bool:
+    if isinstance(raw, bytes):
+        return raw.isascii()
+    return not len(raw) or int(np.frombuffer(raw, dtype=np.uint8).max()) < 0x80
+
+
+def _first_byte(raw: bytes | mmap.mmap) -> bytes:
+    """The first byte that is not ASCII white space (b"" if none)."""
+    for start in range(0, len(raw), 1 << 16):
+        text = raw[start : start + (1 << 16)].lstrip()
+        if text:
+            return text[:1]
+    return b""
+
+
+def _blocks(raw: bytes | mmap.mmap, size: int) -> Iterator[tuple[int, int]]:
     """(start, end) of consecutive blocks of whole lines, each about `size` bytes (the last line's newline in it)."""
     start = 0
     while start < len(raw):
@@ -308,7 +339,7 @@ def _blocks(raw: bytes, size: int) -> Iterator[tuple[int, int]]:
         start = end
 
 
-def _typed_block(raw: bytes, start: int, end: int, typed: Typed, reading: Reading) -> int | None:
+def _typed_block(raw: bytes | mmap.mmap, start: int, end: int, typed: Typed, reading: Reading) -> int | None:
     """The number of lines of raw[start:end] that `typed.block` took (all of them), or None."""
     if typed.block is None or typed.block_decode is None:
         return None
@@ -328,7 +359,7 @@ def _typed_block(raw: bytes, start: int, end: int, typed: Typed, reading: Readin
 _BRACES = (ord("{"), ord("}"))
 
 
-def _object_lines(raw: bytes, start: int, end: int) -> int | None:
+def _object_lines(raw: bytes | mmap.mmap, start: int, end: int) -> int | None:
     """The number of lines of raw[start:end] where each line starts with `{` and ends with `}` (no blank line, no
     space or carriage return around them), else None. Then a JSON value cannot span two lines (a newline between `}`
     and `{` is never inside one: a string holds no newline, and in an object or array a `,` comes between two values),

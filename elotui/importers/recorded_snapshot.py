@@ -98,7 +98,7 @@ def _recoded(
         in_order = _in_order_of_first(seen, len(names))
         new = np.zeros(len(names), dtype=np.int32)
         new[in_order] = np.arange(len(in_order), dtype=np.int32)
-        books[book] = {names[i]: n for n, i in enumerate(in_order.tolist())}
+        books[book] = dict(zip(map(names.__getitem__, in_order.tolist()), range(len(in_order)), strict=True))
         coded.update((field, new[values_of]) for field, values_of in fields.items())
     n = len(prompt)
     return CodedPlan(np.arange(n, dtype=np.int32), sample.astype(np.int32), coded, books)
