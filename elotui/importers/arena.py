@@ -69,32 +69,32 @@ class _Battle(msgspec.Struct):
 
 
 class _Headers(msgspec.Struct, forbid_unknown_fields=True, gc=False):
-    """FastChat's `header_count_*` table (a block read typed: anything else is read line by line). Counts are read
-    as floats, so that a block's tables encode at a fixed width (`_block_counts`); a count that is not a whole number
-    below 2^53 sends its block to the line-by-line reading."""
+    """FastChat's `header_count_*` table (a block read typed: anything else is read line by line)."""
 
-    h1: float = 0.0
-    h2: float = 0.0
-    h3: float = 0.0
-    h4: float = 0.0
-    h5: float = 0.0
-    h6: float = 0.0
+    h1: int = 0
+    h2: int = 0
+    h3: int = 0
+    h4: int = 0
+    h5: int = 0
+    h6: int = 0
 
 
 class _Lists(msgspec.Struct, forbid_unknown_fields=True, gc=False):
-    ordered: float = 0.0
-    unordered: float = 0.0
+    ordered: int = 0
+    unordered: int = 0
 
 
 class _Bold(
     msgspec.Struct, forbid_unknown_fields=True, gc=False, rename={"stars": "**", "underscores": "__"}
 ):
-    stars: float = 0.0
-    underscores: float = 0.0
+    stars: int = 0
+    underscores: int = 0
 
 
 class _BlockMetadata(msgspec.Struct, gc=False):
-    """`conv_metadata`'s counts as FastChat writes them: each given, a number or a table of them."""
+    """`conv_metadata`'s counts as FastChat writes them: each given, a number or a table of them. The tokens and a
+    count given as a plain number are read as floats: a MessagePack double, at a fixed width (`_block_counts`); a
+    count that is not a whole number below 2^50 sends its block to the line-by-line reading."""
 
     sum_assistant_a_tokens: float
     header_count_a: float | _Headers
@@ -126,7 +126,7 @@ class _BlockDecoder:
         self.languages: dict[str, None] = {}
         self.known: msgspec.json.Decoder[Any] | None = None
 
-    def decode(self, lines: memoryview) -> list[Any]:
+    def decode(self, lines: bytes) -> list[Any]:
         if self.known is not None:
             try:
                 return self.known.decode_lines(lines)
@@ -355,42 +355,53 @@ _TABLES = (_Headers, _Lists, _Bold)
 _SIZES = {t: len(msgspec.structs.fields(t)) for t in _TABLES}
 
 
-def _record_layout() -> tuple[int, NDArray[np.intp], NDArray[np.float64]]:
-    """The length of the MessagePack encoding of a `_BlockMetadata` whose counts are all tables (each count a float:
-    always 9 bytes, so any other shape is shorter), the positions of the counts' 8 bytes (big-endian doubles) in it,
-    and which counts add up to each style count (a 0/1 matrix: counts by STYLE_NAMES of sides a and b)."""
-    values = iter(range(2 * _PER_SIDE))
-    sides = []
-    for _ in "ab":
-        tokens = next(values) + 0.5
-        tables = [t(*(next(values) + 0.5 for _ in msgspec.structs.fields(t))) for t in _TABLES]
-        sides.append((tokens, *tables))
-    record = _MSGPACK.encode(_BlockMetadata(*sides[0], *sides[1]))
-    offsets = np.array([record.index(struct.pack(">d", k + 0.5)) for k in range(2 * _PER_SIDE)])
-    sizes = [1] + [len(msgspec.structs.fields(t)) for t in _TABLES]
+def _record_layout() -> tuple[int, NDArray[np.intp], NDArray[np.intp], NDArray[np.intp], NDArray[np.float64]]:
+    """Where a `_BlockMetadata`'s counts sit in its MessagePack encoding when every count but the tokens is a table
+    of small whole numbers (-32 to 127: one byte each): the encoding's length; the bytes that tell this shape (the
+    record's and each table's header: a plain number or a wider count moves or changes them); the counts' bytes (the
+    tokens' 8-byte doubles, the tables' one-byte numbers, in `_PER_SIDE` order); and which counts add up to each
+    style count (a 0/1 matrix: by STYLE_NAMES, side a then side b)."""
+
+    def encoded(count: int) -> bytes:
+        sides = [(tokens, *(t(*[count] * _SIZES[t]) for t in _TABLES)) for tokens in (0.5, 1.5)]
+        return _MSGPACK.encode(_BlockMetadata(*sides[0], *sides[1]))
+
+    one, two = encoded(1), encoded(2)
+    small = [i for i in range(len(one)) if one[i] != two[i]]
+    tokens = [one.index(struct.pack(">d", t)) for t in (0.5, 1.5)]
+    counts = sorted([*small, *tokens])  # the fields' order: each side's tokens, then its tables' counts
+    headers = [
+        i for i, byte in enumerate(one) if 0x80 <= byte <= 0x8F
+    ]  # maps (no key, count or token has one)
+    sizes = [1] + [_SIZES[t] for t in _TABLES]
     summed = np.zeros((2 * _PER_SIDE, 2 * len(sizes)))
     for column, at in enumerate(np.cumsum([0] + sizes * 2)[:-1]):
         summed[at : at + (sizes * 2)[column], column] = 1
-    return len(record), (offsets[:, None] + np.arange(8)).reshape(-1), summed
+    return len(one), np.array(headers), np.array(small), np.array(counts), summed
 
 
-_RECORD, _COUNT_BYTES, _SUMMED = _record_layout()
+_RECORD, _SHAPE_BYTES, _SMALL_BYTES, _COUNT_AT, _SUMMED = _record_layout()
+_TOKENS_AT = np.flatnonzero(~np.isin(_COUNT_AT, _SMALL_BYTES))  # the tokens among the counts
+_TOKEN_BYTES = (_COUNT_AT[_TOKENS_AT][:, None] + np.arange(8)).reshape(-1)
 _WHOLE = 2.0**50  # whole numbers below this, and sums of a few of them, are exact as doubles
 
 
 def _block_counts(metadata: list[_BlockMetadata | None]) -> tuple[NDArray[np.int64], NDArray[np.int8]] | None:
     """The battles' style counts (sides a and b, STYLE_NAMES order) and which battles have them (SIDE_A | SIDE_B
-    bits); None where a count is not a whole number below 2^50. The counts of a block are encoded at once (MessagePack,
-    each count a double at a fixed place when every table is one) and read as numpy columns."""
+    bits); None where a count is not a whole number below 2^50. The counts of a block are encoded at once
+    (MessagePack, `_record_layout`) and read as numpy columns."""
     n = len(metadata)
     styled = np.full(n, 3, dtype=np.int8)
-    leaves = _leaves(metadata)
-    if leaves is None:  # a battle without conv_metadata, or a count that is a plain number
-        styled = np.fromiter((m is not None for m in metadata), dtype=bool, count=n).astype(np.int8) * 3
-        given = [m for m in metadata if m is not None]
-        leaves = _leaves(given)
-        if leaves is None:
-            leaves = _leaves_one_by_one(given)
+    try:
+        leaves = _leaves(metadata)
+        if leaves is None:  # a battle without conv_metadata, a count that is a plain number or a larger one
+            styled = np.fromiter((m is not None for m in metadata), dtype=bool, count=n).astype(np.int8) * 3
+            given = [m for m in metadata if m is not None]
+            leaves = _leaves(given)
+            if leaves is None:
+                leaves = _leaves_one_by_one(given)
+    except OverflowError:  # a count past 64 bits
+        return None
     if len(leaves) and (np.abs(leaves).max() >= _WHOLE or np.any(leaves != np.floor(leaves))):
         return None
     counts = np.zeros((n, _SUMMED.shape[1]), dtype=np.int64)
@@ -398,15 +409,31 @@ def _block_counts(metadata: list[_BlockMetadata | None]) -> tuple[NDArray[np.int
     return counts, styled
 
 
+_TEMPLATE = np.frombuffer(
+    _MSGPACK.encode(_BlockMetadata(0.0, _Headers(), _Lists(), _Bold(), 0.0, _Headers(), _Lists(), _Bold())),
+    dtype=np.uint8,
+)
+
+
 def _leaves(metadata: list[Any]) -> NDArray[np.float64] | None:
-    """Every count of each battle (`_record_layout`'s order), or None where a battle is not all tables."""
+    """Every count of each battle (`_record_layout`'s order), or None where a battle has another shape."""
     encoded = _MSGPACK.encode(metadata)
     n = len(metadata)
     head = 1 if n < 16 else 3 if n < 1 << 16 else 5  # the array's header
     if len(encoded) != head + n * _RECORD:
         return None
     records = np.frombuffer(encoded, dtype=np.uint8, offset=head).reshape(n, _RECORD)
-    return np.ascontiguousarray(records[:, _COUNT_BYTES]).view(">f8").astype(np.float64)
+    small = records[:, _SMALL_BYTES]
+    if not np.array_equal(
+        records[:, _SHAPE_BYTES], np.broadcast_to(_TEMPLATE[_SHAPE_BYTES], (n, len(_SHAPE_BYTES)))
+    ):
+        return None
+    if np.any((small >= 0x80) & (small < 0xE0)):  # a count wider than a byte
+        return None
+    leaves = np.empty((n, len(_COUNT_AT)))
+    leaves[:, _TOKENS_AT] = np.ascontiguousarray(records[:, _TOKEN_BYTES]).view(">f8")
+    leaves[:, np.isin(_COUNT_AT, _SMALL_BYTES)] = small.view(np.int8)
+    return leaves
 
 
 def _leaves_one_by_one(metadata: list[_BlockMetadata]) -> NDArray[np.float64]:

@@ -272,7 +272,7 @@ class Typed:
 
     decoder: msgspec.json.Decoder[Any]
     one: Callable[[Any, Any], bool]
-    block_decode: Callable[[memoryview], list[Any]] | None = None
+    block_decode: Callable[[bytes], list[Any]] | None = None
     block: Callable[[Any, list[Any]], bool] | None = None
 
 
@@ -291,13 +291,16 @@ def _typed_records(path: Path, typed: Typed, reading: Reading) -> Iterator[tuple
         yield from records(path)
         return
     line = 1  # the number of the block's first line
+    released = 0
     for start, end in _blocks(raw, BLOCK_BYTES if typed.block is not None else len(raw)):
-        taken = _typed_block(raw, start, end, typed, reading)
+        chunk = raw[start:end]
+        taken = _typed_block(chunk, typed, reading)
         if taken is None:
-            chunk = raw[start:end]
             yield from _typed_lines(path, chunk, line, typed, reading)
             taken = chunk.count(b"\n")
         line += taken
+        if end - released >= RELEASE_BYTES:
+            released = _release(raw, released, end)
 
 
 def _mapped(path: Path) -> mmap.mmap | None:
@@ -317,7 +320,27 @@ def _mapped(path: Path) -> mmap.mmap | None:
 def _ascii(raw: bytes | mmap.mmap) -> bool:
     if isinstance(raw, bytes):
         return raw.isascii()
-    return not len(raw) or int(np.frombuffer(raw, dtype=np.uint8).max()) < 0x80
+    for start in range(0, len(raw), RELEASE_BYTES):
+        end = min(len(raw), start + RELEASE_BYTES)
+        if int(np.frombuffer(raw, dtype=np.uint8, count=end - start, offset=start).max()) >= 0x80:
+            return False
+        _release(raw, start, end)
+    return True
+
+
+RELEASE_BYTES = 64 * 1024**2  # a mapped source's pages are let go of this many bytes at a time, once read
+
+
+def _release(raw: bytes | mmap.mmap, start: int, end: int) -> int:
+    """Let go of the pages of a mapped source within raw[start:end] (they stay in the page cache: the process's
+    memory does not grow with the file); returns where the pages let go of end."""
+    if not isinstance(raw, mmap.mmap):
+        return end
+    first = -(-start // mmap.PAGESIZE) * mmap.PAGESIZE
+    last = end // mmap.PAGESIZE * mmap.PAGESIZE if end < len(raw) else end
+    if last > first:
+        raw.madvise(mmap.MADV_DONTNEED, first, last - first)
+    return last
 
 
 def _first_byte(raw: bytes | mmap.mmap) -> bytes:
@@ -339,15 +362,15 @@ def _blocks(raw: bytes | mmap.mmap, size: int) -> Iterator[tuple[int, int]]:
         start = end
 
 
-def _typed_block(raw: bytes | mmap.mmap, start: int, end: int, typed: Typed, reading: Reading) -> int | None:
-    """The number of lines of raw[start:end] that `typed.block` took (all of them), or None."""
+def _typed_block(chunk: bytes, typed: Typed, reading: Reading) -> int | None:
+    """The number of lines of `chunk` that `typed.block` took (all of them), or None."""
     if typed.block is None or typed.block_decode is None:
         return None
-    lines = _object_lines(raw, start, end)
+    lines = _object_lines(chunk)
     if lines is None:
         return None
     try:
-        items = typed.block_decode(memoryview(raw)[start:end])
+        items = typed.block_decode(chunk)
     except (msgspec.DecodeError, msgspec.ValidationError):
         return None
     if len(items) != lines or not typed.block(reading, items):
@@ -359,19 +382,16 @@ def _typed_block(raw: bytes | mmap.mmap, start: int, end: int, typed: Typed, rea
 _BRACES = (ord("{"), ord("}"))
 
 
-def _object_lines(raw: bytes | mmap.mmap, start: int, end: int) -> int | None:
-    """The number of lines of raw[start:end] where each line starts with `{` and ends with `}` (no blank line, no
-    space or carriage return around them), else None. Then a JSON value cannot span two lines (a newline between `}`
-    and `{` is never inside one: a string holds no newline, and in an object or array a `,` comes between two values),
-    so as many values decoded as lines means one value per line, as the line-by-line reading reads them."""
-    size = end - start - (raw[end - 1 : end] == b"\n")
-    if size <= 0:
-        return None
-    body = np.frombuffer(raw, dtype=np.uint8, count=size, offset=start)
+def _object_lines(chunk: bytes) -> int | None:
+    """The number of lines of `chunk` where each line starts with `{` and ends with `}` (no blank line, no space or
+    carriage return around them), else None. Then a JSON value cannot span two lines (a newline between `}` and `{`
+    is never inside one: a string holds no newline, and in an object or array a `,` comes between two values), so as
+    many values decoded as lines means one value per line, as the line-by-line reading reads them."""
+    body = np.frombuffer(chunk, dtype=np.uint8, count=len(chunk) - chunk.endswith(b"\n"))
     opening, closing = _BRACES
-    if body[0] != opening or body[-1] != closing:
+    if not len(body) or body[0] != opening or body[-1] != closing:
         return None
-    newlines = np.flatnonzero(body == ord("\n"))
+    newlines = np.flatnonzero(body == ord("\n"))  # numpy: ~10 times bytes.count's speed
     if len(newlines) and not (
         np.all(body[newlines - 1] == closing) and np.all(body[newlines + 1] == opening)
     ):
