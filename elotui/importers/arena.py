@@ -363,8 +363,8 @@ def _record_layout() -> tuple[int, NDArray[np.intp], NDArray[np.intp], NDArray[n
     style count (a 0/1 matrix: by STYLE_NAMES, side a then side b)."""
 
     def encoded(count: int) -> bytes:
-        sides = [(tokens, *(t(*[count] * _SIZES[t]) for t in _TABLES)) for tokens in (0.5, 1.5)]
-        return _MSGPACK.encode(_BlockMetadata(*sides[0], *sides[1]))
+        headers, lists, bold = _Headers(*[count] * 6), _Lists(count, count), _Bold(count, count)
+        return _MSGPACK.encode(_BlockMetadata(0.5, headers, lists, bold, 1.5, headers, lists, bold))
 
     one, two = encoded(1), encoded(2)
     small = [i for i in range(len(one)) if one[i] != two[i]]

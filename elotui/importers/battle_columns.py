@@ -15,7 +15,7 @@ import io
 import json
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
-from functools import cached_property
+from functools import cached_property, partial
 from itertools import pairwise
 from typing import Any
 
@@ -287,7 +287,7 @@ class BattleColumns:
         ]
         for k, name in enumerate(STYLE_NAMES):
             prefix, suffix = (f',"{name}":' if k else ""), ("}\n" + head if k == len(STYLE_NAMES) - 1 else "")
-            fields.append((*_value_codes(counts[:, k]), lambda v, p=prefix, s=suffix: f"{p}{v}{s}"))
+            fields.append((*_value_codes(counts[:, k]), partial(_between, prefix, suffix)))
         return _joined(head, _pieces(fields), len(head))
 
     def _prompt_texts(self) -> Iterator[str]:
@@ -420,6 +420,10 @@ def _pieces(pieces: list[Piece]) -> list[NDArray[np.object_]]:
     if group:
         out.append(_group_texts(group, code, space))
     return out
+
+
+def _between(prefix: str, suffix: str, value: Any) -> str:
+    return f"{prefix}{value}{suffix}"
 
 
 def _distinct(code: NDArray[np.int64], space: int) -> int:

@@ -1,7 +1,7 @@
 """The arena import as it was written record by record (a verdict tuple per battle, a dict per prompt, response and
 style row, the files encoded from those, the snapshot coded from the tuples): the reference the columnar import is
 compared with, byte for byte (tests/importers/test_arena_columns.py). The reading of JSON lists, gzip and the byte
-order mark (elotui.importers.common.records, source_bytes), the report and `Imported` are the product's own; what
+order mark (elotui.importers.source_records.records, source_bytes), the report and `Imported` are the product's own; what
 the columnar import replaced is kept here as it was."""
 
 from __future__ import annotations
@@ -23,16 +23,13 @@ from elotui.importers.common import (
     BadRecord,
     Imported,
     _format_hint,
-    _line_record,
-    _text,
     need_object,
     need_text,
     other_format,
-    records,
-    source_bytes,
     tournament_name,
 )
 from elotui.importers.recorded_snapshot import CONDITIONS, _empty_plan, _recoded
+from elotui.importers.source_records import _line_record, _text, records, source_bytes
 from elotui.store.columns import CodedPlan, code_names
 from elotui.verdict_log import Verdict, write_log
 from elotui.vocab import outcome_code

@@ -17,7 +17,7 @@ import pytest
 
 from elotui.cli import main
 from elotui.errors import UserError
-from elotui.importers import common
+from elotui.importers import source_records
 from elotui.importers.recorded_snapshot import recorded_columns
 from elotui.store import Store
 from elotui.tournament.model import load_tournament
@@ -73,6 +73,9 @@ def odd_battles(seed: int) -> list[str]:
     del meta[68]["header_count_a"]  # malformed
     meta[70]["header_count_a"] = {}
     meta[72]["list_count_a"] = {"ordered": 1, "ordered ": 2}
+    meta[74]["list_count_a"]["ordered"] = 300  # wider than a byte
+    meta[76]["header_count_b"]["h2"] = -5
+    meta[78]["sum_assistant_b_tokens"] = 2**60  # a whole number past 2^50
     for b in battles[100:200]:  # repeated ids, numbered and named
         b["question_id"] = [b["question_id"], 4, "q00004"][hash(b["tstamp"]) % 3]
     lines = [_line(b) for b in battles]
@@ -136,8 +139,29 @@ def imported_both_ways(
 def test_generated_logs_import_as_the_record_by_record_reading_does(
     seed: int, n: int, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(common, "BLOCK_BYTES", 256 * 1024)  # several blocks
+    monkeypatch.setattr(source_records, "BLOCK_BYTES", 256 * 1024)  # several blocks
     src = _write(tmp_path / "battles.jsonl", "".join(map(_line, arena_battles(n=n, seed=seed))))
+    imported_both_ways([src], tmp_path / "t", capsys, skip_bad=False)
+
+
+def test_counts_given_as_plain_numbers_and_battles_without_them(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Older logs give each count as a number (a block read the slow way); some battles have no conv_metadata;
+    question ids are numbers."""
+    monkeypatch.setattr(source_records, "BLOCK_BYTES", 20_000)
+    battles = arena_battles(n=2_000, seed=13)
+    for k, b in enumerate(battles):
+        meta = b["conv_metadata"]
+        if k < 1_000:
+            for key, value in list(meta.items()):
+                if isinstance(value, dict):
+                    meta[key] = sum(value.values()) + (0.0 if k % 5 == 0 else 0)
+        if k % 7 == 0:
+            del b["conv_metadata"]
+        if k % 3 == 0:
+            b["question_id"] = k
+    src = _write(tmp_path / "battles.jsonl", "".join(map(_line, battles)))
     imported_both_ways([src], tmp_path / "t", capsys, skip_bad=False)
 
 
@@ -147,7 +171,7 @@ def test_odd_battles_import_as_the_record_by_record_reading_does(
 ) -> None:
     """Blocks of one line, of a few lines around each odd one, and one block: the odd lines are read line by line
     with the same messages and line numbers; with --skip-bad the same files."""
-    monkeypatch.setattr(common, "BLOCK_BYTES", block_bytes)
+    monkeypatch.setattr(source_records, "BLOCK_BYTES", block_bytes)
     lines = odd_battles(seed=4)
     src = _write(tmp_path / "odd.jsonl", "".join(lines))
     code, err = imported_both_ways([src], tmp_path / "a", capsys, skip_bad=False)
@@ -161,7 +185,7 @@ def test_several_files_gzip_a_byte_order_mark_and_a_json_list(
 ) -> None:
     """Battle numbers (`battle-N` for a battle without an id) run on across files; a JSON list is read the general
     way; the same question ids in several files are one prompt."""
-    monkeypatch.setattr(common, "BLOCK_BYTES", 20_000)
+    monkeypatch.setattr(source_records, "BLOCK_BYTES", 20_000)
     odd = odd_battles(seed=9)
     plain = arena_battles(n=500, seed=12)
     for b in plain[::7]:
