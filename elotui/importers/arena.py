@@ -403,7 +403,7 @@ def _block_counts(metadata: list[_BlockMetadata | None]) -> tuple[NDArray[np.int
     except OverflowError:  # a count past 64 bits
         return None
     if len(leaves) and (np.abs(leaves).max() >= _WHOLE or np.any(leaves != np.floor(leaves))):
-        return None
+        return None  # (a table's counts, read as one-byte numbers, always pass)
     counts = np.zeros((n, _SUMMED.shape[1]), dtype=np.int64)
     counts[styled != 0] = (leaves @ _SUMMED).astype(np.int64)
     return counts, styled

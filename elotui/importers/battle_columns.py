@@ -77,8 +77,9 @@ class BattleColumns:
     contestants: dict[str, int] = field(default_factory=dict)  # as first met: model_a, then model_b
     suffixes: dict[str, int] = field(default_factory=dict)
     categories: dict[str | None, int] = field(default_factory=dict)
-    _prompt_suffix: list[int] = field(default_factory=list)
-    _prompt_category: list[int] = field(default_factory=list)
+    _prompt_looks: list[Any] = field(
+        default_factory=list
+    )  # per prompt (suffix, category) codes: pairs, arrays
     _blocks: list[_Columns] = field(default_factory=list)
     _rows: _Rows = field(default_factory=_Rows)
     # the prompts' codes: while every battle so far had a prompt of its own, only the set of their ids (a block's
@@ -109,8 +110,17 @@ class BattleColumns:
         if code is None:
             code = codes[prompt] = len(self.prompt_ids)
             self.prompt_ids.append(prompt)
-            self._prompt_suffix.append(self.suffixes.setdefault(look[0], len(self.suffixes)))
-            self._prompt_category.append(self.categories.setdefault(look[1], len(self.categories)))
+            self._prompt_looks.append(
+                np.array(
+                    [
+                        [
+                            self.suffixes.setdefault(look[0], len(self.suffixes)),
+                            self.categories.setdefault(look[1], len(self.categories)),
+                        ]
+                    ],
+                    dtype=np.int32,
+                )
+            )
         rows.prompt.append(code)
         rows.first.append(self.contestants.setdefault(first, len(self.contestants)))
         rows.second.append(self.contestants.setdefault(second, len(self.contestants)))
@@ -146,8 +156,7 @@ class BattleColumns:
             codes = _coded(prompt, book)
             self.prompt_ids += list(book)[known:] if len(book) > known else []
             at = np.unique(codes, return_index=True)[1][known - len(book) :] if len(book) > known else []
-        self._prompt_suffix += suffix[at].tolist()
-        self._prompt_category += category[at].tolist()
+        self._prompt_looks.append(np.stack([suffix[at], category[at]], axis=1).astype(np.int32))
         self._blocks.append(_Columns(codes, first, second, winner, counts, styled, _EMPTY, _EMPTY))
         self.__dict__.pop("columns", None)
 
@@ -178,9 +187,8 @@ class BattleColumns:
         self._flush()
         blocks = self._blocks or [_no_battles()]
         joined = {f: np.concatenate([getattr(b, f) for b in blocks]) for f in _BATTLE_FIELDS}
-        suffix, category = (
-            np.array(codes, dtype=np.int32) for codes in (self._prompt_suffix, self._prompt_category)
-        )
+        looks = np.concatenate([*self._prompt_looks, np.zeros((0, 2), dtype=np.int32)])
+        suffix, category = looks[:, 0], looks[:, 1]
         self._blocks = [_Columns(**joined, suffix=suffix, category=category)]
         return self._blocks[0]
 

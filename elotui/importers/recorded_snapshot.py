@@ -98,10 +98,21 @@ def _recoded(
         in_order = _in_order_of_first(seen, len(names))
         new = np.zeros(len(names), dtype=np.int32)
         new[in_order] = np.arange(len(in_order), dtype=np.int32)
-        books[book] = dict(zip(map(names.__getitem__, in_order.tolist()), range(len(in_order)), strict=True))
+        named = (
+            names
+            if len(in_order) == len(names) and in_order[-1] == len(names) - 1 and _ordered(in_order)
+            else None
+        )
+        books[book] = dict(
+            zip(named or map(names.__getitem__, in_order.tolist()), range(len(in_order)), strict=True)
+        )
         coded.update((field, new[values_of]) for field, values_of in fields.items())
     n = len(prompt)
     return CodedPlan(np.arange(n, dtype=np.int32), sample.astype(np.int32), coded, books)
+
+
+def _ordered(codes: NDArray[np.int64]) -> bool:
+    return bool(np.all(codes[1:] > codes[:-1]))
 
 
 def _in_order_of_first(seen: NDArray[np.int32], size: int) -> NDArray[np.int64]:
