@@ -126,7 +126,7 @@ class _BlockDecoder:
         self.languages: dict[str, None] = {}
         self.known: msgspec.json.Decoder[Any] | None = None
 
-    def decode(self, lines: bytes) -> list[Any]:
+    def decode(self, lines: memoryview) -> list[Any]:
         if self.known is not None:
             try:
                 return self.known.decode_lines(lines)

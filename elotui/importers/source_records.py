@@ -89,7 +89,7 @@ class Typed:
 
     decoder: msgspec.json.Decoder[Any]
     one: Callable[[Any, Any], bool]
-    block_decode: Callable[[bytes], list[Any]] | None = None
+    block_decode: Callable[[memoryview], list[Any]] | None = None
     block: Callable[[Any, list[Any]], bool] | None = None
 
 
@@ -110,9 +110,9 @@ def typed_records(path: Path, typed: Typed, reading: Reading) -> Iterator[tuple[
     line = 1  # the number of the block's first line
     released = 0
     for start, end in _blocks(raw, BLOCK_BYTES if typed.block is not None else len(raw)):
-        chunk = raw[start:end]
-        taken = _typed_block(chunk, typed, reading)
+        taken = _typed_block(memoryview(raw)[start:end], typed, reading)
         if taken is None:
+            chunk = raw[start:end]
             yield from _typed_lines(path, chunk, line, typed, reading)
             taken = chunk.count(b"\n")
         line += taken
@@ -179,7 +179,7 @@ def _blocks(raw: bytes | mmap.mmap, size: int) -> Iterator[tuple[int, int]]:
         start = end
 
 
-def _typed_block(chunk: bytes, typed: Typed, reading: Reading) -> int | None:
+def _typed_block(chunk: memoryview, typed: Typed, reading: Reading) -> int | None:
     """The number of lines of `chunk` that `typed.block` took (all of them), or None."""
     if typed.block is None or typed.block_decode is None:
         return None
@@ -199,12 +199,12 @@ def _typed_block(chunk: bytes, typed: Typed, reading: Reading) -> int | None:
 _BRACES = (ord("{"), ord("}"))
 
 
-def _object_lines(chunk: bytes) -> int | None:
+def _object_lines(chunk: memoryview) -> int | None:
     """The number of lines of `chunk` where each line starts with `{` and ends with `}` (no blank line, no space or
     carriage return around them), else None. Then a JSON value cannot span two lines (a newline between `}` and `{`
     is never inside one: a string holds no newline, and in an object or array a `,` comes between two values), so as
     many values decoded as lines means one value per line, as the line-by-line reading reads them."""
-    body = np.frombuffer(chunk, dtype=np.uint8, count=len(chunk) - chunk.endswith(b"\n"))
+    body = np.frombuffer(chunk, dtype=np.uint8, count=len(chunk) - (chunk[-1:] == b"\n"))
     opening, closing = _BRACES
     if not len(body) or body[0] != opening or body[-1] != closing:
         return None
