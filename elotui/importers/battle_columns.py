@@ -14,7 +14,7 @@ from __future__ import annotations
 import io
 import json
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from functools import cached_property, partial
 from itertools import pairwise
 from typing import Any
@@ -39,28 +39,43 @@ Counts = Sequence[int]  # a response's style counts, in STYLE_NAMES order
 class _Rows:
     """Battles added one by one since the last block (`BattleColumns.add`)."""
 
-    prompt: list[int] = field(default_factory=list)
     first: list[int] = field(default_factory=list)
     second: list[int] = field(default_factory=list)
     winner: list[int] = field(default_factory=list)
     counts: list[Counts] = field(default_factory=list)
     styled: list[int] = field(default_factory=list)
+    suffix: list[int] = field(default_factory=list)
+    category: list[int] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class _Battles:
+    """Battles as read, in log order: what `_Columns` holds per battle, and each battle's prompt's look."""
+
+    first: NDArray[np.int32]
+    second: NDArray[np.int32]
+    winner: NDArray[np.int8]
+    counts: NDArray[np.int64]  # (battles, 8): side a's STYLE_NAMES counts, then side b's (object: past int64)
+    styled: NDArray[np.int8]  # SIDE_A | SIDE_B bits
+    suffix: NDArray[np.int32]  # the code of the end of its prompt's text, were its prompt new
+    category: NDArray[np.int32]  # the code of its prompt's category, were its prompt new (None: none)
 
 
 @dataclass(frozen=True)
 class _Columns:
-    """All battles, in log order."""
+    """All battles, in log order, and their prompts, as first met."""
 
     prompt: NDArray[np.int32]
     first: NDArray[np.int32]
     second: NDArray[np.int32]
     winner: NDArray[np.int8]
-    counts: NDArray[
-        np.int64
-    ]  # (battles, 8): side a's STYLE_NAMES counts, then side b's (object: a count past int64)
-    styled: NDArray[np.int8]  # SIDE_A | SIDE_B bits
-    suffix: NDArray[np.int32]  # per prompt: the code of the end of its text
-    category: NDArray[np.int32]  # per prompt: the code of its category (None: none)
+    counts: NDArray[np.int64]
+    styled: NDArray[np.int8]
+    ids: list[str]  # the prompts' ids, by code
+    suffix: NDArray[
+        np.int32
+    ]  # per prompt: the code of the end of its text (as the battle that first names it)
+    category: NDArray[np.int32]  # per prompt: the code of its category
 
 
 @dataclass
@@ -73,25 +88,14 @@ class BattleColumns:
     text_prefix: str
     report: ImportReport = field(default_factory=ImportReport)
     looks_like: str | None = None
-    prompt_ids: list[str] = field(default_factory=list)  # by code, as first met
     contestants: dict[str, int] = field(default_factory=dict)  # as first met: model_a, then model_b
     suffixes: dict[str, int] = field(default_factory=dict)
     categories: dict[str | None, int] = field(default_factory=dict)
-    _prompt_looks: list[Any] = field(
+    _ids: list[str] = field(
         default_factory=list
-    )  # per prompt (suffix, category) codes: pairs, arrays
-    _blocks: list[_Columns] = field(default_factory=list)
+    )  # each battle's prompt id (coded once all are read: `columns`)
+    _blocks: list[_Battles] = field(default_factory=list)
     _rows: _Rows = field(default_factory=_Rows)
-    # the prompts' codes: while every battle so far had a prompt of its own, only the set of their ids (a block's
-    # prompts are then the next codes); from the first battle on a prompt met before, id → code
-    _seen: set[str] = field(default_factory=set)
-    _codes: dict[str, int] | None = None
-
-    def _prompt_codes(self) -> dict[str, int]:
-        if self._codes is None:
-            self._codes = dict(zip(self.prompt_ids, range(len(self.prompt_ids)), strict=True))
-            self._seen = set()
-        return self._codes
 
     def add(
         self,
@@ -105,29 +109,15 @@ class BattleColumns:
         """One battle: its prompt (`look`: the end of the prompt's text and its category, kept where the prompt is
         new), contestants, winner code and each side's style counts (None: none)."""
         rows = self._rows
-        codes = self._prompt_codes()
-        code = codes.get(prompt)
-        if code is None:
-            code = codes[prompt] = len(self.prompt_ids)
-            self.prompt_ids.append(prompt)
-            self._prompt_looks.append(
-                np.array(
-                    [
-                        [
-                            self.suffixes.setdefault(look[0], len(self.suffixes)),
-                            self.categories.setdefault(look[1], len(self.categories)),
-                        ]
-                    ],
-                    dtype=np.int32,
-                )
-            )
-        rows.prompt.append(code)
+        self._ids.append(prompt)
         rows.first.append(self.contestants.setdefault(first, len(self.contestants)))
         rows.second.append(self.contestants.setdefault(second, len(self.contestants)))
         rows.winner.append(winner)
         a, b = counts
         rows.counts.append([*(a or (0,) * len(STYLE_NAMES)), *(b or (0,) * len(STYLE_NAMES))])
         rows.styled.append((SIDE_A if a is not None else 0) | (SIDE_B if b is not None else 0))
+        rows.suffix.append(self.suffixes.setdefault(look[0], len(self.suffixes)))
+        rows.category.append(self.categories.setdefault(look[1], len(self.categories)))
         self.__dict__.pop("columns", None)
 
     def add_block(
@@ -141,63 +131,65 @@ class BattleColumns:
         counts: NDArray[np.int64],
         styled: NDArray[np.int8],
     ) -> None:
-        """Battles as columns: what `add` takes, the contestants, the prompts' text ends (`suffixes`) and categories
-        (`categories`) already coded (a prompt new here takes the codes of the battle that first names it)."""
+        """Battles as columns: what `add` takes, the contestants and the prompts' text ends (`suffixes`) and
+        categories (`categories`) already coded."""
         self._flush()
-        known = len(self.prompt_ids)
-        if self._codes is None:
-            self._seen.update(prompt)
-        if self._codes is None and len(self._seen) == known + len(prompt):  # each a new prompt
-            self.prompt_ids += prompt
-            codes = np.arange(known, known + len(prompt), dtype=np.int32)
-            at: Any = slice(None)
-        else:
-            book = self._prompt_codes()
-            codes = _coded(prompt, book)
-            self.prompt_ids += list(book)[known:] if len(book) > known else []
-            at = np.unique(codes, return_index=True)[1][known - len(book) :] if len(book) > known else []
-        self._prompt_looks.append(np.stack([suffix[at], category[at]], axis=1).astype(np.int32))
-        self._blocks.append(_Columns(codes, first, second, winner, counts, styled, _EMPTY, _EMPTY))
+        self._ids += prompt
+        self._blocks.append(_Battles(first, second, winner, counts, styled, suffix, category))
         self.__dict__.pop("columns", None)
 
     def _flush(self) -> None:
         rows = self._rows
-        if not rows.prompt:
+        if not rows.first:
             return
         try:
             counts = np.array(rows.counts, dtype=np.int64)
         except OverflowError:  # a count past int64: written as it is
             counts = np.array(rows.counts, dtype=object)
         self._blocks.append(
-            _Columns(
-                np.array(rows.prompt, dtype=np.int32),
+            _Battles(
                 np.array(rows.first, dtype=np.int32),
                 np.array(rows.second, dtype=np.int32),
                 np.array(rows.winner, dtype=np.int8),
                 counts.reshape(-1, 2 * len(STYLE_NAMES)),
                 np.array(rows.styled, dtype=np.int8),
-                _EMPTY,
-                _EMPTY,
+                np.array(rows.suffix, dtype=np.int32),
+                np.array(rows.category, dtype=np.int32),
             )
         )
         self._rows = _Rows()
 
     @cached_property
     def columns(self) -> _Columns:
+        """The battles read, their prompts coded: each battle's prompt the next code where no id comes twice (told
+        by a sort of the ids' hashes), else as first met."""
         self._flush()
         blocks = self._blocks or [_no_battles()]
-        joined = {f: np.concatenate([getattr(b, f) for b in blocks]) for f in _BATTLE_FIELDS}
-        looks = np.concatenate([*self._prompt_looks, np.zeros((0, 2), dtype=np.int32)])
-        suffix, category = looks[:, 0], looks[:, 1]
-        self._blocks = [_Columns(**joined, suffix=suffix, category=category)]
-        return self._blocks[0]
+        b = _Battles(*(np.concatenate([getattr(k, f.name) for k in blocks]) for f in fields(_Battles)))
+        self._blocks = [b]
+        ids = self._ids
+        if _distinct_texts(ids):
+            prompt, names = np.arange(len(ids), dtype=np.int32), ids
+            firsts: Any = slice(None)
+        else:
+            book: dict[str, int] = {}
+            prompt = _coded(ids, book)
+            firsts, names = np.unique(prompt, return_index=True)[1], list(book)
+        return _Columns(
+            prompt,
+            b.first,
+            b.second,
+            b.winner,
+            b.counts,
+            b.styled,
+            names,
+            b.suffix[firsts],
+            b.category[firsts],
+        )
 
-    def winners_seen(self) -> list[tuple[str, int]]:
-        """(winner, battles) of each winner, in the order first met."""
-        winner = self.columns.winner
-        counts = np.bincount(winner, minlength=len(WINNERS))
-        firsts = sorted((int(np.argmax(winner == w)), w) for w in range(len(WINNERS)) if counts[w])
-        return [(WINNERS[w], int(counts[w])) for _, w in firsts]
+    @property
+    def prompt_ids(self) -> list[str]:
+        return self.columns.ids
 
     @cached_property
     def _style_rows(self) -> NDArray[np.int64]:
@@ -252,7 +244,7 @@ class BattleColumns:
     # the files
 
     @cached_property
-    def _ids(self) -> tuple[NDArray[np.object_], NDArray[np.object_]]:
+    def _quoted_ids(self) -> tuple[NDArray[np.object_], NDArray[np.object_]]:
         """The prompts' ids as JSON string contents (no quotes), by code: quoted by msgspec (the data files) and by
         elotui.verdict_log (the verdict log); the ids themselves where none needs an escape (the usual ids)."""
         names = self.prompt_ids
@@ -279,7 +271,9 @@ class BattleColumns:
             )
 
         combo = (c.first.astype(np.int64) * n_c + c.second) * len(WINNERS) + c.winner
-        return _joined(head, _pieces([self._ids[1][c.prompt], (*_value_codes(combo), tail)]), len(head))
+        return _joined(
+            head, _pieces([self._quoted_ids[1][c.prompt], (*_value_codes(combo), tail)]), len(head)
+        )
 
     def _style_texts(self) -> Iterator[str]:
         """style.jsonl: per prompt and contestant (the first counts given) `tokens`, `headers`, `lists`, `bold`."""
@@ -290,7 +284,7 @@ class BattleColumns:
         head = '{"prompt":"'
         names = list(self.contestants)
         fields: list[Piece] = [
-            self._ids[0][c.prompt[rows // 2]],
+            self._quoted_ids[0][c.prompt[rows // 2]],
             (contestant, names, lambda n: f'","contestant":{_json(n)},"{STYLE_NAMES[0]}":'),
         ]
         for k, name in enumerate(STYLE_NAMES):
@@ -303,7 +297,7 @@ class BattleColumns:
         of the prompt's battles, as first met: an empty response)."""
         c = self.columns
         head = '{"id":"'
-        ids = self._ids[0]
+        ids = self._quoted_ids[0]
         middle = f'","text":"{_data_quoted(self.text_prefix)}'
         fields: list[Piece] = [
             ids,
@@ -344,13 +338,18 @@ class BattleColumns:
         return table, [",".join(names[m] for m in members) for members in book]
 
 
-_EMPTY = np.zeros(0, dtype=np.int32)
-_BATTLE_FIELDS = ("prompt", "first", "second", "winner", "counts", "styled")
-
-
-def _no_battles() -> _Columns:
+def _no_battles() -> _Battles:
     z = np.zeros(0, dtype=np.int32)
-    return _Columns(z, z, z, z.astype(np.int8), np.zeros((0, 8), np.int64), z.astype(np.int8), z, z)
+    return _Battles(
+        z, z, z.astype(np.int8), np.zeros((0, 2 * len(STYLE_NAMES)), np.int64), z.astype(np.int8), z, z
+    )
+
+
+def _distinct_texts(texts: list[str]) -> bool:
+    """Whether no text comes twice (False also where two hashes meet: then the texts are coded one by one)."""
+    hashes = np.fromiter(map(hash, texts), dtype=np.int64, count=len(texts))
+    hashes.sort()
+    return not bool(np.any(hashes[1:] == hashes[:-1]))
 
 
 def _coded(values: list[Any], book: dict[Any, int]) -> NDArray[np.int32]:
