@@ -8,9 +8,11 @@ is one verdict of judge `human`, model_a shown first; a tie of either kind is a 
 its responses are empty (in the prompts' rows). The style counts go to `style.jsonl` for `[ranking] style_control`.
 
 The battles are kept as columns (elotui.importers.battle_columns). A JSON Lines file is decoded a block of lines at
-a time into typed records whose count tables have FastChat's keys (`_BlockBattle`: ~1.5 s for 10^6 battles) and
-taken as columns; a block with anything else in it (another key or type, a malformed battle) is read line by line:
-typed (`_Battle`) where it can be, else the general way (`one`), which gives every message and line number.
+a time (elotui.importers.source_records.Typed) into typed records whose count tables have FastChat's keys
+(`_BlockBattle`, its names read as literals of the names met: `_BlockDecoder`) and taken as columns (`_block`: each
+kind of battle coded once, the counts read through one MessagePack encoding of the block's tables); a block with
+anything else in it (another key or type, a malformed battle, a count that is not a whole number) is read line by
+line: typed (`_Battle`) where it can be, else the general way (`one`), which gives every message and line number.
 """
 
 from __future__ import annotations

@@ -2,10 +2,11 @@
 style counts in a numpy array, each prompt's text and category as codes; and the imported folder's files and the
 store snapshot made from those columns, without a Python object per battle.
 
-A 10^6-battle log is read a block of ~25,000 battles at a time (elotui.importers.common.Typed: `add_block`); a
-battle read one by one (a line of another shape, a JSON list) is added with `add`, in its place. The files are the
-ones the record-by-record import wrote (elotui.importers.common.Imported), byte for byte: every row is put together
-from texts made once per distinct name, count and combination (the JSON quoting of a name that needs it is
+A 10^6-battle log is read a block of ~750 battles at a time (elotui.importers.source_records.Typed: `add_block`);
+a battle read one by one (a line of another shape, a JSON list) is added with `add`, in its place. The prompts are
+coded once every battle is read (`columns`). The files are the ones the record-by-record import wrote
+(elotui.importers.common.Imported), byte for byte (tests/importers/test_arena_columns.py): every row is put
+together from texts made once per distinct name, count and combination (the JSON quoting of a name that needs it is
 msgspec's for the data files and elotui.verdict_log's for the verdict log), joined ~65,000 rows at a time.
 """
 

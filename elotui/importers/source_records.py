@@ -93,9 +93,8 @@ class Typed:
     block: Callable[[Any, list[Any]], bool] | None = None
 
 
-BLOCK_BYTES = (
-    512 * 1024
-)  # a block of lines decoded at once (~750 arena battles: their objects stay in the CPU caches)
+# a block of lines decoded at once: ~750 arena battles, whose objects stay in the CPU's caches while they are taken
+BLOCK_BYTES = 512 * 1024
 
 
 def typed_records(path: Path, typed: Typed, reading: Reading) -> Iterator[tuple[str, Any]]:
