@@ -16,6 +16,7 @@ Every file is written in the source's order, so importing the same files twice w
 
 from __future__ import annotations
 
+import contextlib
 import io
 import tomllib
 from collections.abc import Iterable
@@ -311,15 +312,20 @@ def write_tournament(imported: ImportResult, out: Path, sources: list[Path]) -> 
 
 
 def _write_file(path: Path, texts: Iterable[str]) -> None:
-    """Write the texts, in turn, into a temporary file that then replaces `path` (UTF-8)."""
+    """Write the texts, in turn, into a temporary file that then replaces `path` (UTF-8); the temporary file goes
+    where the texts cannot be made or written."""
     tmp = path.parent / f".{path.name}.tmp"
     try:
         with tmp.open("wb") as fh:
             for text in texts:
                 fh.write(text.encode("utf-8"))
         tmp.replace(path)
-    except OSError as exc:
-        raise UserError(f"{path}: cannot write it: {exc.strerror}") from None
+    except BaseException as exc:
+        with contextlib.suppress(OSError):
+            tmp.unlink(missing_ok=True)
+        if isinstance(exc, OSError):
+            raise UserError(f"{path}: cannot write it: {exc.strerror}") from None
+        raise
 
 
 def _make_folder(out: Path) -> None:
