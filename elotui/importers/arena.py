@@ -357,12 +357,12 @@ _TABLES = (_Headers, _Lists, _Bold)
 _SIZES = {t: len(msgspec.structs.fields(t)) for t in _TABLES}
 
 
-def _record_layout() -> tuple[int, NDArray[np.intp], NDArray[np.intp], NDArray[np.intp], NDArray[np.float64]]:
+def _record_layout() -> tuple[int, NDArray[np.intp], NDArray[np.intp], NDArray[np.intp], NDArray[np.intp]]:
     """Where a `_BlockMetadata`'s counts sit in its MessagePack encoding when every count but the tokens is a table
     of small whole numbers (-32 to 127: one byte each): the encoding's length; the bytes that tell this shape (the
     record's and each table's header: a plain number or a wider count moves or changes them); the counts' bytes (the
-    tokens' 8-byte doubles, the tables' one-byte numbers, in `_PER_SIDE` order); and which counts add up to each
-    style count (a 0/1 matrix: by STYLE_NAMES, side a then side b)."""
+    tokens' 8-byte doubles, the tables' one-byte numbers, in `_PER_SIDE` order); and where the counts of each style
+    count start (they add up to it: by STYLE_NAMES, side a then side b)."""
 
     def encoded(count: int) -> bytes:
         headers, lists, bold = _Headers(*[count] * 6), _Lists(count, count), _Bold(count, count)
@@ -376,13 +376,11 @@ def _record_layout() -> tuple[int, NDArray[np.intp], NDArray[np.intp], NDArray[n
         i for i, byte in enumerate(one) if 0x80 <= byte <= 0x8F
     ]  # maps (no key, count or token has one)
     sizes = [1] + [_SIZES[t] for t in _TABLES]
-    summed = np.zeros((2 * _PER_SIDE, 2 * len(sizes)))
-    for column, at in enumerate(np.cumsum([0] + sizes * 2)[:-1]):
-        summed[at : at + (sizes * 2)[column], column] = 1
-    return len(one), np.array(headers), np.array(small), np.array(counts), summed
+    starts = np.cumsum([0] + sizes * 2)[:-1]
+    return len(one), np.array(headers), np.array(small), np.array(counts), starts
 
 
-_RECORD, _SHAPE_BYTES, _SMALL_BYTES, _COUNT_AT, _SUMMED = _record_layout()
+_RECORD, _SHAPE_BYTES, _SMALL_BYTES, _COUNT_AT, _STARTS = _record_layout()
 _TOKENS_AT = np.flatnonzero(~np.isin(_COUNT_AT, _SMALL_BYTES))  # the tokens among the counts
 _TOKEN_BYTES = (_COUNT_AT[_TOKENS_AT][:, None] + np.arange(8)).reshape(-1)
 _WHOLE = 2.0**50  # whole numbers below this, and sums of a few of them, are exact as doubles
@@ -406,8 +404,9 @@ def _block_counts(metadata: list[_BlockMetadata | None]) -> tuple[NDArray[np.int
         return None
     if len(leaves) and (np.abs(leaves).max() >= _WHOLE or np.any(leaves != np.floor(leaves))):
         return None  # (a table's counts, read as one-byte numbers, always pass)
-    counts = np.zeros((n, _SUMMED.shape[1]), dtype=np.int64)
-    counts[styled != 0] = (leaves @ _SUMMED).astype(np.int64)
+    counts = np.zeros((n, len(_STARTS)), dtype=np.int64)
+    if len(leaves):  # (a sum by ufunc: a matrix product would wake BLAS threads)
+        counts[styled != 0] = np.add.reduceat(leaves, _STARTS, axis=1).astype(np.int64)
     return counts, styled
 
 
