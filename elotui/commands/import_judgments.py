@@ -64,9 +64,10 @@ def judgment_files(given: list[Path]) -> list[Path]:
 
 def _imported(args: argparse.Namespace, paths: list[Path]) -> int:
     from elotui.importers import alpaca_eval, arena, arena_hard, mt_bench
-    from elotui.importers.common import BadRecord, tournament_name, write_tournament
+    from elotui.importers.common import BadRecord, ImportResult, tournament_name, write_tournament
     from elotui.importers.recorded_snapshot import store_recorded
 
+    imported: ImportResult
     try:
         if args.format == "mt-bench":
             imported = mt_bench.import_files(
@@ -85,12 +86,15 @@ def _imported(args: argparse.Namespace, paths: list[Path]) -> int:
         raise UserError(str(exc)) from None
     out = Path(args.output)
     written = write_tournament(imported, out, paths)
-    stored, ranked = store_recorded(imported, out / "tournament.toml", tournament_name(imported, paths))
+    stored, ranked = store_recorded(
+        imported.log_codes(), out / "tournament.toml", tournament_name(imported, paths)
+    )
     for line in imported.report.lines():
         print(line, file=sys.stderr)
+    shape = imported.shape()
     print(
-        f"wrote {out / 'tournament.toml'}: {len(imported.contestants)} contestants, {len(imported.prompts):,} "
-        f"prompts, {len(imported.verdicts):,} verdicts by {len(imported.judges)} judge(s) "
+        f"wrote {out / 'tournament.toml'}: {len(shape.contestants)} contestants, {shape.prompts:,} "
+        f"prompts, {shape.verdicts:,} verdicts by {len(shape.judges)} judge(s) "
         f"({', '.join(written)})",
         file=sys.stderr,
     )

@@ -1,5 +1,5 @@
-"""What every importer shares: reading a source file record by record (a JSON list or JSON Lines, each record with
-its line), the report of what was read, skipped and mapped, and writing the tournament folder.
+"""What every importer shares: taking a source's records (read by elotui.importers.source_records) with their
+messages, the report of what was read, skipped and mapped, and writing the tournament folder.
 
 An import writes, in its output folder:
 - `tournament.toml`: the contestants, one `replay` judge per judge of the source, `[comparison] pairs =
@@ -16,30 +16,45 @@ Every file is written in the source's order, so importing the same files twice w
 
 from __future__ import annotations
 
+import contextlib
 import io
-import json
 import tomllib
-from collections.abc import Callable, Iterator
+from collections.abc import Iterable
 from dataclasses import dataclass, field
+from operator import itemgetter
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 import msgspec
+import numpy as np
 import tomli_w
+from numpy.typing import NDArray
 
 from elotui.errors import UserError
-from elotui.tournament.user_files import gunzip, read_regular_file
+from elotui.importers.source_records import (
+    MAX_SOURCE_BYTES,
+    BadRecord,
+    Reading,
+    Typed,
+    records,
+    source_bytes,
+    typed_records,
+)
+from elotui.store.columns import code_names
+from elotui.tournament.user_files import read_regular_file
 from elotui.verdict_log import Verdict, write_log
+from elotui.vocab import outcome_code
+
+__all__ = [
+    "MAX_SOURCE_BYTES",
+    "BadRecord",
+    "Reading",
+    "Typed",
+    "records",
+    "source_bytes",
+]  # read here by importers
 
 SHOW_LINES = 5  # line numbers listed per skip reason
-# A source file may be larger than a tournament's own files: Chatbot Arena's battle logs of 10^6 battles are ~0.7 GB
-# (each is read whole, and its lines once more as they are decoded: about twice its size in memory)
-MAX_SOURCE_BYTES = 4 * 1024**3
-
-
-class BadRecord(Exception):
-    """A record the importer cannot read (its message says why); exit 2 naming file:line, or counted with
-    `--skip-bad`."""
 
 
 @dataclass
@@ -99,134 +114,121 @@ class Imported:
         if current is None or (not current and text):
             self.responses[(prompt, contestant)] = text or ""
 
+    def shape(self) -> Shape:
+        return Shape(
+            contestants=list(self.contestants),
+            judges=list(self.judges),
+            prompts=len(self.prompts),
+            verdicts=len(self.verdicts),
+            both_orders=self.both_orders,
+            inline_responses=self.inline_responses,
+            style=bool(self.style),
+            allow_empty=any(not text.strip() for text in self.responses.values()),
+            baseline=self.baseline,
+            threshold=self.threshold,
+            strengths=bool(self.strengths),
+            turns=self.turns,
+        )
 
-def records(path: Path) -> Iterator[tuple[str, Any]]:
-    """(where, record) for each record of a JSON list or JSON Lines file; `where` is `file:line`. A line that is
-    not JSON is given as a BadRecord in place of its record."""
-    text = _text(source_bytes(path), path)
-    if text.lstrip().startswith("["):
-        yield from _json_list(path, text)
-        return
-    for n, line in enumerate(text.split("\n"), 1):
-        if line.strip():
-            yield _line_record(path, n, line)
+    def data_files(self) -> dict[str, Iterable[str]]:
+        """The folder's files other than `tournament.toml`, each as its text (see the module docstring)."""
+        files: dict[str, Iterable[str]] = {"prompts.jsonl": [_prompt_rows(self)]}
+        if not self.inline_responses:
+            files["responses.jsonl"] = [
+                _jsonl(
+                    {"prompt_id": p, "contestant": c, "response": text}
+                    for (p, c), text in self.responses.items()
+                )
+            ]
+        files["verdicts.jsonl"] = [_log(self.verdicts, self.strengths)]
+        if self.style:
+            files[STYLE_FILE] = [
+                _jsonl({"prompt": p, "contestant": c, **counts} for (p, c), counts in self.style.items())
+            ]
+        return files
+
+    def log_codes(self) -> LogCodes:
+        """The verdicts coded (each name column into its book, names numbered as they first come)."""
+        verdicts = self.verdicts
+        names = [
+            list(map(itemgetter(k), verdicts)) for k in range(5)
+        ]  # prompt, first, second, judge, condition
+        books: list[dict[str, int]] = [{}, {}, {}, {}]
+        codes = [code_names(values, books[b]) for values, b in zip(names, (0, 1, 1, 2, 3), strict=True)]
+        del names
+        outcome_of: dict[tuple[str, str | None], int] = {}
+        outcomes = np.fromiter(
+            (
+                outcome_of.get(key) if key in outcome_of else outcome_of.setdefault(key, outcome_code(*key))
+                for key in zip(map(itemgetter(8), verdicts), map(itemgetter(6), verdicts), strict=True)
+            ),
+            dtype=np.int8,
+            count=len(verdicts),
+        )
+        judges = list(self.judges)
+        judge_rank = np.array([judges.index(j) for j in books[2]], dtype=np.int64)
+        prompt, first, second, judge, condition = codes
+        return LogCodes(
+            prompt, first, second, judge, condition, [list(b) for b in books], judge_rank, outcomes
+        )
 
 
-def source_bytes(path: Path) -> bytes:
-    """A source file's bytes: gunzipped if it is gzip (`clean_battle.json.gz`), without a leading UTF-8 byte order
-    mark (a file saved by a Windows editor), both bounded by MAX_SOURCE_BYTES."""
-    raw = read_regular_file(path, MAX_SOURCE_BYTES)
-    if raw[:2] == b"\x1f\x8b":
-        raw = gunzip(path, raw, MAX_SOURCE_BYTES)
-    return raw[3:] if raw[:3] == b"\xef\xbb\xbf" else raw
-
-
-def _text(raw: bytes, path: Path) -> str:
-    try:
-        return raw.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise UserError(f"{path}: not UTF-8 text (byte {exc.start})") from None
-
-
-def _line_record(path: Path, n: int, line: str) -> tuple[str, Any]:
-    try:
-        return f"{path}:{n}", json.loads(line)
-    except (json.JSONDecodeError, RecursionError) as exc:
-        return f"{path}:{n}", BadRecord(f"not valid JSON: {exc}")
+STYLE_FILE = "style.jsonl"
 
 
 @dataclass(frozen=True)
-class Typed:
-    """A fast reading of JSON Lines files: `decoder` (msgspec) decodes a line into a typed record holding only the
-    fields the importer reads (~4 times as fast as json.loads of the whole line: a 10^6-battle arena log in ~6 s
-    instead of ~24), and `one(imported, record)` takes it, or returns False to leave the line to the general
-    reading (which gives the same result or the same message). A line the decoder rejects (a field of another
-    type, not JSON) goes to the general reading as well, so every message and line number stays as it was."""
+class Shape:
+    """What an import's `tournament.toml` says, and its summary counts."""
 
-    decoder: msgspec.json.Decoder[Any]
-    one: Callable[[Imported, Any], bool]
-
-
-def _typed_records(path: Path, typed: Typed, imported: Imported) -> Iterator[tuple[str, Any]]:
-    """The records of a JSON Lines file that `typed` leaves to the general reading (the others it takes here,
-    counted as read), or all of them, generally read, for a JSON list."""
-    raw = source_bytes(path)
-    if not raw.isascii():
-        _text(raw, path)  # UserError if not UTF-8
-    if raw.lstrip()[:1] == b"[":
-        yield from records(path)
-        return
-    decode, one, report = typed.decoder.decode, typed.one, imported.report
-    for n, line in enumerate(raw.split(b"\n"), 1):
-        if not line.strip():
-            continue
-        try:
-            record = decode(line)
-        except (msgspec.DecodeError, msgspec.ValidationError):
-            record = None
-        if record is not None:
-            report.read += 1
-            if one(imported, record):
-                continue
-            report.read -= 1
-        text = line.decode("utf-8")
-        if text.strip():
-            yield _line_record(path, n, text)
+    contestants: list[str]  # in first-seen order
+    judges: list[str]
+    prompts: int
+    verdicts: int
+    both_orders: bool
+    inline_responses: bool  # the responses in the prompts rows (`Imported.inline_responses`)
+    style: bool  # a style.jsonl is written
+    allow_empty: bool  # some response is empty
+    baseline: str | None = None
+    threshold: str | None = None
+    strengths: bool = False  # some verdict carries a strength
+    turns: bool = False
 
 
-def _json_list(path: Path, text: str) -> Iterator[tuple[str, Any]]:
-    """The items of a JSON list, each with the line it starts on, and its number in the list when it shares that
-    line with another item (a list written on one line: `clean_battle.json:1 (record 4)`)."""
-    decoder = json.JSONDecoder()
-    pos = text.index("[") + 1
-    line = 1 + text.count("\n", 0, pos)
-    number = 0
-    while True:
-        nxt = _skip_space(text, pos)
-        if nxt >= len(text):
-            raise UserError(f"{path}:{line}: the JSON list is not closed")
-        line += text.count("\n", pos, nxt)
-        pos = nxt
-        if text[pos] == "]":
-            return
-        try:
-            obj, end = decoder.raw_decode(text, pos)
-        except json.JSONDecodeError as exc:
-            raise UserError(f"{path}:{exc.lineno}: not valid JSON: {exc.msg}") from None
-        number += 1
-        shared = _line_shared(text, pos, end)
-        yield (f"{path}:{line} (record {number})" if shared else f"{path}:{line}"), obj
-        line += text.count("\n", pos, end)
-        pos = _skip_space(text, end)
-        if pos < len(text) and text[pos] == ",":
-            pos += 1
+@dataclass(frozen=True)
+class LogCodes:
+    """An import's verdicts, in log order, as integer codes: what its store snapshot is made of
+    (elotui.importers.recorded_snapshot). `books`: the names of the prompts, contestants, judges and conditions by
+    code; `judge_rank`: each judge code's place among the tournament's judges; `outcome`: each verdict's outcome
+    code (elotui.vocab.outcome_code)."""
+
+    prompt: NDArray[np.int32]
+    first: NDArray[np.int32]
+    second: NDArray[np.int32]
+    judge: NDArray[np.int32]
+    condition: NDArray[np.int32]
+    books: list[list[str]]
+    judge_rank: NDArray[np.int64]
+    outcome: NDArray[np.int8]
 
 
-def _line_shared(text: str, start: int, end: int) -> bool:
-    """Whether the list item at text[start:end] has another item before it or after it on its line."""
-    before = start - 1
-    while before >= 0 and text[before] in " \t\r,":
-        before -= 1
-    after = end
-    while after < len(text) and text[after] in " \t\r,":
-        after += 1
-    return (before >= 0 and text[before] not in "\n[") or (after < len(text) and text[after] not in "\n]")
+class ImportResult(Reading, Protocol):
+    """An import read, ready to be written: an `Imported`, or an importer's own columns."""
 
+    def shape(self) -> Shape: ...
 
-def _skip_space(text: str, pos: int) -> int:
-    while pos < len(text) and text[pos] in " \t\r\n":
-        pos += 1
-    return pos
+    def data_files(self) -> dict[str, Iterable[str]]: ...
+
+    def log_codes(self) -> LogCodes: ...
 
 
 def read_each(
-    imported: Imported, paths: list[Path], one: Any, *, skip_bad: bool, typed: Typed | None = None
+    imported: Reading, paths: list[Path], one: Any, *, skip_bad: bool, typed: Typed | None = None
 ) -> None:
     """`one(imported, where, record)` for every record of every file (of JSON Lines, first offered to `typed`);
     a BadRecord stops the import (UserError `file:line: why`, exit 2) or, with `skip_bad`, is counted as
     skipped."""
     for path in paths:
-        for where, record in records(path) if typed is None else _typed_records(path, typed, imported):
+        for where, record in records(path) if typed is None else typed_records(path, typed, imported):
             imported.report.read += 1
             try:
                 if isinstance(record, BadRecord):
@@ -288,37 +290,42 @@ def need_object(record: Any) -> dict[str, Any]:
     return record
 
 
-def write_tournament(imported: Imported, out: Path, sources: list[Path]) -> list[str]:
+def write_tournament(imported: ImportResult, out: Path, sources: list[Path]) -> list[str]:
     """Write the folder (see the module docstring); returns the names of the files written."""
-    if not imported.verdicts:
+    shape = imported.shape()
+    if not shape.verdicts:
         hint = f" ({_format_hint(imported.looks_like)})" if imported.looks_like else ""
         raise UserError(
             f"{', '.join(map(str, sources))}: no verdict to import{hint}", details=imported.report.lines()
         )
-    if len(imported.contestants) < 2:
+    if len(shape.contestants) < 2:
         raise UserError(f"{', '.join(map(str, sources))}: fewer than two contestants")
-    toml = _toml(imported, sources)
+    toml = _toml(imported, shape, sources)
     _refuse_another_tournament(out, toml["tournament"]["description"])
     _make_folder(out)
-    written = {"prompts.jsonl": _prompt_rows(imported)}
-    if not imported.inline_responses:
-        written["responses.jsonl"] = _jsonl(
-            {"prompt_id": p, "contestant": c, "response": text} for (p, c), text in imported.responses.items()
-        )
-    written["verdicts.jsonl"] = _log(imported.verdicts, imported.strengths)
-    written["tournament.toml"] = tomli_w.dumps(toml)
-    if imported.style:
-        written["style.jsonl"] = _jsonl(
-            {"prompt": p, "contestant": c, **counts} for (p, c), counts in imported.style.items()
-        )
-    for name, text in written.items():
-        tmp = out / f".{name}.tmp"
-        try:
-            tmp.write_text(text, encoding="utf-8")
-            tmp.replace(out / name)
-        except OSError as exc:
-            raise UserError(f"{out / name}: cannot write it: {exc.strerror}") from None
+    files = imported.data_files()
+    style = {STYLE_FILE: files.pop(STYLE_FILE)} if STYLE_FILE in files else {}
+    written = {**files, "tournament.toml": [tomli_w.dumps(toml)], **style}
+    for name, texts in written.items():
+        _write_file(out / name, texts)
     return list(written)
+
+
+def _write_file(path: Path, texts: Iterable[str]) -> None:
+    """Write the texts, in turn, into a temporary file that then replaces `path` (UTF-8); the temporary file goes
+    where the texts cannot be made or written."""
+    tmp = path.parent / f".{path.name}.tmp"
+    try:
+        with tmp.open("wb") as fh:
+            for text in texts:
+                fh.write(text.encode("utf-8"))
+        tmp.replace(path)
+    except BaseException as exc:
+        with contextlib.suppress(OSError):
+            tmp.unlink(missing_ok=True)
+        if isinstance(exc, OSError):
+            raise UserError(f"{path}: cannot write it: {exc.strerror}") from None
+        raise
 
 
 def _make_folder(out: Path) -> None:
@@ -386,35 +393,35 @@ def _log(verdicts: list[Verdict], strengths: dict[int, int]) -> str:
     return "".join(lines)
 
 
-def tournament_name(imported: Imported, sources: list[Path]) -> str:
+def tournament_name(imported: Reading, sources: list[Path]) -> str:
     """The imported tournament's name (`[tournament] name`)."""
     return f"{imported.format} import: {', '.join(p.name for p in sources)}"[:200]
 
 
-def _toml(imported: Imported, sources: list[Path]) -> dict[str, Any]:
-    comparison: dict[str, Any] = {"pairs": "recorded", "both_orders": imported.both_orders}
-    if not imported.both_orders:
+def _toml(imported: Reading, shape: Shape, sources: list[Path]) -> dict[str, Any]:
+    comparison: dict[str, Any] = {"pairs": "recorded", "both_orders": shape.both_orders}
+    if not shape.both_orders:
         comparison["single_order"] = "declared"
     ranking: dict[str, Any] = {"method": "bt"}
-    if imported.baseline is not None:  # arena-hard's scale: the baseline at 1000
-        ranking["anchor"] = {"contestant": imported.baseline, "rating": 1000.0}
-    if imported.strengths:  # arena-hard's weight: a strong verdict counts as three games
+    if shape.baseline is not None:  # arena-hard's scale: the baseline at 1000
+        ranking["anchor"] = {"contestant": shape.baseline, "rating": 1000.0}
+    if shape.strengths:  # arena-hard's weight: a strong verdict counts as three games
         ranking["strong_weight"] = 3
-    if imported.threshold is not None:
-        ranking["threshold"] = imported.threshold
+    if shape.threshold is not None:
+        ranking["threshold"] = shape.threshold
     data: dict[str, Any] = {"prompts": "prompts.jsonl"}
-    if imported.inline_responses:
+    if shape.inline_responses:
         data["fields"] = {"responses": "responses"}
     else:
         data["responses"] = "responses.jsonl"
         # the field the responses file names: an empty response is then looked for under that name only, not under
         # every name a data file may use (10^6 empty responses: seconds of the first load)
         data["fields"] = {"response": "response"}
-    if imported.turns:
+    if shape.turns:
         data["fields"]["turn"] = "turn"
-    if imported.style:
-        data["style"] = "style.jsonl"
-    if any(not text.strip() for text in imported.responses.values()):
+    if shape.style:
+        data["style"] = STYLE_FILE
+    if shape.allow_empty:
         data["allow_empty"] = True
     names = ", ".join(p.name for p in sources)
     return {
@@ -425,8 +432,8 @@ def _toml(imported: Imported, sources: list[Path]) -> dict[str, Any]:
         "data": data,
         "comparison": comparison,
         "ranking": ranking,
-        "contestants": [{"id": c} for c in imported.contestants],
+        "contestants": [{"id": c} for c in shape.contestants],
         "judges": [
-            {"id": j, "provider": "replay", "model": j, "path": "verdicts.jsonl"} for j in imported.judges
+            {"id": j, "provider": "replay", "model": j, "path": "verdicts.jsonl"} for j in shape.judges
         ],
     }

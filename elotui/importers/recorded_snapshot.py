@@ -13,67 +13,70 @@ run's plan is left as it is.
 
 from __future__ import annotations
 
-from operator import itemgetter
 from pathlib import Path
 
 import numpy as np
 from numpy.typing import NDArray
 
 from elotui.errors import UserError
-from elotui.importers.common import Imported
+from elotui.importers.common import LogCodes
 from elotui.store import Store, store_path_of
-from elotui.store.columns import CodedPlan, code_names
+from elotui.store.columns import CodedPlan
 from elotui.tournament.model import slug_of
-from elotui.vocab import outcome_code
 
 CONDITIONS = ("clean",)  # an imported tournament's conditions (the file's default)
 
 
-def recorded_columns(imported: Imported) -> tuple[CodedPlan, NDArray[np.int8]]:
+def recorded_columns(log: LogCodes) -> tuple[CodedPlan, NDArray[np.int8]]:
     """The coded plan `pairs = "recorded"` makes of the imported verdicts, and each presentation's outcome: for
     each judge in the file's order, its presentations in the order the log first gives each (a presentation's k-th
     row is its sample k), gathered unit by unit, a unit being a prompt and an unordered pair, in the order first
-    met (elotui.plan.recorded.recorded_comparisons). Worked out on integer codes with numpy sorts (10^6 verdicts:
-    ~1 s), the names coded once."""
-    verdicts = imported.verdicts
-    names = [list(map(itemgetter(k), verdicts)) for k in range(5)]  # prompt, first, second, judge, condition
-    log_books: list[dict[str, int]] = [{}, {}, {}, {}]
-    books_of = (0, 1, 1, 2, 3)
-    codes = [code_names(values, log_books[b]) for values, b in zip(names, books_of, strict=True)]
-    del names
-    prompt, first, second, judge, condition = codes
-    judge_rank = np.array([list(imported.judges).index(j) for j in log_books[2]], dtype=np.int64)
-    clean = [log_books[3][c] for c in CONDITIONS if c in log_books[3]]
+    met (elotui.plan.recorded.recorded_comparisons). Worked out on the verdicts' integer codes with numpy sorts."""
+    prompt, first, second, judge, condition = log.prompt, log.first, log.second, log.judge, log.condition
+    clean = [code for code, name in enumerate(log.books[3]) if name in CONDITIONS]
     kept = np.flatnonzero((first != second) & np.isin(condition, clean))
     if not len(kept):
         return _empty_plan(), np.zeros(0, dtype=np.int8)
-    presentation = np.stack([judge[kept], prompt[kept], first[kept], second[kept], condition[kept]], axis=1)
-    _, first_row, of_row = np.unique(presentation, axis=0, return_index=True, return_inverse=True)
-    of_row = of_row.reshape(-1)
+    codes = [prompt, first, second, judge, condition]
+    if len(kept) == len(prompt) and len(log.books[0]) == len(prompt) and len(log.books[2]) == 1:
+        # one judge, every verdict kept and on a prompt of its own (a Chatbot Arena log): each verdict is a
+        # presentation and a unit of its own, in log order
+        return _recoded(codes, log.books, np.zeros(len(prompt), dtype=np.int64)), log.outcome
+    sizes = [len(b) for b in (log.books[2], log.books[0], log.books[1], log.books[1], log.books[3])]
+    presentation = [judge[kept], prompt[kept], first[kept], second[kept], condition[kept]]
+    first_row, of_row = _distinct(presentation, sizes)
     by_presentation = np.argsort(of_row, kind="stable")  # each presentation's rows, in log order
     starts = np.searchsorted(of_row[by_presentation], np.arange(len(first_row)))
     sample = np.empty(len(kept), dtype=np.int64)
     sample[by_presentation] = np.arange(len(kept)) - starts[of_row[by_presentation]]
     rank = np.empty(len(first_row), dtype=np.int64)  # presentations: judge by judge, as first given
-    rank[np.lexsort((first_row, judge_rank[presentation[first_row, 0]]))] = np.arange(len(first_row))
-    pf, ps = presentation[first_row, 2], presentation[first_row, 3]
-    units = np.stack([presentation[first_row, 1], np.minimum(pf, ps), np.maximum(pf, ps)], axis=1)
-    of_unit = np.unique(units, axis=0, return_inverse=True)[1].reshape(-1)
+    rank[np.lexsort((first_row, log.judge_rank[presentation[0][first_row]]))] = np.arange(len(first_row))
+    pf, ps = presentation[2][first_row], presentation[3][first_row]
+    units = [presentation[1][first_row], np.minimum(pf, ps), np.maximum(pf, ps)]
+    of_unit = _distinct(units, sizes[1:4])[1]
     unit_rank = np.full(of_unit.max() + 1, len(rank), dtype=np.int64)
     np.minimum.at(unit_rank, of_unit, rank)  # a unit comes where its first presentation does
     order = kept[np.lexsort((sample, rank[of_row], unit_rank[of_unit[of_row]]))]
     sample = sample[np.searchsorted(kept, order)]  # `sample` is by position in `kept`, which is sorted
-    outcome_of: dict[tuple[str, str | None], int] = {}
-    outcomes = np.fromiter(
-        (
-            outcome_of.get(key) if key in outcome_of else outcome_of.setdefault(key, outcome_code(*key))
-            for key in zip(map(itemgetter(8), verdicts), map(itemgetter(6), verdicts), strict=True)
-        ),
-        dtype=np.int8,
-        count=len(verdicts),
-    )
-    plan = _recoded([c[order] for c in codes], [list(b) for b in log_books], sample)
-    return plan, outcomes[order]
+    plan = _recoded([c[order] for c in codes], log.books, sample)
+    return plan, log.outcome[order]
+
+
+def _distinct(
+    columns: list[NDArray[np.int32]], sizes: list[int]
+) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
+    """The rows of the code columns (codes below `sizes`) told apart: each distinct row's first index, and each
+    row's distinct row. One number per row where the codes fit in 62 bits (a sort of 10^6 numbers), else rows."""
+    if np.prod([max(n, 1) for n in sizes], dtype=np.float64) < 2.0**62:
+        key = np.zeros(len(columns[0]), dtype=np.int64)
+        for column, n in zip(columns, sizes, strict=True):
+            key = key * max(n, 1) + column
+        _, first_row, of_row = np.unique(key, return_index=True, return_inverse=True)
+    else:
+        _, first_row, of_row = np.unique(
+            np.stack(columns, axis=1), axis=0, return_index=True, return_inverse=True
+        )
+    return first_row, of_row.reshape(-1)
 
 
 def _recoded(
@@ -92,14 +95,34 @@ def _recoded(
         ("conditions", log_names[3], {"condition": condition}),
     ):
         seen = np.concatenate(list(fields.values()))
-        values, at = np.unique(seen, return_index=True)
-        in_order = values[np.argsort(at)]
+        in_order = _in_order_of_first(seen, len(names))
         new = np.zeros(len(names), dtype=np.int32)
         new[in_order] = np.arange(len(in_order), dtype=np.int32)
-        books[book] = {names[i]: n for n, i in enumerate(in_order.tolist())}
+        named = (
+            names
+            if len(in_order) == len(names) and in_order[-1] == len(names) - 1 and _ordered(in_order)
+            else None
+        )
+        books[book] = dict(
+            zip(named or map(names.__getitem__, in_order.tolist()), range(len(in_order)), strict=True)
+        )
         coded.update((field, new[values_of]) for field, values_of in fields.items())
     n = len(prompt)
     return CodedPlan(np.arange(n, dtype=np.int32), sample.astype(np.int32), coded, books)
+
+
+def _ordered(codes: NDArray[np.int64]) -> bool:
+    return bool(np.all(codes[1:] > codes[:-1]))
+
+
+def _in_order_of_first(seen: NDArray[np.int32], size: int) -> NDArray[np.int64]:
+    """The distinct codes of `seen` (codes below `size`), in the order each first comes."""
+    if len(seen) == size and np.array_equal(seen, np.arange(size)):  # each once, in order (a log's prompts)
+        return np.arange(size, dtype=np.int64)
+    first = np.full(size, len(seen), dtype=np.int64)
+    np.minimum.at(first, seen, np.arange(len(seen)))
+    present = np.flatnonzero(first < len(seen))
+    return present[np.argsort(first[present], kind="stable")]
 
 
 def _empty_plan() -> CodedPlan:
@@ -108,13 +131,13 @@ def _empty_plan() -> CodedPlan:
     return CodedPlan(z, z, {c: z for c in ("prompt", "first", "second", "judge", "condition")}, empty)
 
 
-def store_recorded(imported: Imported, toml: Path, name: str) -> tuple[str, bool]:
+def store_recorded(log: LogCodes, toml: Path, name: str) -> tuple[str, bool]:
     """Write the snapshot into the default store of the tournament file `toml` named `name`; what was done, said
     for the import's report, and whether the store now ranks these verdicts (else a run must replay them first)."""
     path = store_path_of(toml.resolve(), slug_of(name))
     try:
         with Store(path) as store:
-            written = store.set_recorded(*recorded_columns(imported))
+            written = store.set_recorded(*recorded_columns(log))
     except UserError as exc:  # the store cannot be written: the files stand, a run replays them
         return f"the verdicts were not stored for ranking ({exc}); `elotui run` replays them", False
     if not written:

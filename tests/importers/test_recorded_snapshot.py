@@ -146,7 +146,7 @@ def test_recorded_columns_follow_the_recorded_plan_row_for_row(tmp_path: Path) -
     out = tmp_path / "t"
     write_tournament(imported, out, [tmp_path / "src.jsonl"])
     want = recorded_comparisons(load_tournament(out / "tournament.toml"), lambda *row: row)
-    plan, outcome = recorded_columns(imported)
+    plan, outcome = recorded_columns(imported.log_codes())
     names = {c: plan.books[b] for c, b in (("prompt", "prompts"), ("first", "contestants"))}
     names |= {"second": plan.books["contestants"], "judge": plan.books["judges"]}
     names["condition"] = plan.books["conditions"]
