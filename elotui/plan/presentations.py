@@ -175,11 +175,13 @@ def _build_plan(tournament: Tournament) -> Plan:
                     out.append(Comparison(prompt, first, second, judge, condition, sample))
                     if orders == 2:
                         out.append(Comparison(prompt, second, first, judge, condition, sample))
+    generators = [c.id for c in spec.contestants if c.generator is not None]
+    given = tournament.responses
     generations = tuple(
-        Generation(p.id, c.id)
-        for p in spec.prompts
-        for c in spec.contestants
-        if c.generator is not None and c.id not in p.responses
+        Generation(pid, cid)
+        for pid in (tournament.prompt_ids if generators else ())
+        for cid in generators
+        if (pid, cid) not in given
     )
     paraphrases = tuple(tournament.prompt_ids) if "paraphrase" in comparison.conditions else ()
     return Plan(tuple(out), generations, paraphrases)
