@@ -452,7 +452,7 @@ def _load_tournament(path: Path) -> Tournament:
     except ValidationError as exc:
         schema = format_validation_errors(exc, text, checked, TournamentFile, path)
     if spec is not None and columns is not None:
-        spec = spec.model_copy(update={"prompts": PromptSequence(columns, PromptConfig.model_construct)})
+        spec = spec.model_copy(update={"prompts": PromptSequence(columns, PromptConfig.model_validate)})
     keyed = cross_checks(data, coverage=report is None) + missing_files(data, path.parent)
     if report is not None:
         keyed += report.toml_problems

@@ -5,7 +5,8 @@ one PromptConfig and a few dicts per prompt: at 10^6 prompts those took seconds 
 hold, while a command such as `export` asks only for the ids. What the tournament offers stays as it was:
 
 - `PromptSequence`, the tournament file's `prompts` (a sequence of PromptConfig), builds each prompt when asked for
-  it, with the values and keys the row-by-row merge (elotui.tournament.data_files) gives that prompt;
+  it from the values and keys the row-by-row merge (elotui.tournament.data_files) gives that prompt (validated as
+  that merge's prompts are: ~2 µs a prompt);
 - `ResponseTable`, the tournament's responses ((prompt id, contestant) → text), reads them from the rows, in the
   order the row-by-row merge puts them (the prompts' order, each row's contestants in the row's order).
 """
@@ -30,7 +31,7 @@ class PromptColumns:
     `turn`; `ids` is their id column (ids unique, non-empty, without surrounding blanks). A category given as ""
     is no category, as the row-by-row merge reads it."""
 
-    __slots__ = ("_index", "has_responses", "has_turn", "ids", "rows")
+    __slots__ = ("_categories", "_index", "_turns", "has_responses", "has_turn", "ids", "rows")
 
     def __init__(self, rows: list[Any], ids: list[str], *, has_responses: bool, has_turn: bool) -> None:
         self.rows = rows
@@ -38,6 +39,8 @@ class PromptColumns:
         self.has_responses = has_responses
         self.has_turn = has_turn
         self._index: dict[str, int] | None = None
+        self._categories: dict[str, str] | None = None
+        self._turns: dict[str, int | None] | None = None
 
     def __len__(self) -> int:
         return len(self.rows)
@@ -80,23 +83,27 @@ class PromptColumns:
         return dict(zip(self.ids, self.texts(), strict=True))
 
     def categories_by_id(self) -> dict[str, str]:
-        """prompt id → category, for the prompts that have one."""
-        categories = list(self.categories())
-        return dict(compress(zip(self.ids, categories, strict=True), categories))  # type: ignore[arg-type]
+        """prompt id → category, for the prompts that have one (a copy of one made when first asked for)."""
+        if self._categories is None:
+            categories = list(self.categories())
+            self._categories = dict(compress(zip(self.ids, categories, strict=True), categories))  # type: ignore[arg-type]
+        return dict(self._categories)
 
     def turns_by_id(self) -> dict[str, int | None]:
-        """prompt id → turn (None: the prompt gives none)."""
-        turns = map(attrgetter("turn"), self.rows) if self.has_turn else repeat(None, len(self.rows))
-        return dict(zip(self.ids, turns, strict=True))
+        """prompt id → turn (None: the prompt gives none; a copy of one made when first asked for)."""
+        if self._turns is None:
+            turns = map(attrgetter("turn"), self.rows) if self.has_turn else repeat(None, len(self.rows))
+            self._turns = dict(zip(self.ids, turns, strict=True))
+        return dict(self._turns)
 
 
 class PromptSequence(Sequence[T], Generic[T]):
-    """The prompts as a sequence of prompt objects, each made by `make` (PromptConfig.model_construct) from the
-    columns when asked for, and not kept: iterating it twice makes them twice."""
+    """The prompts as a sequence of prompt objects, each made by `make` (PromptConfig.model_validate) from its
+    values (`PromptColumns.prompt`) when asked for, and not kept: iterating it twice makes them twice."""
 
     __hash__ = None  # type: ignore[assignment]
 
-    def __init__(self, columns: PromptColumns, make: Callable[..., T]) -> None:
+    def __init__(self, columns: PromptColumns, make: Callable[[dict[str, Any]], T]) -> None:
         self.columns = columns
         self._make = make
 
@@ -111,17 +118,17 @@ class PromptSequence(Sequence[T], Generic[T]):
 
     def __getitem__(self, index: int | slice) -> T | list[T]:
         if isinstance(index, slice):
-            return [self._make(**self.columns.prompt(i)) for i in range(len(self))[index]]
+            return [self._make(self.columns.prompt(i)) for i in range(len(self))[index]]
         n = len(self)
         position = index + n if index < 0 else index
         if not 0 <= position < n:
             raise IndexError("prompt index out of range")
-        return self._make(**self.columns.prompt(position))
+        return self._make(self.columns.prompt(position))
 
     def __iter__(self) -> Iterator[T]:
         make, prompt = self._make, self.columns.prompt
         for i in range(len(self)):
-            yield make(**prompt(i))
+            yield make(prompt(i))
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, Sequence) or isinstance(other, str | bytes):
