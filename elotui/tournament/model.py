@@ -268,7 +268,7 @@ class Tournament:
     system_template: str | None = None
     user_template: str | None = None
     data: DataReport | None = None  # what `[data]` files gave (None: everything is inline)
-    _prompt_texts: dict[str, str] | None = field(default=None, repr=False)
+    _prompt_texts: dict[str, str] | None = field(default=None, repr=False, compare=False)
 
     @property
     def _columns(self) -> PromptColumns | None:
