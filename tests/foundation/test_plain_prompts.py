@@ -21,7 +21,7 @@ from elotui.tournament import checks, plain_prompts
 from elotui.tournament.model import PromptConfig, Tournament, load_tournament
 from elotui.tournament.prompt_columns import PromptSequence
 from tests.foundation.test_data_files import _jsonl, _judge, _mt_bench, _mt_toml
-from tests.importers.fixtures import arena_battles
+from tests.importers.fixtures import arena_battles, mt_bench_records, write_jsonl
 
 MODELS = ["a", "b", "c"]
 
@@ -412,3 +412,53 @@ def test_the_column_views_answer_as_a_list_and_a_dict(
     assert dict(responses) == general.responses and list(responses) == list(general.responses)
     prompts[0].responses["a"] = "changed"  # a built prompt's table is its own
     assert loaded.responses[("p0", "a")] == "a on 0"
+
+
+# --- what is read row by row whatever its rows --------------------------------------------------------------------
+
+ROWS_DATA = f'prompts = "q.jsonl"\n{FIELDS}'
+ROW_BY_ROW: dict[str, tuple[str, str]] = {  # (the [data] table and what follows it, the TOML's extra tables)
+    "each turn": (f'prompts = "q.jsonl"\nturn = [1, 2]\n{FIELDS}', ""),
+    "a JSON array": (f'prompts = "q.json"\n{FIELDS}', ""),
+    "inline prompts too": (
+        ROWS_DATA,
+        '[[prompts]]\nid = "inline"\ntext = "hi"\nresponses = { a = "1", b = "2", c = "3" }\n',
+    ),
+    "a responses file too": (f'prompts = "q.jsonl"\nresponses = "r.jsonl"\n{FIELDS}', ""),
+    "references": (f'prompts = "q.jsonl"\nreferences = "ref.jsonl"\n{FIELDS}', ""),
+    "a conversation": (f'prompts = "q.jsonl"\nturn = "conversation"\n{FIELDS}', ""),
+    "a nested field": (f'prompts = "q.jsonl"\n{FIELDS}\ncategory = "meta.category"', ""),
+    "one key for two fields": (f'prompts = "q.jsonl"\n{FIELDS}\nreference_ranking = "text"', ""),
+}
+
+
+FAILING = {
+    "a responses file too": "r.jsonl:1: 1 row(s) for a prompt that is not in the tournament",
+    "one key for two fields": "reference_ranking names undeclared contestant(s) question 0",
+}
+
+
+@pytest.mark.parametrize("case", sorted(ROW_BY_ROW))
+def test_other_sources_are_read_row_by_row_to_the_same(
+    case: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    data, extra = ROW_BY_ROW[case]
+    _lines(tmp_path, GOOD)
+    (tmp_path / "q.json").write_text(json.dumps(GOOD), encoding="utf-8")
+    _jsonl(tmp_path / "r.jsonl", [{"prompt_id": "p9", "contestant": "a", "response": "x"}])
+    _jsonl(tmp_path / "ref.jsonl", [{"prompt_id": "p1", "reference": "4"}])
+    path = _toml(tmp_path, data)
+    path.write_text(path.read_text(encoding="utf-8") + extra, encoding="utf-8")
+    if case in FAILING:
+        assert any(FAILING[case] in d for d in _errors_both_ways(path, monkeypatch))
+        return
+    loaded, general = _both_ways(path, monkeypatch, columns=False)
+    _assert_same(loaded, general)
+
+
+def test_an_mt_bench_import_loads_the_same_both_ways(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Its responses are in a file of their own: read row by row."""
+    source = write_jsonl(tmp_path / "gpt-4_pair.jsonl", mt_bench_records())
+    assert main(["import", "mt-bench", str(source), "-o", str(tmp_path / "t")]) == 0
+    loaded, general = _both_ways(tmp_path / "t" / "tournament.toml", monkeypatch, columns=False)
+    _assert_same(loaded, general)
