@@ -291,6 +291,8 @@ BAD: dict[str, tuple[Any, str]] = {
         b'{"id": "p0", "text": "t"}\n{"id": "p1", "text": "half \\ud83d of it"}\n',
         "{q}:2: a lone surrogate escape (\\ud83d) in a JSON string",
     ),
+    "an empty file": (b"", "data: no prompts (give [data] prompts, [[prompts]], or response rows"),
+    "an empty object": (b"{}\n", "{q}:1: no prompt text (looked for"),
     "a raw line separator": (
         '{"id": "p0", "text": "a\u2028b"}\n'.encode(),
         "{q}:1: not JSON (Unterminated string starting at",
@@ -328,7 +330,9 @@ ODD: dict[str, Any] = {
     "windows line ends": b'{"id": "p0", "text": "t", "responses": {"a": "1", "b": "2", "c": "3"}}\r\n',
     "byte order mark": b'\xef\xbb\xbf{"id": "p0", "text": "t", "responses": {"a": "1", "b": "2", "c": "3"}}\n',
     "paired surrogates": b'{"id": "p0", "text": "\\ud83d\\ude00", "responses": {"a": "1", "b": "2", "c": "3"}}\n',
+    "repeated keys": b'{"id": "x", "text": "t", "id": "p0", "responses": {"b": "1", "a": "2", "c": "3", "b": "4"}}\n',
 }
+TAKEN = {"paired surrogates", "repeated keys"}  # valid rows the column-wise reading takes as they are
 
 
 @pytest.mark.parametrize("case", sorted(ODD))
@@ -343,7 +347,7 @@ def test_an_odd_row_loads_as_row_by_row(case: str, tmp_path: Path, monkeypatch: 
     general = _row_by_row(path, monkeypatch)
     _assert_same(loaded, general)
     # what only the column-wise reading takes as it is: the row-by-row reading's own result, held as columns
-    assert isinstance(loaded.spec.prompts, PromptSequence) is (case == "paired surrogates")
+    assert isinstance(loaded.spec.prompts, PromptSequence) is (case in TAKEN)
     if case == "an unknown contestant":
         assert general.data is not None and any("zzz (1)" in n for n in general.data.notes)
 
@@ -462,3 +466,11 @@ def test_an_mt_bench_import_loads_the_same_both_ways(tmp_path: Path, monkeypatch
     assert main(["import", "mt-bench", str(source), "-o", str(tmp_path / "t")]) == 0
     loaded, general = _both_ways(tmp_path / "t" / "tournament.toml", monkeypatch, columns=False)
     _assert_same(loaded, general)
+
+
+def test_skip_prompt_leaves_out_as_row_by_row(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    _lines(tmp_path, _with(1, responses={"a": "x", "b": " ", "c": "z"}))
+    path = _toml(tmp_path, f'prompts = "q.jsonl"\nmissing = "skip-prompt"\n{FIELDS}')
+    loaded, general = _both_ways(path, monkeypatch, columns=False)
+    _assert_same(loaded, general)
+    assert general.data is not None and general.data.skipped == {"p1": "an empty response from b"}
