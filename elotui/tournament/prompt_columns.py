@@ -31,26 +31,18 @@ class PromptColumns:
     `turn`; `ids` is their id column (ids unique, non-empty, without surrounding blanks). A category given as ""
     is no category, as the row-by-row merge reads it."""
 
-    __slots__ = ("_categories", "_index", "_turns", "has_responses", "has_turn", "ids", "rows")
+    __slots__ = ("_categories", "_turns", "has_responses", "has_turn", "ids", "rows")
 
     def __init__(self, rows: list[Any], ids: list[str], *, has_responses: bool, has_turn: bool) -> None:
         self.rows = rows
         self.ids = ids
         self.has_responses = has_responses
         self.has_turn = has_turn
-        self._index: dict[str, int] | None = None
         self._categories: dict[str, str] | None = None
         self._turns: dict[str, int | None] | None = None
 
     def __len__(self) -> int:
         return len(self.rows)
-
-    @property
-    def index(self) -> dict[str, int]:
-        """prompt id → its position (built when first asked for)."""
-        if self._index is None:
-            self._index = dict(zip(self.ids, range(len(self.ids)), strict=True))
-        return self._index
 
     def texts(self) -> Iterator[str]:
         return map(attrgetter("text"), self.rows)
@@ -67,6 +59,10 @@ class PromptColumns:
 
     def responses_of(self, position: int) -> dict[str, str]:
         return self.rows[position].responses if self.has_responses else _NO_RESPONSES
+
+    def responses_by_id(self) -> dict[str, dict[str, str]]:
+        """prompt id → its responses (the rows' own tables: not to be changed)."""
+        return dict(zip(self.ids, self.responses(), strict=True))
 
     def prompt(self, position: int) -> dict[str, Any]:
         """The prompt at `position` as the row-by-row merge gives it: the same keys (no others), the same values."""
@@ -145,27 +141,38 @@ class ResponseTable(Mapping[tuple[str, str], str]):
     def __init__(self, columns: PromptColumns) -> None:
         self.columns = columns
         self._len: int | None = None
+        self._tables: dict[str, dict[str, str]] | None = (
+            None  # prompt id → its responses (made when first asked)
+        )
 
-    def _table(self, key: object) -> tuple[dict[str, str], str] | None:
-        """The responses of the key's prompt and the key's contestant, or None (no such prompt, no such key)."""
-        if not (isinstance(key, tuple) and len(key) == 2 and isinstance(key[0], str)):
-            return None
-        position = self.columns.index.get(key[0])
-        return None if position is None else (self.columns.responses_of(position), key[1])
+    def _of(self, key: object) -> tuple[dict[str, str], Any]:
+        """(the responses of the key's prompt, the key's contestant); KeyError for a key of no prompt."""
+        if not (isinstance(key, tuple) and len(key) == 2):
+            raise KeyError(key)
+        tables = self._tables
+        if tables is None:
+            tables = self._tables = self.columns.responses_by_id()
+        return tables[key[0]], key[1]
 
     def __getitem__(self, key: tuple[str, str]) -> str:
-        found = self._table(key)
-        if found is None or found[1] not in found[0]:
+        table, contestant = self._of(key)
+        if contestant not in table:
             raise KeyError(key)
-        return found[0][found[1]]
+        return table[contestant]
 
     def get(self, key: tuple[str, str], default: Any = None) -> Any:
-        found = self._table(key)
-        return default if found is None else found[0].get(found[1], default)
+        try:
+            table, contestant = self._of(key)
+        except KeyError:
+            return default
+        return table.get(contestant, default)
 
     def __contains__(self, key: object) -> bool:
-        found = self._table(key)
-        return found is not None and found[1] in found[0]
+        try:
+            table, contestant = self._of(key)
+        except KeyError:
+            return False
+        return contestant in table
 
     def __iter__(self) -> Iterator[tuple[str, str]]:
         columns = self.columns
