@@ -5,7 +5,7 @@ A JSON Lines prompts file whose every row holds only plain fields — a string i
 and, where the tournament file reads them, a table of string responses and a turn number, each under the name the
 row-by-row reading looks at first — is decoded at once into typed rows (msgspec) and checked column-wise: ids
 non-empty, without surrounding blanks and unique; texts not blank. At 10^6 rows that takes about a second, where the
-row-by-row reading took about twenty. A row this reading does not take (another field, a value of another type, a
+row-by-row reading takes about twenty. A row this reading does not take (another field, a value of another type, a
 turn out of range, a line the row-by-row reading would split or decode otherwise) makes it give the whole file up
 (None): the row-by-row reading then reads it and says what is wrong, with file, line and key, as it always did. So
 whatever this reading accepts, the row-by-row reading would have read to the same prompts without a problem.
@@ -29,16 +29,15 @@ _OTHER_LINE_BREAKS = (b"\r", b"\x0b", b"\x0c", b"\x1c", b"\x1d", b"\x1e")
 _OTHER_LINE_BREAKS_UTF8 = ("\x85".encode(), "\u2028".encode(), "\u2029".encode())
 _BOM = b"\xef\xbb\xbf"
 
-Turn = Annotated[
-    int, msgspec.Meta(ge=1, le=100)
-]  # as `[[prompts]] turn` takes it (a bool or 2.0 is no int here)
+# a turn as `[[prompts]] turn` takes it (a bool or 2.0 is no int here)
+Turn = Annotated[int, msgspec.Meta(ge=1, le=100)]
 
-# concept → (the type a plain row gives it, its default: None for a field a row may leave out)
+# concept → (the type a plain row gives it, what a row that leaves it out gives; NODEFAULT: a row must give it)
 _TYPES: dict[str, tuple[Any, Any]] = {
     "prompt_id": (str, msgspec.NODEFAULT),
     "text": (str, msgspec.NODEFAULT),
     "category": (str | None, None),
-    "responses": (dict[str, str], msgspec.NODEFAULT),
+    "responses": (dict[str, str], msgspec.field(default_factory=dict)),
     "turn": (Turn | None, None),
 }
 _ATTRIBUTES = {
@@ -52,12 +51,7 @@ _ATTRIBUTES = {
 
 def _row_type(keys: Mapping[str, str]) -> type[msgspec.Struct]:
     """A row of exactly these fields (concept → the row's key for it); any other key is not a plain row's."""
-    fields = []
-    for concept in keys:
-        kind, default = _TYPES[concept]
-        if concept == "responses":
-            default = msgspec.field(default_factory=dict)
-        fields.append((_ATTRIBUTES[concept], kind, default))
+    fields = [(_ATTRIBUTES[concept], *_TYPES[concept]) for concept in keys]
     fields.sort(key=lambda f: f[2] is not msgspec.NODEFAULT)  # required fields first
     rename = {_ATTRIBUTES[concept]: key for concept, key in keys.items()}
     return msgspec.defstruct("PlainPrompt", fields, rename=rename, forbid_unknown_fields=True, gc=False)

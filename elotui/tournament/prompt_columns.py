@@ -20,9 +20,8 @@ from typing import Any, Generic, TypeVar, overload
 
 T = TypeVar("T")
 
-_NO_RESPONSES: dict[
-    str, str
-] = {}  # what a row answers when the file's rows carry no responses (never written to)
+# what a row answers when the file's rows carry no responses (never written to)
+_NO_RESPONSES: dict[str, str] = {}
 
 
 class PromptColumns:
