@@ -474,3 +474,21 @@ def test_skip_prompt_leaves_out_as_row_by_row(tmp_path: Path, monkeypatch: pytes
     loaded, general = _both_ways(path, monkeypatch, columns=False)
     _assert_same(loaded, general)
     assert general.data is not None and general.data.skipped == {"p1": "an empty response from b"}
+
+
+def test_validate_says_the_same_both_ways(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    rows = [
+        {"id": f"p{i}", "text": f"q {i}", "category": "x", "responses": {"a": "", "b": "y"}} for i in range(9)
+    ]
+    _lines(tmp_path, rows)
+    path = _toml(tmp_path, f'prompts = "q.jsonl"\nallow_empty = true\n{FIELDS}', recorded=True)
+    assert main(["validate", str(path)]) == 0
+    said = capsys.readouterr()
+    with monkeypatch.context() as m:
+        m.setattr(plain_prompts, "read_plain", lambda text, keys: None)
+        m.setenv("ELOTUI_HOME", str(tmp_path / "row-by-row-home"))
+        assert main(["validate", str(path)]) == 0
+    assert capsys.readouterr() == said
+    assert "contestant 'a' has an empty response to p0, p1, p2, p3, p4, … (9 in all)" in said.out + said.err
