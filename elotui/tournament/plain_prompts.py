@@ -21,13 +21,8 @@ from typing import Annotated, Any
 
 import msgspec
 
+from elotui.tournament.data_rows import object_lines
 from elotui.tournament.prompt_columns import PromptColumns
-
-# what the row-by-row reading (elotui.tournament.data_rows) would take as a line break besides "\n" (there it sends the
-# file to the line-by-line decoding, whose lines would not be msgspec's), as UTF-8 bytes
-_OTHER_LINE_BREAKS = (b"\r", b"\x0b", b"\x0c", b"\x1c", b"\x1d", b"\x1e")
-_OTHER_LINE_BREAKS_UTF8 = ("\x85".encode(), "\u2028".encode(), "\u2029".encode())
-_BOM = b"\xef\xbb\xbf"
 
 # a turn as `[[prompts]] turn` takes it (a bool or 2.0 is no int here)
 Turn = Annotated[int, msgspec.Meta(ge=1, le=100)]
@@ -57,32 +52,28 @@ def _row_type(keys: Mapping[str, str]) -> type[msgspec.Struct]:
     return msgspec.defstruct("PlainPrompt", fields, rename=rename, forbid_unknown_fields=True, gc=False)
 
 
-def _same_lines(text: bytes) -> bool:
-    """Whether msgspec's lines are the row-by-row reading's: no BOM, no line break but "\n", valid UTF-8."""
-    if text.startswith(_BOM) or any(b in text for b in _OTHER_LINE_BREAKS):
-        return False
+def _lines(text: bytes) -> int | None:
+    """The lines of a JSON Lines file's bytes where each holds one object alone (elotui.tournament.data_rows
+    .object_lines, as the row-by-row reading decodes it all at once) and the bytes are UTF-8, else None."""
     if text.isascii():
-        return True
-    if any(b in text for b in _OTHER_LINE_BREAKS_UTF8):
-        return False
+        return object_lines(text)
     try:
-        text.decode("utf-8")
+        return object_lines(text.decode("utf-8"))  # a byte-order mark is no "{": None
     except UnicodeDecodeError:
-        return False
-    return True
+        return None
 
 
 def read_plain(text: bytes, keys: Mapping[str, str]) -> PromptColumns | None:
     """The prompts of a JSON Lines file's bytes whose rows are all plain under `keys` (concept → the key it is read
     from: `prompt_id` and `text` required, `category`, `responses`, `turn` where read), or None."""
-    if not text or not _same_lines(text):
+    lines = _lines(text)
+    if lines is None:
         return None
     try:
         rows: list[Any] = msgspec.json.Decoder(_row_type(keys)).decode_lines(text)
     except (msgspec.DecodeError, RecursionError):
         return None
-    lines = text.count(b"\n") + (0 if text.endswith(b"\n") else 1)
-    if not rows or len(rows) != lines:  # a blank line (skipped by msgspec) or two values on one line
+    if len(rows) != lines:
         return None
     ids: list[str] = list(map(attrgetter("id"), rows))
     if not _plain_ids(ids) or not _plain_texts(map(attrgetter("text"), rows)):

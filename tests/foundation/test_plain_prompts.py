@@ -283,6 +283,18 @@ BAD: dict[str, tuple[Any, str]] = {
         b'{"id": "p0", "text": "t"}{"id": "p1", "text": "u"}\n',
         "{q}:1: not JSON (Extra data, column 26)",
     ),
+    "two values on a line, a blank line": (
+        b'{"id": "p0", "text": "t", "responses": {"a": "1", "b": "2", "c": "3"}}{"id": "p1", "text": "u", "responses": {"a": "1", "b": "2", "c": "3"}}\n\n',
+        "{q}:1: not JSON (Extra data, column 71)",
+    ),
+    "two values on a line, a line of blanks": (
+        b'{"id": "p0", "text": "t", "responses": {"a": "1", "b": "2", "c": "3"}}{"id": "p1", "text": "u", "responses": {"a": "1", "b": "2", "c": "3"}}\n \t\n',
+        "{q}:1: not JSON (Extra data, column 71)",
+    ),
+    "a row across lines": (
+        b'{"id": "p0", "text":\n"t", "responses": {"a": "1", "b": "2", "c": "3"}}{"id": "p1", "text": "u", "responses": {"a": "1", "b": "2", "c": "3"}}\n',
+        "{q}:1: not JSON (Expecting value, column 21)",
+    ),
     "not UTF-8": (
         b'{"id": "p0", "text": "t"}\n{"id": "p1", "text": "\xff"}\n',
         "{t}:4: data.prompts: {q}:2: not UTF-8 text (byte 48)",
