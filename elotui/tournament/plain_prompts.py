@@ -55,12 +55,12 @@ def _row_type(keys: Mapping[str, str]) -> type[msgspec.Struct]:
 def _lines(text: bytes) -> int | None:
     """The lines of a JSON Lines file's bytes where each holds one object alone (elotui.tournament.data_rows
     .object_lines, as the row-by-row reading decodes it all at once) and the bytes are UTF-8, else None."""
-    if text.isascii():
-        return object_lines(text)
-    try:
-        return object_lines(text.decode("utf-8"))  # a byte-order mark is no "{": None
-    except UnicodeDecodeError:
-        return None
+    if not text.isascii():
+        try:
+            text.decode("utf-8")
+        except UnicodeDecodeError:
+            return None
+    return object_lines(text)  # a byte-order mark is no "{": None
 
 
 def read_plain(text: bytes, keys: Mapping[str, str]) -> PromptColumns | None:
