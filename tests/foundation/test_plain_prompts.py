@@ -504,3 +504,31 @@ def test_validate_says_the_same_both_ways(
         assert main(["validate", str(path)]) == 0
     assert capsys.readouterr() == said
     assert "contestant 'a' has an empty response to p0, p1, p2, p3, p4, … (9 in all)" in said.out + said.err
+
+
+def _said(args: list[str], capsys: pytest.CaptureFixture[str]) -> str:
+    capsys.readouterr()
+    assert main(args) == 0
+    return "\n".join(line for line in capsys.readouterr().out.splitlines() if "_at" not in line)
+
+
+def test_export_and_diagnose_say_the_same_both_ways(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    log = tmp_path / "battles.jsonl"
+    log.write_text("".join(json.dumps(b) + "\n" for b in arena_battles(300, seed=9)), encoding="utf-8")
+    assert main(["import", "arena", str(log), "-o", str(tmp_path / "t")]) == 0
+    toml = str(tmp_path / "t" / "tournament.toml")
+    (store,) = (Path(os.environ["ELOTUI_HOME"]) / "data" / "stores").glob("*.sqlite")
+    commands = [
+        ["export", toml, "--format", "json", "--style-control"],
+        ["export", toml, "--format", "csv", "--category", "English"],
+        ["diagnose", toml, "--format", "json"],
+    ]
+    loaded = [_said([*c, "--store", str(store)], capsys) for c in commands]
+    with monkeypatch.context() as m:
+        m.setattr(plain_prompts, "read_plain", lambda text, keys: None)
+        m.setenv("ELOTUI_HOME", str(tmp_path / "row-by-row-home"))
+        general = [_said([*c, "--store", str(store)], capsys) for c in commands]
+    assert loaded == general
+    assert all(len(said) > 200 for said in loaded)
