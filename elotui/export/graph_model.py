@@ -216,7 +216,7 @@ def _question_nodes(
     g: Graph, tournament: Tournament, paraphrased: dict[str, str], texts: dict[str, TextRow]
 ) -> None:
     """Originals, then the paraphrases the plan shows (`paraphrased`: text key -> prompt, in plan order)."""
-    categories = {p.id: p.category for p in tournament.spec.prompts}
+    categories = tournament.categories
     for pid in tournament.prompt_ids:
         g.fixed_nodes.append(
             Node(

@@ -47,7 +47,9 @@ def prompt_contexts(tournament: Tournament) -> dict[str, PromptContext]:
     every_conversation = data is not None and data.turn == "conversation"
     comparison = tournament.spec.comparison
     out: dict[str, PromptContext] = {}
-    for p in tournament.spec.prompts:
+    # a prompt has a context only with a reference or earlier turns, unless every prompt is a conversation
+    prompts = tournament.spec.prompts if every_conversation else tournament.prompts_with_context()
+    for p in prompts:
         reference: tuple[str, ...] = ()
         if is_guided(p, comparison):
             reference = (p.reference,) if isinstance(p.reference, str) else tuple(p.reference or ())
@@ -103,13 +105,13 @@ def _exchanges(prompt: PromptConfig) -> list[Exchange]:
 def earlier_exchanges(tournament: Tournament, prompt_id: str) -> list[Exchange]:
     """A conversation's turns before the judged one, in order (the pairs pane and the report show them turn by
     turn); none for a prompt without earlier turns."""
-    prompt = next((p for p in tournament.spec.prompts if p.id == prompt_id), None)
+    prompt = next((p for p in tournament.prompts_with_context() if p.id == prompt_id), None)
     return [] if prompt is None else _exchanges(prompt)
 
 
 def conversations(tournament: Tournament) -> dict[str, list[Exchange]]:
     """prompt id → its earlier turns (`earlier_exchanges`), for the prompts that have some."""
-    return {p.id: _exchanges(p) for p in tournament.spec.prompts if p.earlier_turns}
+    return {p.id: _exchanges(p) for p in tournament.prompts_with_context() if p.earlier_turns}
 
 
 def readable_conversation(tournament: Tournament, prompt_id: str, contestant: str, final: str) -> str:
@@ -128,9 +130,8 @@ def readable_conversation(tournament: Tournament, prompt_id: str, contestant: st
 
 def summary(tournament: Tournament) -> list[str]:
     """What `elotui validate` says about references and conversations (nothing when there are none)."""
-    prompts = tournament.spec.prompts
     comparison = tournament.spec.comparison
-    with_reference = [p for p in prompts if p.reference is not None]
+    with_reference = [p for p in tournament.prompts_with_context() if p.reference is not None]
     guided = [p for p in with_reference if is_guided(p, comparison)]
     out = []
     if with_reference:

@@ -175,11 +175,16 @@ def _build_plan(tournament: Tournament) -> Plan:
                     out.append(Comparison(prompt, first, second, judge, condition, sample))
                     if orders == 2:
                         out.append(Comparison(prompt, second, first, judge, condition, sample))
-    generations = tuple(
-        Generation(p.id, c.id)
-        for p in spec.prompts
-        for c in spec.contestants
-        if c.generator is not None and c.id not in p.responses
-    )
     paraphrases = tuple(tournament.prompt_ids) if "paraphrase" in comparison.conditions else ()
-    return Plan(tuple(out), generations, paraphrases)
+    return Plan(tuple(out), _generations(tournament), paraphrases)
+
+
+def _generations(tournament: Tournament) -> tuple[Generation, ...]:
+    """Every (prompt, contestant with a generator) whose response the tournament does not give, prompt by prompt."""
+    generators = [c.id for c in tournament.spec.contestants if c.generator is not None]
+    if not generators:
+        return ()
+    given = tournament.responses
+    return tuple(
+        Generation(pid, cid) for pid in tournament.prompt_ids for cid in generators if (pid, cid) not in given
+    )

@@ -11,6 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from elotui.tournament.prompt_columns import PromptColumns
 from elotui.tournament.user_files import check_regular
 
 MAX_PLANNED_CALLS = 20_000_000
@@ -24,6 +25,17 @@ def _list(data: Any, key: str) -> list[dict[str, Any]]:
 def _table(data: Any, key: str) -> dict[str, Any]:
     value = data.get(key) if isinstance(data, dict) else None
     return value if isinstance(value, dict) else {}
+
+
+def _prompts(data: dict[str, Any]) -> tuple[list[dict[str, Any]], int]:
+    """The prompts to check one by one, and how many prompts there are. Prompts held column-wise (read from a file
+    of plain rows, elotui.tournament.plain_prompts) were checked as they were read: ids unique, every response's
+    contestant declared, no file reference, no reference ranking, no earlier turns."""
+    prompts = data.get("prompts")
+    if isinstance(prompts, PromptColumns):
+        return [], len(prompts)
+    items = _list(data, "prompts")
+    return items, len(items)
 
 
 def _ids(items: list[dict[str, Any]]) -> list[str | None]:
@@ -137,7 +149,8 @@ def cross_checks(data: dict[str, Any], *, coverage: bool = True) -> list[str]:
     """Every cross-reference problem of a parsed tournament file. `coverage=False`: the data files' loader has
     checked that every contestant answers every prompt (and says it better, with the files' lines)."""
     problems: list[str] = []
-    contestants, prompts, judges = _list(data, "contestants"), _list(data, "prompts"), _list(data, "judges")
+    contestants, judges = _list(data, "contestants"), _list(data, "judges")
+    prompts, n_prompts = _prompts(data)
     _unique("contestants", _ids(contestants), problems)
     _unique("prompts", _ids(prompts), problems)
     _unique("judges", _ids(judges), problems)
@@ -157,7 +170,7 @@ def cross_checks(data: dict[str, Any], *, coverage: bool = True) -> list[str]:
                 _check_qualities(f"judges[{i}].simulation.unguided_qualities", unguided, declared, problems)
     problems += _references(data, declared)
     problems += _screen(data)
-    problems += plan_too_large(len(contestants), len(prompts), len(judges), _table(data, "comparison"))
+    problems += plan_too_large(len(contestants), n_prompts, len(judges), _table(data, "comparison"))
     return problems
 
 
@@ -195,7 +208,7 @@ def _file_refs(data: dict[str, Any]) -> list[tuple[str, Any]]:
     prompts' texts and responses only those given as `{ file = ... }` tables (at 10^6 prompts, a key path made for
     every plain text took seconds)."""
     refs: list[tuple[str, Any]] = []
-    for i, prompt in enumerate(_list(data, "prompts")):
+    for i, prompt in enumerate(_prompts(data)[0]):
         text = prompt.get("text")
         if isinstance(text, dict):
             refs.append((f"prompts[{i}].text.file", text.get("file")))

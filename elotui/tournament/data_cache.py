@@ -20,9 +20,10 @@ from typing import Any
 
 from elotui.errors import UserError
 from elotui.runtime import disk_cache
-from elotui.tournament import data_files, data_rows, data_turns
+from elotui.tournament import data_files, data_rows, data_turns, plain_prompts, prompt_columns
 from elotui.tournament import user_files as files
 from elotui.tournament.data_files import DataReport, data_path, merge_data_files
+from elotui.tournament.prompt_columns import PromptColumns
 
 KIND = "data"
 KEEP_BYTES = 256 << 20  # the merges used last, up to this much (one is kept whatever its size)
@@ -42,6 +43,8 @@ def merged(data: dict[str, Any], base_dir: Path, source: bytes) -> DataReport | 
             data["prompts"] = kept[0]
             return kept[1]
     report = merge_data_files(data, base_dir)
+    if isinstance(data.get("prompts"), PromptColumns):
+        return report
     if name is not None and report is not None and not (report.toml_problems or report.file_problems):
         try:
             body = marshal.dumps((_FORMAT, data["prompts"], dataclasses.astuple(report)))
@@ -56,7 +59,8 @@ def _name(base_dir: Path, source: bytes) -> str | None:
     code cannot be read: then nothing is kept)."""
     try:
         code = b"".join(
-            Path(m.__file__ or "").read_bytes() for m in (data_files, data_rows, data_turns, files)
+            Path(m.__file__ or "").read_bytes()
+            for m in (data_files, data_rows, data_turns, files, plain_prompts, prompt_columns)
         )
     except OSError:
         return None

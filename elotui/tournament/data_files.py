@@ -9,6 +9,10 @@ mapped with `[data.fields]`; `turn` picks a turn of MT-bench's `turns` lists (de
 Coverage is checked here for every prompt: a declared contestant without a (non-empty) response, a row for an
 unknown prompt, the same response given twice with different texts. `missing = "error"` (default) lists them
 as problems; `missing = "skip-prompt"` leaves such prompts out and reports them (`DataReport.skipped`).
+
+A prompts file that is the merge's only source and whose rows are all plain is read column-wise instead
+(elotui.tournament.plain_prompts): `data["prompts"]` is then a PromptColumns (elotui.tournament.prompt_columns), not a
+list of dicts, with the same prompts and the same report. Whatever that reading does not take is read row by row.
 """
 
 from __future__ import annotations
@@ -18,13 +22,15 @@ import hashlib
 from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import Any
 
 from elotui.errors import UserError
-from elotui.tournament import data_turns
-from elotui.tournament.data_rows import Row, found, parse_path, pick, read_rows
-from elotui.tournament.user_files import read_regular_file
+from elotui.tournament import data_turns, plain_prompts
+from elotui.tournament.data_rows import Row, data_format, found, parse_path, pick, read_rows
+from elotui.tournament.prompt_columns import PromptColumns
+from elotui.tournament.user_files import gunzip, read_regular_file
 
 SHOW_FIRST = 5  # ids or lines listed in one message before "…"
 
@@ -193,6 +199,80 @@ class _Loader:
             return None
         self.report.file_problems += raw_problems
         return path, rows
+
+    # --- a prompts file of plain rows, read column-wise -------------------------------------------------------
+
+    def read_plain_prompts(self, relative: str) -> PromptColumns | None:
+        """The prompts file read column-wise (elotui.tournament.plain_prompts), with the report the row-by-row merge
+        would give, where the file is the merge's only source, a JSON Lines file of plain rows, and its prompts
+        need no problem, skip or note but the empty responses' (`allow_empty`); else None, with nothing reported."""
+        keys = self._plain_keys()
+        if keys is None or not self._prompts_file_only():
+            return None
+        path = data_path(self.base, relative)
+        try:
+            if data_format(path) != ".jsonl":
+                return None
+            raw = read_regular_file(path)
+            text = gunzip(path, raw) if path.suffix.lower() == ".gz" else raw
+        except UserError:  # the row-by-row reading says it
+            return None
+        columns = plain_prompts.read_plain(text, keys)
+        if columns is None or not self._plain_coverage(columns):
+            return None
+        self.report.files[relative] = hashlib.sha256(raw).hexdigest()
+        return columns
+
+    def _prompts_file_only(self) -> bool:
+        """No source of prompts or responses but `[data] prompts`, and one turn of each prompt."""
+        own = any(
+            isinstance(c.get("responses"), str) and isinstance(c.get("id"), str) for c in self.contestants
+        )
+        others = (self.cfg.get(key) for key in ("responses", "references"))
+        return not (self.prompts or own or any(isinstance(o, str) for o in others) or self.conversation)
+
+    def _plain_keys(self) -> dict[str, str] | None:
+        """concept → the row key it is read from first, for the concepts a prompts row gives; None where one of them
+        is read from a nested path, or a key could be read for two concepts (then the row-by-row reading's order of
+        fallbacks matters), or `[data.fields]` has a problem."""
+        if self.report.toml_problems:
+            return None
+        f = self.fields
+        read = {
+            "prompt_id": f.prompt_file_ids,
+            **{n: f.paths[n] for n in ("text", "category", "responses", "turn")},
+        }
+        keys: dict[str, str] = {}
+        elsewhere = {p[0] for p in f.paths["reference_ranking"]}
+        for name, paths in read.items():
+            if not paths:
+                continue
+            first = paths[0]
+            if len(first) != 1 or not isinstance(first[0], str):
+                return None
+            keys[name] = first[0]
+            elsewhere.update(p[0] for p in paths[1:])
+        chosen = set(keys.values())
+        return keys if len(chosen) == len(keys) and not chosen & elsewhere else None
+
+    def _plain_coverage(self, columns: PromptColumns) -> bool:
+        """Whether the prompts' responses need no problem, skip or note but the empty responses' (which it notes):
+        every contestant in them declared, every expected one answering (unless `pairs = "recorded"`), an empty
+        response only where `allow_empty`."""
+        given, blank = plain_prompts.contestants(columns)
+        if not set(given) <= self.known:
+            return False
+        expected = [c for c in self.declared if c not in self.generated]
+        if not self.recorded and any(given[cid] != len(columns) for cid in expected):
+            return False
+        empty = plain_prompts.blank_responses(columns, blank, expected, SHOW_FIRST)
+        if empty and not self.allow_empty:
+            return False
+        for cid, ids, total in empty:
+            self._note_empty(cid, ids, total)
+        return True
+
+    # --- row by row ----------------------------------------------------------------------------------------
 
     def load_prompts(self, relative: str) -> None:
         got = self._rows("data.prompts", relative)
@@ -400,12 +480,8 @@ class _Loader:
     def coverage(self) -> None:
         missing, empty, incomplete = self._gaps()
         if self.allow_empty:
-            # an import's recorded verdicts are replayed, never judged anew: its texts are for reading only
-            how = "the source gave no text; its recorded verdicts stand" if self.recorded else "judged as is"
             for cid, ids in empty.items():
-                self.report.notes.append(
-                    f"contestant '{cid}' has an empty response to {listing(ids)} ({how})"
-                )
+                self._note_empty(cid, ids, len(ids))
             empty = {}
         if not self.skip:
             n = len(self.prompts)
@@ -429,6 +505,12 @@ class _Loader:
                 f'([data] missing = "skip-prompt"): {listing(incomplete)}'
             )
 
+    def _note_empty(self, cid: str, ids: list[str], total: int) -> None:
+        """`[data] allow_empty`: contestant `cid` has an empty response to `total` prompts, the first of them `ids`."""
+        # an import's recorded verdicts are replayed, never judged anew: its texts are for reading only
+        how = "the source gave no text; its recorded verdicts stand" if self.recorded else "judged as is"
+        self.report.notes.append(f"contestant '{cid}' has an empty response to {listing(ids, total)} ({how})")
+
     def _coverage_problem(self, cid: str, message: str) -> None:
         index = self.declared.index(cid)
         own = self.contestants[index].get("responses") if index < len(self.contestants) else None
@@ -449,15 +531,24 @@ def uses_data_files(data: dict[str, Any]) -> bool:
     )
 
 
-def merge_data_files(data: dict[str, Any], base_dir: Path) -> DataReport | None:
+def merge_data_files(data: dict[str, Any], base_dir: Path, *, columns: bool = True) -> DataReport | None:
     """Load the data files a parsed tournament file names and merge their prompts and responses into
-    `data["prompts"]` (in place). None when the file names no data files (inline only: nothing to do)."""
+    `data["prompts"]` (in place). None when the file names no data files (inline only: nothing to do).
+    `columns`: a prompts file of plain rows may be read column-wise (`data["prompts"]` a PromptColumns)."""
     if not uses_data_files(data):
         return None
     if isinstance(data.get("data"), dict) and isinstance(data["data"].get("turn"), list):
-        return data_turns.merge_each_turn(data, base_dir, merge_data_files, DataReport)  # type: ignore[arg-type]
+        each = partial(merge_data_files, columns=False)  # each turn's prompts are renamed, as dicts
+        return data_turns.merge_each_turn(data, base_dir, each, DataReport)  # type: ignore[arg-type]
     loader = _Loader(data, base_dir)
     prompts_file = loader.cfg.get("prompts")
+    if (
+        columns
+        and isinstance(prompts_file, str)
+        and (plain := loader.read_plain_prompts(prompts_file)) is not None
+    ):
+        data["prompts"] = plain
+        return loader.report
     if isinstance(prompts_file, str):
         loader.load_prompts(prompts_file)
     loader.derive = not loader.prompts

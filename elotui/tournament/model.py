@@ -10,6 +10,7 @@ import hashlib
 import os
 import re
 import tomllib
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
@@ -17,8 +18,10 @@ from typing import Any, Literal
 from pydantic import (
     ConfigDict,
     Field,
+    SerializerFunctionWrapHandler,
     ValidationError,
     ValidationInfo,
+    field_serializer,
     field_validator,
     model_validator,
 )
@@ -29,6 +32,7 @@ from elotui.tournament.checks import cross_checks, missing_files
 from elotui.tournament.data_cache import merged as merged_data_files
 from elotui.tournament.data_files import DataReport
 from elotui.tournament.errors import format_validation_errors, locate, toml_syntax_error
+from elotui.tournament.prompt_columns import PromptColumns, PromptSequence, ResponseTable
 from elotui.tournament.sections import (
     BaselinePairs,
     BatchOptions,
@@ -214,6 +218,7 @@ class ComparisonConfig(_Strict):
 class TournamentFile(_Strict):
     tournament: TournamentMeta
     contestants: list[ContestantConfig] = Field(min_length=2)
+    # a list, or the prompts of a file of plain rows held column-wise (PromptSequence: each built when asked for)
     prompts: list[PromptConfig] = Field(min_length=1)
     judges: list[JudgeConfig] = Field(min_length=1)
     comparison: ComparisonConfig = Field(default_factory=ComparisonConfig)
@@ -221,6 +226,11 @@ class TournamentFile(_Strict):
     judge_prompt: JudgePromptConfig = Field(default_factory=JudgePromptConfig)
     reference: ReferenceConfig | None = None
     data: DataConfig | None = None
+
+    @field_serializer("prompts", mode="wrap")
+    def _prompts_listed(self, prompts: Any, handler: SerializerFunctionWrapHandler) -> Any:
+        """Dumped as a list, whichever sequence holds them."""
+        return handler(prompts if isinstance(prompts, list) else list(prompts))
 
     @model_validator(mode="after")
     def _anchor_declared(self) -> TournamentFile:
@@ -247,16 +257,31 @@ class TournamentFile(_Strict):
 
 @dataclass
 class Tournament:
-    """A validated tournament with every file reference resolved to text."""
+    """A validated tournament with every file reference resolved to text. The prompts of a file of plain rows are
+    held column-wise (elotui.tournament.prompt_columns): `spec.prompts` builds each PromptConfig when asked for it,
+    `responses` reads the rows, `prompt_texts` is made when first asked for."""
 
     spec: TournamentFile
     path: Path
     content_hash: str
-    prompt_texts: dict[str, str] = field(default_factory=dict)
-    responses: dict[tuple[str, str], str] = field(default_factory=dict)
+    responses: Mapping[tuple[str, str], str] = field(default_factory=dict)
     system_template: str | None = None
     user_template: str | None = None
     data: DataReport | None = None  # what `[data]` files gave (None: everything is inline)
+    _prompt_texts: dict[str, str] | None = field(default=None, repr=False, compare=False)
+
+    @property
+    def _columns(self) -> PromptColumns | None:
+        prompts = self.spec.prompts
+        return prompts.columns if isinstance(prompts, PromptSequence) else None
+
+    @property
+    def prompt_texts(self) -> dict[str, str]:
+        """prompt id → its text (a `{ file = ... }` text read)."""
+        if self._prompt_texts is None:
+            columns = self._columns
+            self._prompt_texts = columns.prompt_texts() if columns is not None else {}
+        return self._prompt_texts
 
     @property
     def name(self) -> str:
@@ -277,7 +302,8 @@ class Tournament:
 
     @property
     def prompt_ids(self) -> list[str]:
-        return [p.id for p in self.spec.prompts]
+        columns = self._columns
+        return list(columns.ids) if columns is not None else [p.id for p in self.spec.prompts]
 
     @property
     def judge_ids(self) -> list[str]:
@@ -306,7 +332,26 @@ class Tournament:
     @property
     def categories(self) -> dict[str, str]:
         """prompt id → category, for the prompts that have one."""
+        columns = self._columns
+        if columns is not None:
+            return columns.categories_by_id()
         return {p.id: p.category for p in self.spec.prompts if p.category is not None}
+
+    @property
+    def prompt_turns(self) -> dict[str, int | None]:
+        """prompt id → its turn (`[data] turn = [1, 2]`, an MT-bench import's `turn`; None: the prompt gives none)."""
+        columns = self._columns
+        return columns.turns_by_id() if columns is not None else {p.id: p.turn for p in self.spec.prompts}
+
+    def prompts_with_context(self) -> list[PromptConfig]:
+        """The prompts that carry more than an id, a text, a category, responses and a turn — a reference answer, a
+        reference ranking or earlier turns — in order. Those held column-wise carry none of these (a plain row
+        gives none), so none of them is built here."""
+        if self._columns is not None:
+            return []
+        return [
+            p for p in self.spec.prompts if p.reference is not None or p.reference_ranking or p.earlier_turns
+        ]
 
     @property
     def baseline(self) -> str | None:
@@ -398,11 +443,16 @@ def _load_tournament(path: Path) -> Tournament:
     report = merged_data_files(data, path.parent, raw_bytes)
     spec: TournamentFile | None = None
     schema: list[str] = []
+    columns = data.get("prompts")
+    columns = columns if isinstance(columns, PromptColumns) else None
+    # held column-wise, the prompts passed every check a PromptConfig makes as they were read: one stands for all
+    checked = data if columns is None else {**data, "prompts": [columns.prompt(0)]}
     try:
-        context = {"coverage_checked": report is not None}
-        spec = TournamentFile.model_validate(data, context=context)
+        spec = TournamentFile.model_validate(checked)
     except ValidationError as exc:
-        schema = format_validation_errors(exc, text, data, TournamentFile, path)
+        schema = format_validation_errors(exc, text, checked, TournamentFile, path)
+    if spec is not None and columns is not None:
+        spec = spec.model_copy(update={"prompts": PromptSequence(columns, PromptConfig.model_validate)})
     keyed = cross_checks(data, coverage=report is None) + missing_files(data, path.parent)
     if report is not None:
         keyed += report.toml_problems
@@ -452,14 +502,20 @@ def _resolve_texts(t: Tournament, source: str) -> None:
     """The prompts' texts and responses, a `{ file = ... }` one read (a plain text taken as it is, without a call
     or a key path made for it: 3 * 10^6 of them at 10^6 prompts)."""
     problems: list[str] = []
-    prompt_texts, responses = t.prompt_texts, t.responses
-    for i, prompt in enumerate(t.spec.prompts):
+    columns = t._columns
+    if columns is not None:  # plain rows: every text and response is a string
+        t.responses = ResponseTable(columns)
+    prompt_texts: dict[str, str] = {}
+    responses: dict[tuple[str, str], str] = {}
+    for i, prompt in enumerate(t.spec.prompts if columns is None else ()):
         pid, text = prompt.id, prompt.text
         prompt_texts[pid] = text if type(text) is str else _text(t, text, f"prompts[{i}].text", problems)
         for cid, value in prompt.responses.items():
             responses[(pid, cid)] = (
                 value if type(value) is str else _text(t, value, f"prompts[{i}].responses.{cid}", problems)
             )
+    if columns is None:
+        t._prompt_texts, t.responses = prompt_texts, responses
     comparison = t.spec.comparison
     if comparison.system_template is not None:
         t.system_template = _text(t, comparison.system_template, "comparison.system_template", problems)

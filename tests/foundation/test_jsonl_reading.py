@@ -1,6 +1,7 @@
 """JSON Lines data files are decoded all at once (msgspec) where that reads exactly what the line-by-line reading
 reads: the same rows on the same line numbers, and every text it does not take (blank lines, other line breaks,
-NaN, lone surrogates, two values on a line, broken lines, huge integers) read line by line with the same result."""
+NaN, lone surrogates, two values on a line, a value across lines, broken lines, huge integers) read line by line
+with the same result."""
 
 from __future__ import annotations
 
@@ -37,6 +38,9 @@ ODD = {
     "huge integer": '\n{"a": 123456789012345678901234567890}\n',
     "line separator": '\n{"a": "x\u2028y"}\n',
     "duplicate keys": '\n{"a": 1, "a": 2}\n',
+    "a value across lines": '\n{"a":\n1}{"b": 2}\n',  # as many values as lines, but not one a line
+    "leading blanks": '\n  {"a": 1}\n',
+    "an array": "\n[1, 2]\n",
 }
 
 
