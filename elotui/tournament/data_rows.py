@@ -145,7 +145,11 @@ def _all_lines(text: str) -> list[Any] | None:
 
 
 def _jsonl_lines(text: str) -> Parsed:
-    for number, line in enumerate(text.splitlines(), start=1):
+    """Each line's value: lines end at "\n" alone (a "\r" before it is dropped), as JSON Lines say and editors
+    number them; a U+2028 or a NEL is text inside a JSON string, not a line break (`str.splitlines` split a
+    model name holding one, and the file elotui itself wrote was read as broken)."""
+    for number, line in enumerate(text.split("\n"), start=1):
+        line = line.removesuffix("\r")
         if not line.strip():
             continue
         try:

@@ -596,3 +596,22 @@ def test_a_gzipped_log_and_a_byte_order_mark_read_as_the_plain_file(tmp_path: Pa
         out = tmp_path / f"out-{name}"
         assert main(["import", "arena", str(tmp_path / name), "-o", str(out)]) == 0, name
         assert (out / "verdicts.jsonl").read_bytes() == want, name
+
+
+def test_a_model_name_holding_a_line_separator_imports_and_exports(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """U+2028 and NEL are JSON text (msgspec writes them as they are): the files the import writes read back."""
+    battles = [
+        {"question_id": f"q{i}", "model_a": "gpt\u2028x" if i % 2 else "m\u0085y", "model_b": "m3",
+         "winner": "model_a" if i % 3 else "model_b"}
+        for i in range(12)
+    ]  # fmt: skip
+    log = tmp_path / "log.jsonl"
+    log.write_text("".join(json.dumps(b, ensure_ascii=False) + "\n" for b in battles), encoding="utf-8")
+    out = tmp_path / "t"
+    assert main(["import", "arena", str(log), "-o", str(out)]) == 0
+    capsys.readouterr()
+    assert main(["export", str(out / "tournament.toml"), "--format", "json"]) == 0
+    rows = json.loads(capsys.readouterr().out)["rows"]
+    assert {r["contestant"] for r in rows} == {"gpt\u2028x", "m\u0085y", "m3"}
