@@ -194,14 +194,10 @@ def import_files(paths: list[Path], *, skip_bad: bool) -> BattleColumns:
         )
         metadata = battle.get("conv_metadata")
         sides: list[tuple[int, ...] | None] = [None, None]
-        try:
-            if isinstance(metadata, dict):
-                for k, side in enumerate("ab"):
-                    sides[k] = tuple(_count(metadata, key.format(side)) for key in STYLE_KEYS.values())
-        finally:  # a count that is not one: the battle stays, with the side before it (the records' reading did so)
-            cols.add(
-                qid, a, b, winner, _look(battle.get("turn"), battle.get("language")), (sides[0], sides[1])
-            )
+        if isinstance(metadata, dict):  # a count that is not one skips the battle whole (`--skip-bad`)
+            for k, side in enumerate("ab"):
+                sides[k] = tuple(_count(metadata, key.format(side)) for key in STYLE_KEYS.values())
+        cols.add(qid, a, b, winner, _look(battle.get("turn"), battle.get("language")), (sides[0], sides[1]))
         _seen(seen, [winner])
 
     kinds = _Kinds()

@@ -153,16 +153,18 @@ def import_files(paths: list[Path], *, skip_bad: bool) -> Imported:
             if battle.get("question_id") not in (None, "")
             else f"battle-{imp.report.read}"
         )
+        metadata = battle.get("conv_metadata")
+        sides = {}  # a count that is not one skips the battle whole (`--skip-bad`), before anything is kept
+        if isinstance(metadata, dict):
+            for side, model in (("a", a), ("b", b)):
+                sides[model] = {name: _count(metadata, key.format(side)) for name, key in STYLE_KEYS.items()}
         if qid not in imp.prompts:
             imp.prompts[qid] = _prompt(qid, battle)
         imp.verdict(qid, a, b, JUDGE, winner, None)
         imp.respond(qid, a, None)
         imp.respond(qid, b, None)
-        metadata = battle.get("conv_metadata")
-        if isinstance(metadata, dict):
-            for side, model in (("a", a), ("b", b)):
-                counts = {name: _count(metadata, key.format(side)) for name, key in STYLE_KEYS.items()}
-                imp.style.setdefault((qid, model), counts)
+        for model, counts in sides.items():
+            imp.style.setdefault((qid, model), counts)
         seen[winner] = seen.get(winner, 0) + 1
 
     read_each(imported, paths, one, skip_bad=skip_bad, typed=Typed(msgspec.json.Decoder(_Battle), fast))

@@ -615,3 +615,22 @@ def test_a_model_name_holding_a_line_separator_imports_and_exports(
     assert main(["export", str(out / "tournament.toml"), "--format", "json"]) == 0
     rows = json.loads(capsys.readouterr().out)["rows"]
     assert {r["contestant"] for r in rows} == {"gpt\u2028x", "m\u0085y", "m3"}
+
+
+def test_skip_bad_leaves_a_battle_with_a_bad_count_out_whole(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    battles = list(arena_battles(n=20, seed=3))
+    battles[4]["conv_metadata"]["list_count_b"] = "many"  # side b's count: side a's was read before it
+    log = tmp_path / "log.jsonl"
+    write_jsonl(log, battles)
+    out = tmp_path / "t"
+    assert main(["import", "arena", str(log), "-o", str(out), "--skip-bad"]) == 0
+    report = capsys.readouterr().err
+    assert "skipped 1: malformed: conv_metadata.list_count_b" in report and f"{log}:5" in report
+    verdicts = list(read_log(out / "verdicts.jsonl"))
+    assert len(verdicts) == 19 and battles[4]["question_id"] not in {v["prompt"] for v in verdicts}
+    style = [json.loads(line) for line in (out / "style.jsonl").read_text(encoding="utf-8").splitlines()]
+    assert battles[4]["question_id"] not in {s["prompt"] for s in style} and len(style) == 38
+    tally = re.search(r"each battle: [^(]*\(([^)]*)\)", report)
+    assert tally and sum(int(n) for n in re.findall(r"(\d+) (?:first|second|tie)", tally.group(1))) == 19
