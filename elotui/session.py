@@ -117,11 +117,8 @@ class TournamentSession:
 
     def empty_table(self) -> VerdictTable:
         t = self.tournament
-        return VerdictTable(
-            contestants=t.contestant_ids,
-            prompts=t.prompt_ids,
-            judges=t.judge_ids,
-            conditions=list(t.spec.comparison.conditions),
+        return VerdictTable.of_distinct(  # the ids are checked distinct when the tournament is read
+            t.contestant_ids, t.prompt_ids, t.judge_ids, list(dict.fromkeys(t.spec.comparison.conditions))
         )
 
     def plan_table(
