@@ -71,6 +71,31 @@ class StyleLookup:
         return cls(keys, counts[known][first].reshape(-1, 4), len(contestants), source)
 
     @classmethod
+    def from_codes(
+        cls,
+        prompt: NDArray[np.int64],
+        contestant: NDArray[np.int64],
+        counts: NDArray[np.float64],
+        n_prompts: int,
+        n_contestants: int,
+        source: str,
+    ) -> StyleLookup:
+        """From the rows as codes (each a declared prompt's and contestant's), as `from_columns` keeps them: of rows
+        naming the same response the first."""
+        keys = prompt * n_contestants + contestant
+        size = n_prompts * n_contestants
+        if size <= 4 * len(keys) + 1024 and (len(keys) == 0 or int(np.bincount(keys).max()) == 1):
+            # each response named once (the importer's files): sorted by marking, not by a sort
+            row_of = np.full(size, -1, dtype=np.int64)
+            row_of[keys] = np.arange(len(keys))
+            present = np.flatnonzero(row_of >= 0)
+            return cls(
+                present.astype(np.int64), counts[row_of[present]].reshape(-1, 4), n_contestants, source
+            )
+        unique, first = np.unique(keys, return_index=True)
+        return cls(unique, counts[first].reshape(-1, 4), n_contestants, source)
+
+    @classmethod
     def from_texts(
         cls, responses: Mapping[tuple[str, str], str], prompts: list[str], contestants: list[str]
     ) -> StyleLookup:
@@ -157,11 +182,27 @@ def style_lookup(tournament: Any) -> StyleLookup:
         return StyleLookup.from_texts(tournament.responses, prompts, contestants)
     path = tournament.resolve(data.style)
     source = f"{path.name} (conv_metadata counts)"
+    coded = _importer_rows(path, prompts, contestants)
+    if coded is not None:
+        return StyleLookup.from_codes(*coded, len(prompts), len(contestants), source)
     with collector_off():  # 2 * 10^6 rows without cycles (elotui.runtime.heap)
         typed = _typed_rows(path)
     if typed is not None:
         return StyleLookup.from_columns(*typed, prompts, contestants, source)
     return StyleLookup.build(_read_style(path), prompts, contestants, source)
+
+
+def _importer_rows(
+    path: Any, prompts: list[str], contestants: list[str]
+) -> tuple[NDArray[np.int64], NDArray[np.int64], NDArray[np.float64]] | None:
+    """The rows of a style file in `elotui import arena`'s layout, read column-wise (elotui.rating.style_file);
+    None for any other file."""
+    from elotui.rating.style_file import importer_rows
+    from elotui.tournament.user_files import read_regular_file
+
+    if not str(path).endswith(".jsonl"):
+        return None
+    return importer_rows(read_regular_file(path), prompts, contestants)
 
 
 def _typed_rows(path: Any) -> tuple[list[str], list[str], NDArray[np.float64]] | None:
