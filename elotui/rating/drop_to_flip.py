@@ -29,6 +29,7 @@ import itertools
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 from numpy.typing import NDArray
@@ -98,6 +99,34 @@ class Searched:
             self._kinds = (keys, kinds, counts)
         return self._kinds
 
+    @cached_property
+    def cells(self) -> Cells | None:
+        """The games by cell (`Cells`), where every score is a half (`exact_win_counts`) and the cells are few
+        enough to sort games by (their ranks fit 16 bits); None otherwise."""
+        g, n = self.g, self.g.n_contestants
+        if 3 * n * n > _MAX_CELLS or not exact_win_counts(g):
+            return None
+        cell = g.a.astype(np.intp) * n
+        cell += g.b
+        cell *= 3
+        cell += (2.0 * g.score_a).astype(np.intp)
+        every = np.arange(3 * n * n)
+        return Cells(cell, every // 3 // n, every // 3 % n, (every % 3) / 2.0)
+
+
+_MAX_CELLS = 1 << 16
+
+
+@dataclass(frozen=True)
+class Cells:
+    """Each game's cell: its pair (a, b) and its score (0, 1/2, 1), as (a * n + b) * 3 + 2 * score; and each cell's
+    a, b and score. Two games of one cell are the same to a Bradley–Terry fit and to the first-order guide."""
+
+    of_game: NDArray[np.intp]
+    a: NDArray[np.intp]
+    b: NDArray[np.intp]
+    score: NDArray[np.float64]
+
 
 def by_selection(g: Games, rate: Rate) -> Refit:
     """A refit by `rate` on the games kept (`Games.select`): any method."""
@@ -121,17 +150,30 @@ def exact_win_counts(g: Games) -> bool:
 def by_win_counts(searched: Searched, prior: float = DEFAULT_PRIOR, mean: float = 1000.0) -> Refit:
     """Bradley–Terry's point refit (`bt.point_ratings`, as `bradley_terry` without a bootstrap) from the win
     matrix of the games kept, made as the whole matrix less the dropped games' (the same matrix, bit for bit, where
-    `exact_win_counts`): no pass over every game a refit."""
-    g = searched.g
+    `exact_win_counts`: sums of halves in any order): no pass over every game a refit."""
+    g, n = searched.g, searched.g.n_contestants
+    cells = searched.cells
 
     def refit(dropped: NDArray[np.intp]) -> NDArray[np.float64]:
         wins = searched.wins
-        if len(dropped):
-            gone = Games(g.a[dropped], g.b[dropped], g.score_a[dropped], g.n_contestants, {})
+        if len(dropped) and cells is not None:  # the dropped games counted by cell, then the cells summed
+            many = np.bincount(cells.of_game[dropped], minlength=len(cells.a)).astype(np.float64)
+            gone = Games(cells.a, cells.b, cells.score, n, {})
+            wins = wins - _weighted_wins(gone, many)
+        elif len(dropped):
+            gone = Games(g.a[dropped], g.b[dropped], g.score_a[dropped], n, {})
             wins = wins - win_matrix(gone)
         return point_ratings(wins, prior, mean)
 
     return refit
+
+
+def _weighted_wins(g: Games, many: NDArray[np.float64]) -> NDArray[np.float64]:
+    """`win_matrix` of the games each repeated `many` times (counts times halves: exact)."""
+    n = g.n_contestants
+    flat = np.bincount(g.a.astype(np.int64) * n + g.b, weights=many * g.score_a, minlength=n * n)
+    flat += np.bincount(g.b.astype(np.int64) * n + g.a, weights=many * (1.0 - g.score_a), minlength=n * n)
+    return flat.reshape(n, n)  # type: ignore[no-any-return]
 
 
 def fewest_to_flip(g: Games, upper: int, lower: int, rate: Rate, refits: int | None = None) -> Flip:
@@ -184,6 +226,14 @@ def _guided_plan(searched: Searched, upper: int, lower: int) -> NDArray[np.intp]
     direction = np.zeros(n)
     direction[upper], direction[lower] = 1.0, -1.0
     v = np.linalg.lstsq(hessian, direction, rcond=None)[0]
+    cells = searched.cells
+    if (
+        cells is not None
+    ):  # a game's change is its cell's: the cells' changes ranked, the games sorted by rank
+        change = (v[cells.a] - v[cells.b]) * (cells.score - p[cells.a, cells.b])
+        narrowing = np.flatnonzero((change < 0)[cells.of_game])
+        rank = np.unique(change, return_inverse=True)[1].astype(np.uint16)
+        return narrowing[np.argsort(rank[cells.of_game[narrowing]], kind="stable")]
     a, b = g.a.astype(np.intp), g.b.astype(np.intp)
     change = (v[a] - v[b]) * (g.score_a - p[a, b])  # the gap's first-order change when the game is dropped
     narrowing = np.flatnonzero(change < 0)

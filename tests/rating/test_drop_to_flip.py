@@ -172,3 +172,18 @@ def test_a_board_refits_from_counts_only_where_that_is_the_same_fit() -> None:
     assert _point_refit(Searched(g), "elo", plain).__qualname__.startswith("by_selection")
     judged = plain.replace(position_effect=True)
     assert _point_refit(Searched(g), "bt", judged).__qualname__.startswith(by_selection.__name__)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_the_guide_ranks_games_by_cell_in_the_order_of_their_own_changes(seed: int) -> None:
+    """The influence guide computed once per cell (pair and score) lists the games exactly as computing each
+    game's change and sorting them (stable) does."""
+    from elotui.rating.drop_to_flip import Searched, _guided_plan
+
+    g = _random_games(seed, "none")
+    by_cell, by_game = Searched(g), Searched(g)
+    assert by_cell.cells is not None
+    by_game.__dict__["cells"] = None  # the per-game computation
+    for upper, lower in itertools.permutations(range(g.n_contestants), 2):
+        plan = _guided_plan(by_cell, upper, lower)
+        assert np.array_equal(plan, _guided_plan(by_game, upper, lower))
