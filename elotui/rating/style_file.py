@@ -52,9 +52,8 @@ _REACH = (
 )
 
 Codes = NDArray[np.int64]
-Words = NDArray[
-    np.uint64
-]  # (rows, k): a string's bytes, 8 a word (little-endian: the first byte lowest), 0-padded
+# (rows, k): a string's bytes, 8 a word (little-endian: the first byte lowest), zero-padded
+Words = NDArray[np.uint64]
 
 
 def importer_rows(
@@ -70,21 +69,33 @@ def importer_rows(
     if declared_prompts is None or declared_contestants is None:
         return None
     text = _Bytes(raw)
-    parts = []
+    contestant_codes = _Codes(declared_contestants)
+    if not contestant_codes.distinct:
+        return None
+    parts, heads, last = [], [], np.zeros((1, declared_prompts.shape[1]), dtype="<u8")
     start = 0
     while start < len(raw):
         end = raw.find(b"\n", min(start + _CHUNK, len(raw) - 1)) + 1  # whole rows
         part = _rows(text, start, end, prompt_width, contestant_width)
         if part is None:
             return None
-        parts.append(part)
+        row_prompts, row_contestants, counts = part
+        codes = contestant_codes.of(row_contestants)
+        if codes is None:
+            return None
+        new = np.not_equal(row_prompts, np.concatenate([last, row_prompts[:-1]])).any(axis=1)
+        new[0] |= start == 0
+        heads.append(row_prompts[new])
+        parts.append((new, codes, counts))
+        last = row_prompts[-1:]
         start = end
-    row_prompts, row_contestants, counts = (np.concatenate(column) for column in zip(*parts, strict=True))
-    prompt_codes = _in_runs(row_prompts, declared_prompts)
-    contestant_codes = _codes(row_contestants, declared_contestants)
-    if prompt_codes is None or contestant_codes is None:
+    starts, contestants_of, counts = (np.concatenate(column) for column in zip(*parts, strict=True))
+    # the rows name the declared prompts in their order, each prompt's rows together
+    if int(np.count_nonzero(starts)) != len(declared_prompts):
         return None
-    return prompt_codes, contestant_codes, counts
+    if not np.array_equal(np.concatenate(heads), declared_prompts):
+        return None
+    return np.cumsum(starts, dtype=np.int64) - 1, contestants_of, counts
 
 
 def _rows(
@@ -131,6 +142,8 @@ def _number(text: _Bytes, at: Codes, lengths: Codes) -> NDArray[np.float64] | No
     if int(lengths.min()) < 1 or int(lengths.max()) > MAX_DIGITS:
         return None
     width = int(lengths.max())
+    if width <= 8:
+        return _eight_digits(text.word(at), lengths)
     words = np.empty((len(at), -(-width // 8)), dtype="<u8")
     for c in range(words.shape[1]):
         words[:, c] = text.word(at + 8 * c)
@@ -142,6 +155,32 @@ def _number(text: _Bytes, at: Codes, lengths: Codes) -> NDArray[np.float64] | No
     for j in range(width):  # Horner's rule over the digits' places (a few)
         value = np.where(inside[:, j], value * 10 + digits[:, j], value)
     return value.astype(np.float64)
+
+
+_U = np.uint64
+_ASCII_ZEROS = _U(0x3030303030303030)
+
+
+def _eight_digits(word: Words, lengths: Codes) -> NDArray[np.float64] | None:
+    """The integers of 1 to 8 digits at the start of each word (SWAR, as simdjson parses eight digits): the bytes
+    past each length become '0's in front of the number; None where a byte is not a digit or a number has a leading
+    zero."""
+    shift = (_U(8) * (_U(8) - lengths.astype(np.uint64))).astype(np.uint64)  # bits of padding
+    kept = np.where(lengths >= 8, ~_U(0), (_U(1) << (_U(8) * lengths.astype(np.uint64))) - _U(1))
+    digits = word & kept
+    padded = (digits << shift) | np.where(lengths >= 8, _U(0), _ASCII_ZEROS >> (_U(64) - shift))
+    high = _U(0xF0F0F0F0F0F0F0F0)
+    if not (
+        (padded & high) | (((padded + _U(0x0606060606060606)) & high) >> _U(4)) == _U(0x3333333333333333)
+    ).all():
+        return None  # a byte that is not a digit
+    if ((digits & _U(0xFF)) == _U(0x30))[lengths > 1].any():  # a leading zero is not JSON
+        return None
+    v = padded - _ASCII_ZEROS
+    v = v * _U(10) + (v >> _U(8))
+    low = _U(0x000000FF000000FF)
+    v = ((v & low) * _U(100 + (1000000 << 32)) + ((v >> _U(16)) & low) * _U(1 + (10000 << 32))) >> _U(32)
+    return v.astype(np.float64)
 
 
 class _Bytes:
@@ -221,28 +260,20 @@ def _keys(words: Words) -> NDArray[np.uint64]:
     return key
 
 
-def _codes(values: Words, declared: Words) -> Codes | None:
-    """Each value's place in `declared` (distinct); None where one is not declared."""
-    keys = _keys(declared)
-    order = np.argsort(keys, kind="stable")
-    ranked = keys[order]
-    if (
-        len(ranked) > 1 and not (ranked[1:] != ranked[:-1]).all()
-    ):  # two ids, one key: told apart the general way
-        return None
-    at = np.minimum(np.searchsorted(ranked, _keys(values)), len(ranked) - 1)
-    codes = order[at].astype(np.int64)
-    if not (declared[codes] == values).all():
-        return None
-    return codes
+class _Codes:
+    """Ids (distinct) told by their words: each 64-bit key (`_keys`) looked up, then the words compared."""
 
+    def __init__(self, declared: Words) -> None:
+        self.declared = declared
+        keys = _keys(declared)
+        self.order = np.argsort(keys, kind="stable")
+        self.ranked = keys[self.order]
+        self.distinct = bool((self.ranked[1:] != self.ranked[:-1]).all())  # else: the general way
 
-def _in_runs(values: Words, declared: Words) -> Codes | None:
-    """Each value's place in `declared` where the rows name the declared ids in their order, each id's rows
-    together (a run); None otherwise."""
-    starts = np.empty(len(values), dtype=np.bool_)
-    starts[0] = True
-    np.not_equal(values[1:], values[:-1]).any(axis=1, out=starts[1:])
-    if int(np.count_nonzero(starts)) != len(declared) or not np.array_equal(values[starts], declared):
-        return None
-    return np.cumsum(starts, dtype=np.int64) - 1
+    def of(self, values: Words) -> Codes | None:
+        """Each value's place among the ids; None where one is not among them."""
+        at = np.minimum(np.searchsorted(self.ranked, _keys(values)), len(self.ranked) - 1)
+        codes = self.order[at].astype(np.int64)
+        if not (self.declared[codes] == values).all():
+            return None
+        return codes

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from functools import cached_property
 from itertools import repeat
 from typing import Any
 
@@ -108,12 +109,27 @@ class StyleLookup:
     ) -> tuple[NDArray[np.float64], int]:
         """(games, 4) counts, and how many games' responses have none (counted as 0)."""
         want = prompt.astype(np.int64) * self.n_contestants + contestant
-        at = np.searchsorted(self.keys, want)
-        at = np.minimum(at, max(len(self.keys) - 1, 0))
-        hit = self.keys[at] == want if len(self.keys) else np.zeros(len(want), dtype=bool)
+        rows = self._rows
+        if rows is not None:  # keys dense enough: each game's row by indexing, not by a search
+            at = rows[np.minimum(want, len(rows) - 1)]
+            hit = (at >= 0) & (want < len(rows))
+        else:
+            at = np.searchsorted(self.keys, want)
+            at = np.minimum(at, max(len(self.keys) - 1, 0))
+            hit = self.keys[at] == want if len(self.keys) else np.zeros(len(want), dtype=bool)
         out = np.zeros((len(want), 4))
         out[hit] = self.counts[at[hit]]
         return out, int((~hit).sum())
+
+    @cached_property
+    def _rows(self) -> NDArray[np.int32] | None:
+        """Each key's row, at the key (-1: none), where the keys span at most a few times their number."""
+        size = int(self.keys[-1]) + 1 if len(self.keys) else 0
+        if size == 0 or size > 4 * len(self.keys) + 1024 or len(self.keys) >= 2**31:
+            return None
+        rows = np.full(size, -1, dtype=np.int32)
+        rows[self.keys] = np.arange(len(self.keys), dtype=np.int32)
+        return rows
 
 
 def style_rated(
