@@ -21,35 +21,28 @@ from numpy.typing import NDArray
 
 # a row as the importer writes it: {"prompt":"P","contestant":"C","tokens":T,"headers":H,"lists":L,"bold":B}\n
 _QUOTES = 16  # a row's quotes (none inside its strings: a file with an escape goes the general way)
-# (quote, offset, text): the row's bytes outside its strings and numbers, each checked at its offset from a quote
-_LITERALS = (
-    (0, -1, b'{"prompt'),
-    (1, 0, b'":"'),
-    (3, 0, b'","conte'),
-    (3, 8, b'stant":"'),
-    (7, 0, b'","token'),
-    (7, 8, b's":'),
-    (10, -1, b',"header'),
-    (10, 7, b's":'),
-    (12, -1, b',"lists"'),
-    (13, 1, b":"),
+# (quote, offset, text): the row's text outside its strings and counts, six pieces, each at its offset from a quote
+# (a piece's window holds what follows it: the prompt, the contestant, a count)
+_PIECES = (
+    (0, -1, b'{"prompt":"'),
+    (3, 0, b'","contestant":"'),
+    (7, 0, b'","tokens":'),
+    (10, -1, b',"headers":'),
+    (12, -1, b',"lists":'),
     (14, -1, b',"bold":'),
 )
 # each quote's distance from the one before: None where a string or a number lies between
 _GAPS = (None, 7, 2, None, 2, 11, 2, None, 2, 7, None, 8, None, 6, None, 5)
-_NUMBERS = (
-    (9, 10),
-    (11, 12),
-    (13, 14),
-    (15, None),
-)  # each count after a quote, up to the next (None: the row's end)
+_GAP_AFTER = np.array([k - 1 for k, gap in enumerate(_GAPS) if gap is not None])  # as distances to the next
+_GAP_SIZES = np.array([gap for gap in _GAPS if gap is not None])
+# each count after a quote, up to the next (None: the row's end)
+_NUMBERS = ((9, 10), (11, 12), (13, 14), (15, None))
 MAX_DIGITS = 15  # a count of more digits is not exact as a float64: the general reading takes the file
 MAX_ID_BYTES = 64  # longer ids: the general reading
 _CHUNK = 1 << 22  # bytes of whole rows read at a time (their places stay in the processor's cache)
 _QUOTE, _NEWLINE, _ZERO, _SPACE = 34, 10, 48, 32
-_REACH = (
-    4096  # a row's words read this far at most past its last quote's place (ids, 15-digit counts: far less)
-)
+_WINDOW = 32  # bytes read a row at a time
+_SHORTEST_ROW = len(b'{"prompt":"","contestant":"","tokens":0,"headers":0,"lists":0,"bold":0}\n') + 2
 
 Codes = NDArray[np.int64]
 # (rows, k): a string's bytes, 8 a word (little-endian: the first byte lowest), zero-padded
@@ -72,68 +65,114 @@ def importer_rows(
     contestant_codes = _Codes(declared_contestants)
     if not contestant_codes.distinct:
         return None
-    parts, heads, last = [], [], np.zeros((1, declared_prompts.shape[1]), dtype="<u8")
-    start = 0
+    total = (
+        len(raw) // _SHORTEST_ROW + 1
+    )  # at most this many rows (the arrays' untouched ends take no memory)
+    counts = np.empty((total, len(_NUMBERS)), dtype=np.float64)
+    contestants_of = np.empty(total, dtype=np.int64)
+    starts = np.empty(total, dtype=np.bool_)  # a row naming another prompt than the row before
+    heads, last = [], np.zeros((1, declared_prompts.shape[1]), dtype="<u8")
+    start, row = 0, 0
     while start < len(raw):
         end = raw.find(b"\n", min(start + _CHUNK, len(raw) - 1)) + 1  # whole rows
-        part = _rows(text, start, end, prompt_width, contestant_width)
+        part = _rows(text, start, end, counts[row:], prompt_width, contestant_width)
         if part is None:
             return None
-        row_prompts, row_contestants, counts = part
+        row_prompts, row_contestants = part
+        rows = len(row_prompts)
         codes = contestant_codes.of(row_contestants)
         if codes is None:
             return None
+        contestants_of[row : row + rows] = codes
         new = np.not_equal(row_prompts, np.concatenate([last, row_prompts[:-1]])).any(axis=1)
         new[0] |= start == 0
+        starts[row : row + rows] = new
         heads.append(row_prompts[new])
-        parts.append((new, codes, counts))
         last = row_prompts[-1:]
-        start = end
-    starts, contestants_of, counts = (np.concatenate(column) for column in zip(*parts, strict=True))
+        start, row = end, row + rows
     # the rows name the declared prompts in their order, each prompt's rows together
-    if int(np.count_nonzero(starts)) != len(declared_prompts):
+    if int(np.count_nonzero(starts[:row])) != len(declared_prompts):
         return None
     if not np.array_equal(np.concatenate(heads), declared_prompts):
         return None
-    return np.cumsum(starts, dtype=np.int64) - 1, contestants_of, counts
+    return np.cumsum(starts[:row], dtype=np.int64) - 1, contestants_of[:row], counts[:row]
 
 
 def _rows(
-    text: _Bytes, start: int, end: int, prompt_width: int, contestant_width: int
-) -> tuple[Words, Words, NDArray[np.float64]] | None:
-    """The rows of text[start:end] (whole rows): their prompts and contestants as words and their counts; None where
-    one is not in the importer's layout. Every byte of a row is checked: its quotes' places, the text between
+    text: _Bytes, start: int, end: int, counts: NDArray[np.float64], prompt_width: int, contestant_width: int
+) -> tuple[Words, Words] | None:
+    """The rows of text[start:end] (whole rows): their prompts and contestants as words, their counts into the
+    first rows of `counts`; None where one is not in the importer's layout. Every byte of a row is checked: its quotes' places, the text between
     them, the digits of its counts; nothing but the rows' ends is a control character."""
     b = np.frombuffer(text.raw, dtype=np.uint8, count=end - start, offset=start)
-    rows = int(np.count_nonzero(b == _NEWLINE))
-    if int(np.count_nonzero(b < _SPACE)) != rows:  # a control character other than the rows' ends
-        return None
     quotes = np.flatnonzero(b == _QUOTE)
-    if len(quotes) != rows * _QUOTES:
+    rows = len(quotes) // _QUOTES
+    if len(quotes) != rows * _QUOTES or rows > len(counts) or quotes[0] != 1:
         return None
-    q = quotes.reshape(rows, _QUOTES).astype(np.int64) + start
+    counts = counts[:rows]
+    # every control character a row's end: each row's newline is checked below
+    if int(np.count_nonzero(b < _SPACE)) != rows:
+        return None
+    quotes += start
+    q = quotes.reshape(rows, _QUOTES)
+    gaps = np.diff(quotes, append=0).reshape(rows, _QUOTES)  # each quote's distance to the next
+    if not (gaps[:, _GAP_AFTER] == _GAP_SIZES).all():
+        return None
     ends = np.empty(rows, dtype=np.int64)  # each row's newline: two bytes before the next row's first quote
     ends[:-1], ends[-1] = q[1:, 0] - 2, end - 1
-    gaps = np.diff(q, axis=1)
-    for k, gap in enumerate(_GAPS):
-        if gap is not None and not (gaps[:, k - 1] == gap).all():
-            return None
-    if not (q[0, 0] == start + 1 and text.holds(ends - 1, b"}\n")):
+    # the text around the quotes, read 32 bytes a row at a time from six places
+    windows = [text.window(q[:, k] + offset) for k, offset, _ in _PIECES]
+    if not all(_starts_with(w, literal) for w, (_, _, literal) in zip(windows, _PIECES, strict=True)):
         return None
-    if not all(text.holds(q[:, k] + offset, literal) for k, offset, literal in _LITERALS):
-        return None
-    counts = np.empty((rows, len(_NUMBERS)), dtype=np.float64)
     for j, (k, after) in enumerate(_NUMBERS):
+        piece = j + 2  # the window that starts with the count's key
         stop = q[:, after] - 1 if after is not None else ends - 1  # the comma, or the closing brace
-        value = _number(text, q[:, k] + 2, stop - q[:, k] - 2)
+        lengths = stop - q[:, k] - 2
+        value = _count(text, windows[piece], len(_PIECES[piece][2]), q[:, k] + 2, lengths)
         if value is None:
             return None
         counts[:, j] = value
-    row_prompts = _strings(text, q[:, 2] + 1, q[:, 3], prompt_width)
-    row_contestants = _strings(text, q[:, 6] + 1, q[:, 7], contestant_width)
+    if not _row_ends(windows[-1], len(_PIECES[-1][2]) + ends - 1 - (q[:, 15] + 2)):
+        return None
+    row_prompts = _strings(text, windows[0], len(_PIECES[0][2]), q[:, 2] + 1, q[:, 3], prompt_width)
+    row_contestants = _strings(text, windows[1], len(_PIECES[1][2]), q[:, 6] + 1, q[:, 7], contestant_width)
     if row_prompts is None or row_contestants is None:
         return None
-    return row_prompts, row_contestants, counts
+    return row_prompts, row_contestants
+
+
+def _starts_with(window: NDArray[np.uint8], literal: bytes) -> bool:
+    """Every row's window starts with `literal`, compared 8 bytes at a time."""
+    words = window.view("<u8")
+    for c in range(0, len(literal), 8):
+        part = literal[c : c + 8]
+        mask = _U(int.from_bytes(b"\xff" * len(part), "little"))
+        if not ((words[:, c // 8] & mask) == _U(int.from_bytes(part, "little"))).all():
+            return False
+    return True
+
+
+def _row_ends(window: NDArray[np.uint8], at: Codes) -> bool:
+    """Every row has "}\n" at `at` in its window (the last count's)."""
+    if int(at.max()) + 2 > window.shape[1]:
+        return False
+    if int(at.max()) + 2 <= 16 and int(at.min()) >= 8:  # in the window's second word
+        word = window.view("<u8")[:, 1] >> (_U(8) * (at - 8).astype(np.uint64))
+        return bool(((word & _U(0xFFFF)) == _U(int.from_bytes(b"}\n", "little"))).all())
+    found = np.take_along_axis(window, at[:, None] + np.arange(2), axis=1)
+    return bool((found == np.frombuffer(b"}\n", dtype=np.uint8)).all())
+
+
+def _count(
+    text: _Bytes, window: NDArray[np.uint8], offset: int, at: Codes, lengths: Codes
+) -> NDArray[np.float64] | None:
+    """The counts of `lengths` digits at `offset` in each row's window (at `at` in the text): eight digits at a
+    time from the window, longer ones from the text."""
+    if int(lengths.min()) < 1 or int(lengths.max()) > MAX_DIGITS:
+        return None
+    if int(lengths.max()) <= 8 and offset + 8 <= window.shape[1]:
+        return _eight_digits(np.ascontiguousarray(window[:, offset : offset + 8]).view("<u8")[:, 0], lengths)
+    return _number(text, at, lengths)
 
 
 def _number(text: _Bytes, at: Codes, lengths: Codes) -> NDArray[np.float64] | None:
@@ -184,50 +223,62 @@ def _eight_digits(word: Words, lengths: Codes) -> NDArray[np.float64] | None:
 
 
 class _Bytes:
-    """A buffer's bytes read 8 at a time from any offset (one gather of 64-bit words), zeros past its end."""
+    """A buffer's bytes read from any offsets: a 32-byte window (one gather a row of 32-byte items: about the
+    cost of one byte) or a 64-bit word; zeros past its end."""
 
     def __init__(self, raw: bytes) -> None:
         self.raw = raw
         self.n = len(raw)
-        self.base = max(self.n - 8, 0)  # offsets past this read the zero-padded copy of the end
-        self.words = _unaligned(raw) if self.n >= 8 else np.zeros(1, dtype="<u8")
-        self.tail = _unaligned(raw[self.base :] + bytes(MAX_ID_BYTES + 16))
+        self.base = max(self.n - _WINDOW, 0)  # offsets past this read the zero-padded copy of the end
+        self.spans = _unaligned(raw, _WINDOW)
+        self.tail = _unaligned(raw[self.base :] + bytes(_WINDOW + MAX_ID_BYTES + 16), _WINDOW)
+
+    def window(self, at: Codes) -> NDArray[np.uint8]:
+        """(rows, 32): the 32 bytes from each of `at`."""
+        if len(self.spans) and (len(at) == 0 or int(at.max()) <= self.base):
+            spans = self.spans[at]
+        else:
+            spans = np.empty(len(at), dtype=f"V{_WINDOW}")
+            near = at > self.base
+            if len(self.spans):
+                spans[~near] = self.spans[at[~near]]
+            spans[near] = self.tail[at[near] - self.base]
+        return spans.view(np.uint8).reshape(len(at), _WINDOW)
 
     def word(self, at: Codes) -> Words:
-        if (
-            len(at) == 0 or int(at[-1]) <= self.base - _REACH
-        ):  # rows far from the end (`at` ascending, at most
-            return self.words[at]  # _REACH apart in a row): the words as they are
-        out = self.words[np.minimum(at, self.base)]
-        near = at > self.base
-        out[near] = self.tail[at[near] - self.base]
-        return out
-
-    def holds(self, at: Codes, text: bytes) -> bool:
-        """Every row has `text` (at most 8 bytes) at `at`."""
-        mask = np.uint64(int.from_bytes(b"\xff" * len(text), "little"))
-        return bool(((self.word(at) & mask) == np.uint64(int.from_bytes(text, "little"))).all())
+        """The 64-bit word at each of `at` (first byte lowest)."""
+        return np.ascontiguousarray(self.window(at)[:, :8]).view("<u8")[:, 0]
 
 
-def _unaligned(data: bytes) -> Words:
-    """The 64-bit little-endian word at each byte offset of `data` (a view: no copy)."""
-    return np.ndarray((len(data) - 7,), dtype="<u8", buffer=data, strides=(1,))
+def _unaligned(data: bytes, width: int) -> NDArray[np.void]:
+    """The `width` bytes at each byte offset of `data`, as items (a view: no copy)."""
+    return np.ndarray((max(len(data) - width + 1, 0),), dtype=f"V{width}", buffer=data, strides=(1,))
 
 
-def _strings(text: _Bytes, begin: Codes, end: Codes, width: int) -> Words | None:
-    """The strings text[begin:end] of each row as words, `width` bytes wide; None where one is longer."""
+def _strings(
+    text: _Bytes, window: NDArray[np.uint8] | None, offset: int, begin: Codes, end: Codes, width: int
+) -> Words | None:
+    """The strings text[begin:end] of each row as words, `width` bytes wide (from `window`, where they start at
+    `offset` and fit); None where one is longer."""
     lengths = end - begin
     if int(lengths.max(initial=0)) > width:
         return None
-    out = np.empty((len(begin), -(-width // 8)), dtype="<u8")
-    for c in range(out.shape[1]):
-        word = text.word(begin + 8 * c)
-        kept = np.clip(lengths - 8 * c, 0, 8).astype(np.uint64)  # bytes of this word in the string
-        word &= np.where(
-            kept >= 8, np.uint64(~np.uint64(0)), (np.uint64(1) << (np.uint64(8) * kept)) - np.uint64(1)
+    k = -(-width // 8)
+    if window is not None and offset + 8 * k <= window.shape[1]:
+        found = window[:, offset : offset + 8 * k]
+    else:
+        found = np.concatenate(
+            [text.window(begin + _WINDOW * c) for c in range(-(-8 * k // _WINDOW))], axis=1
         )
-        out[:, c] = word
-    return out
+        found = found[:, : 8 * k]
+    words = np.ascontiguousarray(found).view("<u8")
+    return words & _string_masks(k)[lengths]  # zeros past each string's end
+
+
+def _string_masks(k: int) -> Words:
+    """(8k + 1, k): row L keeps a string's first L bytes of k words."""
+    kept = np.arange(8 * k) < np.arange(8 * k + 1)[:, None]
+    return np.ascontiguousarray(np.where(kept, 0xFF, 0).astype(np.uint8)).view("<u8")
 
 
 def _id_words(ids: Sequence[str]) -> tuple[Words | None, int]:
@@ -248,7 +299,7 @@ def _id_words(ids: Sequence[str]) -> tuple[Words | None, int]:
     width = int((ends - begins).max())
     if width > MAX_ID_BYTES or int((ends - begins).min()) == 0:
         return None, 0
-    return _strings(_Bytes(joined), begins, ends, width), width
+    return _strings(_Bytes(joined), None, 0, begins, ends, width), width
 
 
 def _keys(words: Words) -> NDArray[np.uint64]:
