@@ -93,19 +93,25 @@ def fit(
     """The penalised maximum-likelihood parameters [r (n, log10 scale), beta (k)] (module docstring)."""
     k = x.shape[1]
     w = np.ones(len(a)) if weights is None else weights
+    a, b = (
+        np.asarray(a).astype(np.intp, copy=False),
+        np.asarray(b).astype(np.intp, copy=False),
+    )  # once, not a sum
     params = np.zeros(n + k) if start is None else start.copy()
-    value = _objective(params, a, b, score_a, x, w, n, reg)
+    z = _logits(params, a, b, x, n)
+    value = _value(z, params, score_a, w, reg)
     for _ in range(_MAX_ITER):
-        grad, hess = _derivatives(params, a, b, score_a, x, w, n, reg)
+        grad, hess = _derivatives(params, a, b, score_a, x, w, n, reg, z)
         step = np.linalg.solve(hess, grad)
         t = 1.0
         while True:
             candidate = params - t * step
-            new = _objective(candidate, a, b, score_a, x, w, n, reg)
+            z_candidate = _logits(candidate, a, b, x, n)
+            new = _value(z_candidate, candidate, score_a, w, reg)
             if new <= value + 1e-12 or t < 1e-8:
                 break
             t /= 2
-        params, done = candidate, value - new < _TOL * max(1.0, abs(value))
+        params, z, done = candidate, z_candidate, value - new < _TOL * max(1.0, abs(value))
         value = new
         if done:
             break
@@ -126,21 +132,27 @@ Floats = NDArray[np.float64]
 Codes = NDArray[np.integer]
 
 
-def _objective(
-    params: Floats, a: Codes, b: Codes, y: Floats, x: Floats, w: Floats, n: int, reg: float
-) -> float:
-    z = _logits(params, a, b, x, n)
+def _value(z: Floats, params: Floats, y: Floats, w: Floats, reg: float) -> float:
+    """The objective at `params`, whose logits are `z`."""
     # -[y log s(z) + (1 - y) log s(-z)] = log(1 + e^z) - y z
     loss = float(np.sum(w * (np.logaddexp(0.0, z) - y * z)))
     return loss + 0.5 * reg * float(params @ params)
 
 
 def _derivatives(
-    params: Floats, a: Codes, b: Codes, y: Floats, x: Floats, w: Floats, n: int, reg: float
+    params: Floats,
+    a: Codes,
+    b: Codes,
+    y: Floats,
+    x: Floats,
+    w: Floats,
+    n: int,
+    reg: float,
+    z: Floats | None = None,
 ) -> tuple[Floats, Floats]:
-    """The gradient and Hessian; the sums over games per contestant are `np.bincount`s (one pass in C each: at
-    10^6 games ~20 times faster than `np.add.at`)."""
-    z = _logits(params, a, b, x, n)
+    """The gradient and Hessian (`z`: the logits at `params`, where the caller has them); the sums over games per
+    contestant are `np.bincount`s (one pass in C each: at 10^6 games ~20 times faster than `np.add.at`)."""
+    z = _logits(params, a, b, x, n) if z is None else z
     p = 0.5 * (1.0 + np.tanh(0.5 * z))
     resid = w * (p - y)
     curv = w * p * (1.0 - p)

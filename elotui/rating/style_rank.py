@@ -11,7 +11,6 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from functools import cached_property
 from itertools import repeat
 from typing import Any
 
@@ -77,23 +76,13 @@ class StyleLookup:
         prompt: NDArray[np.int64],
         contestant: NDArray[np.int64],
         counts: NDArray[np.float64],
-        n_prompts: int,
         n_contestants: int,
         source: str,
     ) -> StyleLookup:
         """From the rows as codes (each a declared prompt's and contestant's), as `from_columns` keeps them: of rows
         naming the same response the first."""
-        keys = prompt * n_contestants + contestant
-        size = n_prompts * n_contestants
-        if size <= 4 * len(keys) + 1024 and (len(keys) == 0 or int(np.bincount(keys).max()) == 1):
-            # each response named once (the importer's files): sorted by marking, not by a sort
-            row_of = np.full(size, -1, dtype=np.int64)
-            row_of[keys] = np.arange(len(keys))
-            present = np.flatnonzero(row_of >= 0)
-            return cls(
-                present.astype(np.int64), counts[row_of[present]].reshape(-1, 4), n_contestants, source
-            )
-        unique, first = np.unique(keys, return_index=True)
+        # the import's rows come in prompt order, each prompt's few together: a stable sort of nearly sorted keys
+        unique, first = np.unique(prompt * n_contestants + contestant, return_index=True)
         return cls(unique, counts[first].reshape(-1, 4), n_contestants, source)
 
     @classmethod
@@ -109,27 +98,14 @@ class StyleLookup:
     ) -> tuple[NDArray[np.float64], int]:
         """(games, 4) counts, and how many games' responses have none (counted as 0)."""
         want = prompt.astype(np.int64) * self.n_contestants + contestant
-        rows = self._rows
-        if rows is not None:  # keys dense enough: each game's row by indexing, not by a search
-            at = rows[np.minimum(want, len(rows) - 1)]
-            hit = (at >= 0) & (want < len(rows))
-        else:
-            at = np.searchsorted(self.keys, want)
-            at = np.minimum(at, max(len(self.keys) - 1, 0))
-            hit = self.keys[at] == want if len(self.keys) else np.zeros(len(want), dtype=bool)
+        at = np.searchsorted(self.keys, want)
+        at = np.minimum(at, max(len(self.keys) - 1, 0))
+        hit = self.keys[at] == want if len(self.keys) else np.zeros(len(want), dtype=bool)
+        if hit.all():  # every response has its counts (an import's): one gather
+            return self.counts[at], 0
         out = np.zeros((len(want), 4))
         out[hit] = self.counts[at[hit]]
         return out, int((~hit).sum())
-
-    @cached_property
-    def _rows(self) -> NDArray[np.int32] | None:
-        """Each key's row, at the key (-1: none), where the keys span at most a few times their number."""
-        size = int(self.keys[-1]) + 1 if len(self.keys) else 0
-        if size == 0 or size > 4 * len(self.keys) + 1024 or len(self.keys) >= 2**31:
-            return None
-        rows = np.full(size, -1, dtype=np.int32)
-        rows[self.keys] = np.arange(len(self.keys), dtype=np.int32)
-        return rows
 
 
 def style_rated(
@@ -189,10 +165,12 @@ class _StyleRow(msgspec.Struct):
     bold: float
 
 
-def style_lookup(tournament: Any) -> StyleLookup:
+def style_lookup(tournament: Any, prompts: list[str] | None = None) -> StyleLookup:
     """The tournament's style counts: `[data] style` (rows of prompt, contestant, tokens, headers, lists, bold),
-    else its responses' texts. UserError naming the file and line of a bad row."""
-    prompts, contestants = tournament.prompt_ids, tournament.contestant_ids
+    else its responses' texts. UserError naming the file and line of a bad row. `prompts`: its prompt ids, where
+    the caller has listed them."""
+    prompts = tournament.prompt_ids if prompts is None else prompts
+    contestants = tournament.contestant_ids
     data = tournament.spec.data
     if data is None or data.style is None:
         return StyleLookup.from_texts(tournament.responses, prompts, contestants)
@@ -200,7 +178,7 @@ def style_lookup(tournament: Any) -> StyleLookup:
     source = f"{path.name} (conv_metadata counts)"
     coded = _importer_rows(path, prompts, contestants)
     if coded is not None:
-        return StyleLookup.from_codes(*coded, len(prompts), len(contestants), source)
+        return StyleLookup.from_codes(*coded, len(contestants), source)
     with collector_off():  # 2 * 10^6 rows without cycles (elotui.runtime.heap)
         typed = _typed_rows(path)
     if typed is not None:
