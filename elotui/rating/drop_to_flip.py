@@ -272,6 +272,8 @@ def _exact_below(
     sizes = range(1, found)
     if not sizes:
         return ()
+    if len(sizes) > most:  # every size has one multiset at least: too many, whatever the kinds
+        return None
     keys, kinds, counts = searched.kinds()
     if _multisets_beyond(len(kinds), sizes, most):
         return None

@@ -291,8 +291,14 @@ def _id_words(ids: Sequence[str]) -> tuple[Words | None, int]:
     buf = np.frombuffer(joined, dtype=np.uint8)
     if (
         int(np.count_nonzero(buf < _SPACE)) != len(ids) - 1
-    ):  # a control character inside an id, not only the joins
+    ):  # a control character in an id, not only the joins
         return None, 0
+    width = (len(joined) + 1) // len(ids)  # one more than each id's length, where they are all as long
+    equal = len(joined) + 1 == width * len(ids) and 1 < width <= MAX_ID_BYTES + 1
+    if equal and (buf[width - 1 :: width] == _NEWLINE).all():  # ids of one length: one reshape
+        found = np.zeros((len(ids), -(-(width - 1) // 8) * 8), dtype=np.uint8)
+        found[:, : width - 1] = np.append(buf, _NEWLINE).reshape(len(ids), width)[:, :-1]
+        return found.view("<u8"), width - 1
     ends = np.append(np.flatnonzero(buf == _NEWLINE), len(buf)).astype(np.int64)
     begins = np.empty(len(ends), dtype=np.int64)
     begins[0], begins[1:] = 0, ends[:-1] + 1
