@@ -205,7 +205,7 @@ def search_flip(searched: Searched, upper: int, lower: int, refit: Refit, refits
         return Flip(upper, lower, None, total, False, searched=False)
     if found is None:
         return Flip(upper, lower, None, total, False)
-    guided = tuple(int(i) for i in plan[:found])
+    guided = tuple(plan[:found].tolist())
     left = EXACT_REFITS if refits is None else min(EXACT_REFITS, refits - used[0])
     exact = _exact_below(searched, found, flipped, left)
     if exact is not None:

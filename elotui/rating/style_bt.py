@@ -48,11 +48,18 @@ def features_of(groups: list[str] | tuple[str, ...]) -> tuple[str, ...]:
 
 def covariates(first: NDArray[np.float64], second: NDArray[np.float64]) -> NDArray[np.float64]:
     """(games, features): each feature's (a - b) / (a + b + 1), standardised over the games."""
-    diff = (first - second) / (first + second + 1.0)
+    # in place where the result is the same: at 10^6 games each fresh (games, features) array costs its pages
+    diff = first - second
+    total = first + second
+    total += 1.0
+    diff /= total
+    del total
     mean = diff.mean(axis=0) if len(diff) else np.zeros(diff.shape[1])
     std = diff.std(axis=0) if len(diff) else np.ones(diff.shape[1])
     std = np.where(std > 0, std, 1.0)
-    return (diff - mean) / std
+    diff -= mean
+    diff /= std
+    return diff
 
 
 _CODE = re.compile(r"```[^`]*```", re.DOTALL)

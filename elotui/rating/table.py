@@ -94,7 +94,8 @@ class Codebook:
     def recode(self, names: list[str]) -> NDArray[np.int32]:
         """The codes of `names` (added where new) as an array: without a lookup per name where they are this book's
         first names in its order (a store's prompts read back in the order they were declared)."""
-        if len(names) <= len(self.names) and self.names[: len(names)] == names:
+        same = self.names == names if len(names) == len(self.names) else self.names[: len(names)] == names
+        if len(names) <= len(self.names) and same:
             return np.arange(len(names), dtype=np.int32)
         return np.asarray(self.codes(names), dtype=np.int32)
 
