@@ -111,7 +111,9 @@ class Searched:
         cell *= 3
         cell += (2.0 * g.score_a).astype(np.intp)
         every = np.arange(3 * n * n)
-        return Cells(cell, every // 3 // n, every // 3 % n, (every % 3) / 2.0)
+        return Cells(
+            cell, (every // 3 // n).astype(np.int32), (every // 3 % n).astype(np.int32), (every % 3) / 2.0
+        )
 
 
 _MAX_CELLS = 1 << 16
@@ -123,8 +125,8 @@ class Cells:
     a, b and score. Two games of one cell are the same to a Bradley–Terry fit and to the first-order guide."""
 
     of_game: NDArray[np.intp]
-    a: NDArray[np.intp]
-    b: NDArray[np.intp]
+    a: NDArray[np.int32]
+    b: NDArray[np.int32]
     score: NDArray[np.float64]
 
 
@@ -173,7 +175,7 @@ def _weighted_wins(g: Games, many: NDArray[np.float64]) -> NDArray[np.float64]:
     n = g.n_contestants
     flat = np.bincount(g.a.astype(np.int64) * n + g.b, weights=many * g.score_a, minlength=n * n)
     flat += np.bincount(g.b.astype(np.int64) * n + g.a, weights=many * (1.0 - g.score_a), minlength=n * n)
-    return flat.reshape(n, n)  # type: ignore[no-any-return]
+    return flat.reshape(n, n)  # type: ignore[return-value]  # a float bincount (numpy's stub says intp)
 
 
 def fewest_to_flip(g: Games, upper: int, lower: int, rate: Rate, refits: int | None = None) -> Flip:
