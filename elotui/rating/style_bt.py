@@ -99,11 +99,10 @@ def fit(
 ) -> NDArray[np.float64]:
     """The penalised maximum-likelihood parameters [r (n, log10 scale), beta (k)] (module docstring)."""
     k = x.shape[1]
-    w = np.ones(len(a)) if weights is None else weights
-    a, b = (
-        np.asarray(a).astype(np.intp, copy=False),
-        np.asarray(b).astype(np.intp, copy=False),
-    )  # once, not a sum
+    # unweighted where every weight is 1 (a product with 1.0 is the same number: skipped, not changed)
+    w = None if weights is None or bool((weights == 1.0).all()) else weights
+    a = np.asarray(a).astype(np.intp, copy=False)  # cast once, not in every sum
+    b = np.asarray(b).astype(np.intp, copy=False)
     params = np.zeros(n + k) if start is None else start.copy()
     z = _logits(params, a, b, x, n)
     value = _value(z, params, score_a, w, reg)
@@ -139,10 +138,11 @@ Floats = NDArray[np.float64]
 Codes = NDArray[np.integer]
 
 
-def _value(z: Floats, params: Floats, y: Floats, w: Floats, reg: float) -> float:
-    """The objective at `params`, whose logits are `z`."""
+def _value(z: Floats, params: Floats, y: Floats, w: Floats | None, reg: float) -> float:
+    """The objective at `params`, whose logits are `z` (`w` None: every game weighs 1)."""
     # -[y log s(z) + (1 - y) log s(-z)] = log(1 + e^z) - y z
-    loss = float(np.sum(w * (np.logaddexp(0.0, z) - y * z)))
+    terms = np.logaddexp(0.0, z) - y * z
+    loss = float(np.sum(terms if w is None else w * terms))
     return loss + 0.5 * reg * float(params @ params)
 
 
@@ -152,7 +152,7 @@ def _derivatives(
     b: Codes,
     y: Floats,
     x: Floats,
-    w: Floats,
+    w: Floats | None,
     n: int,
     reg: float,
     z: Floats | None = None,
@@ -161,8 +161,8 @@ def _derivatives(
     contestant are `np.bincount`s (one pass in C each: at 10^6 games ~20 times faster than `np.add.at`)."""
     z = _logits(params, a, b, x, n) if z is None else z
     p = 0.5 * (1.0 + np.tanh(0.5 * z))
-    resid = w * (p - y)
-    curv = w * p * (1.0 - p)
+    resid = p - y if w is None else w * (p - y)
+    curv = p * (1.0 - p) if w is None else w * p * (1.0 - p)
     k = x.shape[1]
 
     def by_side(values: Floats) -> Floats:  # sum over the games of a contestant shown first, minus second
@@ -205,10 +205,11 @@ def style_ranking(
     """The point fit and `bootstrap` rounds resampling `clusters` (prompt codes; None: each game its own)."""
     w = np.ones(len(a)) if weights is None else weights
     params = fit(a, b, score_a, x, n, weights=w)
-    cl = np.arange(len(a)) if clusters is None else np.asarray(clusters)
-    uniq, inverse = np.unique(cl, return_inverse=True)
-    rng = np.random.default_rng(seed)
     rounds, coefs = [], []
+    if bootstrap > 0:  # the clusters, where rounds resample them
+        cl = np.arange(len(a)) if clusters is None else np.asarray(clusters)
+        uniq, inverse = np.unique(cl, return_inverse=True)
+        rng = np.random.default_rng(seed)
     for _ in range(bootstrap):
         drawn = np.bincount(rng.integers(0, len(uniq), len(uniq)), minlength=len(uniq)).astype(np.float64)
         r = fit(a, b, score_a, x, n, weights=w * drawn[inverse], start=params)
