@@ -63,6 +63,7 @@ class TournamentSession:
         self.tournament = tournament
         self.store = store
         self.options = RatingOptions.from_config(tournament.spec.ranking)
+        self._prompt_ids: list[str] | None = None
         self._ranked: tuple[VerdictColumns, VerdictTable] | None = None
         # the last judge_stats read: (its cost, its end); None while one is going on
         self._stats_read: tuple[float, float] | None = (0.0, 0.0)
@@ -106,7 +107,7 @@ class TournamentSession:
         from elotui.rating.style_rank import style_lookup
 
         t = self.tournament
-        self.options = self.options.replace(style_control=groups, style=style_lookup(t))
+        self.options = self.options.replace(style_control=groups, style=style_lookup(t, self.prompt_ids))
 
     @property
     def votes(self) -> HumanVotesTable:
@@ -115,13 +116,18 @@ class TournamentSession:
 
     # --- the verdict table ---------------------------------------------------------------------------------------
 
+    @property
+    def prompt_ids(self) -> list[str]:
+        """The tournament's prompt ids, listed once per session (10^6 of an import: the style lookup and every plan
+        table take them)."""
+        if self._prompt_ids is None:
+            self._prompt_ids = self.tournament.prompt_ids
+        return self._prompt_ids
+
     def empty_table(self) -> VerdictTable:
         t = self.tournament
-        return VerdictTable(
-            contestants=t.contestant_ids,
-            prompts=t.prompt_ids,
-            judges=t.judge_ids,
-            conditions=list(t.spec.comparison.conditions),
+        return VerdictTable.of_distinct(  # the ids are checked distinct when the tournament is read
+            t.contestant_ids, self.prompt_ids, t.judge_ids, list(dict.fromkeys(t.spec.comparison.conditions))
         )
 
     def plan_table(
@@ -312,9 +318,9 @@ class TournamentSession:
         if data is not None and data.style is not None:
             from elotui.rating.style_rank import style_lookup
 
-            lookup = style_lookup(self.tournament)
+            lookup = style_lookup(self.tournament, self.prompt_ids)
             prompts, contestants, n = (
-                self.tournament.prompt_ids,
+                self.prompt_ids,
                 self.tournament.contestant_ids,
                 lookup.n_contestants,
             )

@@ -158,6 +158,13 @@ def to_elo(theta: NDArray[np.float64], mean: float = 1000.0) -> NDArray[np.float
     return ratings - ratings.mean(axis=-1, keepdims=True) + mean
 
 
+def point_ratings(
+    wins: NDArray[np.float64], prior: float = DEFAULT_PRIOR, mean: float = 1000.0
+) -> NDArray[np.float64]:
+    """The ratings `bradley_terry` gives without a bootstrap, from the games' win matrix alone."""
+    return to_elo(fit_theta(wins, prior), mean)
+
+
 def bradley_terry(
     g: Games,
     *,
@@ -171,7 +178,7 @@ def bradley_terry(
     n = g.n_contestants
     theta = fit_theta(win_matrix(g), prior)
     rating = to_elo(theta, mean)
-    if bootstrap <= 0 or len(g) == 0:
+    if bootstrap <= 0 or len(g) == 0:  # the point fit: `point_ratings` of the win matrix
         return BTResult(rating, rating.copy(), rating.copy(), np.zeros((0, n)))
     if unit == "prompt" and len(g.prompt) == len(g):
         wins = prompt_win_rounds(g, bootstrap, seed)

@@ -25,7 +25,14 @@ def prompts_with_games(g: Games) -> int:
     """How many prompts the games were played on (1 where the games carry no prompt)."""
     if len(g) == 0:
         return 0
-    return len(np.unique(g.prompt)) if len(g.prompt) == len(g) else 1
+    if len(g.prompt) != len(g):
+        return 1
+    low, high = int(g.prompt.min()), int(g.prompt.max())
+    if low < 0 or high > 4 * len(g) + 1024:  # codes far apart: sorted instead of marked
+        return len(np.unique(g.prompt))
+    seen = np.zeros(high + 1, dtype=np.bool_)  # the codes marked: one pass, no sort (10^6 games)
+    seen[g.prompt] = True
+    return int(np.count_nonzero(seen))
 
 
 def small_sample_noted(board: Leaderboard, g: Games) -> Leaderboard:

@@ -48,11 +48,18 @@ def features_of(groups: list[str] | tuple[str, ...]) -> tuple[str, ...]:
 
 def covariates(first: NDArray[np.float64], second: NDArray[np.float64]) -> NDArray[np.float64]:
     """(games, features): each feature's (a - b) / (a + b + 1), standardised over the games."""
-    diff = (first - second) / (first + second + 1.0)
+    # in place where the result is the same: at 10^6 games each fresh (games, features) array costs its pages
+    diff = first - second
+    total = first + second
+    total += 1.0
+    diff /= total
+    del total
     mean = diff.mean(axis=0) if len(diff) else np.zeros(diff.shape[1])
     std = diff.std(axis=0) if len(diff) else np.ones(diff.shape[1])
     std = np.where(std > 0, std, 1.0)
-    return (diff - mean) / std
+    diff -= mean
+    diff /= std
+    return diff
 
 
 _CODE = re.compile(r"```[^`]*```", re.DOTALL)
@@ -92,20 +99,25 @@ def fit(
 ) -> NDArray[np.float64]:
     """The penalised maximum-likelihood parameters [r (n, log10 scale), beta (k)] (module docstring)."""
     k = x.shape[1]
-    w = np.ones(len(a)) if weights is None else weights
+    # unweighted where every weight is 1 (a product with 1.0 is the same number: skipped, not changed)
+    w = None if weights is None or bool((weights == 1.0).all()) else weights
+    a = np.asarray(a).astype(np.intp, copy=False)  # cast once, not in every sum
+    b = np.asarray(b).astype(np.intp, copy=False)
     params = np.zeros(n + k) if start is None else start.copy()
-    value = _objective(params, a, b, score_a, x, w, n, reg)
+    z = _logits(params, a, b, x, n)
+    value = _value(z, params, score_a, w, reg)
     for _ in range(_MAX_ITER):
-        grad, hess = _derivatives(params, a, b, score_a, x, w, n, reg)
+        grad, hess = _derivatives(params, a, b, score_a, x, w, n, reg, z)
         step = np.linalg.solve(hess, grad)
         t = 1.0
         while True:
             candidate = params - t * step
-            new = _objective(candidate, a, b, score_a, x, w, n, reg)
+            z_candidate = _logits(candidate, a, b, x, n)
+            new = _value(z_candidate, candidate, score_a, w, reg)
             if new <= value + 1e-12 or t < 1e-8:
                 break
             t /= 2
-        params, done = candidate, value - new < _TOL * max(1.0, abs(value))
+        params, z, done = candidate, z_candidate, value - new < _TOL * max(1.0, abs(value))
         value = new
         if done:
             break
@@ -126,24 +138,31 @@ Floats = NDArray[np.float64]
 Codes = NDArray[np.integer]
 
 
-def _objective(
-    params: Floats, a: Codes, b: Codes, y: Floats, x: Floats, w: Floats, n: int, reg: float
-) -> float:
-    z = _logits(params, a, b, x, n)
+def _value(z: Floats, params: Floats, y: Floats, w: Floats | None, reg: float) -> float:
+    """The objective at `params`, whose logits are `z` (`w` None: every game weighs 1)."""
     # -[y log s(z) + (1 - y) log s(-z)] = log(1 + e^z) - y z
-    loss = float(np.sum(w * (np.logaddexp(0.0, z) - y * z)))
+    terms = np.logaddexp(0.0, z) - y * z
+    loss = float(np.sum(terms if w is None else w * terms))
     return loss + 0.5 * reg * float(params @ params)
 
 
 def _derivatives(
-    params: Floats, a: Codes, b: Codes, y: Floats, x: Floats, w: Floats, n: int, reg: float
+    params: Floats,
+    a: Codes,
+    b: Codes,
+    y: Floats,
+    x: Floats,
+    w: Floats | None,
+    n: int,
+    reg: float,
+    z: Floats | None = None,
 ) -> tuple[Floats, Floats]:
-    """The gradient and Hessian; the sums over games per contestant are `np.bincount`s (one pass in C each: at
-    10^6 games ~20 times faster than `np.add.at`)."""
-    z = _logits(params, a, b, x, n)
+    """The gradient and Hessian (`z`: the logits at `params`, where the caller has them); the sums over games per
+    contestant are `np.bincount`s (one pass in C each: at 10^6 games ~20 times faster than `np.add.at`)."""
+    z = _logits(params, a, b, x, n) if z is None else z
     p = 0.5 * (1.0 + np.tanh(0.5 * z))
-    resid = w * (p - y)
-    curv = w * p * (1.0 - p)
+    resid = p - y if w is None else w * (p - y)
+    curv = p * (1.0 - p) if w is None else w * p * (1.0 - p)
     k = x.shape[1]
 
     def by_side(values: Floats) -> Floats:  # sum over the games of a contestant shown first, minus second
@@ -186,10 +205,11 @@ def style_ranking(
     """The point fit and `bootstrap` rounds resampling `clusters` (prompt codes; None: each game its own)."""
     w = np.ones(len(a)) if weights is None else weights
     params = fit(a, b, score_a, x, n, weights=w)
-    cl = np.arange(len(a)) if clusters is None else np.asarray(clusters)
-    uniq, inverse = np.unique(cl, return_inverse=True)
-    rng = np.random.default_rng(seed)
     rounds, coefs = [], []
+    if bootstrap > 0:  # the clusters, where rounds resample them
+        cl = np.arange(len(a)) if clusters is None else np.asarray(clusters)
+        uniq, inverse = np.unique(cl, return_inverse=True)
+        rng = np.random.default_rng(seed)
     for _ in range(bootstrap):
         drawn = np.bincount(rng.integers(0, len(uniq), len(uniq)), minlength=len(uniq)).astype(np.float64)
         r = fit(a, b, score_a, x, n, weights=w * drawn[inverse], start=params)

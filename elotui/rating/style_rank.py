@@ -71,6 +71,21 @@ class StyleLookup:
         return cls(keys, counts[known][first].reshape(-1, 4), len(contestants), source)
 
     @classmethod
+    def from_codes(
+        cls,
+        prompt: NDArray[np.int64],
+        contestant: NDArray[np.int64],
+        counts: NDArray[np.float64],
+        n_contestants: int,
+        source: str,
+    ) -> StyleLookup:
+        """From the rows as codes (each a declared prompt's and contestant's), as `from_columns` keeps them: of rows
+        naming the same response the first."""
+        # the import's rows come in prompt order, each prompt's few together: a stable sort of nearly sorted keys
+        unique, first = np.unique(prompt * n_contestants + contestant, return_index=True)
+        return cls(unique, counts[first].reshape(-1, 4), n_contestants, source)
+
+    @classmethod
     def from_texts(
         cls, responses: Mapping[tuple[str, str], str], prompts: list[str], contestants: list[str]
     ) -> StyleLookup:
@@ -86,6 +101,8 @@ class StyleLookup:
         at = np.searchsorted(self.keys, want)
         at = np.minimum(at, max(len(self.keys) - 1, 0))
         hit = self.keys[at] == want if len(self.keys) else np.zeros(len(want), dtype=bool)
+        if hit.all():  # every response has its counts (an import's): one gather
+            return self.counts[at], 0
         out = np.zeros((len(want), 4))
         out[hit] = self.counts[at[hit]]
         return out, int((~hit).sum())
@@ -148,20 +165,38 @@ class _StyleRow(msgspec.Struct):
     bold: float
 
 
-def style_lookup(tournament: Any) -> StyleLookup:
+def style_lookup(tournament: Any, prompts: list[str] | None = None) -> StyleLookup:
     """The tournament's style counts: `[data] style` (rows of prompt, contestant, tokens, headers, lists, bold),
-    else its responses' texts. UserError naming the file and line of a bad row."""
-    prompts, contestants = tournament.prompt_ids, tournament.contestant_ids
+    else its responses' texts. UserError naming the file and line of a bad row. `prompts`: its prompt ids, where
+    the caller has listed them."""
+    prompts = tournament.prompt_ids if prompts is None else prompts
+    contestants = tournament.contestant_ids
     data = tournament.spec.data
     if data is None or data.style is None:
         return StyleLookup.from_texts(tournament.responses, prompts, contestants)
     path = tournament.resolve(data.style)
     source = f"{path.name} (conv_metadata counts)"
+    coded = _importer_rows(path, prompts, contestants)
+    if coded is not None:
+        return StyleLookup.from_codes(*coded, len(contestants), source)
     with collector_off():  # 2 * 10^6 rows without cycles (elotui.runtime.heap)
         typed = _typed_rows(path)
     if typed is not None:
         return StyleLookup.from_columns(*typed, prompts, contestants, source)
     return StyleLookup.build(_read_style(path), prompts, contestants, source)
+
+
+def _importer_rows(
+    path: Any, prompts: list[str], contestants: list[str]
+) -> tuple[NDArray[np.int64], NDArray[np.int64], NDArray[np.float64]] | None:
+    """The rows of a style file in `elotui import arena`'s layout, read column-wise (elotui.rating.style_file);
+    None for any other file."""
+    from elotui.rating.style_file import importer_rows
+    from elotui.tournament.user_files import read_regular_file
+
+    if not str(path).endswith(".jsonl"):
+        return None
+    return importer_rows(read_regular_file(path), prompts, contestants)
 
 
 def _typed_rows(path: Any) -> tuple[list[str], list[str], NDArray[np.float64]] | None:

@@ -8,7 +8,6 @@ prompt, judge and condition ids) are coded as small integers in the order they w
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, TypeVar
 
 import numpy as np
@@ -44,24 +43,40 @@ T = TypeVar("T")
 _COLUMNS = ("prompt", "first", "second", "judge", "condition", "sample", "outcome")
 
 
-@dataclass
 class Codebook:
-    """Names <-> integer codes, in declaration / first-seen order."""
+    """Names <-> integer codes, in declaration / first-seen order. The index (name -> code) is made on first use:
+    a table of declared ids (`of_distinct`) whose codes come from the store's columns, recoded by comparing lists
+    (`VerdictTable.extend_columns`), never needs one for its 10^6 prompt ids."""
 
-    names: list[str] = field(default_factory=list)
-    index: dict[str, int] = field(default_factory=dict)
+    def __init__(self, names: list[str] | None = None, index: dict[str, int] | None = None) -> None:
+        self.names: list[str] = [] if names is None else names
+        self._index = index  # None: made from `names` (distinct) on first use
 
     @classmethod
     def of(cls, names: Iterable[str] | None) -> Codebook:
-        book = cls()
-        for name in names or ():
-            book.code(name)
-        return book
+        """The book of `names`, a repeated name coded once (at its first place)."""
+        return cls(list(dict.fromkeys(names or ())), None)
+
+    @classmethod
+    def of_distinct(cls, names: Iterable[str] | None) -> Codebook:
+        """The book of names known to be distinct (a tournament's ids, checked when it was read): no Python work
+        per name until a name is looked up. A repeated name is found when the index is made (ValueError)."""
+        return cls(list(names or ()), None)
+
+    @property
+    def index(self) -> dict[str, int]:
+        if self._index is None:
+            index = dict(zip(self.names, range(len(self.names)), strict=True))
+            if len(index) != len(self.names):
+                raise ValueError("a codebook of distinct names has a name twice")
+            self._index = index
+        return self._index
 
     def code(self, name: str) -> int:
-        found = self.index.get(name)
+        index = self.index
+        found = index.get(name)
         if found is None:
-            found = self.index[name] = len(self.names)
+            found = index[name] = len(self.names)
             self.names.append(name)
         return found
 
@@ -76,9 +91,18 @@ class Codebook:
             append(found)
         return out
 
+    def recode(self, names: list[str]) -> NDArray[np.int32]:
+        """The codes of `names` (added where new) as an array: without a lookup per name where they are this book's
+        first names in its order (a store's prompts read back in the order they were declared)."""
+        same = self.names == names if len(names) == len(self.names) else self.names[: len(names)] == names
+        if len(names) <= len(self.names) and same:
+            return np.arange(len(names), dtype=np.int32)
+        return np.asarray(self.codes(names), dtype=np.int32)
+
     def lookup(self, names: Iterable[str]) -> list[int]:
         """Codes of names that must already be known (unknown names are skipped)."""
-        return [self.index[n] for n in names if n in self.index]
+        index = self.index
+        return [index[n] for n in names if n in index]
 
 
 def _row_tuple(row: Sequence[Any] | Mapping[str, Any]) -> tuple[Any, ...]:
@@ -122,6 +146,23 @@ class VerdictTable:
         self._derived: dict[str, tuple[int, Any]] = {}
 
     # -- construction -----------------------------------------------------------------------------------------
+    @classmethod
+    def of_distinct(
+        cls,
+        contestants: Sequence[str],
+        prompts: Sequence[str],
+        judges: Sequence[str],
+        conditions: Sequence[str],
+    ) -> VerdictTable:
+        """An empty table coded by id lists each known to be distinct (a tournament's declared ids, checked when
+        it was read; a book's names): no Python step per id (10^6 prompts), the index of a book made on first use."""
+        table = cls()
+        table._contestants = Codebook.of_distinct(contestants)
+        table._prompts = Codebook.of_distinct(prompts)
+        table._judges = Codebook.of_distinct(judges)
+        table._conditions = Codebook.of_distinct(conditions)
+        return table
+
     @classmethod
     def from_rows(
         cls,
@@ -183,7 +224,7 @@ class VerdictTable:
         }
         new: dict[str, NDArray[Any]] = {}
         for name, book in books.items():
-            recode = np.asarray(book.codes(columns.book(name)), dtype=np.int32)
+            recode = book.recode(columns.book(name))
             values = getattr(columns, name)
             if keep is not None:
                 values = values[keep]
@@ -311,7 +352,7 @@ class VerdictTable:
 
     def subset(self, mask: NDArray[np.bool_] | None) -> VerdictTable:
         """A new table with the rows where `mask` is true, sharing the id lists (copies of them)."""
-        out = VerdictTable(self.contestants, self.prompts, self.judges, self.conditions)
+        out = VerdictTable.of_distinct(self.contestants, self.prompts, self.judges, self.conditions)
         rows = np.arange(self._n) if mask is None else np.flatnonzero(mask)
         out._data = {name: self.column(name)[rows].copy() for name in _COLUMNS}
         out._n = len(rows)

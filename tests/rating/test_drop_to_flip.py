@@ -123,3 +123,67 @@ def test_bound_rows_and_other_groups_get_no_count() -> None:
     named = {(table.contestants[f.upper], table.contestants[f.lower]) for f in flips}
     assert all("U" not in pair for pair in named)
     assert any(r.order_basis == "wins" for r in board.rows) and len(flips) >= 1
+
+
+def _random_games(seed: int, threshold: str) -> Games:
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(3, 6))
+    qualities = {f"m{i}": float(q) for i, q in enumerate(rng.normal(0, 60, n))}
+    rows = simulate(qualities, prompts=int(rng.integers(3, 9)), judges=int(rng.integers(1, 4)), seed=seed)
+    return games(VerdictTable.from_rows(rows, contestants=list(qualities)), threshold)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("threshold", ["none", 0.5])
+@pytest.mark.parametrize("seed", range(6))
+def test_refits_from_win_counts_are_the_refits_of_the_games_kept(threshold: str, seed: int) -> None:
+    """The Bradley–Terry refit from the whole win matrix less the dropped games' gives the very ratings (to the
+    last bit) of refitting the games kept, and so every search finds the same flips."""
+    from elotui.rating.drop_to_flip import Searched, by_win_counts, exact_win_counts, search_flip
+
+    g = _random_games(seed, threshold)
+    options = RatingOptions(bootstrap=0, initial_rating=1200, seed=3)
+    rate = lambda games_kept: ratings_for(games_kept, "bt", options).rating  # noqa: E731
+    searched = Searched(g)
+    fast = by_win_counts(searched, mean=1200.0)
+    assert exact_win_counts(g)
+    rng = np.random.default_rng(100 + seed)
+    for size in (0, 1, 2, len(g) // 3, len(g) - 1, len(g)):
+        dropped = np.sort(rng.choice(len(g), size=size, replace=False)).astype(np.intp)
+        keep = np.ones(len(g), dtype=bool)
+        keep[dropped] = False
+        assert np.array_equal(fast(dropped), rate(g.select(keep)))
+    order = [int(i) for i in np.argsort(-rate(g))]
+    for upper, lower in itertools.pairwise(order):
+        for refits in (None, 9):
+            assert search_flip(searched, upper, lower, fast, refits) == fewest_to_flip(
+                g, upper, lower, rate, refits
+            )
+
+
+def test_a_board_refits_from_counts_only_where_that_is_the_same_fit() -> None:
+    from elotui.rating.drop_to_flip import Searched, _point_refit, by_selection
+
+    g = _random_games(1, "none")
+    halves = Games(g.a, g.b, np.where(g.score_a == 0.5, 0.25, g.score_a), g.n_contestants, {})
+    plain = RatingOptions(bootstrap=0)
+    assert _point_refit(Searched(g), "bt", plain).__qualname__.startswith("by_win_counts")
+    # a split score (not a sum of halves), Elo, and a per-judge model refit the games kept
+    assert _point_refit(Searched(halves), "bt", plain).__qualname__.startswith("by_selection")
+    assert _point_refit(Searched(g), "elo", plain).__qualname__.startswith("by_selection")
+    judged = plain.replace(position_effect=True)
+    assert _point_refit(Searched(g), "bt", judged).__qualname__.startswith(by_selection.__name__)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_the_guide_ranks_games_by_cell_in_the_order_of_their_own_changes(seed: int) -> None:
+    """The influence guide computed once per cell (pair and score) lists the games exactly as computing each
+    game's change and sorting them (stable) does."""
+    from elotui.rating.drop_to_flip import Searched, _guided_plan
+
+    g = _random_games(seed, "none")
+    by_cell, by_game = Searched(g), Searched(g)
+    assert by_cell.cells is not None
+    by_game.__dict__["cells"] = None  # the per-game computation
+    for upper, lower in itertools.permutations(range(g.n_contestants), 2):
+        plan = _guided_plan(by_cell, upper, lower)
+        assert np.array_equal(plan, _guided_plan(by_game, upper, lower))
