@@ -158,7 +158,7 @@ class TournamentSession:
         None (every prompt). Raises UserError for an unknown prompt, category or turn."""
         if turn is None:
             return self._scope_prompts(prompt, category)
-        turns = {p.id: p.turn for p in self.tournament.spec.prompts}
+        turns = self.tournament.prompt_turns
         if turn not in turns.values():
             known = self.judged_turns()
             raise UserError(
@@ -170,7 +170,7 @@ class TournamentSession:
 
     def judged_turns(self) -> list[int]:
         """The turns judged as their own prompts (`[data] turn = [1, 2]`), in order; a turn scope takes one."""
-        return sorted({p.turn for p in self.tournament.spec.prompts if p.turn is not None})
+        return sorted({t for t in self.tournament.prompt_turns.values() if t is not None})
 
     def _scope_prompts(self, prompt: str | None, category: str | None) -> list[str] | None:
         t = self.tournament
@@ -351,7 +351,11 @@ class TournamentSession:
             reference_ranking=list(spec.reference.ranking)
             if spec.reference and spec.reference.ranking
             else None,
-            prompt_references={p.id: list(p.reference_ranking) for p in spec.prompts if p.reference_ranking},
+            prompt_references={
+                p.id: list(p.reference_ranking)
+                for p in self.tournament.prompts_with_context()
+                if p.reference_ranking
+            },
             lengths=self.response_lengths(),
             method=spec.ranking.method,
             options=self.options.replace(bootstrap=0),
@@ -500,7 +504,7 @@ class TournamentSession:
 
     def response_texts(self) -> dict[tuple[str, str], str | None]:
         """(prompt, contestant) -> its response (the file's, else the generated one; None: not produced yet)."""
-        out: dict[tuple[str, str], str | None] = dict(self.tournament.responses)
+        out: dict[tuple[str, str], str | None] = dict(self.tournament.responses.items())
         for row in self.store.texts("generation"):
             if row.prompt is not None and row.contestant is not None:
                 out.setdefault((row.prompt, row.contestant), row.text)

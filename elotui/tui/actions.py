@@ -27,6 +27,7 @@ from elotui.tui.screens.pairs import PairsPane
 from elotui.tui.screens.raw_reply import RawTextScreen
 from elotui.tui.state.watch import StoreWatcher
 from elotui.tui.style_view import StyleViews
+from elotui.tui.widgets.choice import ChoiceSelect
 from elotui.vocab import METHOD_NAMES, THRESHOLDS, threshold_label
 
 if TYPE_CHECKING:
@@ -140,9 +141,7 @@ class AppActions(AppBase):
 
     def set_scope_prompt(self, prompt: str | None) -> None:
         self.scope = replace(self.scope, prompt=prompt)
-        select = self.query_one("#scope-prompt", Select)
-        if select.value != (prompt if prompt is not None else Select.NULL):
-            select.value = prompt if prompt is not None else Select.NULL
+        self.query_one("#scope-prompt", ChoiceSelect).choose(prompt)
 
     def set_scope_judge(self, judge: str | None) -> None:
         self.scope = replace(self.scope, judge=judge)

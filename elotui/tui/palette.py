@@ -4,12 +4,14 @@ from __future__ import annotations
 
 from collections.abc import Callable, Collection
 from functools import partial
+from itertools import islice
 from typing import Any, Protocol, cast
 
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 
 from elotui.session import TournamentSession
 from elotui.tournament.model import Tournament
+from elotui.tui.widgets.choice import MAX_LISTED
 from elotui.vocab import THRESHOLDS, threshold_label
 
 Command = tuple[str, str, Callable[[], object]]
@@ -38,7 +40,21 @@ class PaletteHost(Protocol):
     def switch_theme(self, name: str) -> None: ...
 
 
-def palette_commands(app: PaletteHost) -> list[Command]:
+def listed_prompts(prompts: list[str], query: str) -> list[str]:
+    """The prompts the palette offers as scopes: all of them up to MAX_LISTED, else those whose id holds the query's
+    last word (case aside), at most MAX_LISTED."""
+    if len(prompts) <= MAX_LISTED:
+        return prompts
+    words = query.lower().split()
+    if not words:
+        return []
+    needle = words[-1]
+    return list(islice((p for p in prompts if needle in p.lower()), MAX_LISTED))
+
+
+def palette_commands(app: PaletteHost, query: str = "") -> list[Command]:
+    """Every command; the prompts' scopes of a tournament of more than MAX_LISTED prompts only for the prompts whose
+    id holds the query's last word (at most MAX_LISTED of them: 10^6 commands took seconds a keystroke)."""
     out: list[Command] = []
     for i, t in enumerate(THRESHOLDS, start=1):
         help_text = f"key {i}: rank with agreement threshold {threshold_label(t)}"
@@ -71,7 +87,7 @@ def palette_commands(app: PaletteHost) -> list[Command]:
         out.append(("Scope: all turns", "rank over every turn's prompts", partial(app.set_scope_turn, None)))
         for n in turns:
             out.append((f"Scope: turn {n}", f"rank turn {n}'s prompts only", partial(app.set_scope_turn, n)))
-    for p in app.tournament.prompt_ids:
+    for p in listed_prompts(app.tournament.prompt_ids, query):
         out.append((f"Scope: prompt {p}", "rank on this prompt only", partial(app.set_scope_prompt, p)))
     for j in app.tournament.judge_ids:
         out.append(
@@ -101,7 +117,7 @@ class ElotuiCommands(Provider):
 
     async def search(self, query: str) -> Hits:
         matcher = self.matcher(query)
-        for title, help_text, callback in palette_commands(self._app):
+        for title, help_text, callback in palette_commands(self._app, query):
             score = matcher.match(title)
             if score > 0:
                 yield Hit(score, matcher.highlight(title), callback, text=title, help=help_text)

@@ -1,0 +1,55 @@
+"""A tournament of more prompts than a selector lists (an arena import has one per battle): the scope selectors list
+the first MAX_LISTED, the palette finds any prompt by its id, and a prompt chosen there is listed and shown."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from textual.widgets import Select
+
+from elotui.cli import main
+from elotui.store import Store
+from elotui.tournament.model import load_tournament
+from elotui.tui import palette
+from elotui.tui.launch import make_app
+from elotui.tui.widgets import choice
+from elotui.tui.widgets.choice import ChoiceSelect
+from tests.importers.fixtures import arena_battles, write_jsonl
+from tests.tui.conftest import SIZE, settle
+
+
+def test_the_palette_lists_the_prompts_a_query_names_when_there_are_many() -> None:
+    few = [f"p{i}" for i in range(5)]
+    assert palette.listed_prompts(few, "") == few  # up to MAX_LISTED: every prompt, the matcher ranks them
+    many = [f"q{i:05d}" for i in range(3 * choice.MAX_LISTED)]
+    assert palette.listed_prompts(many, "") == []
+    assert palette.listed_prompts(many, "Scope: prompt Q0123") == [f"q0123{d}" for d in range(10)]
+    assert len(palette.listed_prompts(many, "q")) == choice.MAX_LISTED
+
+
+async def test_a_prompt_beyond_the_listed_ones_is_found_and_shown(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    log = tmp_path / "log.jsonl"
+    write_jsonl(log, list(arena_battles(n=40, seed=2)))
+    assert main(["import", "arena", str(log), "-o", str(tmp_path / "t")]) == 0
+    monkeypatch.setattr(choice, "MAX_LISTED", 5)
+    monkeypatch.setattr(palette, "MAX_LISTED", 5)
+    tournament = load_tournament(tmp_path / "t" / "tournament.toml")
+    last = tournament.prompt_ids[-1]
+    with Store.open_for(tournament, None) as store:
+        app = make_app(tournament, store, start_run=False)
+        async with app.run_test(size=SIZE) as pilot:
+            await settle(pilot)
+            select = app.query_one("#scope-prompt", ChoiceSelect)
+            assert select.listed == tournament.prompt_ids[:5]
+            assert len(app.query_one("#scope-prompt", Select)._options) == 6  # the blank and five prompts
+            commands = {title: run for title, _, run in palette.palette_commands(app, f"prompt {last}")}
+            assert [t for t in commands if t.startswith("Scope: prompt")] == [f"Scope: prompt {last}"]
+            commands[f"Scope: prompt {last}"]()
+            await settle(pilot, rounds=5)
+            assert app.scope.prompt == last and select.value == last and select.listed[-1] == last
+            assert (
+                app.board is not None and sum(r.games for r in app.board.rows) == 2
+            )  # one battle, both sides
