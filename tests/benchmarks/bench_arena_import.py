@@ -2,15 +2,17 @@
 own code in the same run: `pd.read_json(lines=True)` and `compute_style_control` (fastchat/serve/monitor/
 rating_systems.py, vendored verbatim in tests/benchmarks/fastchat_rating.py) in a Python process.
 
-Run as `python -m tests.benchmarks.bench_arena_import [--battles 1000000] [--log FILE] [--with-run]` from the
-repository root (needs pandas and tqdm: the test extra). The log (tests/importers/fixtures.arena_battles, seed 7: 5
+Run as `python -m tests.benchmarks.bench_arena_import [--battles 1000000] [--log FILE] [--runs 3] [--with-run]
+[--write MD]` from the repository root (needs pandas and tqdm: the test extra). The log (tests/importers/fixtures.arena_battles, seed 7: 5
 models, a question per battle, `conv_metadata`) is generated once into the cache folder (`--cache`) and reused, or
 given with `--log`. Each step is a process, timed from start to exit: `elotui import arena` (which stores the
 verdicts' snapshot: the ranking needs no run) and `elotui export --style-control` (a point fit, as FastChat's:
 `bootstrap = 0`): together the whole process; with `--with-run`, `elotui run --headless` (the replay of the log into
 the store, for the per-verdict views) is timed too, between them, outside the whole. Then FastChat's process, which
-also times its `compute_style_control` call alone. Printed: a markdown table with the ratios, and the agreement (the
-largest rating difference after one shift, the order, the style coefficients). At most 10^6 battles; a step that
+also times its `compute_style_control` call alone. The two sides run `--runs` times in turns (a change of the
+machine's load hits both alike). Printed, and with `--write` written into a markdown page with the version, date,
+machine and load: the median seconds, the ratios, and the agreement (the largest rating difference after one shift,
+the order, the style coefficients). At most 10^6 battles; a step that
 runs longer than `--timeout` seconds is stopped and named.
 """
 
@@ -19,6 +21,8 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shutil
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -144,12 +148,25 @@ def table(seconds: dict[str, float], t_ref: float, ref: dict[str, object], out: 
     return lines
 
 
+def medians(
+    runs: list[tuple[dict[str, float], str, float, dict[str, object]]],
+) -> tuple[dict[str, float], float, dict[str, object], str]:
+    """Each step's median seconds over the runs, FastChat's (its compute's too), its last ratings and elotui's last
+    export (the agreement is of one run's outputs: every run computes the same)."""
+    seconds = {step: statistics.median(r[0][step] for r in runs) for step in runs[0][0]}
+    ref = {**runs[-1][3], "compute": statistics.median(float(r[3]["compute"]) for r in runs)}  # type: ignore[arg-type]
+    return seconds, statistics.median(r[2] for r in runs), ref, runs[-1][1]
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--battles", type=int, default=MAX_BATTLES)
     parser.add_argument("--log", type=Path, help="an arena battle log (JSON Lines) to use instead")
     parser.add_argument("--cache", type=Path, default=Path(tempfile.gettempdir()) / "elotui-bench")
     parser.add_argument("--timeout", type=float, default=600.0, help="seconds a step may take")
+    parser.add_argument(
+        "--runs", type=int, default=3, help="runs of each side, in turns; medians (default 3)"
+    )
     parser.add_argument(
         "--with-run", action="store_true", help="time `elotui run --headless` too (the replay)"
     )
@@ -170,23 +187,30 @@ def main() -> None:
     battles = sum(1 for _ in log.open("rb"))
     size = f"{battles:,} battles ({log.stat().st_size / 1e6:,.0f} MB)"
     print(size)
+    runs: list[tuple[dict[str, float], str, float, dict[str, object]]] = []
     with tempfile.TemporaryDirectory() as tmp:
-        folder = Path(tmp)
-        env = {**os.environ, "ELOTUI_HOME": str(folder / "home"), "PYTHONPATH": str(ROOT)}
-        try:
-            seconds, out = elotui_steps(log, folder, env, args.timeout, args.with_run)
-        except Stopped as stop:
-            print(f"elotui: {stop}")
-            return
-        t_ref, ref_out = timed([sys.executable, "-c", REFERENCE, str(log)], env, args.timeout)
-    body = table(seconds, t_ref, json.loads(ref_out), out)
+        for run in range(args.runs):  # elotui, then FastChat, in turns: a change of load hits both alike
+            folder = Path(tmp) / f"run-{run}"
+            env = {**os.environ, "ELOTUI_HOME": str(folder / "home"), "PYTHONPATH": str(ROOT)}
+            try:
+                seconds, out = elotui_steps(log, folder, env, args.timeout, args.with_run)
+            except Stopped as stop:
+                print(f"elotui: {stop}")
+                return
+            t_ref, ref_out = timed([sys.executable, "-c", REFERENCE, str(log)], env, args.timeout)
+            runs.append((seconds, out, t_ref, json.loads(ref_out)))
+            shutil.rmtree(folder, ignore_errors=True)
+    body = table(*medians(runs))
     print("\n".join(body))
     if args.write:
         given = " ".join(a for a in sys.argv[1:])
         doc = [
             "# Importing and ranking a Chatbot Arena log: elotui against FastChat",
             "",
-            f"Generated by `python -m tests.benchmarks.bench_arena_import {given}` from one run; do not edit.",
+            (
+                f"Generated by `python -m tests.benchmarks.bench_arena_import {given}` from one run of the "
+                f"script ({args.runs} of each side, in turns: the medians); do not edit."
+            ),
             "",
             f"- {size}: a log generated by tests/importers/fixtures.arena_battles (seed 7) unless `--log` names one",
             *head,
