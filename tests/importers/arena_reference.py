@@ -1,8 +1,8 @@
 """The arena import as it was written record by record (a verdict tuple per battle, a dict per prompt, response and
 style row, the files encoded from those, the snapshot coded from the tuples): the reference the columnar import is
 compared with, byte for byte (tests/importers/test_arena_columns.py). The reading of JSON lists, gzip and the byte
-order mark (elotui.importers.source_records.records, source_bytes), the report and `Imported` are the product's own; what
-the columnar import replaced is kept here as it was."""
+order mark (elotui.importers.source_records.records, source_bytes), the report, `Imported`, a battle's typed fields and
+`_count` are the product's own; what the columnar import replaced is kept here as it was."""
 
 from __future__ import annotations
 
@@ -19,6 +19,7 @@ import tomli_w
 from numpy.typing import NDArray
 
 from elotui.errors import UserError
+from elotui.importers.arena import JUDGE, STYLE_KEYS, _Battle, _count, _Metadata
 from elotui.importers.common import (
     BadRecord,
     Imported,
@@ -34,36 +35,7 @@ from elotui.store.columns import CodedPlan, code_names
 from elotui.verdict_log import Verdict, write_log
 from elotui.vocab import outcome_code
 
-JUDGE = "human"
 WINNERS = {"model_a": "first", "model_b": "second", "tie": "tie", "tie (bothbad)": "tie"}
-STYLE_KEYS = {
-    "tokens": "sum_assistant_{}_tokens",
-    "headers": "header_count_{}",
-    "lists": "list_count_{}",
-    "bold": "bold_count_{}",
-}
-Count = int | float | dict[str, int | float]
-
-
-class _Metadata(msgspec.Struct):
-    sum_assistant_a_tokens: Count | None = None
-    header_count_a: Count | None = None
-    list_count_a: Count | None = None
-    bold_count_a: Count | None = None
-    sum_assistant_b_tokens: Count | None = None
-    header_count_b: Count | None = None
-    list_count_b: Count | None = None
-    bold_count_b: Count | None = None
-
-
-class _Battle(msgspec.Struct):
-    model_a: str
-    model_b: str
-    winner: str
-    question_id: str | int | None = None
-    turn: int | float | None = None
-    language: str | None = None
-    conv_metadata: _Metadata | None = None
 
 
 @dataclass(frozen=True)
@@ -184,15 +156,6 @@ def _prompt(qid: str, battle: dict[str, Any]) -> dict[str, str]:
     turns = battle.get("turn")
     text = f"Chatbot Arena battle {qid}" + (f" ({turns} turn(s))" if isinstance(turns, int) else "")
     return {"text": text} | ({"category": language} if isinstance(language, str) and language else {})
-
-
-def _count(metadata: dict[str, Any], key: str) -> int:
-    value = metadata.get(key)
-    if isinstance(value, dict):
-        value = sum(v for v in value.values() if isinstance(v, (int, float)) and not isinstance(v, bool))
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise BadRecord(f"conv_metadata.{key} must be a count or a table of counts (got {value!r})")
-    return int(value)
 
 
 _SIDES = tuple(tuple(key.format(side) for key in STYLE_KEYS.values()) for side in "ab")
