@@ -301,9 +301,6 @@ class _Kinds:
         self.codes = np.concatenate([self.codes, np.array(rows, dtype=np.int32).reshape(-1, 5)])
 
 
-_BATTLE = attrgetter("model_a", "model_b", "winner", "turn", "language")
-
-
 def _block(cols: BattleColumns, kinds: _Kinds, records: list[Any]) -> NDArray[np.int8] | None:
     """Add a block of typed battles (their winner codes), or None where a battle needs the line-by-line reading
     (a message, a count that is not a whole number below 2^50): nothing is added then."""

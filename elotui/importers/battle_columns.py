@@ -13,18 +13,18 @@ msgspec's for the data files and elotui.verdict_log's for the verdict log), join
 from __future__ import annotations
 
 import io
-import json
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, fields
 from functools import cached_property, partial
 from itertools import pairwise
 from typing import Any
 
-import msgspec
 import numpy as np
 from numpy.typing import NDArray
 
-from elotui.importers.common import STYLE_FILE, ImportReport, LogCodes, Shape
+from elotui.importers.common import _ENCODER, STYLE_FILE, ImportReport, LogCodes, Shape
+from elotui.store.columns import code_names
+from elotui.verdict_log import _STRING as _LOG_QUOTE
 from elotui.verdict_log import write_log
 from elotui.vocab import outcome_code
 
@@ -32,7 +32,6 @@ WINNERS = ("first", "second", "tie")  # winner codes 0, 1, 2
 STYLE_NAMES = ("tokens", "headers", "lists", "bold")  # the style counts of a response, in style.jsonl's order
 SIDE_A, SIDE_B = 1, 2  # the bits of `styled`: which of a battle's two responses has style counts
 ROWS_AT_ONCE = 1 << 16  # rows joined into one text before it is written
-_ENCODER = msgspec.json.Encoder()
 Counts = Sequence[int]  # a response's style counts, in STYLE_NAMES order
 
 
@@ -174,7 +173,7 @@ class BattleColumns:
             firsts: Any = slice(None)
         else:
             book: dict[str, int] = {}
-            prompt = _coded(ids, book)
+            prompt = code_names(ids, book)
             firsts, names = np.unique(prompt, return_index=True)[1], list(book)
         return _Columns(
             prompt,
@@ -193,6 +192,12 @@ class BattleColumns:
         return self.columns.ids
 
     @cached_property
+    def _sides(self) -> NDArray[np.int32]:
+        """Each battle's two contestants in turn: side 2 * battle + 0 is model_a's, + 1 model_b's."""
+        c = self.columns
+        return np.stack([c.first, c.second], axis=1).reshape(-1)
+
+    @cached_property
     def _style_rows(self) -> NDArray[np.int64]:
         """The style rows: indices into the battles' sides (2 * battle + side), the first of each prompt and
         contestant, in log order."""
@@ -203,7 +208,7 @@ class BattleColumns:
             c.prompt
         ):  # each prompt in one battle: its two sides are two contestants
             return rows
-        contestant = np.stack([c.first, c.second], axis=1).reshape(-1)[rows]
+        contestant = self._sides[rows]
         key = c.prompt[rows // 2].astype(np.int64) * max(len(self.contestants), 1) + contestant
         return rows[np.sort(np.unique(key, return_index=True)[1])]
 
@@ -280,7 +285,7 @@ class BattleColumns:
         """style.jsonl: per prompt and contestant (the first counts given) `tokens`, `headers`, `lists`, `bold`."""
         c = self.columns
         rows = self._style_rows
-        contestant = np.stack([c.first, c.second], axis=1).reshape(-1)[rows].astype(np.int64)
+        contestant = self._sides[rows].astype(np.int64)
         counts = c.counts.reshape(-1, len(STYLE_NAMES))[rows]
         head = '{"prompt":"'
         names = list(self.contestants)
@@ -324,7 +329,7 @@ class BattleColumns:
         ):  # each prompt in one battle (prompt i in battle i): its two sides
             pair, by_code = _value_codes(c.first.astype(np.int64) * n_c + c.second)
             return pair, [f"{names[k // n_c]},{names[k % n_c]}" for k in by_code]
-        side = np.stack([c.first, c.second], axis=1).reshape(-1)
+        side = self._sides
         prompt = np.repeat(c.prompt, 2)
         firsts = np.sort(np.unique(prompt.astype(np.int64) * n_c + side, return_index=True)[1])
         by_prompt = firsts[np.argsort(prompt[firsts], kind="stable")]
@@ -353,14 +358,6 @@ def _distinct_texts(texts: list[str]) -> bool:
     return not bool(np.any(hashes[1:] == hashes[:-1]))
 
 
-def _coded(values: list[Any], book: dict[Any, int]) -> NDArray[np.int32]:
-    """The values' codes in `book`, a value new to it numbered next, in the order values first come."""
-    for value in dict.fromkeys(values):
-        if value not in book:
-            book[value] = len(book)
-    return np.fromiter(map(book.__getitem__, values), dtype=np.int32, count=len(values))
-
-
 def _json(text: str) -> str:
     """A name quoted as msgspec quotes it (the data files' encoder)."""
     return _ENCODER.encode(text).decode("utf-8")
@@ -368,9 +365,6 @@ def _json(text: str) -> str:
 
 def _data_quoted(text: str) -> str:
     return _json(text)[1:-1]
-
-
-_LOG_QUOTE = json.encoder.encode_basestring  # type: ignore[attr-defined]
 
 
 def _log_quoted(text: str) -> str:
