@@ -29,6 +29,7 @@ from elotui.vocab import SCREEN_METHODS, Threshold, parse_threshold
 
 if TYPE_CHECKING:
     from elotui.plan.context_blocks import Exchange
+    from elotui.rating.style_rank import StyleLookup
 
 
 @dataclass
@@ -64,6 +65,7 @@ class TournamentSession:
         self.store = store
         self.options = RatingOptions.from_config(tournament.spec.ranking)
         self._prompt_ids: list[str] | None = None
+        self._style: StyleLookup | None = None
         self._ranked: tuple[VerdictColumns, VerdictTable] | None = None
         # the last judge_stats read: (its cost, its end); None while one is going on
         self._stats_read: tuple[float, float] | None = (0.0, 0.0)
@@ -104,10 +106,16 @@ class TournamentSession:
     def control_style(self, groups: tuple[str, ...]) -> None:
         """Rank Bradley–Terry with these style covariates (elotui.rating.style_rank), from `[data] style` or the
         responses' texts."""
-        from elotui.rating.style_rank import style_lookup
+        self.options = self.options.replace(style_control=groups, style=self._style_counts())
 
-        t = self.tournament
-        self.options = self.options.replace(style_control=groups, style=style_lookup(t, self.prompt_ids))
+    def _style_counts(self) -> StyleLookup:
+        """The tournament's style counts (elotui.rating.style_rank.style_lookup), read once per session: style control
+        and the response lengths of `diagnose --style-control` both take them (2 * 10^6 rows at 10^6 battles)."""
+        if self._style is None:
+            from elotui.rating.style_rank import style_lookup
+
+            self._style = style_lookup(self.tournament, self.prompt_ids)
+        return self._style
 
     @property
     def votes(self) -> HumanVotesTable:
@@ -174,8 +182,10 @@ class TournamentSession:
 
     def _scope_prompts(self, prompt: str | None, category: str | None) -> list[str] | None:
         t = self.tournament
-        if prompt is not None and prompt not in t.prompt_ids:
-            raise UserError(f"prompt '{prompt}' is not in {t.path.name} (prompts: {listing(t.prompt_ids)})")
+        if prompt is not None and prompt not in self.prompt_ids:
+            raise UserError(
+                f"prompt '{prompt}' is not in {t.path.name} (prompts: {listing(self.prompt_ids)})"
+            )
         if category is None:
             return [prompt] if prompt is not None else None
         by_category = t.categories
@@ -185,7 +195,7 @@ class TournamentSession:
                 f"category '{category}' is not in {t.path.name} "
                 f"({'categories: ' + ', '.join(known) if known else 'its prompts have no category'})"
             )
-        chosen = [p for p in t.prompt_ids if by_category.get(p) == category]
+        chosen = [p for p in self.prompt_ids if by_category.get(p) == category]
         return [p for p in chosen if p == prompt] if prompt is not None else chosen
 
     def leaderboard(
@@ -316,9 +326,7 @@ class TournamentSession:
                 lengths.setdefault((row.prompt, row.contestant), len(row.text or ""))
         data = self.tournament.spec.data
         if data is not None and data.style is not None:
-            from elotui.rating.style_rank import style_lookup
-
-            lookup = style_lookup(self.tournament, self.prompt_ids)
+            lookup = self._style_counts()
             prompts, contestants, n = (
                 self.prompt_ids,
                 self.tournament.contestant_ids,

@@ -100,11 +100,16 @@ class Searched:
         return self._kinds
 
     @cached_property
+    def exact(self) -> bool:
+        """Whether every score is a half (`exact_win_counts`), asked once per board."""
+        return exact_win_counts(self.g)
+
+    @cached_property
     def cells(self) -> Cells | None:
         """The games by cell (`Cells`), where every score is a half (`exact_win_counts`) and the cells are few
         enough to sort games by (their ranks fit 16 bits); None otherwise."""
         g, n = self.g, self.g.n_contestants
-        if 3 * n * n > _MAX_CELLS or not exact_win_counts(g):
+        if 3 * n * n > _MAX_CELLS or not self.exact:
             return None
         cell = g.a.astype(np.intp) * n
         cell += g.b
@@ -351,7 +356,7 @@ def _point_refit(searched: Searched, method: str, point: RatingOptions) -> Refit
     those of the win matrix alone (no per-judge model) and the counts are exact, else a refit of the games kept."""
     g = searched.g
     per_judge = point.per_verdict_model and len(g.judge) == len(g.a)
-    if method == "bt" and not per_judge and exact_win_counts(g):
+    if method == "bt" and not per_judge and searched.exact:
         return by_win_counts(searched, DEFAULT_PRIOR, float(point.initial_rating))
 
     def rate(games: Games) -> NDArray[np.float64]:

@@ -176,10 +176,8 @@ def _count(
 
 
 def _number(text: _Bytes, at: Codes, lengths: Codes) -> NDArray[np.float64] | None:
-    """The plain non-negative integer of `lengths` digits at `at` in every row (1 to MAX_DIGITS digits, no leading
-    zero); None where one is not."""
-    if int(lengths.min()) < 1 or int(lengths.max()) > MAX_DIGITS:
-        return None
+    """The plain non-negative integer of `lengths` digits at `at` in every row (no leading zero; `_count` has made
+    sure of 1 to MAX_DIGITS digits); None where one is not."""
     width = int(lengths.max())
     if width <= 8:
         return _eight_digits(text.word(at), lengths)

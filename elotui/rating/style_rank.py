@@ -176,39 +176,46 @@ def style_lookup(tournament: Any, prompts: list[str] | None = None) -> StyleLook
         return StyleLookup.from_texts(tournament.responses, prompts, contestants)
     path = tournament.resolve(data.style)
     source = f"{path.name} (conv_metadata counts)"
-    coded = _importer_rows(path, prompts, contestants)
+    raw = _jsonl_bytes(path)  # read once for both fast readings
+    coded = _importer_rows(raw, prompts, contestants)
     if coded is not None:
         return StyleLookup.from_codes(*coded, len(contestants), source)
     with collector_off():  # 2 * 10^6 rows without cycles (elotui.runtime.heap)
-        typed = _typed_rows(path)
+        typed = _typed_rows(path, raw)
     if typed is not None:
         return StyleLookup.from_columns(*typed, prompts, contestants, source)
     return StyleLookup.build(_read_style(path), prompts, contestants, source)
 
 
-def _importer_rows(
-    path: Any, prompts: list[str], contestants: list[str]
-) -> tuple[NDArray[np.int64], NDArray[np.int64], NDArray[np.float64]] | None:
-    """The rows of a style file in `elotui import arena`'s layout, read column-wise (elotui.rating.style_file);
-    None for any other file."""
-    from elotui.rating.style_file import importer_rows
+def _jsonl_bytes(path: Any) -> bytes | None:
+    """A JSON Lines style file's bytes (None for another format: only the general reading takes it)."""
     from elotui.tournament.user_files import read_regular_file
 
-    if not str(path).endswith(".jsonl"):
-        return None
-    return importer_rows(read_regular_file(path), prompts, contestants)
+    return read_regular_file(path) if str(path).endswith(".jsonl") else None
 
 
-def _typed_rows(path: Any) -> tuple[list[str], list[str], NDArray[np.float64]] | None:
+def _importer_rows(
+    raw: bytes | None, prompts: list[str], contestants: list[str]
+) -> tuple[NDArray[np.int64], NDArray[np.int64], NDArray[np.float64]] | None:
+    """The rows of a style file in `elotui import arena`'s layout, read column-wise (elotui.rating.style_file);
+    None for any other file (`raw`: its bytes, None where it is not JSON Lines)."""
+    from elotui.rating.style_file import importer_rows
+
+    return None if raw is None else importer_rows(raw, prompts, contestants)
+
+
+def _typed_rows(
+    path: Any, raw: bytes | None = None
+) -> tuple[list[str], list[str], NDArray[np.float64]] | None:
     """A JSON Lines style file decoded typed by msgspec, as columns (`elotui import arena`'s 2 * 10^6 rows: ~2 s
     instead of ~30 through the general reading); None where that does not take it all (another format, a field of
     another type, a negative count): the general reading then says which line is wrong."""
-    from elotui.tournament.user_files import read_regular_file
-
-    if not str(path).endswith(".jsonl"):
+    if raw is None:
+        raw = _jsonl_bytes(path)
+    if raw is None:
         return None
     try:
-        rows = msgspec.json.Decoder(_StyleRow).decode_lines(read_regular_file(path))
+        rows = msgspec.json.Decoder(_StyleRow).decode_lines(raw)
     except (msgspec.DecodeError, msgspec.ValidationError):
         return None
     counts = np.array([(r.tokens, r.headers, r.lists, r.bold) for r in rows], dtype=np.float64).reshape(-1, 4)

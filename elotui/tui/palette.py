@@ -87,7 +87,7 @@ def palette_commands(app: PaletteHost, query: str = "") -> list[Command]:
         out.append(("Scope: all turns", "rank over every turn's prompts", partial(app.set_scope_turn, None)))
         for n in turns:
             out.append((f"Scope: turn {n}", f"rank turn {n}'s prompts only", partial(app.set_scope_turn, n)))
-    for p in listed_prompts(app.tournament.prompt_ids, query):
+    for p in listed_prompts(app.session.prompt_ids, query):
         out.append((f"Scope: prompt {p}", "rank on this prompt only", partial(app.set_scope_prompt, p)))
     for j in app.tournament.judge_ids:
         out.append(
