@@ -291,7 +291,7 @@ class TournamentSession:
         from datetime import UTC, datetime
 
         from elotui import __version__
-        from elotui.judges.http import redact_url
+        from elotui.judges.secrets import redact_url
         from elotui.store.runs import run_summaries
 
         t, votes = self.tournament, dict(sorted(Counter(v.voter for v in self.store.human_votes()).items()))

@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 from pathlib import Path
-
-import httpx
+from typing import TYPE_CHECKING
 
 from elotui.judges.base import Judge, RetryObserver
 from elotui.judges.limits import RetryPolicy
 from elotui.judges.parse import Scale
 from elotui.tournament.model import EndpointConfig
+
+if TYPE_CHECKING:  # httpx only for the live judges (imported where built): `export` and `diagnose` need none
+    import httpx
 
 
 def build_judge(

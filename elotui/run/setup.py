@@ -121,7 +121,7 @@ def manifest(
 
 def _no_userinfo(settings: dict[str, Any]) -> dict[str, Any]:
     """A `user:password@` in a base_url never reaches the store's manifest."""
-    from elotui.judges.http import redact_url
+    from elotui.judges.secrets import redact_url
 
     out = dict(settings)
     for key, value in out.items():
