@@ -68,10 +68,17 @@ def exit_summary(
     stopped with the status and the server's message (a headless run said it when it happened: its name only)."""
     plan = PlanTally.of(store)
     left = plan.total - plan.answered
-    head = (
-        f"elotui: {how_it_ended(result, interrupted)} · {plan.answered}/{plan.total} calls answered "
-        f"(tournament) · failed {plan.failed} · invalid {plan.invalid}"
-    )
+    imported = store.only_imported()  # stopped before the replay of an import stored its plan: no call made
+    if imported:
+        head = (
+            f"elotui: {how_it_ended(result, interrupted)} before the replay stored its plan · the "
+            f"{plan.total} imported verdicts rank as they are; the replay (each verdict's details) starts over"
+        )
+    else:
+        head = (
+            f"elotui: {how_it_ended(result, interrupted)} · {plan.answered}/{plan.total} calls answered "
+            f"(tournament) · failed {plan.failed} · invalid {plan.invalid}"
+        )
     lines = [head]
     if result is not None:
         names = ", ".join(one_line(s.judge, 40) for s in result.stopped_judges) or "none"
@@ -90,6 +97,10 @@ def exit_summary(
     if left:
         lines.append(
             f"  next: `elotui run {target}` resumes ({left} call(s) left) · `elotui export {target}`"
+        )
+    elif imported:
+        lines.append(
+            f"  next: `elotui export {target}` writes the ranking · `elotui run {target} --headless` replays"
         )
     else:
         lines.append(f"  next: `elotui export {target}` writes the ranking")

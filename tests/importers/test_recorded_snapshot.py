@@ -188,3 +188,29 @@ def test_a_copied_import_folder_says_how_to_rank_it_and_ranks_the_same_after_its
     got = exported(toml, capsys)
     assert [r["contestant"] for r in got["rows"]] == [r["contestant"] for r in want["rows"]]
     assert [r["rating"] for r in got["rows"]] == pytest.approx([r["rating"] for r in want["rows"]], abs=1e-9)
+
+
+def test_a_replay_stopped_before_it_stored_its_plan_says_the_imported_verdicts_stand(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Ctrl-C while the replay of an import plans: the summary says the imported verdicts rank as they are and the
+    replay starts over, not that every call was answered (no call was made)."""
+    from elotui.run.summary import exit_summary
+
+    out = tmp_path / "t"
+    assert main(["import", "arena", str(arena_log(tmp_path)[0]), "-o", str(out)]) == 0
+    toml = out / "tournament.toml"
+    t = load_tournament(toml)
+    with Store.open_for(t) as store:
+        lines = exit_summary(t, store, None, "Ctrl-C")
+    n = len(columns_of(toml)["outcome"])
+    assert lines[0] == (
+        f"elotui: stopped (Ctrl-C) before the replay stored its plan · the {n} imported verdicts rank as they"
+        " are; the replay (each verdict's details) starts over"
+    )
+    assert lines[-1].endswith(f"writes the ranking · `elotui run {toml} --headless` replays")
+    assert main(["run", str(toml), "--headless"]) == 0
+    with Store.open_for(t) as store:
+        lines = exit_summary(t, store, None, "Ctrl-C")
+    assert lines[0].startswith(f"elotui: stopped (Ctrl-C) · {n}/{n} calls answered (tournament)")
+    assert lines[-1] == f"  next: `elotui export {toml}` writes the ranking"
