@@ -248,6 +248,7 @@ class TauSummary(TypedDict):
 class PerPromptTau(TypedDict):
     by_prompt: dict[str, float | None]
     summary: TauSummary
+    contestants: int  # the most contestants a prompt compares
 
 
 class ReferenceByThreshold(TypedDict):

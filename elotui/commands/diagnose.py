@@ -14,6 +14,8 @@ from collections.abc import Mapping
 from itertools import pairwise
 from typing import IO, Any
 
+import numpy as np
+
 from elotui.commands.common import (
     add_output_arg,
     add_store_arg,
@@ -225,13 +227,19 @@ def _tau_section(report: Mapping[str, Any], out: IO[str]) -> None:
             f"min {_num(s['min'], 2)}, max {_num(s['max'], 2)}"
         )
     ]
-    values = [v for v in tau["by_prompt"].values() if v is not None]
-    if values:
+    if tau.get("contestants") == 2:
+        lines.append(
+            "each prompt compares 2 contestants: τ is +1 where the one ranked higher overall won it, −1 where it "
+            "lost (a tie has no τ)"
+        )
+    values = np.array([v for v in tau["by_prompt"].values() if v is not None], dtype=np.float64)
+    values = values[~np.isnan(values)]
+    if len(values):
         edges = [-1.0, -0.5, 0.0, 0.5, 0.8, 1.0001]
         labels = ["τ < -0.5", "-0.5 ≤ τ < 0", "0 ≤ τ < 0.5", "0.5 ≤ τ < 0.8", "τ ≥ 0.8"]
-        counts = [sum(lo <= v < hi for v in values) for lo, hi in pairwise(edges)]
+        counts = [int(np.count_nonzero((lo <= values) & (values < hi))) for lo, hi in pairwise(edges)]
         lines += [
-            f"  {label:<14} {n:>4}  {'#' * round(40 * n / max(len(values), 1))}"
+            f"  {label:<14} {n:>4}  {'#' * round(40 * n / len(values))}"
             for label, n in zip(labels, counts, strict=True)
         ]
     _section(out, "Per-prompt ranking vs global ranking (Kendall τ of win rates)", lines)

@@ -245,3 +245,91 @@ def test_importing_rating_does_not_import_textual() -> None:
         "assert not bad, bad"
     )
     subprocess.run([sys.executable, "-c", code], check=True)
+
+
+def _random_table(seed: int) -> VerdictTable:
+    """Prompts comparing 1 to 6 of 7 contestants, some verdicts invalid, many ties (equal local win rates)."""
+    rng = np.random.default_rng(seed)
+    names = [f"m{i}" for i in range(7)]
+    rows = []
+    for p in range(120):
+        k = int(rng.integers(1, 7))
+        chosen = rng.choice(names, size=k, replace=False).tolist()
+        for _ in range(int(rng.integers(1, 9))):
+            a, b = rng.choice(chosen, size=2, replace=False).tolist() if k > 1 else (chosen[0], chosen[0])
+            winner = str(rng.choice(["first", "second", "tie"]))
+            status = "ok" if rng.random() > 0.1 else "invalid"
+            if a != b:
+                rows.append(row(f"p{p}", a, b, f"j{rng.integers(2)}", winner, status=status))
+    return VerdictTable.from_rows(rows, contestants=names)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_per_prompt_tau_at_once_equals_scipy_prompt_by_prompt(seed: int) -> None:
+    """Every prompt's τ computed at once equals scipy's kendalltau of that prompt's own win rates (computed here
+    from the prompt's verdicts alone) against the global ones, NaN where scipy's is undefined; with a mask too."""
+    table = _random_table(seed)
+    mask = np.random.default_rng(seed + 100).random(len(table.outcome)) < 0.7
+    for m in (None, mask):
+        got = per_prompt_tau(table, m)
+        global_rate = win_rates(table, m)["pooled"]
+        expected: dict[str, float] = {}
+        sizes = []
+        for p, name in enumerate(table.prompts):
+            sel = (table.prompt == p) & table.valid(m)
+            if not sel.any():
+                continue
+            local, _ = _prompt_rates(table, sel)
+            sizes.append(len(local))
+            if len(local) < 2:
+                expected[name] = float("nan")
+                continue
+            x = np.array(list(local.values()))
+            y = np.array([global_rate[table.contestants[c]] for c in local])
+            with np.errstate(invalid="ignore", divide="ignore"):
+                expected[name] = float(stats.kendalltau(x, y).statistic)
+        assert list(got["by_prompt"]) == list(expected)
+        np.testing.assert_allclose(list(got["by_prompt"].values()), list(expected.values()), atol=1e-12)
+        assert got["contestants"] == max(sizes)
+
+
+def _prompt_rates(table: VerdictTable, sel: np.ndarray) -> tuple[dict[int, float], None]:
+    """contestant code → win rate (a tie half) over the selected verdicts, by a loop over them."""
+    points: dict[int, float] = {}
+    played: dict[int, int] = {}
+    for i in np.flatnonzero(sel).tolist():
+        f, s, o = int(table.first[i]), int(table.second[i]), int(table.outcome[i])
+        score = {0: 1.0, 1: 0.0, 2: 0.5}[o]
+        points[f] = points.get(f, 0.0) + score
+        points[s] = points.get(s, 0.0) + 1.0 - score
+        played[f] = played.get(f, 0) + 1
+        played[s] = played.get(s, 0) + 1
+    return {c: points[c] / played[c] for c in sorted(points)}, None
+
+
+def test_two_contestant_prompts_are_said_to_give_plus_or_minus_one() -> None:
+    """An arena-like table, one battle a prompt: each τ is ±1 (NaN for a tie) and the text says what that means."""
+    from io import StringIO
+
+    from elotui.commands.diagnose import _tau_section
+
+    rows = [
+        row("p0", "A", "B", "j", "first"),
+        row("p1", "B", "C", "j", "first"),
+        row("p2", "C", "A", "j", "tie"),
+    ]
+    rows += [
+        row("p3", "A", "C", "j", "first"),
+        row("p4", "B", "C", "j", "first"),
+        row("p5", "C", "B", "j", "first"),
+    ]
+    tau = per_prompt_tau(VerdictTable.from_rows(rows, contestants=["A", "B", "C"]))
+    assert tau["contestants"] == 2
+    by = tau["by_prompt"]
+    assert by["p0"] == by["p1"] == by["p3"] == by["p4"] == 1.0 and by["p5"] == -1.0 and np.isnan(by["p2"])
+    out = StringIO()
+    _tau_section({"per_prompt_tau": tau}, out)
+    assert (
+        "each prompt compares 2 contestants: τ is +1 where the one ranked higher overall won it"
+        in out.getvalue()
+    )
