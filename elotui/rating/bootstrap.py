@@ -65,15 +65,35 @@ def percentile_interval(rounds: NDArray[np.float64], level: float = LEVEL) -> tu
     return low, high
 
 
-def cluster_counts(
-    prompt: NDArray[np.integer], rounds: int, rng: np.random.Generator
-) -> tuple[NDArray[np.int64], NDArray[np.intp]]:
-    """(rounds x prompts) draw counts over the prompts that have games (each game's prompt code in `prompt`),
-    and each game's prompt index."""
+COUNTS_AT_ONCE = (
+    1 << 24
+)  # draw counts held at a time (128 MB): 200 rounds of 10^6 prompts took 1.6 GB at once
+
+
+@dataclass(frozen=True)
+class ClusterCounts:
+    """The rounds' draw counts over the prompts that have games (`clusters` of them), drawn lazily in chunks of
+    rounds (`chunks()`: each a (rounds in the chunk, clusters) array, in round order; the same numbers as one
+    (rounds, clusters) draw: the generator draws row after row either way), and each game's prompt index."""
+
+    rng: np.random.Generator
+    rounds: int
+    clusters: int
+    inverse: NDArray[np.intp]
+
+    def chunks(self) -> Iterator[NDArray[np.int64]]:
+        """Each chunk of rounds' counts, drawn when reached (once: the generator moves on)."""
+        p, each = self.clusters, max(1, COUNTS_AT_ONCE // max(self.clusters, 1))
+        pvals = np.full(p, 1.0 / p)
+        for start in range(0, self.rounds, each):
+            yield self.rng.multinomial(p, pvals, size=min(each, self.rounds - start))
+
+
+def cluster_counts(prompt: NDArray[np.integer], rounds: int, rng: np.random.Generator) -> ClusterCounts:
+    """The (rounds x prompts) draw counts over the prompts that have games (each game's prompt code in `prompt`),
+    to be drawn from `rng`, and each game's prompt index."""
     clusters, inverse = dense_ints(prompt)
-    p = len(clusters)
-    counts = rng.multinomial(p, np.full(p, 1.0 / p), size=rounds)
-    return counts, inverse
+    return ClusterCounts(rng, rounds, len(clusters), inverse)
 
 
 Blocks = tuple[NDArray[np.int64], NDArray[np.int64]]  # (starts, lengths) of a round's runs of games
@@ -116,13 +136,14 @@ def resampled_blocks_of(
     if unit == "game":
         ones = np.ones(n, dtype=np.int64)
         return Resampling(None, ((rng.integers(0, n, n).astype(np.int64), ones) for _ in range(rounds)))
-    counts, inverse = cluster_counts(prompt, rounds, rng)
+    counts = cluster_counts(prompt, rounds, rng)
+    inverse, p = counts.inverse, counts.clusters
     # listed by prompt already (Elo's rounds): no order to make
-    order = None if in_order(inverse) else stable_argsort(inverse, counts.shape[1])
+    order = None if in_order(inverse) else stable_argsort(inverse, p)
     # each cluster's run in `order`: its count of games, after those of the clusters before it
-    lengths = np.bincount(inverse, minlength=counts.shape[1]).astype(np.int64)
+    lengths = np.bincount(inverse, minlength=p).astype(np.int64)
     starts = np.cumsum(lengths) - lengths
-    drawn = (np.repeat(np.arange(len(c)), c) for c in counts)
+    drawn = (np.repeat(np.arange(p), c) for chunk in counts.chunks() for c in chunk)
     return Resampling(order, ((starts[d], lengths[d]) for d in drawn))
 
 
@@ -151,28 +172,33 @@ def pair_cells(g: Games) -> tuple[NDArray[np.int64], NDArray[np.int64], NDArray[
 
 def prompt_win_rounds(g: Games, rounds: int, seed: int) -> NDArray[np.float64]:
     """(rounds, n, n) win matrices of the prompt bootstrap: counts (rounds x prompts) @ per-prompt win matrices,
-    accumulated over blocks of prompts so that memory stays bounded (at most ~16 MB of per-prompt matrices)."""
+    accumulated over blocks of prompts and chunks of rounds so that memory stays bounded (at most ~16 MB of
+    per-prompt matrices, COUNTS_AT_ONCE counts)."""
     n = g.n_contestants
-    rng = np.random.default_rng(seed)
-    counts, inverse = cluster_counts(g.prompt, rounds, rng)
-    p = counts.shape[1]
+    counts = cluster_counts(g.prompt, rounds, np.random.default_rng(seed))
+    inverse, p = counts.inverse, counts.clusters
     ab, ba, s = pair_cells(g)
     out = np.zeros((rounds, n * n))
     block = max(1, int(2e6 // max(n * n, 1)))
     order = stable_argsort(inverse, p) if p > block else None  # one block: every game, in any order
     sorted_prompt = inverse[order] if order is not None else inverse
-    for start in range(0, p, block):
-        stop = min(p, start + block)
-        if order is None:
-            sel: slice | NDArray[np.intp] = slice(None)
-        else:
-            lo, hi = np.searchsorted(sorted_prompt, [start, stop])
-            sel = order[lo:hi]
-        local = (inverse[sel] - start).astype(np.int64) * (n * n)
-        size = (stop - start) * n * n
-        w = np.bincount(local + ab[sel], weights=s[sel], minlength=size)
-        w += np.bincount(local + ba[sel], weights=1.0 - s[sel], minlength=size)
-        out += counts[:, start:stop].astype(np.float64) @ w.reshape(stop - start, n * n)
+    done = 0
+    for chunk in counts.chunks():
+        for start in range(0, p, block):
+            stop = min(p, start + block)
+            if order is None:
+                sel: slice | NDArray[np.intp] = slice(None)
+            else:
+                lo, hi = np.searchsorted(sorted_prompt, [start, stop])
+                sel = order[lo:hi]
+            local = (inverse[sel] - start).astype(np.int64) * (n * n)
+            size = (stop - start) * n * n
+            w = np.bincount(local + ab[sel], weights=s[sel], minlength=size)
+            w += np.bincount(local + ba[sel], weights=1.0 - s[sel], minlength=size)
+            out[done : done + len(chunk)] += chunk[:, start:stop].astype(np.float64) @ w.reshape(
+                stop - start, n * n
+            )
+        done += len(chunk)
     return out.reshape(rounds, n, n)
 
 

@@ -86,3 +86,64 @@ def test_gap_statistics_of_all_neighbours_at_once_are_each_pairs() -> None:
             want_low, want_high = percentile_interval(gaps)
             above = np.mean(gaps > RATING_TIE) + 0.5 * np.mean(np.abs(gaps) <= RATING_TIE)
             assert (low[k], high[k], confidence[k]) == (want_low, want_high, above)
+
+
+def _many_prompts(prompts: int, seed: int):  # type: ignore[no-untyped-def]
+    """One game a prompt, 4 contestants, in a shuffled listing (the games not grouped by prompt)."""
+    from elotui.rating.games import Games
+
+    rng = np.random.default_rng(seed)
+    a = rng.integers(0, 4, prompts).astype(np.int32)
+    b = ((a + rng.integers(1, 4, prompts)) % 4).astype(np.int32)
+    return Games(
+        a, b, rng.choice([0.0, 0.5, 1.0], prompts), 4, {}, prompt=rng.permutation(prompts).astype(np.int32)
+    )
+
+
+def test_counts_drawn_in_chunks_of_rounds_are_the_counts_of_one_draw(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The draw counts come a chunk of rounds at a time (bounded memory): the prompt bootstrap's win matrices and
+    the rounds' blocks are those of one (rounds x prompts) draw, whatever the chunk."""
+    from elotui.rating import bootstrap
+    from elotui.rating.bootstrap import prompt_win_rounds
+
+    g = _many_prompts(3000, 5)
+    whole = prompt_win_rounds(g, 23, seed=9)
+    rounds = [
+        Resampling.indices(r.order, b) for r in [resampled_blocks(g, "prompt", 23, 9)] for b in r.rounds
+    ]
+    monkeypatch.setattr(bootstrap, "COUNTS_AT_ONCE", 3000 * 4)  # 4 rounds a chunk: 6 chunks, the last of 3
+    assert np.array_equal(prompt_win_rounds(g, 23, seed=9), whole)
+    again = resampled_blocks(g, "prompt", 23, 9)
+    assert all(
+        np.array_equal(Resampling.indices(again.order, b), r)
+        for b, r in zip(again.rounds, rounds, strict=True)
+    )
+    # and one draw, done directly
+    counts = np.random.default_rng(9).multinomial(3000, np.full(3000, 1 / 3000), size=23)
+    cells = np.zeros((23, 16))
+    for k in range(len(g)):
+        p, a, b, s = g.prompt[k], g.a[k], g.b[k], g.score_a[k]
+        cells[:, a * 4 + b] += counts[:, p] * s
+        cells[:, b * 4 + a] += counts[:, p] * (1 - s)
+    assert np.array_equal(whole.reshape(23, 16), cells)
+
+
+def test_the_prompt_bootstrap_holds_a_chunk_of_counts_not_every_round(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """10^5 prompts, 200 rounds: the whole (rounds x prompts) count matrix would be 160 MB; drawn in chunks of
+    2^20 counts, the bootstrap's peak stays far below it."""
+    import tracemalloc
+
+    from elotui.rating import bootstrap
+    from elotui.rating.bootstrap import prompt_win_rounds
+
+    g = _many_prompts(100_000, 1)
+    monkeypatch.setattr(bootstrap, "COUNTS_AT_ONCE", 1 << 20)
+    tracemalloc.start()
+    try:
+        prompt_win_rounds(g, 200, seed=3)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert peak < 60e6, f"{peak / 1e6:.0f} MB"
