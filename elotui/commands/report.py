@@ -42,6 +42,13 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
         help=f"cut each verdict's reasoning at N characters (default: uncut; {LARGE_REASONING} above "
         f"{LARGE_PAIRS:,} pairs)",
     )
+    p.add_argument(
+        "--max-pairs",
+        metavar="N",
+        type=int,
+        help="keep at most N pairs in the page, the contested first (default: 20,000; the rankings and charts "
+        "cover every pair)",
+    )
     p.add_argument("--prompt", metavar="ID", help="rank a single prompt (the leaderboards only)")
     p.add_argument("--category", metavar="C", help="rank the prompts of one category (the leaderboards only)")
     p.add_argument("--judge", metavar="ID", help="rank one judge's verdicts (the leaderboards only)")
@@ -62,13 +69,14 @@ def run(args: argparse.Namespace) -> int:
 
 def _report(args: argparse.Namespace) -> int:
     os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
-    if args.max_reasoning is not None and args.max_reasoning < 1:
-        raise UserError(f"--max-reasoning must be at least 1, not {args.max_reasoning}")
+    for flag, value in (("--max-reasoning", args.max_reasoning), ("--max-pairs", args.max_pairs)):
+        if value is not None and value < 1:
+            raise UserError(f"{flag} must be at least 1, not {value}")
     if args.plots is not None:
         from elotui.report.plots import require_matplotlib
 
         require_matplotlib()
-    from elotui.report.document import report_document
+    from elotui.report.document import MAX_PAIRS, report_document
     from elotui.session import TournamentSession
 
     tournament, store = open_tournament(args)
@@ -82,7 +90,9 @@ def _report(args: argparse.Namespace) -> int:
         )
         turn = None if args.turn is None else str(args.turn)
         scope = {"prompt": args.prompt, "category": args.category, "judge": args.judge, "turn": turn}
-        doc = report_document(session, reasoning_limit=limit, scope=scope)
+        doc = report_document(
+            session, reasoning_limit=limit, scope=scope, max_pairs=args.max_pairs or MAX_PAIRS
+        )
     finally:
         store.close()
     if args.threshold or args.method:
@@ -108,8 +118,11 @@ def _write_html(doc: dict, output: str) -> None:  # type: ignore[type-arg]
         write_page(doc, out)
     if output != "-":
         size = Path(output).stat().st_size
-        print(
-            f"wrote {output} ({size / 1e6:.1f} MB: {len(doc['pairs']):,} pairs, "
-            f"{sum(len(v) for v in doc['verdicts'].values()):,} verdicts)",
-            file=sys.stderr,
+        kept, every = doc["meta"]["pairs"]["kept"], doc["meta"]["pairs"]["all"]
+        pairs = (
+            f"{kept:,} of {every:,} pairs, the contested first (--max-pairs)"
+            if kept < every
+            else f"{kept:,} pairs"
         )
+        verdicts = sum(len(v) for v in doc["verdicts"].values())
+        print(f"wrote {output} ({size / 1e6:.1f} MB: {pairs}, {verdicts:,} verdicts)", file=sys.stderr)

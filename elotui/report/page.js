@@ -76,6 +76,12 @@
       items.push(el("li", { text: "Reasoning longer than " + META.reasoning_limit + " characters is cut (marked […]); " +
         "`elotui verdicts` writes the full texts." }));
     }
+    if (META.pairs && META.pairs.kept < META.pairs.all) {
+      items.push(el("li", { text: META.pairs.kept.toLocaleString("en") + " of the " + META.pairs.all.toLocaleString("en") +
+        " pairs are in this report: the contested first (position bias, inconclusive, judges on both sides), then " +
+        "the others in the pairs' order (`elotui report --max-pairs N` keeps more); the TUI's pairs pane and " +
+        "`elotui verdicts` show every one. The rankings and charts cover every pair." }));
+    }
     if (items.length) box.appendChild(el("ul", { class: "warnings" }, items));
     return box;
   }
@@ -274,7 +280,7 @@
     const t = DATA.diagnose.per_prompt_tau;
     const s = section("tau-s", "Per-prompt τ", "Kendall's τ between each prompt's own ranking and the overall one.");
     if (!t) return s;
-    const values = Object.values(t.by_prompt).filter(function (v) { return v !== null; });
+    const values = (t.values || Object.values(t.by_prompt)).filter(function (v) { return v !== null; });
     const bins = new Array(10).fill(0);
     values.forEach(function (v) { bins[Math.min(9, Math.max(0, Math.floor((v + 1) / 0.2 + 1e-9)))] += 1; });
     const W = 640, H = 200, top = Math.max.apply(null, bins) || 1, bw = (W - 60) / 10;
@@ -422,7 +428,8 @@
     if (state.found === null) state.found = selected();
     const found = state.found, pages = Math.max(1, Math.ceil(found.length / PAGE_SIZE));
     state.page = Math.max(0, Math.min(state.page, pages - 1));
-    document.getElementById("pair-count").textContent = found.length + " of " + DATA.pairs.length + " pairs";
+    const cut = META.pairs && META.pairs.kept < META.pairs.all ? " kept (" + META.pairs.all.toLocaleString("en") + " in all)" : "";
+    document.getElementById("pair-count").textContent = found.length + " of " + DATA.pairs.length + " pairs" + cut;
     document.getElementById("page-no").textContent = " page " + (state.page + 1) + " of " + pages + " ";
     document.getElementById("prev").disabled = state.page === 0;
     document.getElementById("next").disabled = state.page >= pages - 1;

@@ -139,10 +139,11 @@ def position_figure(judges: dict[str, Any]) -> Figure:
     return fig
 
 
-def tau_figure(by_prompt: dict[str, float | None]) -> Figure:
+def tau_figure(taus: list[float | None]) -> Figure:
+    """The histogram of the prompts' τ (None: undefined, left out)."""
     fig = _figure(7, 3.2)
     ax = fig.add_subplot()
-    values = [v for v in by_prompt.values() if v is not None]
+    values = [v for v in taus if v is not None]
     ax.hist(values, bins=[-1 + 0.2 * i for i in range(11)], color="#56B4E9", edgecolor="white")
     ax.set_xlabel("Kendall's τ of the prompt's ranking against the overall ranking")
     ax.set_ylabel("prompts")
@@ -171,7 +172,8 @@ def figures(doc: dict[str, Any], method: str, threshold: str) -> dict[str, Figur
             kappa_matrix(d["agreement"], judges), judges, "Cohen's κ between judges", -1.0, "κ"
         )
     if d.get("per_prompt_tau"):
-        makers["tau"] = lambda: tau_figure(d["per_prompt_tau"]["by_prompt"])
+        tau = d["per_prompt_tau"]
+        makers["tau"] = lambda: tau_figure(tau.get("values") or list(tau["by_prompt"].values()))
     return {name: make() for name, make in makers.items()}
 
 

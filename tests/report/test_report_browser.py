@@ -365,3 +365,26 @@ def test_a_view_without_ratings_draws_without_errors(vicuna_doc: dict[str, Any],
         )
         assert b.page.locator("#forest").count() == 0
         assert b.errors == [] and b.others() == []
+
+
+def test_a_report_keeping_some_pairs_in_chromium(
+    vicuna_store: Path, vicuna_doc: dict[str, Any], tmp_path: Path
+) -> None:
+    """`--max-pairs 50`: the page lists the 50 pairs kept, says how many of how many, and draws the per-prompt τ
+    histogram over every prompt from its values."""
+    from elotui.cli import main
+    from tests.report.conftest import TOURNAMENT
+
+    out = tmp_path / "kept.html"
+    assert (
+        main(["report", str(TOURNAMENT), "--store", str(vicuna_store), "-o", str(out), "--max-pairs", "50"])
+        == 0
+    )
+    taus = [v for v in vicuna_doc["diagnose"]["per_prompt_tau"]["by_prompt"].values() if v is not None]
+    with browser_on(out) as b:
+        page = b.page
+        assert page.inner_text("#pair-count") == "50 of 50 pairs kept (800 in all)"
+        assert len(shown_pairs(page)) == 50
+        assert "50 of the 800 pairs are in this report: the contested first" in page.inner_text("#warnings")
+        assert page.text_content("#tau title").startswith(f"Histogram of per-prompt τ: {len(taus)} prompts")
+        assert b.errors == [] and b.others() == []

@@ -128,3 +128,47 @@ def test_unknown_category_is_exit_2(vicuna_store: Path, capsys: pytest.CaptureFi
     args = ["report", str(TOURNAMENT), "--store", str(vicuna_store), "--category", "nope", "-o", "-"]
     assert main(args) == 2
     assert "category 'nope'" in capsys.readouterr().err
+
+
+def test_max_pairs_keeps_the_contested_first_with_their_texts_and_verdicts(
+    vicuna_store: Path, vicuna_doc: dict[str, Any], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`--max-pairs 50` of 800: the page keeps 50 pairs, every contested one first (a position-bias or inconclusive
+    class, judges on both sides), listed in the pairs' order, with their prompts, texts and verdicts alone; the
+    leaderboards and the per-prompt τ (as its values) still cover everything; it says so; 0 is exit 2."""
+    out = tmp_path / "kept.html"
+    args = ["report", str(TOURNAMENT), "--store", str(vicuna_store), "-o", str(out)]
+    assert main([*args, "--max-pairs", "50"]) == 0
+    assert "50 of 800 pairs, the contested first (--max-pairs)" in capsys.readouterr().err
+    doc = read_data(out.read_text(encoding="utf-8"))
+    cols = vicuna_doc["pair_columns"]
+    every = [dict(zip(cols, p, strict=True)) for p in vicuna_doc["pairs"]]
+
+    def contested(r: dict[str, Any]) -> bool:
+        return (
+            r["class"] in ("position bias", "inconclusive")
+            or r["any_flip"]
+            or (r["judges_for_a"] > 0 and r["judges_for_b"] > 0)
+        )
+
+    wanted = [r for r in every if contested(r)][:50]
+    wanted += [r for r in every if not contested(r)][: 50 - len(wanted)]
+    keys = [(r["prompt"], r["a"], r["b"]) for r in every if r in wanted]  # in the pairs' order
+    kept = [dict(zip(cols, p, strict=True)) for p in doc["pairs"]]
+    assert [(r["prompt"], r["a"], r["b"]) for r in kept] == keys and 0 < sum(map(contested, every)) < 800
+    assert doc["meta"]["pairs"] == {"all": 800, "kept": 50}
+    prompts = {r["prompt"] for r in kept}
+    assert set(doc["prompt_texts"]) == set(doc["responses"]) == set(doc["meta"]["prompts"]) == prompts
+    assert set(doc["verdicts"]) == {f"{p}\x1f{a}\x1f{b}" for p, a, b in keys}
+    assert doc["verdicts"] == {k: v for k, v in vicuna_doc["verdicts"].items() if k in doc["verdicts"]}
+    assert doc["boards"] == json.loads(json.dumps(vicuna_doc["boards"]))
+    tau = doc["diagnose"]["per_prompt_tau"]
+    assert tau["by_prompt"] == {} and tau["values"] == list(
+        vicuna_doc["diagnose"]["per_prompt_tau"]["by_prompt"].values()
+    )
+    assert (
+        vicuna_doc["meta"]["pairs"] == {"all": 800, "kept": 800}
+        and "values" not in vicuna_doc["diagnose"]["per_prompt_tau"]
+    )
+    assert main([*args, "--max-pairs", "0"]) == 2
+    assert "--max-pairs must be at least 1, not 0" in capsys.readouterr().err
