@@ -7,11 +7,15 @@ import argparse
 import os
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from elotui.commands.common import add_store_arg, add_tournament_arg, open_tournament, output_stream
 from elotui.commands.export import THRESHOLD_CHOICES
 from elotui.errors import UserError
 from elotui.runtime.heap import collector_off
+
+if TYPE_CHECKING:
+    from elotui.tournament.model import Tournament
 
 # above this many pairs, each verdict's reasoning is cut (the page says so) unless --max-reasoning says otherwise
 LARGE_PAIRS = 10_000
@@ -81,17 +85,13 @@ def _report(args: argparse.Namespace) -> int:
 
     tournament, store = open_tournament(args)
     try:
-        session = TournamentSession(tournament, store)
-        pairs = len(tournament.prompt_ids) * len(tournament.contestant_ids) ** 2 // 2
-        limit = (
-            args.max_reasoning
-            if args.max_reasoning is not None
-            else (LARGE_REASONING if pairs > LARGE_PAIRS else None)
-        )
         turn = None if args.turn is None else str(args.turn)
         scope = {"prompt": args.prompt, "category": args.category, "judge": args.judge, "turn": turn}
         doc = report_document(
-            session, reasoning_limit=limit, scope=scope, max_pairs=args.max_pairs or MAX_PAIRS
+            TournamentSession(tournament, store),
+            reasoning_limit=_reasoning_limit(args.max_reasoning, tournament),
+            scope=scope,
+            max_pairs=args.max_pairs or MAX_PAIRS,
         )
     finally:
         store.close()
@@ -109,6 +109,14 @@ def _report(args: argparse.Namespace) -> int:
         written = write_plots(doc, Path(args.plots))
         print(f"wrote {len(written)} chart files to {args.plots}", file=sys.stderr)
     return 0
+
+
+def _reasoning_limit(given: int | None, tournament: Tournament) -> int | None:
+    """`--max-reasoning`, else LARGE_REASONING for a tournament of more than LARGE_PAIRS pairs (None: uncut)."""
+    if given is not None:
+        return given
+    pairs = len(tournament.prompt_ids) * len(tournament.contestant_ids) ** 2 // 2
+    return LARGE_REASONING if pairs > LARGE_PAIRS else None
 
 
 def _write_html(doc: dict, output: str) -> None:  # type: ignore[type-arg]
