@@ -389,11 +389,13 @@ class TournamentSession:
         max_permutations: int | None = None,
         inputs: DiagnoseInputs | None = None,
         pairs: bool = False,
+        flips: bool | None = None,
         turn: int | None = None,
     ) -> DiagnoseReport:
         """The diagnose report (docs/diagnose.md) of `table` (default: the current plan's). `method` rates the
         reference comparison (default `[ranking] method`); `max_permutations` caps the Elo orders (the TUI);
-        `turn`: only the prompts of that turn (`[data] turn = [1, 2]`)."""
+        `turn`: only the prompts of that turn (`[data] turn = [1, 2]`). `pairs`: each pair's record (`pairs`);
+        `flips` (default: as `pairs`): how few verdicts each adjacent order rests on (`drop_to_flip`)."""
         from elotui.rating.diagnostics import diagnose  # lazy: keeps `elotui --help` fast
         from elotui.rating.human import voter_agreement
 
@@ -422,10 +424,15 @@ class TournamentSession:
             pairs
         ):  # one row per (prompt, pair): its majority class and how the judges split (rating.pair_summary)
             assert columns is not None
-            summaries = self.pair_summaries(columns=columns)
-            report["pairs"] = [s.as_record() for s in summaries if in_turn is None or s.prompt in in_turn]
+            report["pairs"] = self._pair_records(columns, in_turn)
+        if pairs if flips is None else flips:
             report["drop_to_flip"] = self._drop_to_flip_report(table)
         return cast(DiagnoseReport, report)
+
+    def _pair_records(self, columns: VerdictColumns, in_turn: set[str] | None) -> list[dict[str, Any]]:
+        """Each (prompt, pair)'s summary as a record, of the turn's prompts where `in_turn` names them."""
+        summaries = self.pair_summaries(columns=columns)
+        return [s.as_record() for s in summaries if in_turn is None or s.prompt in in_turn]
 
     def _drop_to_flip_report(self, table: VerdictTable) -> list[dict[str, Any]]:
         """The leaderboard's adjacent orders and how few verdicts each rests on (elotui.rating.drop_to_flip), over

@@ -58,14 +58,16 @@ def run(args: argparse.Namespace) -> int:
             inputs.problems
         ):  # a broken votes log is bad input for `elotui diagnose` (the TUI reports and goes on)
             raise inputs.problems[0]
-        report = session.diagnose_report(inputs=inputs, pairs=True, turn=args.turn)
+        # each pair's record is the JSON's alone (10^6 of them for a Chatbot Arena import: seconds the text skips)
+        json_out = args.format == "json"
+        report = session.diagnose_report(inputs=inputs, pairs=json_out, flips=True, turn=args.turn)
         if args.style_control and not session.options.style_control:
             session.control_style(("length", "markdown"))
         if session.options.style_control:  # each style coefficient, with its interval (of the turn's games)
             board = session.leaderboard(method="bt", turn=args.turn)
             report["style_control"] = board.settings.get("style_control")
     with output_stream(args.output) as out:
-        if args.format == "json":
+        if json_out:
             json.dump(report, out, indent=2, ensure_ascii=False)
             out.write("\n")
         else:

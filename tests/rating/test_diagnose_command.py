@@ -246,3 +246,26 @@ def test_the_report_has_exactly_the_keys_its_typed_records_declare(tournament: t
     assert set(report["agreement"]) == keys(Agreement)
     assert all(set(p) == keys(AgreementPair) for p in report["agreement"]["pairs"])
     assert set(report["reference"]) == keys(Reference)
+
+
+def test_text_output_does_not_summarise_every_pair(
+    tournament: tuple[Path, Path], monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Each pair's record is the JSON's alone: the text (which shows the drop-to-flip counts, not the pairs)
+    summarises no pair (10^6 of them for a Chatbot Arena import)."""
+    from elotui.session import TournamentSession
+
+    path, store_path = tournament
+    calls: list[str] = []
+    real = TournamentSession.pair_summaries
+
+    def counted(self: TournamentSession, **kwargs: object) -> object:
+        calls.append("pairs")
+        return real(self, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(TournamentSession, "pair_summaries", counted)
+    assert main(["diagnose", str(path), "--store", str(store_path)]) == 0
+    assert "How few verdicts each adjacent order rests on" in capsys.readouterr().out and calls == []
+    assert main(["diagnose", str(path), "--store", str(store_path), "--format", "json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert calls == ["pairs"] and doc["pairs"] and doc["drop_to_flip"]
