@@ -202,7 +202,7 @@ class AppActions(AppBase):
         if board is None:
             self._notice(Notice("no ranking to export yet", severity="warning"))
             return
-        if self.board_preview:  # a style-controlled point fit: its intervals are not computed yet
+        if self.board_preview:  # a point fit: its intervals are not computed yet
             self._notice(
                 Notice("the intervals are still being computed: export once they show", severity="warning")
             )

@@ -44,7 +44,14 @@ from elotui.tui.sanitize import one_line
 from elotui.tui.screens.diagnostics import DiagnosticsPane
 from elotui.tui.screens.leaderboard import LeaderboardPane
 from elotui.tui.screens.pairs import PairsPane
-from elotui.tui.state.live_ranking import LiveRanking, RankingContext, ViewKey, ViewScope, chart_label
+from elotui.tui.state.live_ranking import (
+    PREVIEW_VERDICTS,
+    LiveRanking,
+    RankingContext,
+    ViewKey,
+    ViewScope,
+    chart_label,
+)
 from elotui.tui.state.watch import WATCH_EVERY_S, StoreWatcher
 from elotui.tui.style_view import StyleViews, coefficient_lines, rank_shifts, style_info, title
 from elotui.tui.theming import register_themes
@@ -133,7 +140,7 @@ class ElotuiApp(FlipsView, AppActions, App[int]):
         self.board: Leaderboard | None = None
         self.board_key: ViewKey | None = None
         self.board_version = -1
-        self.board_preview = False  # the board shown is a style-controlled point fit, its intervals to come
+        self.board_preview = False  # the board shown is a point fit, its intervals to come (`_rank`)
         self._workers_by_group: dict[str, Worker[Any]] = {}
         self._diag_version = self._stats_version = -1
         self._flips_started = -FLIPS_EVERY_S  # time.monotonic() of the last drop_to_flip computation
@@ -375,8 +382,9 @@ class ElotuiApp(FlipsView, AppActions, App[int]):
     @work(thread=True, exclusive=True, group="rank", exit_on_error=False)
     def _rank(self, key: ViewKey) -> None:
         """The view's board and the board its rank changes count from (its style twin), then every other view.
-        A style-controlled board's point fit is shown first (its bootstrap takes a hundred times longer), and of the
-        two boards the raw one is ranked first."""
+        A style-controlled board's point fit is shown first (its bootstrap takes a hundred times longer), and so is
+        every board's of PREVIEW_VERDICTS verdicts or more (a 10^6-battle import: its 200 rounds take ~15 s); of
+        the two boards the raw one is ranked first."""
         worker = get_current_worker()
         if (
             self.tournament.spec.ranking.strong_weight > 1
@@ -385,8 +393,9 @@ class ElotuiApp(FlipsView, AppActions, App[int]):
         table, version = self.ranking.snapshot_with_version()
         partner = self.style_views.other(key)
         views = [key] if partner is None else sorted([key, partner], key=lambda view: bool(view[3]))
+        many = len(table) >= PREVIEW_VERDICTS  # every board's rounds take long: its point fit first
         for view in views if self.ranking.options.bootstrap > 0 else []:
-            if view[3] and not self.ranking.cached(view)[1] and not worker.is_cancelled:
+            if (view[3] or many) and not self.ranking.cached(view)[1] and not worker.is_cancelled:
                 board = self.ranking.preview(view, table, version)
                 self.post_message(LeaderboardComputed(view, board, version, preview=True))
         for view in views:
@@ -432,7 +441,7 @@ class ElotuiApp(FlipsView, AppActions, App[int]):
             self._show_board(self.board_key, self.board, self.board_version, preview=self.board_preview)
 
     def _show_board(self, key: ViewKey, board: Leaderboard, version: int, *, preview: bool = False) -> None:
-        """Show a board; `preview`: a style-controlled board's point fit, its intervals, order and bands to come."""
+        """Show a board; `preview`: a board's point fit, its intervals, order and bands to come (`_rank`)."""
         self.board, self.board_key, self.board_version = board, key, version
         self.board_preview = preview
         labels = {c.id: c.label for c in self.tournament.spec.contestants if c.label}

@@ -28,7 +28,7 @@ class LeaderboardComputed(Message):
         self.key = key
         self.board = board
         self.version = version
-        self.preview = preview  # a style-controlled board's point fit, its intervals still being computed
+        self.preview = preview  # a board's point fit, its intervals still being computed
 
 
 class FlipsComputed(Message):

@@ -53,3 +53,51 @@ async def test_a_prompt_beyond_the_listed_ones_is_found_and_shown(
             assert (
                 app.board is not None and sum(r.games for r in app.board.rows) == 2
             )  # one battle, both sides
+
+
+async def test_a_board_of_many_verdicts_shows_its_point_fit_before_its_intervals(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An import of PREVIEW_VERDICTS battles or more (here the bound lowered to 100): the board's point fit is shown
+    at once, interval, order and band reading "…" while its bootstrap runs, then the full board, with the same
+    order and ratings."""
+    from elotui.tui import app as app_module
+    from elotui.tui.messages import LeaderboardComputed
+    from elotui.tui.widgets.leaderboard_table import LeaderboardTable
+
+    log = tmp_path / "log.jsonl"
+    write_jsonl(log, list(arena_battles(n=400, seed=4)))
+    assert main(["import", "arena", str(log), "-o", str(tmp_path / "t")]) == 0
+    tournament = load_tournament(tmp_path / "t" / "tournament.toml")
+    seen: list[LeaderboardComputed] = []
+
+    def hook(message: object) -> None:
+        if isinstance(message, LeaderboardComputed):
+            seen.append(message)
+
+    for bound, previews in ((100, [True, False]), (401, [False])):
+        monkeypatch.setattr(app_module, "PREVIEW_VERDICTS", bound)
+        seen.clear()
+        with Store.open_for(tournament, None) as store:
+            app = make_app(tournament, store, start_run=False)
+            async with app.run_test(size=SIZE, message_hook=hook) as pilot:
+                await settle(pilot)
+                key = app.view_key
+                mine = [m for m in seen if m.key == key]
+                assert [m.preview for m in mine] == previews
+                full = mine[-1].board
+                assert app.board is full and not app.board_preview
+                if bound > 400:
+                    continue
+                point = mine[0].board
+                assert [r.contestant for r in point.rows] == [r.contestant for r in full.rows]
+                assert [r.rating for r in point.rows] == pytest.approx(
+                    [r.rating for r in full.rows], abs=1e-9
+                )
+                app._show_board(key, point, -1, preview=True)  # as it showed while the rounds ran
+                table = app.query_one(LeaderboardTable)
+                columns = [c.key.value for c in table.ordered_columns]
+                cells = dict(
+                    zip(columns, (table.get_cell_at((0, i)).plain for i in range(len(columns))), strict=True)
+                )
+                assert cells["interval"] == "…" and cells["rating"] == f"{full.rows[0].rating:.0f}"

@@ -81,6 +81,11 @@ class RankingContext:
     scope_prompts: Callable[[str | None, str | None, int | None], list[str] | None] | None = None
 
 
+# a board of this many verdicts or more shows its point fit first, its bootstrap's intervals when they come (200
+# prompt-bootstrap rounds of a 10^6-battle import take ~15 s; 5 * 10^4 verdicts' about a second)
+PREVIEW_VERDICTS = 50_000
+
+
 class LiveRanking:
     def __init__(
         self, table: VerdictTable, options: RatingOptions, context: RankingContext | None = None
@@ -137,8 +142,9 @@ class LiveRanking:
         return board
 
     def preview(self, key: ViewKey, table: VerdictTable, version: int) -> Leaderboard:
-        """A style-controlled view's board without its bootstrap: the point fit, its order and ratings final, no
-        interval yet (the rounds cost a hundred times the point fit: 21 s at 200k games). Kept apart from the
+        """A view's board without its bootstrap: the point fit, its order and ratings final, no interval yet (a
+        style-controlled view's rounds cost a hundred times its point fit: 21 s at 200k games; any view's of
+        PREVIEW_VERDICTS verdicts or more take seconds). Kept apart from the
         cache, for `latest` until the full board comes (and made once for these verdicts)."""
         with self._lock:
             made = self._previews.get(key)
