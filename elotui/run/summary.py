@@ -69,7 +69,9 @@ def exit_summary(
     plan = PlanTally.of(store)
     left = plan.total - plan.answered
     imported = store.only_imported()  # stopped before the replay of an import stored its plan: no call made
-    if imported:
+    if imported and result is None and interrupted is None:  # the TUI left a large import's replay to `p`
+        head = f"elotui: the replay was not started · the {plan.total} imported verdicts rank as they are"
+    elif imported:
         head = (
             f"elotui: {how_it_ended(result, interrupted)} before the replay stored its plan · the "
             f"{plan.total} imported verdicts rank as they are; the replay (each verdict's details) starts over"

@@ -89,6 +89,7 @@ class AppActions(AppBase):
     runner: Any
     _run_worker: Any
     quitting: str | None = None  # "q", "Ctrl-C": a quit waits for the run to end
+    replay_held: bool = False  # a large import's replay waits for `p` (run_monitor.replay_waits)
     _quit_code: int | None = None
 
     if TYPE_CHECKING:  # the app's own methods, used here
@@ -99,6 +100,7 @@ class AppActions(AppBase):
         def _refresh_pairs(self, *, now: bool = False) -> None: ...
         def _refresh_diagnostics(self, *, now: bool = False) -> None: ...
         def _update_status(self) -> None: ...
+        def _start_runner(self) -> None: ...
 
     def action_threshold(self, index: int) -> None:
         COLLECTOR.until_refreshed(self)  # no full collection inside the redraw (elotui.tui.collector)
@@ -156,7 +158,27 @@ class AppActions(AppBase):
             if select.value != (str(turn) if turn is not None else Select.NULL):
                 select.value = str(turn) if turn is not None else Select.NULL
 
+    def hold_replay(self, verdicts: int) -> None:
+        """Open without replaying a large import's verdicts (they rank from the store's snapshot); `p` starts it."""
+        self.replay_held = True
+        self.monitor.state = "imported"
+        self._notice(
+            Notice(
+                f"{verdicts:,} imported verdicts, ranked. Their replay into the store (each verdict's details, for "
+                "the pairs pane) waits: at this size it takes minutes and gigabytes. p starts it; "
+                f"`elotui run {self.tournament.path} --headless` does it without the TUI.",
+                "replay not started",
+                timeout=30,
+            )
+        )
+
     def action_pause(self) -> None:
+        if self.replay_held:  # the held replay of a large import starts
+            self.replay_held = False
+            self._start_runner()
+            self._notice(Notice("replaying the imported verdicts into the store (p pauses)"))
+            self._update_status()
+            return
         runner = self.runner
         if runner is None or self.monitor.result is not None:
             self._notice(Notice("no run in progress: nothing to pause"))

@@ -206,7 +206,9 @@ class ElotuiApp(FlipsView, AppActions, App[int]):
         self.set_interval(JUDGE_STATS_EVERY_S, self._refresh_judges)
         self.set_interval(PAIRS_EVERY_S, self._refresh_pairs)
         self.set_interval(DIAGNOSTICS_EVERY_S, self._refresh_diagnostics)
-        if self._start_run:
+        if self._start_run and (held := run_monitor.replay_waits(self.store)) is not None:
+            self.hold_replay(held)
+        elif self._start_run:
             self._start_runner()
         if self.watcher is not None:
             self.set_interval(WATCH_EVERY_S, self._poll_store)
@@ -553,7 +555,16 @@ class ElotuiApp(FlipsView, AppActions, App[int]):
             if self.board_version == self.ranking.version and self.board_key == self.view_key
             else "ranking…",
             detail=" · ".join(
-                filter(None, (p.batches if p else None, self.watch_detail or (p.adaptive if p else None)))
+                filter(
+                    None,
+                    (
+                        "the replay (each verdict's details) waits: p starts it"
+                        if self.replay_held
+                        else None,
+                        p.batches if p else None,
+                        self.watch_detail or (p.adaptive if p else None),
+                    ),
+                )
             ),
         )
         bar = self._view(StatusBar)

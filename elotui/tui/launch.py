@@ -81,6 +81,8 @@ def run_tui(
         voter=voter,
     )
     result = app.run()
-    for line in exit_summary(tournament, store, app.monitor.result, app.interrupted):
+    # a held replay was never started: nothing stopped
+    interrupted = None if app.replay_held else app.interrupted
+    for line in exit_summary(tournament, store, app.monitor.result, interrupted):
         print(line, file=sys.stderr)
     return int(result) if isinstance(result, int) else app.monitor.exit_code

@@ -59,6 +59,19 @@ class RunnerFactory(Protocol):
     ) -> RunControl: ...
 
 
+# an import's replay of this many verdicts or more waits for `p` in the TUI (at 10^6: ~5 min and ~7 GB)
+HOLD_REPLAY_VERDICTS = 100_000
+
+
+def replay_waits(store: Store) -> int | None:
+    """The imported verdicts whose replay the TUI leaves to the user: their count where the store holds only an
+    import's snapshot (no run's plan) of HOLD_REPLAY_VERDICTS verdicts or more, else None (the run starts)."""
+    if not store.only_imported():
+        return None
+    n = len(store.verdict_columns().outcome)
+    return n if n >= HOLD_REPLAY_VERDICTS else None
+
+
 @dataclass(frozen=True)
 class Notice:
     """A notification for the user (shown literally: never markup)."""

@@ -63,7 +63,8 @@ class StatusInfo:
     threshold: str
     method: str
     scope: str
-    state: str  # preparing (a run plans, before its first call), running, paused, finished, stopped, budget, stored
+    state: str  # preparing (a run plans, before its first call), running, paused, finished, stopped, budget, stored,
+    # imported (a large import's replay waits for `p`)
     kinds: list[str]  # the judge kinds: live, replay, simulated
     progress: Progress | None = None
     done: int = 0
