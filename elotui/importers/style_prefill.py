@@ -59,7 +59,7 @@ def prefill(battles: BattleColumns, path: Path) -> None:
     prompt, contestant, counts = rows
     contestants = list(battles.contestants)
     keys, first = style_cache.first_rows(prompt, contestant, len(contestants))
-    columns = [counts[:, j][first] for j in range(counts.shape[1])]
+    columns = [column[first] for column in counts]
     style_cache.keep(
         digest, battles.prompt_ids, contestants, style_cache.encode(keys, columns, len(contestants))
     )
@@ -67,12 +67,16 @@ def prefill(battles: BattleColumns, path: Path) -> None:
 
 def style_rows(
     battles: BattleColumns,
-) -> tuple[NDArray[np.int32], NDArray[np.int32], NDArray[np.int64]] | None:
+) -> tuple[NDArray[np.int32], NDArray[np.int32], list[NDArray[np.int64]]] | None:
     """The rows of the style file written from `battles`, as a reading gives them: each row's prompt code,
-    contestant code and (rows, 4) counts (whole numbers); None where a reading would not take them as they are."""
+    contestant code and counts (a column per style count, whole numbers); None where a reading would not take
+    them as they are."""
     c = battles.columns
     rows = battles._style_rows  # the file's rows, in its order (indices into the battles' sides)
-    counts = c.counts.reshape(-1, len(STYLE_NAMES))[rows]
-    if counts.dtype != np.int64 or (len(counts) and (counts.min() < 0 or counts.max() > _EXACT)):
+    if c.counts.dtype != np.int64:  # a count past int64
+        return None
+    sides = c.counts.reshape(-1, len(STYLE_NAMES))
+    counts = [sides[:, j][rows] for j in range(len(STYLE_NAMES))]
+    if len(rows) and any(int(k.min()) < 0 or int(k.max()) > _EXACT for k in counts):
         return None
     return c.prompt[rows // 2], battles._sides[rows], counts

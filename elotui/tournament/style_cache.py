@@ -2,7 +2,7 @@
 they were read from (elotui.runtime.disk_cache, kind `style`).
 
 Reading the 2 * 10^6 rows of a 10^6-battle `elotui import arena` takes ~0.9 s (elotui.rating.style_file and
-elotui.rating.style_rank); reading its counts back takes ~0.15 s, most of it the SHA-256 of the file. An entry is
+elotui.rating.style_rank); reading its counts back takes ~0.2 s, most of it the SHA-256 of the file (190 MB). An entry is
 named by the SHA-256 of the file's bytes, of the tournament's prompt and contestant ids (in order: the counts are
 kept under their codes) and of the code that reads a style file: an edited file (any byte), other ids or other code
 read the file again, and an entry can never be stale, only absent. It holds what
@@ -17,11 +17,13 @@ reading takes (an id given as a number...) is read every time, and a bad row is 
 from __future__ import annotations
 
 import hashlib
+import io
 import os
 import struct
 from collections.abc import Sequence
 from functools import cache
 from pathlib import Path
+from typing import cast
 
 import msgspec
 import numpy as np
@@ -44,6 +46,8 @@ _CODE = (
     "tournament/data_rows.py",
 )
 _HEAD = struct.Struct("<I")  # the length of the entry's header
+# bytes read and hashed at a time: few enough pieces that a thread hashing a file seldom waits for the interpreter
+_PIECE = 8 << 20
 
 Keys = NDArray[np.int64]
 Counts = NDArray[np.float64]
@@ -179,13 +183,18 @@ def write(recipe: str, digest: bytes, body: bytes) -> None:
 def file_digest(path: Path) -> bytes | None:
     """The SHA-256 of a regular file's bytes, read a piece at a time (no copy of the file in memory); None where it
     cannot be read or is larger than a style file may be (the reading says why)."""
+    digest = hashlib.sha256()
+    piece = bytearray(_PIECE)
+    view = memoryview(piece)
     try:
         with open_regular(path) as fh:
             if os.fstat(fh.fileno()).st_size > MAX_FILE_BYTES:
                 return None
-            return hashlib.file_digest(fh, "sha256").digest()
+            while size := cast(io.BufferedReader, fh).readinto(piece):  # (os.fdopen's reader)
+                digest.update(view[:size])
     except (UserError, OSError):
         return None
+    return digest.digest()
 
 
 def _recipe(prompts: Sequence[str], contestants: Sequence[str]) -> str | None:

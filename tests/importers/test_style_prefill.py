@@ -203,5 +203,7 @@ def test_style_rows_are_the_written_files_rows(tmp_path: Path, capsys: pytest.Ca
     assert got is not None
     assert [t.prompt_ids[p] for p in got[0]] == [r["prompt"] for r in rows]
     assert [t.contestant_ids[c] for c in got[1]] == [r["contestant"] for r in rows]
-    assert got[2].tolist() == [[r["tokens"], r["headers"], r["lists"], r["bold"]] for r in rows]
+    assert np.stack(got[2], axis=1).tolist() == [
+        [r["tokens"], r["headers"], r["lists"], r["bold"]] for r in rows
+    ]
     assert style_rank is not None
