@@ -8,7 +8,8 @@ code its place among the import's prompts (prompts.jsonl's order) and each conte
 contestants (`[[contestants]]`'s order), the counts as float64. Its name needs the SHA-256 of the file's bytes: they
 are read back (from the page cache, a piece at a time) and hashed in a thread, while the import writes its store
 snapshot; the import waits for that thread before it returns. An import whose counts a reading would not take as
-they are (a negative count, a count past 2^53: not exact as a float64) leaves the entry to that reading.
+they are (a negative count, a count past 2^53: not exact as a float64), in any battle, leaves the entry to that
+reading.
 """
 
 from __future__ import annotations
@@ -50,33 +51,26 @@ def start(imported: object, out: Path) -> Prefill:
 
 def prefill(battles: BattleColumns, path: Path) -> None:
     """Write the style cache entry of `path`, the style.jsonl written from `battles`."""
-    rows = style_rows(battles)
-    if rows is None:
-        return
+    counts = battles.columns.counts
+    if counts.dtype != np.int64 or (counts.size and (counts.min() < 0 or counts.max() > _EXACT)):
+        return  # a count a reading would not take as it is (any battle's: the written rows' are among them)
     digest = style_cache.file_digest(path)
     if digest is None:
         return
-    prompt, contestant, counts = rows
+    prompt, contestant, rows = style_rows(battles)
     contestants = list(battles.contestants)
     keys, first = style_cache.first_rows(prompt, contestant, len(contestants))
-    columns = [column[first] for column in counts]
+    taken = rows[first]  # each response's first row, as sides
+    sides = counts.reshape(-1, len(STYLE_NAMES))
+    columns = [sides[:, j][taken] for j in range(len(STYLE_NAMES))]
     style_cache.keep(
         digest, battles.prompt_ids, contestants, style_cache.encode(keys, columns, len(contestants))
     )
 
 
-def style_rows(
-    battles: BattleColumns,
-) -> tuple[NDArray[np.int32], NDArray[np.int32], list[NDArray[np.int64]]] | None:
-    """The rows of the style file written from `battles`, as a reading gives them: each row's prompt code,
-    contestant code and counts (a column per style count, whole numbers); None where a reading would not take
-    them as they are."""
-    c = battles.columns
-    rows = battles._style_rows  # the file's rows, in its order (indices into the battles' sides)
-    if c.counts.dtype != np.int64:  # a count past int64
-        return None
-    sides = c.counts.reshape(-1, len(STYLE_NAMES))
-    counts = [sides[:, j][rows] for j in range(len(STYLE_NAMES))]
-    if len(rows) and any(int(k.min()) < 0 or int(k.max()) > _EXACT for k in counts):
-        return None
-    return c.prompt[rows // 2], battles._sides[rows], counts
+def style_rows(battles: BattleColumns) -> tuple[NDArray[np.int32], NDArray[np.int32], NDArray[np.int64]]:
+    """The rows of the style file written from `battles`, in its order: each row's prompt code and contestant code
+    (their places among the import's prompts and contestants), and the battles' side it was written from (2 *
+    battle + side: its counts are `battles.columns.counts.reshape(-1, 4)[side]`)."""
+    rows = battles._style_rows
+    return battles.columns.prompt[rows // 2], battles._sides[rows], rows
