@@ -40,8 +40,9 @@ class Prefill:
 
 def start(imported: object, out: Path) -> Prefill:
     """Start writing the style cache entry of the style.jsonl just written in `out`, in a thread, where `imported`
-    is an import's battle columns that wrote one (other imports: nothing to write). The caller joins it before it
-    returns; the process would wait for it all the same (not a daemon: an entry is never left half written)."""
+    is an import's battle columns that wrote one (other imports: nothing to write). Call it once the file is
+    written whole (in place): the entry is named by the bytes found there, and holds the counts of `imported`. The
+    caller joins it before it returns; the process would wait for it all the same (not a daemon)."""
     if not isinstance(imported, BattleColumns) or not imported.style_rows():
         return Prefill(None)
     thread = threading.Thread(target=prefill, args=(imported, out / STYLE_FILE), name="style-cache-prefill")
