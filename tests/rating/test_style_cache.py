@@ -289,3 +289,15 @@ def test_whole_counts_are_kept_as_the_same_counts_read_as_floats() -> None:
         assert as_ints == style_cache.encode(keys, list(floats.T), 9)
         back = style_cache.decode(as_ints, 9)
         assert back is not None and back[1].tobytes() == floats.tobytes()
+
+
+def test_ids_that_cannot_be_encoded_keep_nothing(tmp_path: Path, readings: list[str]) -> None:
+    """A lone surrogate in an id (no UTF-8 for it): the file is read every time, as without the cache."""
+    prompts = _prompts(0, 30)
+    path = _write(tmp_path / "style.jsonl", _rows(0, prompts))
+    contestants = [*CONTESTANTS[:-1], "\ud800"]
+    want = _reference(path, prompts, contestants)
+    readings.clear()
+    for _ in range(2):
+        _same(style_lookup(_tournament(path, prompts, contestants)), want)
+    assert readings.count("_typed_rows") == 2 and not _entries()
