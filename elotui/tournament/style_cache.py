@@ -34,8 +34,8 @@ from elotui.runtime import disk_cache
 from elotui.tournament.user_files import MAX_FILE_BYTES, open_regular
 
 KIND = "style"
-# the entries used last, up to this much (the newest is kept whatever its size): ~7 bytes a response, so ~14 MB for
-# a 10^6-battle import, about nine such tournaments
+# the entries used last, up to this much (the newest is kept whatever its size): ~6 bytes a response (a byte for the
+# key, two for the tokens, one for each other count), so 12 MB for a 10^6-battle import: about ten such tournaments
 KEEP_BYTES = 128 << 20
 _FORMAT = "elotui style counts 1"
 # the code that reads a style file (named by path: the readers sit on a floor above this module)
