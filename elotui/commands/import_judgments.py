@@ -63,7 +63,7 @@ def judgment_files(given: list[Path]) -> list[Path]:
 
 
 def _imported(args: argparse.Namespace, paths: list[Path]) -> int:
-    from elotui.importers import alpaca_eval, arena, arena_hard, mt_bench
+    from elotui.importers import alpaca_eval, arena, arena_hard, mt_bench, style_prefill
     from elotui.importers.common import BadRecord, ImportResult, tournament_name, write_tournament
     from elotui.importers.recorded_snapshot import store_recorded
 
@@ -86,9 +86,13 @@ def _imported(args: argparse.Namespace, paths: list[Path]) -> int:
         raise UserError(str(exc)) from None
     out = Path(args.output)
     written = write_tournament(imported, out, paths)
+    prefill = style_prefill.start(
+        imported, out
+    )  # the style file's cache entry, written in a thread meanwhile
     stored, ranked = store_recorded(
         imported.log_codes(), out / "tournament.toml", tournament_name(imported, paths)
     )
+    prefill.join()
     for line in imported.report.lines():
         print(line, file=sys.stderr)
     shape = imported.shape()

@@ -4,12 +4,17 @@ A game's style comes from a `StyleLookup`: per (prompt, contestant) the counts o
 headers, list items and bold spans — from `[data] style` (Chatbot Arena's `conv_metadata`, written by `elotui
 import arena`) or counted in the responses' texts (tokens: elotui's estimate, characters / 4). The ratings say who
 wins when style is equal; each coefficient is reported in Elo points per standard deviation of its feature, with
-its bootstrap interval, in the leaderboard's settings (`style_control`).
+its bootstrap interval, in the leaderboard's settings (`style_control`). A JSON Lines `[data] style` file is read
+once: what its reading gives is kept on disk by the file's SHA-256 and the tournament's ids
+(elotui.tournament.style_cache) and read back by every later command.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+import hashlib
+import threading
+from collections.abc import Iterable, Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass
 from itertools import repeat
 from typing import Any
@@ -22,6 +27,8 @@ from elotui.rating import style_bt
 from elotui.rating.board import Rated
 from elotui.rating.games import Games
 from elotui.runtime.heap import collector_off
+from elotui.tournament import style_cache
+from elotui.tournament.style_cache import first_of_each
 
 LEVEL = 0.95
 
@@ -81,9 +88,7 @@ class StyleLookup:
     ) -> StyleLookup:
         """From the rows as codes (each a declared prompt's and contestant's), as `from_columns` keeps them: of rows
         naming the same response the first."""
-        # the import's rows come in prompt order, each prompt's few together: a stable sort of nearly sorted keys
-        unique, first = np.unique(prompt * n_contestants + contestant, return_index=True)
-        return cls(unique, counts[first].reshape(-1, 4), n_contestants, source)
+        return cls(*first_of_each(prompt, contestant, counts, n_contestants), n_contestants, source)
 
     @classmethod
     def from_texts(
@@ -176,7 +181,25 @@ def style_lookup(tournament: Any, prompts: list[str] | None = None) -> StyleLook
         return StyleLookup.from_texts(tournament.responses, prompts, contestants)
     path = tournament.resolve(data.style)
     source = f"{path.name} (conv_metadata counts)"
-    raw = _jsonl_bytes(path)  # read once for both fast readings
+    if str(path).endswith(".jsonl"):
+        entry = style_cache.Entry(path, prompts, contestants)
+        kept = entry.read()
+        if kept is not None:
+            return StyleLookup(*kept, len(contestants), source)
+        raw = _read_bytes(path)  # read once for both fast readings
+        with _hashing(raw) as digest:
+            found = _fast_lookup(path, raw, prompts, contestants, source)
+        if found is not None:
+            entry.keep(digest[0], found.keys, found.counts)
+            return found
+    return StyleLookup.build(_read_style(path), prompts, contestants, source)
+
+
+def _fast_lookup(
+    path: Any, raw: bytes, prompts: list[str], contestants: list[str], source: str
+) -> StyleLookup | None:
+    """The lookup of a JSON Lines style file by one of the fast readings (column-wise, else typed); None where
+    neither takes it (the general reading then says which line is wrong)."""
     coded = _importer_rows(raw, prompts, contestants)
     if coded is not None:
         return StyleLookup.from_codes(*coded, len(contestants), source)
@@ -184,14 +207,31 @@ def style_lookup(tournament: Any, prompts: list[str] | None = None) -> StyleLook
         typed = _typed_rows(path, raw)
     if typed is not None:
         return StyleLookup.from_columns(*typed, prompts, contestants, source)
-    return StyleLookup.build(_read_style(path), prompts, contestants, source)
+    return None
+
+
+@contextmanager
+def _hashing(raw: bytes) -> Iterator[list[bytes]]:
+    """The SHA-256 of `raw`, taken in a thread while the block runs (hashlib lets go of the interpreter): the name
+    the lookup read from exactly these bytes is kept under."""
+    digest: list[bytes] = []
+    thread = threading.Thread(target=lambda: digest.append(hashlib.sha256(raw).digest()), daemon=True)
+    thread.start()
+    try:
+        yield digest
+    finally:
+        thread.join()
 
 
 def _jsonl_bytes(path: Any) -> bytes | None:
     """A JSON Lines style file's bytes (None for another format: only the general reading takes it)."""
+    return _read_bytes(path) if str(path).endswith(".jsonl") else None
+
+
+def _read_bytes(path: Any) -> bytes:
     from elotui.tournament.user_files import read_regular_file
 
-    return read_regular_file(path) if str(path).endswith(".jsonl") else None
+    return read_regular_file(path)
 
 
 def _importer_rows(
