@@ -41,11 +41,11 @@ def prefill_prompts(imported: ImportResult, out: Path) -> None:
         source = read_regular_file(out / "tournament.toml")
         data = tomllib.loads(source.decode("utf-8"))
         written = _Written(out / "prompts.jsonl")
-        report = data_files.merge_plain(data, out, lambda path, keys: _columns(imported, written, path, keys))
+        got = data_files.merge_plain(data, out, lambda path, keys: _columns(imported, written, path, keys))
     except (UserError, UnicodeDecodeError, tomllib.TOMLDecodeError):
         return
-    if report is not None:
-        data_cache.keep(out, source, data, report)
+    if got is not None:
+        data_cache.keep(out, data, *got)
 
 
 class _Written:

@@ -2,12 +2,13 @@
 
 Merging 10^4 response rows (reading them, matching them to prompts and contestants, checking coverage) takes
 ~80 ms in every command that loads the tournament file; reading the merge back takes ~1 ms. It is kept
-(elotui.runtime.disk_cache, kind `data`) in a file named by what the merge depends on besides the data files: the
-tournament file's bytes, its folder, and the code that merges; the file holds the SHA-256 of every data file the
-merge read (DataReport.files), and is used only while each of them still has those bytes (hashing them costs ~1
-ms a MB), else merged again and written over. A merge that found problems is not kept: it is reported from the
-files themselves every time. So the merged prompts are always those the files give. Every edit of a tournament
-file makes a new merge: the folder keeps those used last, up to KEEP_BYTES.
+(elotui.runtime.disk_cache, kind `data`) in a file named by what the merge depends on besides the data files: what
+it reads of the tournament file (its `[data]`, `[[contestants]]`, `[comparison]` and `[[prompts]]`, as parsed: a
+comment or `[ranking] bootstrap = 0` leaves the name as it was), its folder, and the code that merges; the file
+holds the SHA-256 of every data file the merge read (DataReport.files), and is used only while each of them still
+has those bytes (hashing them costs ~1 ms a MB), else merged again and written over. A merge that found problems is
+not kept: it is reported from the files themselves every time. So the merged prompts are always those the files
+give. Every edit of what the merge reads makes a new merge: the folder keeps those used last, up to KEEP_BYTES.
 
 A prompts file read column-wise (10^6 plain rows: ~1.4 s) is kept as its index instead
 (elotui.tournament.prompt_index: ids, categories, turns, the report; ~12 MB at 10^6 prompts), read back with the
@@ -38,39 +39,41 @@ KEEP_BYTES = 256 << 20  # the merges used last, up to this much (one is kept wha
 _FORMAT = "elotui data merge 1"
 
 
-def merged(data: dict[str, Any], base_dir: Path, source: bytes) -> DataReport | None:
-    """`merge_data_files(data, base_dir)` (in place, the same report) for the tournament file whose bytes are
-    `source`, read from the cache where it holds this merge and the data files are unchanged."""
+def merged(data: dict[str, Any], base_dir: Path) -> DataReport | None:
+    """`merge_data_files(data, base_dir)` (in place, the same report) for the parsed tournament file `data`, read
+    from the cache where it holds this merge and the data files are unchanged."""
     if not data_files.uses_data_files(data):
         return None
-    digest = _digest(base_dir, source)
+    digest = _digest(base_dir, data)
     if digest is not None:
         kept = _plain(digest, base_dir) or _rows(digest, base_dir)
         if kept is not None:
             data["prompts"] = kept[0]
             return kept[1]
+    cfg = data.get("data")
+    prompts_file = cfg.get("prompts") if isinstance(cfg, dict) else None
     report = merge_data_files(data, base_dir)
     if digest is not None and report is not None:
-        _keep(digest, data, report)
+        _keep(digest, data["prompts"], report, prompts_file)
     return report
 
 
-def keep(base_dir: Path, source: bytes, data: dict[str, Any], report: DataReport) -> None:
-    """Keep the merge `data` (merged in place, `report`) of the tournament file whose bytes are `source`, as
-    `merged` would: for an import that holds its prompts (elotui.importers.prompts_prefill)."""
-    digest = _digest(base_dir, source)
+def keep(base_dir: Path, data: dict[str, Any], prompts: PromptColumns, report: DataReport) -> None:
+    """Keep `prompts`, read column-wise from the prompts file of the parsed tournament file `data` (as parsed, not
+    merged) with `report`, as `merged` would: for an import that holds the prompts it wrote
+    (elotui.importers.prompts_prefill)."""
+    digest = _digest(base_dir, data)
     if digest is not None:
-        _keep(digest, data, report)
+        _keep(digest, prompts, report, data["data"]["prompts"])
 
 
-def _keep(digest: str, data: dict[str, Any], report: DataReport) -> None:
-    """A merge that found problems is not kept; prompts held column-wise are kept as their index
-    (elotui.tournament.prompt_index), other merges whole."""
+def _keep(digest: str, prompts: Any, report: DataReport, prompts_file: Any) -> None:
+    """A merge that found problems is not kept; prompts held column-wise (read from `prompts_file`) are kept as
+    their index (elotui.tournament.prompt_index), other merges whole."""
     if report.toml_problems or report.file_problems:
         return
-    prompts = data["prompts"]
     if isinstance(prompts, PromptColumns):
-        body = prompt_index.entry(data["data"]["prompts"], prompts, report)
+        body = prompt_index.entry(prompts_file, prompts, report)
         disk_cache.write(KIND, _plain_name(digest), body, keep_bytes=KEEP_BYTES)
         return
     try:
@@ -80,9 +83,15 @@ def _keep(digest: str, data: dict[str, Any], report: DataReport) -> None:
     disk_cache.write(KIND, _rows_name(digest), body, keep_bytes=KEEP_BYTES)
 
 
-def _digest(base_dir: Path, source: bytes) -> str | None:
-    """What names the cache files of a merge: the hash of the tournament file, its folder and the merging code
-    (None where that code cannot be read: then nothing is kept)."""
+# what a merge reads of the tournament file (elotui.tournament.data_files, data_turns): not [ranking], [tournament]
+# or [[judges]], whose edits (`bootstrap = 0`) leave it as it was
+MERGE_TABLES = ("data", "contestants", "comparison", "prompts")
+
+
+def _digest(base_dir: Path, data: dict[str, Any]) -> str | None:
+    """What names the cache files of a merge: the hash of what the merge reads of the parsed tournament file (as
+    parsed: the same file, the same text), its folder and the merging code (None where that code cannot be read:
+    then nothing is kept)."""
     try:
         code = b"".join(
             Path(m.__file__ or "").read_bytes()
@@ -90,7 +99,8 @@ def _digest(base_dir: Path, source: bytes) -> str | None:
         )
     except OSError:
         return None
-    return hashlib.sha256(code + b"\0" + str(base_dir.resolve()).encode() + b"\0" + source).hexdigest()
+    read = repr([data.get(table) for table in MERGE_TABLES]).encode("utf-8", "surrogatepass")
+    return hashlib.sha256(code + b"\0" + str(base_dir.resolve()).encode() + b"\0" + read).hexdigest()
 
 
 def _rows_name(digest: str) -> str:

@@ -571,16 +571,17 @@ def merge_data_files(data: dict[str, Any], base_dir: Path, *, columns: bool = Tr
     return loader.report
 
 
-def merge_plain(data: dict[str, Any], base_dir: Path, given: PlainReading) -> DataReport | None:
-    """`merge_data_files(data, base_dir)` (in place, the same report) where it reads the prompts file column-wise,
-    with the file read by `given` (an import that holds the prompts it wrote); None, and `data` as it was, where
-    it would read the file otherwise."""
+def merge_plain(
+    data: dict[str, Any], base_dir: Path, given: PlainReading
+) -> tuple[PromptColumns, DataReport] | None:
+    """What `merge_data_files(data, base_dir)` gives where it reads the prompts file column-wise (the prompts, the
+    report; `data` left as it is), with the file read by `given` (an import that holds the prompts it wrote); None
+    where it would read the file otherwise."""
     loader = _Loader(data, base_dir)
     name, each_turn = loader.cfg.get("prompts"), isinstance(loader.cfg.get("turn"), list)
     if each_turn or not isinstance(name, str) or (columns := loader.read_plain_prompts(name, given)) is None:
         return None
-    data["prompts"] = columns
-    return loader.report
+    return columns, loader.report
 
 
 def contestants_in(path: Path) -> list[str]:

@@ -107,13 +107,26 @@ def test_an_edited_tournament_file_is_merged_again(tmp_path: Path, merges: list[
     path = _toml(tmp_path, f'prompts = "q.jsonl"\nallow_empty = true\n{FIELDS}')
     first = load_tournament(path)
     assert first.data is not None and "contestant 'a' has an empty response to p2" in first.data.notes[0]
-    path.write_text(path.read_text(encoding="utf-8") + "\n# a comment\n", encoding="utf-8")
+    text = path.read_text(encoding="utf-8")
+    path.write_text(
+        text + "\n# a comment\n[ranking]\nbootstrap = 0\n", encoding="utf-8"
+    )  # not read by the merge
+    t = load_tournament(path)
+    assert (
+        t.data == first.data and t.spec.ranking.bootstrap == 0 and len(merges) == 1 and len(_indexes()) == 1
+    )
+    path.write_text(_edited(text, 'missing = "error"'), encoding="utf-8")  # [data] edited: merged again
     assert load_tournament(path).data == first.data and len(merges) == 2 and len(_indexes()) == 2
-    path.write_text(path.read_text(encoding="utf-8").replace("allow_empty = true\n", ""), encoding="utf-8")
+    path.write_text(text.replace("allow_empty = true\n", ""), encoding="utf-8")
     with pytest.raises(UserError) as err:  # the entries kept are for other tournament files
         load_tournament(path)
     assert "contestant 'a' has an empty response to 1 of 4 prompt(s): p2" in "\n".join(err.value.details)
     assert len(merges) == 3
+
+
+def _edited(toml: str, key: str) -> str:
+    """The tournament file with `key` added to its [data] table."""
+    return toml.replace('prompts = "q.jsonl"\n', f'prompts = "q.jsonl"\n{key}\n', 1)
 
 
 def _entry(body: bytes) -> bytes:
@@ -165,7 +178,7 @@ def test_a_cache_folder_that_cannot_be_written_costs_only_speed(
     os.chmod(folder, stat.S_IRUSR | stat.S_IXUSR)
     try:
         assert load_tournament(path).prompt_texts == want and len(merges) == 1  # what it holds is read
-        path.write_text(path.read_text(encoding="utf-8") + "\n# edited\n", encoding="utf-8")
+        path.write_text(_edited(path.read_text(encoding="utf-8"), 'missing = "error"'), encoding="utf-8")
         for _ in range(2):  # nothing can be kept: merged every time
             assert load_tournament(path).prompt_texts == want
         assert len(merges) == 3 and len(_indexes()) == 1
@@ -186,11 +199,11 @@ def test_the_entries_are_pruned_with_the_other_merges(
     (first,) = _indexes()
     monkeypatch.setattr(data_cache, "KEEP_BYTES", 2 * first.stat().st_size + 10)
     original = path.read_text(encoding="utf-8")
-    for k in range(4):
-        os.utime(first, ns=(1, 1)) if k == 0 else None  # the first entry used longest ago
-        path.write_text(original + f"\n# edit {k}\n", encoding="utf-8")
-        load_tournament(path)
-    assert len(_indexes()) == 2 and first not in _indexes() and len(merges) == 5
+    os.utime(first, ns=(1, 1))  # the first entry used longest ago
+    for key in ['missing = "error"', "allow_empty = false", "turn = 1"]:  # each its default: the same prompts
+        path.write_text(_edited(original, key), encoding="utf-8")
+        assert load_tournament(path).prompt_texts["p1"] == "question 1"
+    assert len(_indexes()) == 2 and first not in _indexes() and len(merges) == 4
 
 
 # --- the rows, decoded when asked for ------------------------------------------------------------------------------

@@ -104,7 +104,12 @@ def test_the_import_keeps_the_entry_a_first_load_would_keep(
 def test_an_export_after_the_import_merges_nothing_and_decodes_no_row(
     tmp_path: Path, merges: list[Path], decoded: list[int], capsys: pytest.CaptureFixture[str]
 ) -> None:
-    toml = str(_import(tmp_path, arena_battles(500, seed=4)))
+    """Also with the tournament file edited where the merge does not read it (the benchmark's `bootstrap = 0`)."""
+    path = _import(tmp_path, arena_battles(500, seed=4))
+    text = path.read_text(encoding="utf-8")
+    assert 'method = "bt"\n' in text
+    path.write_text(text.replace('method = "bt"\n', 'method = "bt"\nbootstrap = 0\n'), encoding="utf-8")
+    toml = str(path)
     for args in (["--format", "json", "--style-control"], ["--format", "csv", "--category", "English"]):
         assert main(["export", toml, *args]) == 0
     assert merges == [] and decoded in ([], [1], [1, 1])  # at most the first row: the one checked as all are
