@@ -14,6 +14,7 @@ keeps nothing: its first load merges it.
 from __future__ import annotations
 
 import hashlib
+import mmap
 import threading
 import tomllib
 from pathlib import Path
@@ -49,8 +50,8 @@ def prefill_prompts(imported: ImportResult, out: Path) -> None:
 
 
 class _Written:
-    """The prompts file as written: hashed in a thread from the start (read a piece at a time: it is not kept); its
-    rows decoded when asked for (elotui.tournament.prompt_columns.RowSource: nothing here asks)."""
+    """The prompts file as written, hashed in a thread from the start (its bytes are not kept); its rows decoded
+    when asked for (elotui.tournament.prompt_columns.RowSource: nothing here asks)."""
 
     def __init__(self, path: Path) -> None:
         self.path = path
@@ -59,9 +60,16 @@ class _Written:
         self._thread.start()
 
     def _hash(self) -> None:
+        """Hashed as mapped in memory: one release of the interpreter for the whole file, where a piece at a time
+        waits for it after every piece (the import's own work holds it meanwhile), and no copy of its bytes."""
         try:
             with self.path.open("rb") as fh:
-                self._digest.append(hashlib.file_digest(fh, "sha256").hexdigest())
+                try:
+                    with mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ) as mapped:
+                        digest = hashlib.sha256(mapped)
+                except (ValueError, OSError):  # an empty file, a file system that does not map
+                    digest = hashlib.file_digest(fh, "sha256")
+            self._digest.append(digest.hexdigest())
         except OSError as exc:
             self._digest.append(exc)
 
