@@ -80,7 +80,9 @@ class RowsOfFile:
         self._raw, self._keys, self._gunzipped = raw, dict(keys), gunzipped
 
     def _text(self) -> bytes:
-        return self._raw if self._gunzipped is None else self._gunzipped(self._raw)
+        if self._gunzipped is not None:  # decompressed once (the first row, then all)
+            self._raw, self._gunzipped = self._gunzipped(self._raw), None
+        return self._raw
 
     def all(self) -> list[Any]:
         return decode_rows(self._text(), self._keys)
