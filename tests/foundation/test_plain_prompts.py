@@ -483,6 +483,8 @@ def test_validate_says_the_same_both_ways(
     path = _toml(tmp_path, f'prompts = "q.jsonl"\nallow_empty = true\n{FIELDS}', recorded=True)
     assert main(["validate", str(path)]) == 0
     said = capsys.readouterr()
+    assert main(["validate", str(path)]) == 0  # the prompts read back from their kept index
+    assert capsys.readouterr() == said
     with monkeypatch.context() as m:
         m.setattr(plain_prompts, "read_plain", lambda text, keys: None)
         m.setenv("ELOTUI_HOME", str(tmp_path / "row-by-row-home"))
@@ -510,10 +512,15 @@ def test_export_and_diagnose_say_the_same_both_ways(
         ["export", toml, "--format", "csv", "--category", "English"],
         ["diagnose", toml, "--format", "json"],
     ]
-    loaded = [_said([*c, "--store", str(store)], capsys) for c in commands]
+    loaded = [_said([*c, "--store", str(store)], capsys) for c in commands]  # the index the import kept
+    with monkeypatch.context() as m:
+        m.setenv(
+            "ELOTUI_HOME", str(tmp_path / "fresh-home")
+        )  # merged column-wise by the first, then read back
+        merged = [_said([*c, "--store", str(store)], capsys) for c in commands]
     with monkeypatch.context() as m:
         m.setattr(plain_prompts, "read_plain", lambda text, keys: None)
         m.setenv("ELOTUI_HOME", str(tmp_path / "row-by-row-home"))
         general = [_said([*c, "--store", str(store)], capsys) for c in commands]
-    assert loaded == general
+    assert loaded == general and merged == general
     assert all(len(said) > 200 for said in loaded)
