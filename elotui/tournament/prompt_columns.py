@@ -70,9 +70,9 @@ class Coded(Generic[T]):
 
 
 class PromptColumns:
-    """The prompts of a prompts file of plain rows, in the file's order. `rows` are the decoded rows, each with the
-    attributes `id`, `text`, `category` and, where the file's rows carry them, `responses` (contestant → text) and
-    `turn` (a list, or a RowSource that decodes them when first needed); `ids` is their id column (ids unique,
+    """The prompts of a prompts file of plain rows, in the file's order. `rows` are the decoded rows (a list, or a
+    RowSource that decodes them when first needed), each with the attributes `id`, `text`, `category` and, where
+    the file's rows carry them, `responses` (contestant → text) and `turn`; `ids` is their id column (ids unique,
     non-empty, without surrounding blanks); `keys`: concept → the row key each attribute was read from
     (elotui.tournament.plain_prompts). `categories`, `turns` and `responses`, where given, are those columns as the
     rows give them, answered without the rows. A category given as "" is no category, as the row-by-row merge reads
