@@ -221,6 +221,14 @@ def test_the_rows_are_those_of_the_bytes_read_at_load(tmp_path: Path, decoded: l
     assert load_tournament(path).prompt_texts["p1"] == "edited after the load"
 
 
+def _generated(tmp_path: Path, seed: int) -> Path:
+    """A tournament of 40 generated plain rows with categories, turns and (often empty) responses."""
+    rng = random.Random(seed)
+    _write(tmp_path / "q.jsonl", _generated_rows(rng, 40, every=False, blank=True, turn=True), rng)
+    data = 'prompts = "q.jsonl"\nallow_empty = true\n[data.fields]\nresponses = "responses"\nturn = "turn"\n'
+    return _toml(tmp_path, data, recorded=True)
+
+
 VIEWS: dict[str, Callable[[Tournament], Any]] = {
     "ids": lambda t: t.prompt_ids,
     "categories": lambda t: t.categories,
@@ -257,10 +265,7 @@ def test_each_view_of_prompts_read_back_answers_as_row_by_row(
     view: str, seed: int, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, decoded: list[int]
 ) -> None:
     """Asked first (nothing decoded before it) of prompts read back from the cache."""
-    rng = random.Random(seed)
-    _write(tmp_path / "q.jsonl", _generated_rows(rng, 40, every=False, blank=True, turn=True), rng)
-    data = 'prompts = "q.jsonl"\nallow_empty = true\n[data.fields]\nresponses = "responses"\nturn = "turn"\n'
-    path = _toml(tmp_path, data, recorded=True)
+    path = _generated(tmp_path, seed)
     general = _row_by_row(path, monkeypatch)
     load_tournament(path)
     decoded.clear()
@@ -320,7 +325,7 @@ def test_an_entry_is_the_same_bytes_for_the_same_prompts(
 ) -> None:
     """Made twice — from the rows and from the columns read back — an entry is the same bytes (no object identity
     or interning in it): what lets an import write the one a load would."""
-    path = _good(tmp_path)
+    path = _generated(tmp_path, 3)
     load_tournament(path)
     (kept,) = _indexes()
     body = kept.read_bytes()[32:]
