@@ -65,6 +65,7 @@ def judgment_files(given: list[Path]) -> list[Path]:
 def _imported(args: argparse.Namespace, paths: list[Path]) -> int:
     from elotui.importers import alpaca_eval, arena, arena_hard, mt_bench, style_prefill
     from elotui.importers.common import BadRecord, ImportResult, tournament_name, write_tournament
+    from elotui.importers.prompts_prefill import prefill_prompts
     from elotui.importers.recorded_snapshot import store_recorded
 
     imported: ImportResult
@@ -89,6 +90,7 @@ def _imported(args: argparse.Namespace, paths: list[Path]) -> int:
     prefill = style_prefill.start(
         imported, out
     )  # the style file's cache entry, written in a thread meanwhile
+    prefill_prompts(imported, out)  # the first load reads the prompts back (elotui.importers.prompts_prefill)
     stored, ranked = store_recorded(
         imported.log_codes(), out / "tournament.toml", tournament_name(imported, paths)
     )

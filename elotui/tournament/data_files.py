@@ -13,6 +13,7 @@ as problems; `missing = "skip-prompt"` leaves such prompts out and reports them 
 A prompts file that is the merge's only source and whose rows are all plain is read column-wise instead
 (elotui.tournament.plain_prompts): `data["prompts"]` is then a PromptColumns (elotui.tournament.prompt_columns), not a
 list of dicts, with the same prompts and the same report. Whatever that reading does not take is read row by row.
+An import that holds the prompts it wrote makes that merge of them without reading the file back (`merge_plain`).
 """
 
 from __future__ import annotations
@@ -29,8 +30,9 @@ from typing import Any
 from elotui.errors import UserError
 from elotui.tournament import data_turns, plain_prompts
 from elotui.tournament.data_rows import Row, data_format, found, parse_path, pick, read_rows
+from elotui.tournament.plain_prompts import PlainReading
 from elotui.tournament.prompt_columns import PromptColumns
-from elotui.tournament.user_files import gunzip, read_regular_file
+from elotui.tournament.user_files import read_regular_file
 
 SHOW_FIRST = 5  # ids or lines listed in one message before "…"
 
@@ -202,10 +204,11 @@ class _Loader:
 
     # --- a prompts file of plain rows, read column-wise -------------------------------------------------------
 
-    def read_plain_prompts(self, relative: str) -> PromptColumns | None:
+    def read_plain_prompts(self, relative: str, given: PlainReading | None = None) -> PromptColumns | None:
         """The prompts file read column-wise (elotui.tournament.plain_prompts), with the report the row-by-row merge
         would give, where the file is the merge's only source, a JSON Lines file of plain rows, and its prompts
-        need no problem, skip or note but the empty responses' (`allow_empty`); else None, with nothing reported."""
+        need no problem, skip or note but the empty responses' (`allow_empty`); else None, with nothing reported.
+        `given`: what reads the file instead (`merge_plain`)."""
         keys = self._plain_keys()
         if keys is None or not self._prompts_file_only():
             return None
@@ -213,14 +216,12 @@ class _Loader:
         try:
             if data_format(path) != ".jsonl":
                 return None
-            raw = read_regular_file(path)
-            text = gunzip(path, raw) if path.suffix.lower() == ".gz" else raw
+            columns, digest = (given or plain_prompts.read_plain_file)(path, keys)
         except UserError:  # the row-by-row reading says it
             return None
-        columns = plain_prompts.read_plain(text, keys)
         if columns is None or not self._plain_coverage(columns):
             return None
-        self.report.files[relative] = hashlib.sha256(raw).hexdigest()
+        self.report.files[relative] = digest()
         return columns
 
     def _prompts_file_only(self) -> bool:
@@ -568,6 +569,19 @@ def merge_data_files(data: dict[str, Any], base_dir: Path, *, columns: bool = Tr
     loader.coverage()
     data["prompts"] = loader.prompts
     return loader.report
+
+
+def merge_plain(
+    data: dict[str, Any], base_dir: Path, given: PlainReading
+) -> tuple[PromptColumns, DataReport] | None:
+    """What `merge_data_files(data, base_dir)` gives where it reads the prompts file column-wise (the prompts, the
+    report; `data` left as it is), with the file read by `given` (an import that holds the prompts it wrote); None
+    where it would read the file otherwise."""
+    loader = _Loader(data, base_dir)
+    name, each_turn = loader.cfg.get("prompts"), isinstance(loader.cfg.get("turn"), list)
+    if each_turn or not isinstance(name, str) or (columns := loader.read_plain_prompts(name, given)) is None:
+        return None
+    return columns, loader.report
 
 
 def contestants_in(path: Path) -> list[str]:

@@ -440,7 +440,7 @@ def _load_tournament(path: Path) -> Tournament:
         raise UserError(toml_syntax_error(path, text, exc)) from None
     except RecursionError:
         raise UserError(f"{path}:1: tables or arrays nested too deeply to be a tournament file") from None
-    report = merged_data_files(data, path.parent, raw_bytes)
+    report = merged_data_files(data, path.parent)
     spec: TournamentFile | None = None
     schema: list[str] = []
     columns = data.get("prompts")

@@ -13,16 +13,20 @@ whatever this reading accepts, the row-by-row reading would have read to the sam
 
 from __future__ import annotations
 
+import functools
+import hashlib
 from collections import Counter
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from itertools import chain, compress, repeat
 from operator import attrgetter, not_
+from pathlib import Path
 from typing import Annotated, Any
 
 import msgspec
 
 from elotui.tournament.data_rows import object_lines
 from elotui.tournament.prompt_columns import PromptColumns
+from elotui.tournament.user_files import gunzip, read_regular_file
 
 # a turn as `[[prompts]] turn` takes it (a bool or 2.0 is no int here)
 Turn = Annotated[int, msgspec.Meta(ge=1, le=100)]
@@ -46,10 +50,59 @@ _ATTRIBUTES = {
 
 def _row_type(keys: Mapping[str, str]) -> type[msgspec.Struct]:
     """A row of exactly these fields (concept → the row's key for it); any other key is not a plain row's."""
-    fields = [(_ATTRIBUTES[concept], *_TYPES[concept]) for concept in keys]
+    return _row_type_of(tuple(sorted(keys.items())))
+
+
+@functools.cache
+def _row_type_of(keys: tuple[tuple[str, str], ...]) -> type[msgspec.Struct]:
+    fields = [(_ATTRIBUTES[concept], *_TYPES[concept]) for concept, _ in keys]
     fields.sort(key=lambda f: f[2] is not msgspec.NODEFAULT)  # required fields first
-    rename = {_ATTRIBUTES[concept]: key for concept, key in keys.items()}
+    rename = {_ATTRIBUTES[concept]: key for concept, key in keys}
     return msgspec.defstruct("PlainPrompt", fields, rename=rename, forbid_unknown_fields=True, gc=False)
+
+
+def decode_rows(text: bytes, keys: Mapping[str, str]) -> list[Any]:
+    """The rows of a JSON Lines file's bytes, decoded at once as plain rows under `keys` (msgspec.DecodeError where
+    one is not)."""
+    return msgspec.json.Decoder(_row_type(keys)).decode_lines(text)  # type: ignore[no-any-return]
+
+
+class RowsOfFile:
+    """The rows of a prompts file of plain rows that the column-wise reading took (elotui.tournament.prompt_columns
+    .RowSource), decoded from its bytes when asked for: `raw`, the file's bytes (`gunzipped`: how to read a gzip
+    file's; None where they are not compressed)."""
+
+    __slots__ = ("_gunzipped", "_keys", "_raw")
+
+    def __init__(
+        self, raw: bytes, keys: Mapping[str, str], gunzipped: Callable[[bytes], bytes] | None
+    ) -> None:
+        self._raw, self._keys, self._gunzipped = raw, dict(keys), gunzipped
+
+    def _text(self) -> bytes:
+        if self._gunzipped is not None:  # decompressed once (the first row, then all)
+            self._raw, self._gunzipped = self._gunzipped(self._raw), None
+        return self._raw
+
+    def all(self) -> list[Any]:
+        return decode_rows(self._text(), self._keys)
+
+    def first(self) -> Any:
+        text = self._text()
+        end = text.find(b"\n")
+        return decode_rows(text if end < 0 else text[: end + 1], self._keys)[0]
+
+
+# how a prompts file is read column-wise: (its path, concept → the row key it is read from) → (its prompts or None,
+# what gives the SHA-256 of its bytes); UserError where it cannot be read
+PlainReading = Callable[[Path, dict[str, str]], tuple[PromptColumns | None, Callable[[], str]]]
+
+
+def read_plain_file(path: Path, keys: dict[str, str]) -> tuple[PromptColumns | None, Callable[[], str]]:
+    """The prompts file read column-wise (`read_plain`), and what gives the SHA-256 of its bytes."""
+    raw = read_regular_file(path)
+    text = gunzip(path, raw) if path.suffix.lower() == ".gz" else raw
+    return read_plain(text, keys), lambda: hashlib.sha256(raw).hexdigest()
 
 
 def _lines(text: bytes) -> int | None:
@@ -70,20 +123,21 @@ def read_plain(text: bytes, keys: Mapping[str, str]) -> PromptColumns | None:
     if lines is None:
         return None
     try:
-        rows: list[Any] = msgspec.json.Decoder(_row_type(keys)).decode_lines(text)
+        rows = decode_rows(text, keys)
     except (msgspec.DecodeError, RecursionError):
         return None
     if len(rows) != lines:
         return None
     ids: list[str] = list(map(attrgetter("id"), rows))
-    if not _plain_ids(ids) or not _plain_texts(map(attrgetter("text"), rows)):
+    if not plain_ids(ids) or not _plain_texts(map(attrgetter("text"), rows)):
         return None
-    return PromptColumns(rows, ids, has_responses="responses" in keys, has_turn="turn" in keys)
+    return PromptColumns(rows, ids, keys=keys)
 
 
-def _plain_ids(ids: list[str]) -> bool:
-    """Ids the row-by-row reading takes as they are: non-empty, without surrounding blanks, unique."""
-    return all(ids) and list(map(str.strip, ids)) == ids and len(set(ids)) == len(ids)
+def plain_ids(ids: list[str], *, distinct: bool = False) -> bool:
+    """Ids the row-by-row reading takes as they are: non-empty, without surrounding blanks, unique (`distinct`: known
+    to be, as an import's coded ids are)."""
+    return all(ids) and list(map(str.strip, ids)) == ids and (distinct or len(set(ids)) == len(ids))
 
 
 def _plain_texts(texts: Iterable[str]) -> bool:
@@ -103,6 +157,14 @@ def _blank_flags(columns: PromptColumns) -> Iterator[bool]:
 
 def contestants(columns: PromptColumns) -> tuple[Counter[str], Counter[str]]:
     """(contestant → how many prompts carry a response of it, contestant → how many of those are blank)."""
+    groups = columns.response_groups()
+    if groups is not None:  # counted table by table
+        given, blank = Counter[str](), Counter[str]()
+        for table, n in zip(*groups, strict=True):
+            for cid, text in table.items():
+                given[cid] += n
+                blank[cid] += n if not text.strip() else 0
+        return given, +blank
     keys = list(chain.from_iterable(columns.responses()))
     given = Counter(keys)
     if not any(_values(columns)):  # every response is "" (an import that carries no texts)

@@ -105,10 +105,29 @@ def test_a_moved_tournament_is_merged_from_its_new_folder(tmp_path: Path, merges
     assert set(load_tournament(tmp_path / "a" / "tournament.toml").contestant_ids) == set(MODELS)
 
 
+def test_an_edit_of_what_the_merge_does_not_read_reads_it_back(tmp_path: Path, merges: list[Path]) -> None:
+    """The merge is named by the tables it reads ([data], [[contestants]], [comparison], [[prompts]]): a comment, a
+    new `[ranking] bootstrap = 0` or name leave it as it was."""
+    _mt_bench(tmp_path)
+    toml = _mt_toml(tmp_path)
+    want = load_tournament(toml)
+    text = toml.read_text(encoding="utf-8").replace('name = "mt"', 'name = "renamed"')
+    toml.write_text(text + "\n# a comment\n[ranking]\nbootstrap = 0\n", encoding="utf-8")
+    t = load_tournament(toml)
+    assert merges == [tmp_path] and len(_kept(Path(os.environ["ELOTUI_HOME"]))) == 1
+    assert t.spec.prompts == want.spec.prompts and t.responses == want.responses and t.data == want.data
+    assert t.spec.ranking.bootstrap == 0 and t.name == "renamed" and t.content_hash != want.content_hash
+    toml.write_text(
+        text.replace('prompts = "question.jsonl"', 'prompts = "question.jsonl"\nmissing = "error"')
+    )
+    load_tournament(toml)  # [data] edited (to what it was by default): merged again
+    assert merges == [tmp_path, tmp_path]
+
+
 def test_the_folder_keeps_the_merges_used_last_up_to_its_bound(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, merges: list[Path]
 ) -> None:
-    # Every edit of the tournament file makes a new merge; the folder keeps those used last within KEEP_BYTES.
+    # Every edit of what the merge reads makes a new merge; the folder keeps those used last within KEEP_BYTES.
     _mt_bench(tmp_path)
     toml = _mt_toml(tmp_path)
     home = Path(os.environ["ELOTUI_HOME"])
@@ -123,8 +142,11 @@ def test_the_folder_keeps_the_merges_used_last_up_to_its_bound(
         load_tournament(toml)
         return max(_kept(home), key=lambda p: p.stat().st_mtime_ns)  # the one used last
 
-    edit0, edit1 = load(original + "\n# edit 0\n"), load(original + "\n# edit 1\n")
+    def edited(key: str) -> str:  # a [data] key given its default value: the same merge, but another [data]
+        return original.replace('prompts = "question.jsonl"', f'prompts = "question.jsonl"\n{key}')
+
+    edit0, edit1 = load(edited('missing = "error"')), load(edited("allow_empty = false"))
     assert set(_kept(home)) == {edit0, edit1}  # the first merge, used longest ago, went
-    assert load(original + "\n# edit 0\n") == edit0  # read back, and so used last
+    assert load(edited('missing = "error"')) == edit0  # read back, and so used last
     load(original)  # merged again (it had gone); edit 1 is now the one used longest ago
     assert set(_kept(home)) == {edit0, first} and len(merges) == 4

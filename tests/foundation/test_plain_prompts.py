@@ -17,7 +17,7 @@ import pytest
 from elotui.cli import main
 from elotui.errors import UserError
 from elotui.plan.presentations import build_plan
-from elotui.tournament import checks, plain_prompts
+from elotui.tournament import checks, data_cache, plain_prompts
 from elotui.tournament.model import PromptConfig, Tournament, load_tournament
 from elotui.tournament.prompt_columns import PromptSequence
 from tests.foundation.test_data_files import _jsonl, _judge, _mt_bench, _mt_toml
@@ -41,10 +41,19 @@ def _row_by_row(path: Path, monkeypatch: pytest.MonkeyPatch) -> Tournament:
 def _both_ways(
     path: Path, monkeypatch: pytest.MonkeyPatch, *, columns: bool = True
 ) -> tuple[Tournament, Tournament]:
-    """(the tournament as loaded, as loaded row by row), asserting whether the first read the prompts column-wise."""
-    loaded = load_tournament(path)
-    assert isinstance(loaded.spec.prompts, PromptSequence) is columns
-    return loaded, _row_by_row(path, monkeypatch)
+    """(the tournament as loaded again — read back from the data cache —, as loaded row by row), asserting whether
+    the loads read the prompts column-wise, and that the first load, which merged the files, gave the same."""
+    first = load_tournament(path)
+    assert isinstance(first.spec.prompts, PromptSequence) is columns
+    general = _row_by_row(path, monkeypatch)
+    _assert_same(first, general)
+    with monkeypatch.context() as m:
+        merges: list[Path] = []
+        real = data_cache.merge_data_files
+        m.setattr(data_cache, "merge_data_files", lambda data, base: merges.append(base) or real(data, base))
+        loaded = load_tournament(path)
+    assert merges == [] and isinstance(loaded.spec.prompts, PromptSequence) is columns
+    return loaded, general
 
 
 def _assert_same(loaded: Tournament, general: Tournament) -> None:
@@ -378,28 +387,6 @@ def test_a_schema_problem_elsewhere_is_said_as_row_by_row(
     assert any("ranking.bootstrap" in d for d in details) and any("methd" in d for d in details)
 
 
-# --- the data cache ------------------------------------------------------------------------------------------------
-
-
-def _kept() -> list[Path]:
-    return sorted((Path(os.environ["ELOTUI_HOME"]) / "cache" / "data").glob("*.marshal"))
-
-
-def test_plain_prompts_are_not_kept_and_never_stale(tmp_path: Path) -> None:
-    _lines(tmp_path, GOOD)
-    path = _toml(tmp_path, f'prompts = "q.jsonl"\n{FIELDS}')
-    assert load_tournament(path).prompt_texts["p1"] == "question 1"
-    assert _kept() == []
-    _lines(tmp_path, _with(1, text="edited"))
-    assert load_tournament(path).prompt_texts["p1"] == "edited"
-    _lines(tmp_path, _with(1, text="edited again", note="an unread field: read row by row, then kept"))
-    assert load_tournament(path).prompt_texts["p1"] == "edited again"
-    assert len(_kept()) == 1
-    _lines(tmp_path, _with(1, text="plain again"))  # the merge kept above is for other bytes: not read back
-    t = load_tournament(path)
-    assert t.prompt_texts["p1"] == "plain again" and isinstance(t.spec.prompts, PromptSequence)
-
-
 # --- the views -----------------------------------------------------------------------------------------------------
 
 
@@ -496,6 +483,8 @@ def test_validate_says_the_same_both_ways(
     path = _toml(tmp_path, f'prompts = "q.jsonl"\nallow_empty = true\n{FIELDS}', recorded=True)
     assert main(["validate", str(path)]) == 0
     said = capsys.readouterr()
+    assert main(["validate", str(path)]) == 0  # the prompts read back from their kept index
+    assert capsys.readouterr() == said
     with monkeypatch.context() as m:
         m.setattr(plain_prompts, "read_plain", lambda text, keys: None)
         m.setenv("ELOTUI_HOME", str(tmp_path / "row-by-row-home"))
@@ -523,10 +512,15 @@ def test_export_and_diagnose_say_the_same_both_ways(
         ["export", toml, "--format", "csv", "--category", "English"],
         ["diagnose", toml, "--format", "json"],
     ]
-    loaded = [_said([*c, "--store", str(store)], capsys) for c in commands]
+    loaded = [_said([*c, "--store", str(store)], capsys) for c in commands]  # the index the import kept
+    with monkeypatch.context() as m:
+        m.setenv(
+            "ELOTUI_HOME", str(tmp_path / "fresh-home")
+        )  # merged column-wise by the first, then read back
+        merged = [_said([*c, "--store", str(store)], capsys) for c in commands]
     with monkeypatch.context() as m:
         m.setattr(plain_prompts, "read_plain", lambda text, keys: None)
         m.setenv("ELOTUI_HOME", str(tmp_path / "row-by-row-home"))
         general = [_said([*c, "--store", str(store)], capsys) for c in commands]
-    assert loaded == general
+    assert loaded == general and merged == general
     assert all(len(said) > 200 for said in loaded)
