@@ -65,7 +65,7 @@ def judgment_files(given: list[Path]) -> list[Path]:
 def _imported(args: argparse.Namespace, paths: list[Path]) -> int:
     from elotui.importers import alpaca_eval, arena, arena_hard, mt_bench
     from elotui.importers.common import BadRecord, ImportResult, tournament_name, write_tournament
-    from elotui.importers.recorded_snapshot import store_recorded
+    from elotui.importers.recorded_snapshot import sealed_snapshot, store_recorded
 
     imported: ImportResult
     try:
@@ -86,9 +86,8 @@ def _imported(args: argparse.Namespace, paths: list[Path]) -> int:
         raise UserError(str(exc)) from None
     out = Path(args.output)
     written = write_tournament(imported, out, paths)
-    stored, ranked = store_recorded(
-        imported.log_codes(), out / "tournament.toml", tournament_name(imported, paths)
-    )
+    snapshot = sealed_snapshot(imported.log_codes())
+    stored, ranked = store_recorded(snapshot, out / "tournament.toml", tournament_name(imported, paths))
     for line in imported.report.lines():
         print(line, file=sys.stderr)
     shape = imported.shape()

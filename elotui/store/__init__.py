@@ -342,6 +342,12 @@ class Store(TextsTable, HumanVotesTable):
         self._transaction(lambda: written.append(columns.write_recorded(self._db, plan, outcome)))
         return written[0]
 
+    def set_sealed_recorded(self, snapshot: columns.SealedRecorded) -> bool:
+        """`set_recorded` of a snapshot sealed ahead (elotui.store.columns.seal_recorded)."""
+        written: list[bool] = []
+        self._transaction(lambda: written.append(columns.write_sealed_recorded(self._db, snapshot)))
+        return written[0]
+
     def only_imported(self) -> bool:
         """Whether the store holds an import's snapshot and no run's plan (elotui.store.columns.write_recorded):
         rankings read its verdicts, which no call row holds yet."""

@@ -19,7 +19,40 @@ CHECK = "check"  # meta key: CRC-32 of the description without this key (canonic
 
 def _meta_crc(meta: dict[str, Any]) -> int:
     body = {k: v for k, v in meta.items() if k != CHECK}
-    return zlib.crc32(json.dumps(body, sort_keys=True, separators=(",", ":")).encode("utf-8"))
+    return zlib.crc32(meta_json(body, canonical=True).encode("utf-8"))
+
+
+LONG_LIST = 1024  # a list of names at least this long is written by `meta_json` at once
+
+
+def meta_json(meta: dict[str, Any], *, canonical: bool = False) -> str:
+    """`json.dumps(meta)` (canonical: with sorted keys and compact separators), character for character; a long
+    list of names that need no escape (a 10^6-verdict snapshot's prompt ids) is joined at once instead of being
+    encoded name by name (~10 ms instead of ~100 ms per encoding of 10^6 ids)."""
+    options: dict[str, Any] = {"sort_keys": True, "separators": (",", ":")} if canonical else {}
+    between = '","' if canonical else '", "'
+    shown, joined = dict(meta), {}
+    for key, value in meta.items():
+        if type(value) is list and len(value) >= LONG_LIST and _plain_names(value):
+            mark = f"\x00elotui list {len(joined)}"  # quoted, it holds a backslash: no joined name holds one
+            shown[key] = mark
+            joined[json.dumps(mark)] = '["' + between.join(value) + '"]'
+    text = json.dumps(shown, **options)
+    for mark, names in joined.items():
+        if text.count(mark) != 1:  # the mark is also in a text of the description: encoded the plain way
+            return json.dumps(meta, **options)
+        text = text.replace(mark, names)
+    return text
+
+
+def _plain_names(values: list[Any]) -> bool:
+    """Whether every value is a text that JSON writes as it is, between quotes (printable ASCII, no quote and no
+    backslash: what `json.dumps` escapes is everything else)."""
+    try:
+        text = "".join(values)
+    except TypeError:
+        return False
+    return text.isascii() and text.isprintable() and '"' not in text and "\\" not in text
 
 
 def seal(meta: dict[str, Any], data: dict[str, bytes]) -> dict[str, Any]:
