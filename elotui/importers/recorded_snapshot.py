@@ -23,7 +23,7 @@ from elotui.errors import UserError
 from elotui.importers.common import LogCodes
 from elotui.store import Store, store_path_of
 from elotui.store.columns import CodedPlan, SealedRecorded, seal_recorded
-from elotui.tournament.model import slug_of
+from elotui.tournament.slug import slug_of
 
 CONDITIONS = ("clean",)  # an imported tournament's conditions (the file's default)
 
