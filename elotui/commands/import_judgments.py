@@ -6,8 +6,12 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from elotui.errors import UserError
+
+if TYPE_CHECKING:
+    from elotui.store.columns import SealedRecorded
 
 FORMATS = ("mt-bench", "arena", "arena-hard", "alpaca-eval")
 
@@ -85,9 +89,11 @@ def _imported(args: argparse.Namespace, paths: list[Path]) -> int:
     except BadRecord as exc:
         raise UserError(str(exc)) from None
     out = Path(args.output)
-    written = write_tournament(imported, out, paths)
-    snapshot = sealed_snapshot(imported.log_codes())
-    stored, ranked = store_recorded(snapshot, out / "tournament.toml", tournament_name(imported, paths))
+    snapshot: list[SealedRecorded] = []  # made while the files are written, stored once they are
+    written = write_tournament(
+        imported, out, paths, meanwhile=lambda: snapshot.append(sealed_snapshot(imported.log_codes()))
+    )
+    stored, ranked = store_recorded(snapshot[0], out / "tournament.toml", tournament_name(imported, paths))
     for line in imported.report.lines():
         print(line, file=sys.stderr)
     shape = imported.shape()
