@@ -31,7 +31,8 @@ def meta_json(meta: dict[str, Any], *, canonical: bool = False) -> str:
     encoded name by name (~10 ms instead of ~100 ms per encoding of 10^6 ids)."""
     options: dict[str, Any] = {"sort_keys": True, "separators": (",", ":")} if canonical else {}
     between = '","' if canonical else '", "'
-    shown, joined = dict(meta), {}
+    shown = dict(meta)
+    joined: dict[str, str] = {}  # the JSON of a mark -> the list it stands for
     for key, value in meta.items():
         if type(value) is list and len(value) >= LONG_LIST and _plain_names(value):
             mark = f"\x00elotui list {len(joined)}"  # quoted, it holds a backslash: no joined name holds one
