@@ -230,12 +230,14 @@ class BattleColumns:
         )
 
     def data_files(self) -> dict[str, Iterable[str]]:
+        """Each file's texts, made as the file is written (a file's pieces are put together when its first text is
+        asked for: while the files before it are written)."""
         files: dict[str, Iterable[str]] = {
-            "prompts.jsonl": self._prompt_texts(),
-            "verdicts.jsonl": self._verdict_texts(),
+            "prompts.jsonl": _when_read(self._prompt_texts),
+            "verdicts.jsonl": _when_read(self._verdict_texts),
         }
         if self.style_rows():
-            files[STYLE_FILE] = self._style_texts()
+            files[STYLE_FILE] = _when_read(self._style_texts)
         return files
 
     def log_codes(self) -> LogCodes:
@@ -342,6 +344,10 @@ class BattleColumns:
             count=len(self.prompt_ids),
         )
         return table, [",".join(names[m] for m in members) for members in book]
+
+
+def _when_read(texts: Callable[[], Iterator[str]]) -> Iterator[str]:
+    yield from texts()
 
 
 def _no_battles() -> _Battles:

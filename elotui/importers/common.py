@@ -20,12 +20,11 @@ import contextlib
 import io
 import threading
 import tomllib
-from collections.abc import Callable, Iterable, Iterator
-from concurrent.futures import Future, ThreadPoolExecutor
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from operator import itemgetter
 from pathlib import Path
-from typing import Any, BinaryIO, Protocol, Self
+from typing import Any, Protocol
 
 import msgspec
 import numpy as np
@@ -42,6 +41,7 @@ from elotui.importers.source_records import (
     source_bytes,
     typed_records,
 )
+from elotui.importers.writes_behind import Writes, behind, until
 from elotui.store.columns import code_names
 from elotui.tournament.user_files import read_regular_file
 from elotui.verdict_log import Verdict, write_log
@@ -297,8 +297,8 @@ def write_tournament(
 ) -> list[str]:
     """Write the folder (see the module docstring); returns the names of the files written. With `meanwhile`, the
     files are written in a helper thread while the caller runs `meanwhile` (the import's store snapshot is made so:
-    the files' writes wait for the disk, not for Python's lock); their errors are raised here once both are over, as
-    without it."""
+    the files' writes wait for the disk, not for Python's lock: elotui.importers.writes_behind); their errors are
+    raised here once both are over, as without it."""
     shape = imported.shape()
     if not shape.verdicts:
         hint = f" ({_format_hint(imported.looks_like)})" if imported.looks_like else ""
@@ -315,7 +315,7 @@ def write_tournament(
     if meanwhile is None:
         _write_files(imported, out, toml_text, written, threading.Event())
     else:
-        _behind(lambda stop: _write_files(imported, out, toml_text, written, stop), meanwhile)
+        behind(lambda stop: _write_files(imported, out, toml_text, written, stop), meanwhile)
     return written
 
 
@@ -330,68 +330,16 @@ def _write_files(
     ordered = {**files, "tournament.toml": [toml], **style}
     written += ordered
     for name, texts in ordered.items():
-        _write_file(out / name, _until(stop, texts))
-
-
-class _Stopped(BaseException):
-    """The files' writing was stopped (the caller was interrupted: `_behind`)."""
-
-
-def _until(stop: threading.Event, texts: Iterable[str]) -> Iterator[str]:
-    for text in texts:
-        if stop.is_set():
-            raise _Stopped
-        yield text
-
-
-def _behind(work: Callable[[threading.Event], None], meanwhile: Callable[[], object]) -> None:
-    """`work` in a helper thread while this one runs `meanwhile`; once both are over, what `work` raised is raised
-    (it would have come first: `work` was done before `meanwhile`), else what `meanwhile` raised. An interruption
-    (Ctrl-C) stops `work` at its next text, and is raised once `work` has cleaned up."""
-    failed: list[BaseException] = []
-    stop = threading.Event()
-
-    def run() -> None:
-        try:
-            work(stop)
-        except BaseException as exc:  # noqa: BLE001 (raised in the caller's thread; `_Stopped`: its own interruption)
-            failed.append(exc)
-
-    helper = threading.Thread(target=run, name="elotui-import-files")
-    helper.start()
-    try:
-        meanwhile()
-    except BaseException as exc:
-        interrupted = not isinstance(exc, Exception)
-        if interrupted:
-            stop.set()
-        _joined(helper, stop)
-        if failed and not interrupted:
-            raise failed[0] from None
-        raise
-    _joined(helper, stop)
-    if failed:
-        raise failed[0] from None
-
-
-def _joined(helper: threading.Thread, stop: threading.Event) -> None:
-    """Wait for the helper thread; interrupted while waiting, stop it, wait for its cleanup, and go on with the
-    interruption."""
-    try:
-        helper.join()
-    except BaseException:
-        stop.set()
-        helper.join()
-        raise
+        _write_file(out / name, until(stop, texts))
 
 
 def _write_file(path: Path, texts: Iterable[str]) -> None:
     """Write the texts, in turn, into a temporary file that then replaces `path` (UTF-8); the temporary file goes
-    where the texts cannot be made or written. Each text is encoded while the one before it is written (`_Writes`:
-    a write waits for the disk without Python's lock)."""
+    where the texts cannot be made or written. Each large text is written while the next is made and encoded
+    (elotui.importers.writes_behind.Writes: a write waits for the disk without Python's lock)."""
     tmp = path.parent / f".{path.name}.tmp"
     try:
-        with tmp.open("wb") as fh, _Writes(fh) as writes:
+        with tmp.open("wb") as fh, Writes(fh) as writes:
             for text in texts:
                 writes.write(text.encode("utf-8"))
         tmp.replace(path)
@@ -401,42 +349,6 @@ def _write_file(path: Path, texts: Iterable[str]) -> None:
         if isinstance(exc, OSError):
             raise UserError(f"{path}: cannot write it: {exc.strerror}") from None
         raise
-
-
-class _Writes:
-    """A file's writes, each large one in a helper thread while the caller makes the next (one at a time, in order:
-    `write` first waits for the one before, and raises what it raised; leaving the block waits for the last)."""
-
-    BEHIND = 1 << 20  # a write of at least this many bytes is done behind
-
-    def __init__(self, fh: BinaryIO) -> None:
-        self._fh = fh
-        self._pool: ThreadPoolExecutor | None = None
-        self._pending: Future[int] | None = None
-
-    def write(self, data: bytes) -> None:
-        self._wait()
-        if len(data) < self.BEHIND:
-            self._fh.write(data)
-            return
-        if self._pool is None:
-            self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="elotui-write")
-        self._pending = self._pool.submit(self._fh.write, data)
-
-    def _wait(self) -> None:
-        pending, self._pending = self._pending, None
-        if pending is not None:
-            pending.result()
-
-    def __enter__(self) -> Self:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        try:
-            self._wait()  # (also when the caller failed: the file is not closed under a write)
-        finally:
-            if self._pool is not None:
-                self._pool.shutdown()
 
 
 def _make_folder(out: Path) -> None:

@@ -26,12 +26,15 @@ from tests.importers.fixtures import arena_battles, write_jsonl
 
 CHILD = """
 import sys
-from elotui.importers import battle_columns, common
+from elotui.importers import battle_columns, writes_behind
 battle_columns.ROWS_AT_ONCE = 64  # many texts per file
-common._Writes.BEHIND = 1  # each written in the helper thread
+writes_behind.Writes.BEHIND = 1  # each written in the helper thread
 from elotui.cli import main
 sys.exit(main(sys.argv[1:]))
 """
+
+
+ORDER = ["prompts.jsonl", "verdicts.jsonl", "tournament.toml", "style.jsonl"]  # as they replace their paths
 
 
 def _files_up_to(limit: int) -> None:
@@ -61,8 +64,7 @@ def test_a_file_that_cannot_be_written_midway_is_exit_2_and_left_out(tmp_path: P
     whole = tmp_path / "whole"
     assert main(["import", "arena", str(src), "-o", str(whole)]) == 0
     sizes = {p.name: p.stat().st_size for p in whole.iterdir()}
-    order = ["prompts.jsonl", "verdicts.jsonl", "tournament.toml", "style.jsonl"]  # as they are written
-    before = order[: order.index(failing)]
+    before = ORDER[: ORDER.index(failing)]
     limit = max([sizes[n] for n in before] or [0]) + 1
     if failing == "prompts.jsonl":
         limit = sizes[failing] // 2
@@ -77,16 +79,26 @@ def test_a_file_that_cannot_be_written_midway_is_exit_2_and_left_out(tmp_path: P
     assert not _stores(home)  # the snapshot is stored only once the files are written
 
 
-def test_a_temporary_name_that_cannot_be_opened_is_exit_2_as_before(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+@pytest.mark.parametrize("failing", ORDER)
+def test_a_file_that_cannot_be_opened_leaves_the_files_before_it_whole_and_no_other(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], failing: str
 ) -> None:
-    src = write_jsonl(tmp_path / "battles.jsonl", arena_battles(n=300, seed=6))
+    """A file that fails at once (its temporary name is a folder) while the files before it are still written:
+    those are finished and replace their paths, the files after it are left out."""
+    src = write_jsonl(tmp_path / "battles.jsonl", arena_battles(n=3_000, seed=6))
+    whole = tmp_path / "whole"
+    assert main(["import", "arena", str(src), "-o", str(whole)]) == 0
+    stores = _stores(Path(os.environ["ELOTUI_HOME"]))
     out = tmp_path / "out"
-    (out / ".verdicts.jsonl.tmp").mkdir(parents=True)  # a folder where the temporary file goes
+    (out / f".{failing}.tmp").mkdir(parents=True)  # a folder where the temporary file goes
+    capsys.readouterr()
     assert main(["import", "arena", str(src), "-o", str(out)]) == 2
-    assert f"{out / 'verdicts.jsonl'}: cannot write it: Is a directory" in capsys.readouterr().err
-    assert sorted(p.name for p in out.iterdir()) == [".verdicts.jsonl.tmp", "prompts.jsonl"]
-    assert not any(t.name == "elotui-import-files" for t in threading.enumerate())
+    assert f"{out / failing}: cannot write it: Is a directory" in capsys.readouterr().err
+    before = ORDER[: ORDER.index(failing)]
+    assert sorted(p.name for p in out.iterdir()) == sorted([f".{failing}.tmp", *before])
+    assert all((out / n).read_bytes() == (whole / n).read_bytes() for n in before)
+    assert _stores(Path(os.environ["ELOTUI_HOME"])) == stores  # no store for this folder
+    assert not any(t.name.startswith(("elotui-import-files", "elotui-file")) for t in threading.enumerate())
 
 
 def _columns(src: Path) -> arena.BattleColumns:
