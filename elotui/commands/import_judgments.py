@@ -5,13 +5,10 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from elotui.errors import UserError
-
-if TYPE_CHECKING:
-    from elotui.store.columns import SealedRecorded
 
 FORMATS = ("mt-bench", "arena", "arena-hard", "alpaca-eval")
 
@@ -89,11 +86,16 @@ def _imported(args: argparse.Namespace, paths: list[Path]) -> int:
     except BadRecord as exc:
         raise UserError(str(exc)) from None
     out = Path(args.output)
-    snapshot: list[SealedRecorded] = []  # made while the files are written, stored once they are
-    written = write_tournament(
-        imported, out, paths, meanwhile=lambda: snapshot.append(sealed_snapshot(imported.log_codes()))
-    )
-    stored, ranked = store_recorded(snapshot[0], out / "tournament.toml", tournament_name(imported, paths))
+    done: list[tuple[str, bool]] = []
+
+    def meanwhile(files_written: Callable[[], None]) -> None:
+        """The store snapshot, made and written while the files are, committed once they are written."""
+        snapshot = sealed_snapshot(imported.log_codes())
+        toml, name = out / "tournament.toml", tournament_name(imported, paths)
+        done.append(store_recorded(snapshot, toml, name, before_commit=files_written))
+
+    written = write_tournament(imported, out, paths, meanwhile=meanwhile)
+    stored, ranked = done[0]
     for line in imported.report.lines():
         print(line, file=sys.stderr)
     shape = imported.shape()

@@ -293,12 +293,16 @@ def need_object(record: Any) -> dict[str, Any]:
 
 
 def write_tournament(
-    imported: ImportResult, out: Path, sources: list[Path], meanwhile: Callable[[], object] | None = None
+    imported: ImportResult,
+    out: Path,
+    sources: list[Path],
+    meanwhile: Callable[[Callable[[], None]], object] | None = None,
 ) -> list[str]:
     """Write the folder (see the module docstring); returns the names of the files written. With `meanwhile`, the
-    files are written in a helper thread while the caller runs `meanwhile` (the import's store snapshot is made so:
-    the files' writes wait for the disk, not for Python's lock: elotui.importers.writes_behind); their errors are
-    raised here once both are over, as without it."""
+    files are written in a helper thread while the caller runs `meanwhile(written)` (the import's store snapshot is
+    made and stored so: the files' writes wait for the disk, not for Python's lock: elotui.importers.writes_behind;
+    `written()` waits for the files and raises their error); their errors are raised here once both are over, as
+    without it."""
     shape = imported.shape()
     if not shape.verdicts:
         hint = f" ({_format_hint(imported.looks_like)})" if imported.looks_like else ""

@@ -13,6 +13,8 @@ run's plan is left as it is.
 
 from __future__ import annotations
 
+import contextlib
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -169,16 +171,44 @@ def _empty_named() -> _Named:
     return _Named(z, z, {c: z for c in ("prompt", "first", "second", "judge", "condition")}, empty)
 
 
-def store_recorded(snapshot: SealedRecorded, toml: Path, name: str) -> tuple[str, bool]:
+class _FilesFailed(BaseException):
+    """What `before_commit` raised (`store_recorded`), carried past the store's own errors."""
+
+    def __init__(self, cause: BaseException) -> None:
+        super().__init__(cause)
+        self.cause = cause
+
+
+def store_recorded(
+    snapshot: SealedRecorded, toml: Path, name: str, before_commit: Callable[[], object] | None = None
+) -> tuple[str, bool]:
     """Write the snapshot (`sealed_snapshot`) into the default store of the tournament file `toml` named `name`;
     what was done, said for the import's report, and whether the store now ranks these verdicts (else a run must
-    replay them first)."""
+    replay them first). `before_commit` (the import's files written) is called before the write commits: what it
+    raises is raised here, nothing is stored, and a store this call made is removed (as if never begun)."""
     path = store_path_of(toml.resolve(), slug_of(name))
+    made = not path.exists()
+
+    def confirmed() -> None:
+        if before_commit is not None:
+            try:
+                before_commit()
+            except BaseException as exc:  # noqa: BLE001 (raised again by `store_recorded`, after the rollback)
+                raise _FilesFailed(exc) from None
+
     try:
-        with Store(path) as store:
-            written = store.set_sealed_recorded(snapshot)
-    except UserError as exc:  # the store cannot be written: the files stand, a run replays them
-        return f"the verdicts were not stored for ranking ({exc}); `elotui run` replays them", False
+        try:
+            with Store(path) as store:
+                written = store.set_sealed_recorded(snapshot, confirmed)
+        except UserError as exc:  # the store cannot be written: the files stand, a run replays them
+            confirmed()  # (the files' error first, as when they were written before the store)
+            return f"the verdicts were not stored for ranking ({exc}); `elotui run` replays them", False
+    except _FilesFailed as failed:
+        if made:
+            for leftover in (path, path.with_name(f"{path.name}-wal"), path.with_name(f"{path.name}-shm")):
+                with contextlib.suppress(OSError):
+                    leftover.unlink(missing_ok=True)
+        raise failed.cause from None
     if not written:
         kept = (
             f"{path} holds a run's plan, kept: until `elotui run` replays these verdicts, `export`, `diagnose` and "

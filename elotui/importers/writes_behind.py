@@ -21,11 +21,14 @@ class Stopped(BaseException):
     """The files' writing was stopped (the caller was interrupted: `behind`)."""
 
 
-def behind(work: Callable[[threading.Event], None], meanwhile: Callable[[], object]) -> None:
-    """`work` in a helper thread while this one runs `meanwhile`; once both are over, what `work` raised is raised
-    (it would have come first: `work` was done before `meanwhile`), else what `meanwhile` raised. An interruption
-    (Ctrl-C) sets the event `work` is given (it stops at its next text: `until`), and is raised once `work`
-    has cleaned up."""
+def behind(
+    work: Callable[[threading.Event], None], meanwhile: Callable[[Callable[[], None]], object]
+) -> None:
+    """`work` in a helper thread while this one runs `meanwhile(written)`, where `written()` waits for `work` and
+    raises what it raised (`meanwhile` commits what must follow the files: the import's store snapshot). Once both
+    are over, what `work` raised is raised (it would have come first: `work` was done before `meanwhile`), else what
+    `meanwhile` raised. An interruption (Ctrl-C) sets the event `work` is given (it stops at its next text:
+    `until`), and is raised once `work` has cleaned up."""
     failed: list[BaseException] = []
     stop = threading.Event()
 
@@ -35,10 +38,15 @@ def behind(work: Callable[[threading.Event], None], meanwhile: Callable[[], obje
         except BaseException as exc:  # noqa: BLE001 (raised in the caller's thread; `Stopped`: its own interruption)
             failed.append(exc)
 
+    def written() -> None:
+        _joined(helper, stop)
+        if failed:
+            raise failed[0]
+
     helper = threading.Thread(target=run, name="elotui-import-files")
     helper.start()
     try:
-        meanwhile()
+        meanwhile(written)
     except BaseException as exc:
         interrupted = not isinstance(exc, Exception)
         if interrupted:

@@ -1,7 +1,8 @@
-"""`elotui import` writes its files in a helper thread while the store snapshot is made (elotui.importers.common.
-write_tournament with `meanwhile`), and each file's large texts behind its encoding (`_Writes`). A file that cannot be
-written is said as it always was (`DIR/NAME: cannot write it: why`, exit 2), the files before it stay whole, no
-temporary file is left and the store is not written; an interruption stops the writing and leaves no partial file.
+"""`elotui import` writes its files in a helper thread while the store snapshot is made and written, committed once
+the files are (elotui.importers.common.write_tournament with `meanwhile`, elotui.importers.writes_behind), each
+file's large texts behind the encoding of the next. A file that cannot be written is said as it always was
+(`DIR/NAME: cannot write it: why`, exit 2), the files before it stay whole, no temporary file is left and no store
+is left behind; an interruption stops the writing and leaves no partial file.
 
 The full disk is the kernel's own: the import runs in a child process whose files may not grow past a size
 (RLIMIT_FSIZE, SIGXFSZ ignored: a write past it fails with EFBIG, as one on a full disk fails with ENOSPC), with
@@ -128,7 +129,7 @@ def test_an_interruption_meanwhile_stops_the_files_and_leaves_no_partial_one(
 
     monkeypatch.setattr(battle_columns, "_joined", slow)
 
-    def interrupted() -> None:
+    def interrupted(written: object) -> None:
         started.wait(10)
         raise KeyboardInterrupt
 
@@ -147,7 +148,7 @@ def test_a_failure_meanwhile_still_leaves_the_files_whole_and_is_raised(tmp_path
     whole = tmp_path / "whole"
     write_tournament(_columns(src), whole, [src])
 
-    def broken() -> None:
+    def broken(written: object) -> None:
         raise ValueError("a bug")
 
     out = tmp_path / "out"
@@ -165,8 +166,28 @@ def test_the_files_error_comes_before_the_one_meanwhile(tmp_path: Path) -> None:
     out = tmp_path / "out"
     (out / ".prompts.jsonl.tmp").mkdir(parents=True)
 
-    def broken() -> None:
+    def broken(written: object) -> None:
         raise ValueError("a bug")
 
     with pytest.raises(UserError, match="prompts.jsonl: cannot write it"):
         write_tournament(_columns(src), out, [src], meanwhile=broken)
+
+
+def test_an_unusable_store_folder_is_said_once_the_files_are_written(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    src = write_jsonl(tmp_path / "battles.jsonl", arena_battles(n=300, seed=10))
+    whole = tmp_path / "whole"
+    assert main(["import", "arena", str(src), "-o", str(whole)]) == 0
+    home = tmp_path / "home"
+    (home / "data").mkdir(parents=True)
+    (home / "data" / "stores").write_text("a file where the stores' folder goes", encoding="utf-8")
+    monkeypatch.setenv("ELOTUI_HOME", str(home))
+    capsys.readouterr()
+    out = tmp_path / "out"
+    assert main(["import", "arena", str(src), "-o", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert f"{home / 'data' / 'stores'}: cannot create elotui's folder" in err and "Traceback" not in err
+    assert {p.name: p.read_bytes() for p in out.iterdir()} == {
+        p.name: p.read_bytes() for p in whole.iterdir()
+    }
