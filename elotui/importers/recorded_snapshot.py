@@ -56,7 +56,8 @@ def recorded_columns(log: LogCodes) -> tuple[CodedPlan, NDArray[np.int8]]:
 
 def sealed_snapshot(log: LogCodes) -> SealedRecorded:
     """The snapshot of `recorded_columns`, sealed for the store (elotui.store.columns.seal_recorded): needs no
-    store, so it is made while the import's files are written, and stored once they are (`store_recorded`)."""
+    store, so it is made while the import's files are written (and stored meanwhile, committed once they are
+    written: `store_recorded`)."""
     named, outcome = _recorded(log)
     return seal_recorded(named.seq, named.sample, named.columns, named.names, outcome)
 
