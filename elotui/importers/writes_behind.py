@@ -83,7 +83,7 @@ class Writes:
     """A file's writes, each large one in a helper thread while the caller makes the next (one at a time, in order:
     `write` first waits for the one before, and raises what it raised; leaving the block waits for the last)."""
 
-    BEHIND = 1 << 20  # a write of at least this many bytes is done behind
+    BEHIND = 1 << 18  # a write of at least this many bytes is done behind (an arena import's texts: ~1 MB)
 
     def __init__(self, fh: BinaryIO) -> None:
         self._fh = fh
