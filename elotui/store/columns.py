@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from operator import itemgetter
 from typing import Any
@@ -224,7 +224,8 @@ def seal_recorded(
     names of each book (prompts, contestants, judges, conditions) in code order; `through`: the store's last
     answers id it is made for (0: a store that never had an answer; another store's snapshot is sealed again)."""
     meta, data = _unsealed(seq, sample, coded, names, outcome, None, through)
-    return SealedRecorded(_dumps(seal.seal(meta, data)), meta, data, through)
+    plain = seal.plain_lists(meta)  # (found once for the check's encoding and the stored one)
+    return SealedRecorded(_dumps(seal.seal(meta, data, plain), plain), meta, data, through)
 
 
 def write_recorded(db: sqlite3.Connection, plan: CodedPlan, outcome: NDArray[np.int8]) -> bool:
@@ -250,8 +251,8 @@ def write_sealed_recorded(db: sqlite3.Connection, snapshot: SealedRecorded) -> b
     return True
 
 
-def _dumps(meta: dict[str, Any]) -> bytes:
-    return seal.meta_json(meta).encode()
+def _dumps(meta: dict[str, Any], plain: Collection[str] | None = None) -> bytes:
+    return seal.meta_json(meta, plain=plain).encode()
 
 
 def _rebuilt(db: sqlite3.Connection, fingerprint: str | None) -> tuple[dict[str, Any], dict[str, bytes]]:

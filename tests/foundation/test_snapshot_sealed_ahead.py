@@ -50,6 +50,10 @@ def test_meta_json_writes_what_json_dumps_writes(canonical: bool, monkeypatch: p
     for _ in range(500):
         meta = description(rng)
         assert seal.meta_json(meta, canonical=canonical) == json.dumps(meta, **options), meta
+        plain = seal.plain_lists(meta)  # (found once, for several encodings)
+        assert seal.meta_json(meta, canonical=canonical, plain=plain) == json.dumps(meta, **options), meta
+        sealed = seal.seal(meta, {"seq": b"\x01"}, plain)
+        assert sealed == seal.seal(meta, {"seq": b"\x01"}) and seal.description(json.dumps(sealed)) == sealed
 
 
 def test_a_snapshots_ids_are_joined_as_json_dumps_encodes_them() -> None:
