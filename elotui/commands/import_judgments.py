@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 from elotui.errors import UserError
@@ -66,7 +67,7 @@ def _imported(args: argparse.Namespace, paths: list[Path]) -> int:
     from elotui.importers import alpaca_eval, arena, arena_hard, mt_bench, style_prefill
     from elotui.importers.common import BadRecord, ImportResult, tournament_name, write_tournament
     from elotui.importers.prompts_prefill import prefill_prompts
-    from elotui.importers.recorded_snapshot import store_recorded
+    from elotui.importers.recorded_snapshot import sealed_snapshot, store_recorded
 
     imported: ImportResult
     try:
@@ -86,14 +87,19 @@ def _imported(args: argparse.Namespace, paths: list[Path]) -> int:
     except BadRecord as exc:
         raise UserError(str(exc)) from None
     out = Path(args.output)
-    written = write_tournament(imported, out, paths)
-    prefill = style_prefill.start(
-        imported, out
-    )  # the style file's cache entry, written in a thread meanwhile
-    prefill_prompts(imported, out)  # the first load reads the prompts back (elotui.importers.prompts_prefill)
-    stored, ranked = store_recorded(
-        imported.log_codes(), out / "tournament.toml", tournament_name(imported, paths)
-    )
+    done: list[tuple[str, bool]] = []
+
+    def meanwhile(files_written: Callable[[], None]) -> None:
+        """The store snapshot, made and written while the files are, committed once they are written."""
+        snapshot = sealed_snapshot(imported.log_codes())
+        toml, name = out / "tournament.toml", tournament_name(imported, paths)
+        done.append(store_recorded(snapshot, toml, name, before_commit=files_written))
+
+    written = write_tournament(imported, out, paths, meanwhile=meanwhile)
+    stored, ranked = done[0]
+    # the caches of what the first load reads (the files are written): the style counts' entry in a thread
+    prefill = style_prefill.start(imported, out)
+    prefill_prompts(imported, out)  # the prompts' index (elotui.importers.prompts_prefill)
     prefill.join()
     for line in imported.report.lines():
         print(line, file=sys.stderr)

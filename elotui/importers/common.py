@@ -18,8 +18,9 @@ from __future__ import annotations
 
 import contextlib
 import io
+import threading
 import tomllib
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from operator import itemgetter
 from pathlib import Path
@@ -40,6 +41,7 @@ from elotui.importers.source_records import (
     source_bytes,
     typed_records,
 )
+from elotui.importers.writes_behind import Writes, behind, until
 from elotui.store.columns import code_names
 from elotui.tournament.user_files import read_regular_file
 from elotui.verdict_log import Verdict, write_log
@@ -290,8 +292,17 @@ def need_object(record: Any) -> dict[str, Any]:
     return record
 
 
-def write_tournament(imported: ImportResult, out: Path, sources: list[Path]) -> list[str]:
-    """Write the folder (see the module docstring); returns the names of the files written."""
+def write_tournament(
+    imported: ImportResult,
+    out: Path,
+    sources: list[Path],
+    meanwhile: Callable[[Callable[[], None]], object] | None = None,
+) -> list[str]:
+    """Write the folder (see the module docstring); returns the names of the files written. With `meanwhile`, the
+    files are written in a helper thread while the caller runs `meanwhile(written)` (the import's store snapshot is
+    made and stored so: the files' writes wait for the disk, not for Python's lock: elotui.importers.writes_behind;
+    `written()` waits for the files and raises their error); their errors are raised here once both are over, as
+    without it."""
     shape = imported.shape()
     if not shape.verdicts:
         hint = f" ({_format_hint(imported.looks_like)})" if imported.looks_like else ""
@@ -303,22 +314,38 @@ def write_tournament(imported: ImportResult, out: Path, sources: list[Path]) -> 
     toml = _toml(imported, shape, sources)
     _refuse_another_tournament(out, toml["tournament"]["description"])
     _make_folder(out)
+    written: list[str] = []
+    toml_text = tomli_w.dumps(toml)
+    if meanwhile is None:
+        _write_files(imported, out, toml_text, written, threading.Event())
+    else:
+        behind(lambda stop: _write_files(imported, out, toml_text, written, stop), meanwhile)
+    return written
+
+
+def _write_files(
+    imported: ImportResult, out: Path, toml: str, written: list[str], stop: threading.Event
+) -> None:
+    """The data files and `tournament.toml` (`toml`), each in turn, whole (`_write_file`), their names added to
+    `written` as they are made; once `stop` is set, no more text is written (the file being written is left out,
+    as when it cannot be)."""
     files = imported.data_files()
     style = {STYLE_FILE: files.pop(STYLE_FILE)} if STYLE_FILE in files else {}
-    written = {**files, "tournament.toml": [tomli_w.dumps(toml)], **style}
-    for name, texts in written.items():
-        _write_file(out / name, texts)
-    return list(written)
+    ordered = {**files, "tournament.toml": [toml], **style}
+    written += ordered
+    for name, texts in ordered.items():
+        _write_file(out / name, until(stop, texts))
 
 
 def _write_file(path: Path, texts: Iterable[str]) -> None:
     """Write the texts, in turn, into a temporary file that then replaces `path` (UTF-8); the temporary file goes
-    where the texts cannot be made or written."""
+    where the texts cannot be made or written. Each large text is written while the next is made and encoded
+    (elotui.importers.writes_behind.Writes: a write waits for the disk without Python's lock)."""
     tmp = path.parent / f".{path.name}.tmp"
     try:
-        with tmp.open("wb") as fh:
+        with tmp.open("wb") as fh, Writes(fh) as writes:
             for text in texts:
-                fh.write(text.encode("utf-8"))
+                writes.write(text.encode("utf-8"))
         tmp.replace(path)
     except BaseException as exc:
         with contextlib.suppress(OSError):

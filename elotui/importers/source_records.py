@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import mmap
 import os
+import threading
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -101,9 +102,9 @@ def typed_records(path: Path, typed: Typed, reading: Reading) -> Iterator[tuple[
     """The records of a JSON Lines file that `typed` leaves to the general reading (the others it takes here,
     counted as read), or all of them, generally read, for a JSON list."""
     raw = _mapped(path) or source_bytes(path)
-    if not _ascii(raw):
-        _text(bytes(raw), path)  # UserError if not UTF-8
+    utf8 = _Utf8(raw, path)
     if _first_byte(raw) == b"[":
+        utf8.check()
         yield from records(path)
         return
     line = 1  # the number of the block's first line
@@ -111,12 +112,48 @@ def typed_records(path: Path, typed: Typed, reading: Reading) -> Iterator[tuple[
     for start, end in _blocks(raw, BLOCK_BYTES if typed.block is not None else len(raw)):
         taken = _typed_block(memoryview(raw)[start:end], typed, reading)
         if taken is None:
+            utf8.check()  # (before any record the general reading may refuse)
             chunk = raw[start:end]
             yield from _typed_lines(path, chunk, line, typed, reading)
             taken = chunk.count(b"\n")
         line += taken
         if end - released >= RELEASE_BYTES:
             released = _release(raw, released, end)
+    utf8.check()
+
+
+class _Utf8:
+    """Whether a source file is UTF-8 text (`check`: UserError naming the first byte that is not), as said before
+    any of its records is read. A mapped file is checked in a helper thread (numpy reads its pages without Python's
+    lock) while its blocks are decoded: a block taken whole raises nothing, so the answer is needed only before the
+    first record read line by line (which may be refused: the file's message comes first), and at the end."""
+
+    def __init__(self, raw: bytes | mmap.mmap, path: Path) -> None:
+        self._raw, self._path = raw, path
+        self._ascii: list[bool | BaseException] = []
+        self._helper: threading.Thread | None = None
+        if isinstance(raw, bytes):
+            self._ascii.append(raw.isascii())
+        else:
+            self._helper = threading.Thread(target=self._run, name="elotui-utf8", daemon=True)
+            self._helper.start()
+
+    def _run(self) -> None:
+        try:
+            self._ascii.append(_ascii(self._raw))
+        except BaseException as exc:  # noqa: BLE001 (raised by `check`, in the reading thread)
+            self._ascii.append(exc)
+
+    def check(self) -> None:
+        if self._helper is not None:
+            self._helper.join()
+            self._helper = None
+        answer = self._ascii[0]
+        if isinstance(answer, BaseException):
+            raise answer
+        if not answer:
+            _text(bytes(self._raw), self._path)  # UserError if not UTF-8
+            self._ascii[0] = True
 
 
 def _mapped(path: Path) -> mmap.mmap | None:

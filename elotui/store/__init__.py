@@ -342,6 +342,22 @@ class Store(TextsTable, HumanVotesTable):
         self._transaction(lambda: written.append(columns.write_recorded(self._db, plan, outcome)))
         return written[0]
 
+    def set_sealed_recorded(
+        self, snapshot: columns.SealedRecorded, before_commit: Callable[[], object] | None = None
+    ) -> bool:
+        """`set_recorded` of a snapshot sealed ahead (elotui.store.columns.seal_recorded); `before_commit` is called
+        before the transaction commits (what it raises rolls it back: an import's files that could not be
+        written)."""
+        written: list[bool] = []
+
+        def body() -> None:
+            written.append(columns.write_sealed_recorded(self._db, snapshot))
+            if before_commit is not None:
+                before_commit()
+
+        self._transaction(body)
+        return written[0]
+
     def only_imported(self) -> bool:
         """Whether the store holds an import's snapshot and no run's plan (elotui.store.columns.write_recorded):
         rankings read its verdicts, which no call row holds yet."""

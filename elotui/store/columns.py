@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from operator import itemgetter
 from typing import Any
@@ -146,9 +146,14 @@ def write_snapshot(db: sqlite3.Connection, plan: CodedPlan, fingerprint: str | N
 
 def _replace(db: sqlite3.Connection, meta: dict[str, Any], data: dict[str, bytes]) -> None:
     """Store a snapshot built from the calls (`_built`: every answer so far is in its outcomes)."""
+    _replace_raw(db, _dumps(meta), data)
+
+
+def _replace_raw(db: sqlite3.Connection, raw: bytes, data: dict[str, bytes]) -> None:
+    """`_replace` with the description encoded (`raw`)."""
     db.execute("DELETE FROM answers")
     db.execute("DELETE FROM snapshot")
-    db.executemany("INSERT INTO snapshot (name, data) VALUES (?, ?)", [*data.items(), ("meta", _dumps(meta))])
+    db.executemany("INSERT INTO snapshot (name, data) VALUES (?, ?)", [*data.items(), ("meta", raw)])
 
 
 def _built(
@@ -172,19 +177,55 @@ def _sealed(
     plan: CodedPlan, outcome: NDArray[np.int8], fingerprint: str | None, through: int
 ) -> tuple[dict[str, Any], dict[str, bytes]]:
     """The sealed description and the arrays of a snapshot of the coded plan with these outcomes."""
-    meta = {
-        "n": len(plan.seq),
-        "fingerprint": fingerprint,
-        "through": through,
-        **{k: list(v) for k, v in plan.books.items()},
-    }
-    data: dict[str, bytes] = {
-        "seq": plan.seq.tobytes(),
-        "sample": plan.sample.tobytes(),
-        "outcome": outcome.tobytes(),
-    }
-    data.update((c, plan.columns[c].tobytes()) for c in _CODED)
+    names = {k: list(v) for k, v in plan.books.items()}
+    meta, data = _unsealed(plan.seq, plan.sample, plan.columns, names, outcome, fingerprint, through)
     return seal.seal(meta, data), data
+
+
+def _unsealed(
+    seq: NDArray[np.int32],
+    sample: NDArray[np.int32],
+    coded: dict[str, NDArray[np.int32]],
+    names: dict[str, list[str]],
+    outcome: NDArray[np.int8],
+    fingerprint: str | None,
+    through: int,
+) -> tuple[dict[str, Any], dict[str, bytes]]:
+    """A snapshot's description before its seal, and its arrays: the plan's columns, the names of each book in code
+    order (`names`: book -> names) and the outcomes."""
+    meta = {"n": len(seq), "fingerprint": fingerprint, "through": through, **names}
+    data: dict[str, bytes] = {"seq": seq.tobytes(), "sample": sample.tobytes(), "outcome": outcome.tobytes()}
+    data.update((c, coded[c].tobytes()) for c in _CODED)
+    return meta, data
+
+
+@dataclass(frozen=True)
+class SealedRecorded:
+    """The snapshot of recorded verdicts sealed ahead of its write (`seal_recorded`): its description as stored
+    (`raw`, made for a store whose last answers id is `through`), the description before its seal, and the
+    arrays."""
+
+    raw: bytes
+    meta: dict[str, Any]
+    data: dict[str, bytes]
+    through: int
+
+
+def seal_recorded(
+    seq: NDArray[np.int32],
+    sample: NDArray[np.int32],
+    coded: dict[str, NDArray[np.int32]],
+    names: dict[str, list[str]],
+    outcome: NDArray[np.int8],
+    through: int = 0,
+) -> SealedRecorded:
+    """The snapshot of recorded verdicts (`write_recorded`), sealed and encoded without a store: the work of its
+    write but the write itself, done while something else goes on (an import's files being written). `names`: the
+    names of each book (prompts, contestants, judges, conditions) in code order; `through`: the store's last
+    answers id it is made for (0: a store that never had an answer; another store's snapshot is sealed again)."""
+    meta, data = _unsealed(seq, sample, coded, names, outcome, None, through)
+    plain = seal.plain_lists(meta)  # (found once for the check's encoding and the stored one)
+    return SealedRecorded(_dumps(seal.seal(meta, data, plain), plain), meta, data, through)
 
 
 def write_recorded(db: sqlite3.Connection, plan: CodedPlan, outcome: NDArray[np.int8]) -> bool:
@@ -193,14 +234,25 @@ def write_recorded(db: sqlite3.Connection, plan: CodedPlan, outcome: NDArray[np.
     or call rows, so that the rankings read it at once and a run plans and replays as on a fresh store (its plan
     then replaces this snapshot). Within the caller's write transaction; False, nothing written, where the store
     holds a run's plan (that run's snapshot stays until the next run)."""
+    names = {k: list(v) for k, v in plan.books.items()}
+    return write_sealed_recorded(db, seal_recorded(plan.seq, plan.sample, plan.columns, names, outcome))
+
+
+def write_sealed_recorded(db: sqlite3.Connection, snapshot: SealedRecorded) -> bool:
+    """`write_recorded` of a snapshot sealed ahead (`seal_recorded`), sealed again where the store's last answers
+    id is not the one it was sealed for."""
     if int(db.execute("SELECT EXISTS (SELECT 1 FROM plan)").fetchone()[0]):
         return False
-    _replace(db, *_sealed(plan, outcome, None, last_answer(db)))
+    through = last_answer(db)
+    raw = snapshot.raw
+    if through != snapshot.through:
+        raw = _dumps(seal.seal({**snapshot.meta, "through": through}, snapshot.data))
+    _replace_raw(db, raw, snapshot.data)
     return True
 
 
-def _dumps(meta: dict[str, Any]) -> bytes:
-    return json.dumps(meta).encode()
+def _dumps(meta: dict[str, Any], plain: Collection[str] | None = None) -> bytes:
+    return seal.meta_json(meta, plain=plain).encode()
 
 
 def _rebuilt(db: sqlite3.Connection, fingerprint: str | None) -> tuple[dict[str, Any], dict[str, bytes]]:

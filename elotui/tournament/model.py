@@ -47,6 +47,7 @@ from elotui.tournament.sections import (
     TournamentMeta,
     _Strict,
 )
+from elotui.tournament.slug import slug_of
 from elotui.tournament.user_files import read_regular_file
 from elotui.vocab import THRESHOLDS, Threshold, parse_threshold
 
@@ -405,19 +406,6 @@ class Tournament:
                 f"{self.path}: API key variable(s) not set",
                 details=[f"{who}: environment variable {var} is not set" for who, var in missing],
             )
-
-
-def slug_of(name: str) -> str:
-    """A tournament name as a file-name stem: lowercase words joined by '-', cut at a word boundary (≤ 40
-    chars)."""
-    words = re.findall(r"[a-z0-9]+", name.lower())
-    out = ""
-    for word in words:
-        candidate = f"{out}-{word}" if out else word
-        if len(candidate) > 40:
-            break
-        out = candidate
-    return out or (words[0][:40] if words else "tournament")
 
 
 def load_tournament(path: str | Path) -> Tournament:
