@@ -14,8 +14,6 @@ from collections.abc import Mapping
 from itertools import pairwise
 from typing import IO, Any
 
-import numpy as np
-
 from elotui.commands.common import (
     add_output_arg,
     add_store_arg,
@@ -221,6 +219,8 @@ def _win_rate_sections(report: Mapping[str, Any], out: IO[str]) -> None:
 
 
 def _tau_section(report: Mapping[str, Any], out: IO[str]) -> None:
+    import numpy as np  # lazy: `elotui --help` imports no command's work
+
     tau = report["per_prompt_tau"]
     s = tau["summary"]
     lines = [
