@@ -67,7 +67,7 @@ def test_one_version_everywhere() -> None:
     import elotui
 
     version = _project_version()
-    assert version == "0.3.1"
+    assert version == "0.3.2"
     assert elotui.__version__ == version, "reinstall (pip install -e .) after changing the version"
     changelog = (ROOT / "CHANGELOG.md").read_text(encoding="utf-8")
     latest = re.search(r"^## \[(\d+\.\d+\.\d+)\] - (\d{4}-\d{2}-\d{2})$", changelog, flags=re.MULTILINE)
