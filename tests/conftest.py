@@ -27,3 +27,36 @@ def _elotui_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.M
     monkeypatch.setenv("ELOTUI_HOME", str(home))
     monkeypatch.setenv("ELOTUI_VOTER", "reviewer")  # the human votes' voter: the same on every machine
     return home
+
+
+@pytest.fixture
+def merges(monkeypatch: pytest.MonkeyPatch) -> list[Path]:
+    """The folders whose data files were merged from the files themselves (not read from the data cache)."""
+    from elotui.tournament import data_cache
+
+    made: list[Path] = []
+    real = data_cache.merge_data_files
+
+    def counted(data: dict[str, object], base_dir: Path) -> object:
+        made.append(base_dir)
+        return real(data, base_dir)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(data_cache, "merge_data_files", counted)
+    return made
+
+
+@pytest.fixture
+def decoded(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """How many rows each decoding of a plain prompts file's rows gave."""
+    from elotui.tournament import plain_prompts
+
+    made: list[int] = []
+    real = plain_prompts.decode_rows
+
+    def counted(text: bytes, keys: object) -> list[object]:
+        rows = real(text, keys)  # type: ignore[arg-type]
+        made.append(len(rows))
+        return rows
+
+    monkeypatch.setattr(plain_prompts, "decode_rows", counted)
+    return made

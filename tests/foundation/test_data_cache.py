@@ -22,20 +22,6 @@ def _kept(home: Path) -> list[Path]:
     return sorted(folder.glob("*.marshal")) if folder.exists() else []
 
 
-@pytest.fixture
-def merges(monkeypatch: pytest.MonkeyPatch) -> list[Path]:
-    """The folders merged from the files themselves (not read from the cache)."""
-    made: list[Path] = []
-    real = data_cache.merge_data_files
-
-    def counted(data: dict[str, object], base_dir: Path) -> object:
-        made.append(base_dir)
-        return real(data, base_dir)  # type: ignore[arg-type]
-
-    monkeypatch.setattr(data_cache, "merge_data_files", counted)
-    return made
-
-
 def test_merged_once_then_read_back_the_same(tmp_path: Path, merges: list[Path]) -> None:
     _mt_bench(tmp_path)
     toml = _mt_toml(tmp_path)

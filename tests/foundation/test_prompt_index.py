@@ -48,35 +48,6 @@ def _merges_kept() -> list[Path]:
     return sorted(_folder().glob("*.marshal"))
 
 
-@pytest.fixture
-def merges(monkeypatch: pytest.MonkeyPatch) -> list[Path]:
-    """The folders merged from the files themselves (not read from the cache)."""
-    made: list[Path] = []
-    real = data_cache.merge_data_files
-
-    def counted(data: dict[str, object], base_dir: Path) -> object:
-        made.append(base_dir)
-        return real(data, base_dir)  # type: ignore[arg-type]
-
-    monkeypatch.setattr(data_cache, "merge_data_files", counted)
-    return made
-
-
-@pytest.fixture
-def decoded(monkeypatch: pytest.MonkeyPatch) -> list[int]:
-    """How many rows each decoding of a prompts file's rows gave."""
-    made: list[int] = []
-    real = plain_prompts.decode_rows
-
-    def counted(text: bytes, keys: Any) -> list[Any]:
-        rows = real(text, keys)
-        made.append(len(rows))
-        return rows
-
-    monkeypatch.setattr(plain_prompts, "decode_rows", counted)
-    return made
-
-
 def _good(tmp_path: Path) -> Path:
     _lines(tmp_path, GOOD)
     return _toml(tmp_path, f'prompts = "q.jsonl"\n{FIELDS}')

@@ -14,7 +14,6 @@ from typing import Any
 import pytest
 
 from elotui.cli import main
-from elotui.tournament import data_cache, plain_prompts
 from elotui.tournament.model import load_tournament
 from elotui.tournament.prompt_columns import PromptSequence
 from tests.foundation.test_plain_prompts import _assert_same, _row_by_row
@@ -40,35 +39,6 @@ def _varied(battles: list[dict[str, Any]], rng: random.Random) -> list[dict[str,
         if rng.random() < 0.1:
             b["turn"] = rng.choice([2, 3])
     return battles
-
-
-@pytest.fixture
-def merges(monkeypatch: pytest.MonkeyPatch) -> list[Path]:
-    """The folders merged from the files themselves (not read from the cache)."""
-    made: list[Path] = []
-    real = data_cache.merge_data_files
-
-    def counted(data: dict[str, object], base_dir: Path) -> object:
-        made.append(base_dir)
-        return real(data, base_dir)  # type: ignore[arg-type]
-
-    monkeypatch.setattr(data_cache, "merge_data_files", counted)
-    return made
-
-
-@pytest.fixture
-def decoded(monkeypatch: pytest.MonkeyPatch) -> list[int]:
-    """How many rows each decoding of a prompts file's rows gave."""
-    made: list[int] = []
-    real = plain_prompts.decode_rows
-
-    def counted(text: bytes, keys: Any) -> list[Any]:
-        rows = real(text, keys)
-        made.append(len(rows))
-        return rows
-
-    monkeypatch.setattr(plain_prompts, "decode_rows", counted)
-    return made
 
 
 def _import(tmp_path: Path, battles: list[dict[str, Any]]) -> Path:
