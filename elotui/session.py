@@ -436,19 +436,21 @@ class TournamentSession:
 
     def _drop_to_flip_report(self, table: VerdictTable) -> list[dict[str, Any]]:
         """The leaderboard's adjacent orders and how few verdicts each rests on (elotui.rating.drop_to_flip), over
-        the diagnosed table (one turn's prompts with a turn scope)."""
+        the diagnosed table (one turn's prompts with a turn scope): the raw ranking's, whose fit the refits are
+        (a style-controlled ranking's orders would need the style terms refitted too)."""
         from elotui.rating.drop_to_flip import flip_records
 
         threshold = self.tournament.spec.ranking.threshold
-        g = scoped_games(table, threshold=threshold, options=self.options)
+        options = self.options.replace(style_control=())
+        g = scoped_games(table, threshold=threshold, options=options)
         board = rank_games(
             table.contestants,
             g,
             threshold=threshold,
             method=self.tournament.spec.ranking.method,
-            options=self.options,
+            options=options,
         )
-        return flip_records(board, table.contestants, g, self.options)
+        return flip_records(board, table.contestants, g, options)
 
     def _turn_table(self, table: VerdictTable, turn: int | None) -> tuple[VerdictTable, set[str] | None]:
         """(the table of one turn's prompts, those prompts), or (`table`, None) without a turn."""

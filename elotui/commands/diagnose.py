@@ -458,8 +458,10 @@ def _drop_to_flip_section(report: Mapping[str, Any], out: IO[str]) -> None:
         ]
         for f in flips
     ]
-    lines = table_lines(["order", "drop to flip", "of games", "", "count"], rows)
+    lines = table_lines(["order", "drop to flip", "of games", "", "bound"], rows)
     lines.append(
         "fragile: 1 % of the games or fewer, removed, reverse the order (refitted with the ranking's method)"
     )
+    if report.get("style_control"):
+        lines.append("the raw ranking's orders: a style-controlled fit is not refitted per removal")
     _section(out, "How few verdicts each adjacent order rests on", lines)

@@ -379,11 +379,22 @@ def _searchable(up: LeaderboardRow, lo: LeaderboardRow) -> bool:
     )
 
 
+STYLE_NOT_COMPUTED = (
+    "not computed for a style-controlled ranking (each refit would refit the style terms too); the raw ranking's "
+    "are (`--no-style-control`, `y` in the TUI)"
+)
+
+
 def with_drop_to_flip(
     board: Leaderboard, contestants: list[str], g: Games, options: RatingOptions
 ) -> Leaderboard:
     """`board` with each adjacent row's `drop_to_flip` and `fragile` filled in (`board_flips`), and what they
-    mean in its settings."""
+    mean in its settings. A style-controlled board gets none (STYLE_NOT_COMPUTED): the refits drop games from a
+    Bradley–Terry fit without its style terms, whose orders are the raw ranking's, not this one's."""
+    if board.settings.get("style_control"):
+        settings = dict(board.settings)
+        settings["drop_to_flip"] = {"not_computed": STYLE_NOT_COMPUTED}
+        return dataclasses.replace(board, settings=settings)
     flips = {(f.upper, f.lower): f for f in board_flips(board, contestants, g, options)}
     index = {c: i for i, c in enumerate(contestants)}
     rows = list(board.rows)

@@ -217,3 +217,38 @@ def test_style_file_typed_reading_equals_the_general_reading(tmp_path: Path) -> 
     with pytest.raises(UserError) as err:
         _read_style(path)
     assert f"{path}:8: needs counts" in "\n".join(err.value.details)
+
+
+def test_a_style_controlled_ranking_claims_no_drop_to_flip_of_the_raw_fit(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """drop_to_flip refits Bradley–Terry without the style terms: a style-controlled board says it has none (the
+    export's settings, the TUI's gap line), and diagnose's counts are the raw ranking's, which it says."""
+    from elotui.rating.drop_to_flip import STYLE_NOT_COMPUTED
+    from elotui.tui.widgets.gap_detail import gap_flips
+
+    toml = imported_and_run(tmp_path, arena_battles(n=300, length_effect=1.5), "bootstrap = 0")
+    raw = export(toml, capsys, "--method", "bt")
+    styled = export(toml, capsys, "--style-control")
+    assert any(r["drop_to_flip"] is not None for r in raw["rows"])
+    assert all(r["drop_to_flip"] is None and r["fragile"] is None for r in styled["rows"])
+    assert styled["settings"]["drop_to_flip"] == {"not_computed": STYLE_NOT_COMPUTED}
+    assert main(["diagnose", str(toml), "--format", "json"]) == 0
+    plain = json.loads(capsys.readouterr().out)["drop_to_flip"]
+    assert main(["diagnose", str(toml), "--format", "json", "--style-control"]) == 0
+    assert json.loads(capsys.readouterr().out)["drop_to_flip"] == plain
+    assert main(["diagnose", str(toml), "--style-control"]) == 0
+    assert (
+        "the raw ranking's orders: a style-controlled fit is not refitted per removal"
+        in capsys.readouterr().out
+    )
+    from elotui.session import TournamentSession
+    from elotui.store import Store
+    from elotui.tournament.model import load_tournament
+
+    t = load_tournament(toml)
+    with Store.open_for(t) as store:
+        session = TournamentSession(t, store)
+        session.control_style(("length", "markdown"))
+        flips = gap_flips(session.leaderboard(method="bt", drop_to_flip=True))
+    assert len(flips) == 4 and {f.text() for f in flips.values()} == {STYLE_NOT_COMPUTED}

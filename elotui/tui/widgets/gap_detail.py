@@ -30,9 +30,12 @@ class GapFlip:
     unit: str  # "games" (an agreed vote at a threshold) or "verdicts" (threshold none)
     searched: bool = True  # False: too many games to refit within the board's budget
     stale: bool = False  # of the board before the newest verdicts (the new one being computed)
+    not_computed: str | None = None  # why the board has no count (a style-controlled ranking)
 
     def text(self) -> str:
         """`12 verdicts (0.4%) — fragile`, `none flips it`, `not searched …`, `— (…)`."""
+        if self.not_computed is not None:
+            return self.not_computed
         if self.fragile is None:
             return "— (the order is not a fitted one: the wins alone, a bound or another group)"
         if not self.searched:
@@ -56,7 +59,9 @@ def gap_flips(flipped: Leaderboard, stale: bool = False) -> dict[tuple[str, str]
         if up.gap_to_next is None:
             continue
         pair = (up.contestant, lo.contestant)
-        out[pair] = GapFlip(up.drop_to_flip, up.fragile, games, unit, pair not in skipped, stale)
+        out[pair] = GapFlip(
+            up.drop_to_flip, up.fragile, games, unit, pair not in skipped, stale, setting.get("not_computed")
+        )
     return out
 
 
