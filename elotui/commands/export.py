@@ -12,6 +12,7 @@ from elotui.commands.common import (
     output_stream,
     store_to_read,
 )
+from elotui.errors import UserError
 
 if TYPE_CHECKING:
     from elotui.rating.leaderboard import Leaderboard
@@ -62,6 +63,11 @@ def run(args: argparse.Namespace) -> int:
 def _ranked(args: argparse.Namespace) -> tuple[Tournament, Leaderboard, dict[str, Any] | None]:
     from elotui.tournament.model import load_tournament
 
+    if args.style_control and args.method not in (None, "bt"):
+        raise UserError(
+            f"--style-control ranks with Bradley–Terry: it cannot rank with --method {args.method} "
+            "(leave --method out, or drop --style-control)"
+        )
     tournament = load_tournament(args.tournament)
     # Elo (or online Elo): its kernels, compiled while the store loads where this machine has not compiled them yet
     if (args.method or tournament.spec.ranking.method) != "bt":

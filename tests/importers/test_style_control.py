@@ -252,3 +252,18 @@ def test_a_style_controlled_ranking_claims_no_drop_to_flip_of_the_raw_fit(
         session.control_style(("length", "markdown"))
         flips = gap_flips(session.leaderboard(method="bt", drop_to_flip=True))
     assert len(flips) == 4 and {f.text() for f in flips.values()} == {STYLE_NOT_COMPUTED}
+
+
+def test_style_control_with_elo_asked_for_is_exit_2(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`--style-control --method elo` asks for two rankings at once: exit 2 and a line, not a Bradley–Terry board
+    printed under an Elo flag."""
+    toml = imported_and_run(tmp_path, arena_battles(n=60), "bootstrap = 0")
+    capsys.readouterr()
+    assert main(["export", str(toml), "--style-control", "--method", "elo"]) == 2
+    assert (
+        "--style-control ranks with Bradley–Terry: it cannot rank with --method elo"
+        in capsys.readouterr().err
+    )
+    assert main(["export", str(toml), "--style-control", "--method", "bt"]) == 0
