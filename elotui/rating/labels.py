@@ -75,8 +75,12 @@ def interval_label(board: Leaderboard) -> str:
 
 
 def scale_note(board: Leaderboard) -> str:
+    """At a threshold, that its ratings are on a steeper scale than threshold none's; nothing where every game is
+    one verdict (one judge, one verdict a presentation: an arena import), whose ratings are threshold none's."""
     threshold = board.settings.get("threshold")
     if threshold in (None, "none"):
+        return ""
+    if board.counts.get("games") == board.counts.get("verdicts_used"):
         return ""
     return f"threshold {threshold}: a steeper scale than threshold none (not comparable)"
 

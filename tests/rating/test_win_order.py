@@ -10,6 +10,7 @@ import itertools
 import json
 import math
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -370,3 +371,24 @@ def test_the_prior_is_weakened_where_the_penalised_order_would_contradict_the_wi
                 and upper.contestant not in reach[lower.contestant]
             ):
                 assert upper.rating > lower.rating
+
+
+def test_the_steeper_scale_note_needs_several_verdicts_a_game() -> None:
+    """At a threshold each presentation's agreed vote is a game: a steeper scale than threshold none's, said so;
+    where every game is one verdict (one judge, one verdict a presentation: an arena import) the ratings are
+    threshold none's, and no note claims otherwise."""
+    from types import SimpleNamespace
+
+    from elotui.rating.labels import scale_note
+
+    def board(threshold: object, games: int, used: int) -> Any:
+        return SimpleNamespace(
+            settings={"threshold": threshold}, counts={"games": games, "verdicts_used": used}
+        )
+
+    assert (
+        scale_note(board(1.0, 40, 200))
+        == "threshold 1.0: a steeper scale than threshold none (not comparable)"
+    )
+    assert scale_note(board(1.0, 200, 200)) == ""
+    assert scale_note(board("none", 200, 200)) == scale_note(board(None, 40, 200)) == ""
