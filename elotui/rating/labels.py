@@ -11,6 +11,12 @@ from elotui.rating.board import Leaderboard, LeaderboardRow
 SHORT_BAND = {"practically tied": "tied", "moderate": "moderate", "strong": "strong"}
 
 
+def signed_points(value: float) -> str:
+    """Whole Elo points with their sign, `+38`, `-2`; `0` for what rounds to zero (never `-0`)."""
+    whole = round(value)
+    return f"{whole:+d}" if whole else "0"
+
+
 def rating_text(row: LeaderboardRow, digits: int = 0) -> str:
     if row.rating is None:
         return "—"

@@ -26,6 +26,7 @@ from numpy.typing import NDArray
 from elotui.rating import style_bt
 from elotui.rating.board import Rated
 from elotui.rating.games import Games
+from elotui.rating.labels import signed_points
 from elotui.runtime.heap import collector_off
 from elotui.tournament import style_cache
 from elotui.tournament.style_cache import first_of_each
@@ -155,7 +156,8 @@ def _coefficient(feature: str, coef: float, rounds: NDArray[np.float64]) -> dict
         "logit_per_sd": float(coef),
         "elo_per_sd": elo,
         "interval": [lo, hi],
-        "text": f"+1 SD of {style_bt.LABELS[feature]}: {elo:+.0f} [{lo:+.0f}, {hi:+.0f}] Elo points",
+        "text": f"+1 SD of {style_bt.LABELS[feature]}: {signed_points(elo)} [{signed_points(lo)}, "
+        f"{signed_points(hi)}] Elo points",
     }
 
 

@@ -15,6 +15,7 @@ from typing import Any
 
 from rich.text import Text
 
+from elotui.rating.labels import signed_points
 from elotui.rating.leaderboard import Leaderboard
 from elotui.tui.sanitize import one_line
 from elotui.tui.state.live_ranking import ViewKey, ViewScope
@@ -78,7 +79,8 @@ def coefficient_short(c: Mapping[str, Any], pending: bool = False) -> str:
     (`pending`: its interval still being computed, `[…]`)."""
     name = {"tokens": "length"}.get(str(c["feature"]), str(c["feature"]))
     low, high = c["interval"]
-    return f"{name} {c['elo_per_sd']:+.0f} " + ("[…]" if pending else f"[{low:+.0f}, {high:+.0f}]")
+    shown = "[…]" if pending else f"[{signed_points(low)}, {signed_points(high)}]"
+    return f"{name} {signed_points(c['elo_per_sd'])} {shown}"
 
 
 def title(

@@ -392,3 +392,16 @@ def test_the_steeper_scale_note_needs_several_verdicts_a_game() -> None:
     )
     assert scale_note(board(1.0, 200, 200)) == ""
     assert scale_note(board("none", 200, 200)) == scale_note(board(None, 40, 200)) == ""
+
+
+def test_signed_points_never_print_minus_zero() -> None:
+    from elotui.rating.labels import signed_points
+
+    assert [signed_points(x) for x in (-0.3, 0.4, 0.0, 37.6, -1.6, 120.0)] == [
+        "0",
+        "0",
+        "0",
+        "+38",
+        "-2",
+        "+120",
+    ]

@@ -282,3 +282,25 @@ def test_the_footer_leaves_out_a_key_that_would_be_cut() -> None:
     assert shown == ["help", "quit", "pause", "palette"]  # `export CSV` would be cut by one cell: left out
     shown = [w.description for w in fitting([*keys, palette], 12 + 8 + 8 + 9 + 14, compact=False)]
     assert shown == ["help", "quit", "pause", "export CSV", "palette"]
+
+
+def test_the_counts_columns_widen_for_large_numbers_instead_of_cutting_them() -> None:
+    """A 10^6-battle import's W/L/D (`240874/108933/51010`) and games (`1000000`) are wider than the fixed columns:
+    the columns take their widths (at 160 columns every optional column still fits), never cutting a number."""
+    from types import SimpleNamespace
+
+    from elotui.tui.widgets.leaderboard_table import COLUMNS, count_widths, fit_columns
+
+    row = SimpleNamespace(wins=240874, losses=108933, draws=51010, games=1000000)
+    counts = count_widths(SimpleNamespace(rows=[row]))  # type: ignore[arg-type]
+    assert counts == {"W/L/D": len("240874/108933/51010"), "games": 7}
+    shown = dict(fit_columns(158, 26, counts=counts))
+    assert shown["W/L/D"] == 19 and shown["games"] == 7 and len(shown) == len(COLUMNS)
+    small = dict(
+        fit_columns(
+            158,
+            26,
+            counts=count_widths(SimpleNamespace(rows=[SimpleNamespace(wins=5, losses=3, draws=1, games=9)])),
+        )
+    )  # type: ignore[arg-type]
+    assert small["W/L/D"] == dict(COLUMNS)["W/L/D"] and small["games"] == dict(COLUMNS)["games"]

@@ -61,12 +61,16 @@ CELL_PADDING = 2  # DataTable's blank on each side of a cell, both sides togethe
 SCROLLBAR = 2  # room kept for the vertical scrollbar of a long board
 
 
-def fit_columns(available: int, longest_name: int, rank_width: int = RANK_WIDTH) -> list[tuple[str, int]]:
+def fit_columns(
+    available: int, longest_name: int, rank_width: int = RANK_WIDTH, counts: dict[str, int] | None = None
+) -> list[tuple[str, int]]:
     """The columns shown in `available` terminal columns, with their widths, for contestants whose longest label
     has `longest_name` characters: the required ones (the contestant's as wide as its longest label, at most
     MAX_CONTESTANT, narrowed to what is left but never below MIN_CONTESTANT), then each optional one that fits.
-    `rank_width`: the rank column's (wider with rank changes: `rank_column_width`)."""
+    `rank_width`: the rank column's (wider with rank changes: `rank_column_width`); `counts`: the W/L/D and games
+    columns' widths where their numbers need more than COLUMNS gives (`count_widths`)."""
     widths = dict(COLUMNS) | {"#": rank_width}
+    widths |= {name: max(widths[name], width) for name, width in (counts or {}).items()}
     fixed = sum(widths[n] + CELL_PADDING for n in REQUIRED if n != "contestant") + CELL_PADDING
     name = min(longest_name, MAX_CONTESTANT)
     least = MIN_CONTESTANT if rank_width <= RANK_WIDTH else MIN_CONTESTANT_COMPARED
@@ -76,7 +80,16 @@ def fit_columns(available: int, longest_name: int, rank_width: int = RANK_WIDTH)
         if used + widths[column] + CELL_PADDING <= available:
             shown.add(column)
             used += widths[column] + CELL_PADDING
-    return [(n, name if n == "contestant" else w) for n, w in COLUMNS if n in shown]
+    return [(n, name if n == "contestant" else widths[n]) for n, _ in COLUMNS if n in shown]
+
+
+def count_widths(board: Leaderboard) -> dict[str, int]:
+    """The widths the board's W/L/D and games need (a 10^6-battle import: `240874/108933/51010`, 20 characters)."""
+    rows = board.rows
+    return {
+        "W/L/D": max((len(f"{r.wins}/{r.losses}/{r.draws}") for r in rows), default=0),
+        "games": max((len(str(r.games)) for r in rows), default=0),
+    }
 
 
 def rank_column_width(contestants: int, compared: bool) -> int:
@@ -132,6 +145,7 @@ class LeaderboardTable(DataTable[Text | str]):
         self._contestant_width = contestant_width
         self._columns_shown: list[tuple[str, int]] = []
         self._name_width = MAX_CONTESTANT
+        self._count_widths: dict[str, int] = {}  # the W/L/D and games columns' widths (`count_widths`)
         self._last: tuple[Leaderboard, dict[str, str], dict[str, int] | None] | None = None
         self._rank_width = RANK_WIDTH
         self._shifts: dict[str, int] | None = None
@@ -273,7 +287,9 @@ class LeaderboardTable(DataTable[Text | str]):
 
     def _layout(self) -> bool:
         """Columns for the terminal's width; True when they changed."""
-        columns = fit_columns(self.app.size.width - SCROLLBAR, self._contestant_width, self._rank_width)
+        columns = fit_columns(
+            self.app.size.width - SCROLLBAR, self._contestant_width, self._rank_width, self._count_widths
+        )
         if columns == self._columns_shown:
             return False
         self._columns_shown = columns
@@ -307,8 +323,10 @@ class LeaderboardTable(DataTable[Text | str]):
         )
         selected = self._order[self.cursor_row] if shown else None
         rank_width = rank_column_width(len(board.rows), shifts is not None)
-        if rank_width != self._rank_width:  # compared or not: the rank column's width, then every column's
-            self._rank_width = rank_width
+        # the counts' columns only widen (never jumping back and forth as live numbers change)
+        counts = {k: max(v, self._count_widths.get(k, 0)) for k, v in count_widths(board).items()}
+        if rank_width != self._rank_width or counts != self._count_widths:  # then every column's width
+            self._rank_width, self._count_widths = rank_width, counts
             self._layout()
         grouped = len({r.group for r in board.rows if r.group is not None}) > 1
         self._next = next_rows(board)
