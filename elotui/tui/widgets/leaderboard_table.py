@@ -322,12 +322,7 @@ class LeaderboardTable(DataTable[Text | str]):
             self._chosen and self.row_count == len(self._order) and 0 <= self.cursor_row < len(self._order)
         )
         selected = self._order[self.cursor_row] if shown else None
-        rank_width = rank_column_width(len(board.rows), shifts is not None)
-        # the counts' columns only widen (never jumping back and forth as live numbers change)
-        counts = {k: max(v, self._count_widths.get(k, 0)) for k, v in count_widths(board).items()}
-        if rank_width != self._rank_width or counts != self._count_widths:  # then every column's width
-            self._rank_width, self._count_widths = rank_width, counts
-            self._layout()
+        self._widen(board, shifts is not None)
         grouped = len({r.group for r in board.rows if r.group is not None}) > 1
         self._next = next_rows(board)
         names = [name for name, _ in self._columns()]
@@ -337,6 +332,15 @@ class LeaderboardTable(DataTable[Text | str]):
         self._order = [row.contestant for row in board.rows]
         if selected is not None:
             self.move_cursor(row=self._order.index(selected) if selected in self._order else 0, animate=False)
+
+    def _widen(self, board: Leaderboard, compared: bool) -> None:
+        """The rank column's width (wider with rank changes) and the counts' (only ever widening: they never jump
+        back and forth as live numbers change), and every column's again where one changed."""
+        rank_width = rank_column_width(len(board.rows), compared)
+        counts = {k: max(v, self._count_widths.get(k, 0)) for k, v in count_widths(board).items()}
+        if rank_width != self._rank_width or counts != self._count_widths:
+            self._rank_width, self._count_widths = rank_width, counts
+            self._layout()
 
     def _replace(self, rows: list[list[Text]]) -> None:
         """The rows' cells in place where as many rows are shown (a change of columns clears the rows: `_layout`),
