@@ -111,16 +111,18 @@ def _imported(args: argparse.Namespace, paths: list[Path]) -> int:
         file=sys.stderr,
     )
     print(stored, file=sys.stderr)
-    print(_next_step(out / "tournament.toml", ranked), file=sys.stderr)
+    print(_next_step(out / "tournament.toml", ranked, "style.jsonl" in written), file=sys.stderr)
     return 0
 
 
-def _next_step(toml: Path, ranked: bool) -> str:
-    """What to do next: export what the store ranks, or replay the verdicts first where it still ranks others."""
+def _next_step(toml: Path, ranked: bool, styled: bool = False) -> str:
+    """What to do next: export what the store ranks, or replay the verdicts first where it still ranks others;
+    `styled`: the import wrote style counts (`--style-control` ranks with them)."""
     replay = f"`elotui run {toml} --headless` replays the verdicts into the store"
     if not ranked:
         return f"next: {replay}, then `elotui export {toml}` ranks them"
+    style = f", `elotui export {toml} --style-control` (style-controlled)" if styled else ""
     return (
-        f"next: elotui export {toml} (the ranking); {replay} (each verdict's details: `elotui verdicts`, the "
-        "pairs pane)"
+        f"next: elotui export {toml} (the ranking){style}; {replay} (each verdict's details: `elotui verdicts`, "
+        "the pairs pane)"
     )

@@ -214,3 +214,16 @@ def test_a_replay_stopped_before_it_stored_its_plan_says_the_imported_verdicts_s
         lines = exit_summary(t, store, None, "Ctrl-C")
     assert lines[0].startswith(f"elotui: stopped (Ctrl-C) · {n}/{n} calls answered (tournament)")
     assert lines[-1] == f"  next: `elotui export {toml}` writes the ranking"
+
+
+def test_the_next_step_names_style_control_where_the_import_wrote_style_counts(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "t"
+    assert main(["import", "arena", str(arena_log(tmp_path)[0]), "-o", str(out)]) == 0
+    toml = out / "tournament.toml"
+    assert f"`elotui export {toml} --style-control` (style-controlled)" in capsys.readouterr().err
+    src = write_jsonl(tmp_path / "gpt-4_pair.jsonl", mt_bench_records())
+    assert main(["import", "mt-bench", str(src), "-o", str(tmp_path / "m")]) == 0
+    err = capsys.readouterr().err
+    assert "next: elotui export" in err and "--style-control" not in err
