@@ -285,7 +285,7 @@ class TournamentSession:
 
     def provenance(self) -> dict[str, Any]:
         """What an exported ranking came from: the elotui version, the tournament file and data files (content
-        hashes), each judge's provider, model and settings (variable names for keys, never a key; no userinfo in
+        hashes; the `[data] style` file's too, and each replay judge's log as its `path_sha256`), each judge's provider, model and settings (variable names for keys, never a key; no userinfo in
         URLs), the store, its runs and its human votes by voter, and when it was exported."""
         from collections import Counter
         from datetime import UTC, datetime
@@ -300,12 +300,17 @@ class TournamentSession:
             settings = j.model_dump(mode="json", exclude_none=True)
             if isinstance(settings.get("base_url"), str):
                 settings["base_url"] = redact_url(settings["base_url"])
+            if j.provider == "replay" and j.path:  # the verdicts a replay judge answers from
+                settings["path_sha256"] = _sha256_of(t.resolve(j.path))
             judges[j.id] = settings
-        data = t.data
+        data, files = t.data, dict(t.data.files) if t.data else {}
+        style = t.spec.data.style if t.spec.data is not None else None
+        if style is not None:  # the style counts style control reads (not part of the data merge)
+            files[style] = _sha256_of(t.resolve(style))
         return {
             "elotui_version": __version__,
             "tournament_file": {"path": str(t.path), "sha256": t.content_hash},
-            "data_files": dict(data.files) if data else {},
+            "data_files": files,
             "skipped_prompts": dict(data.skipped) if data else {},
             "judges": judges,
             "store": {"path": str(self.store.path), "runs": run_summaries(self.store), "human_votes": votes},
@@ -552,3 +557,11 @@ class TournamentSession:
             j.id: j.provider if j.provider in ("replay", "simulated") else "live"
             for j in self.tournament.spec.judges
         }
+
+
+def _sha256_of(path: Path) -> str | None:
+    """The file's SHA-256 (hex), read a chunk at a time; None where it cannot be read."""
+    from elotui.tournament.style_cache import file_digest
+
+    digest = file_digest(path)
+    return digest.hex() if digest is not None else None

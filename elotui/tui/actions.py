@@ -101,6 +101,7 @@ class AppActions(AppBase):
         def _refresh_diagnostics(self, *, now: bool = False) -> None: ...
         def _update_status(self) -> None: ...
         def _start_runner(self) -> None: ...
+        def _show_judges(self) -> None: ...
 
     def action_threshold(self, index: int) -> None:
         COLLECTOR.until_refreshed(self)  # no full collection inside the redraw (elotui.tui.collector)
@@ -161,6 +162,7 @@ class AppActions(AppBase):
     def hold_replay(self, verdicts: int) -> None:
         """Open without replaying a large import's verdicts (they rank from the store's snapshot); `p` starts it."""
         self.replay_held = True
+        self.refresh_bindings()
         self.monitor.state = "imported"
         self._notice(
             Notice(
@@ -172,13 +174,25 @@ class AppActions(AppBase):
             )
         )
 
-    def action_pause(self) -> None:
-        if self.replay_held:  # the held replay of a large import starts
-            self.replay_held = False
-            self._start_runner()
-            self._notice(Notice("replaying the imported verdicts into the store (p pauses)"))
-            self._update_status()
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """`p` is `replay` while a large import's replay waits, `pause` otherwise (the footer shows the one that
+        applies)."""
+        if action in ("pause", "replay"):
+            return self.replay_held == (action == "replay")
+        return True
+
+    def action_replay(self) -> None:
+        """Start the held replay of a large import's verdicts (`hold_replay`)."""
+        if not self.replay_held:
             return
+        self.replay_held = False
+        self._start_runner()
+        self._notice(Notice("replaying the imported verdicts into the store (p pauses)"))
+        self.refresh_bindings()
+        self._show_judges()
+        self._update_status()
+
+    def action_pause(self) -> None:
         runner = self.runner
         if runner is None or self.monitor.result is not None:
             self._notice(Notice("no run in progress: nothing to pause"))

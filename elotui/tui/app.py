@@ -507,7 +507,7 @@ class ElotuiApp(FlipsView, AppActions, App[int]):
         pane = self._view(LeaderboardPane)
         if pane is not None:
             judges = [(j, self.judge_kinds.get(j, "live")) for j in self.tournament.judge_ids]
-            pane.show_judges(judges, self.judge_stats, self.monitor.judge_counts)
+            pane.show_judges(judges, self.judge_stats, self.monitor.judge_counts, self.replay_held)
 
     @work(thread=True, exclusive=True, group="diagnostics", exit_on_error=False)
     def _diagnose(self, key: ViewKey) -> None:

@@ -40,6 +40,12 @@ VIEW_BINDINGS: list[BindingType] = [
         "d", "show_tab('tab-diagnostics')", "diagnostics", tooltip="show the diagnostics: biases, agreement"
     ),
     Binding("p", "pause", "pause", tooltip="pause or resume judging (calls in flight finish)"),
+    Binding(  # in place of `pause` while a large import's replay waits (AppActions.hold_replay)
+        "p",
+        "replay",
+        "replay",
+        tooltip="replay the imported verdicts into the store (minutes and GBs at 10^6)",
+    ),
     Binding("e", "export", "export CSV", tooltip="export the ranking on screen to CSV (as `elotui export`)"),
     Binding(
         "y",

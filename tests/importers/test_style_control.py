@@ -267,3 +267,24 @@ def test_style_control_with_elo_asked_for_is_exit_2(
         in capsys.readouterr().err
     )
     assert main(["export", str(toml), "--style-control", "--method", "bt"]) == 0
+
+
+def test_the_provenance_hashes_the_style_file_and_the_replayed_log(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A ranking to trust names every file it came from: the style counts (style control reads them) and the
+    verdict log the replay judge answers from, each with its SHA-256."""
+    import hashlib
+
+    toml = imported_and_run(tmp_path, arena_battles(n=80), "bootstrap = 0")
+    prov = export(toml, capsys, "--style-control")["provenance"]
+    digest = {
+        name: hashlib.sha256((toml.parent / name).read_bytes()).hexdigest()
+        for name in ("style.jsonl", "verdicts.jsonl", "prompts.jsonl")
+    }
+    assert prov["data_files"] == {
+        "prompts.jsonl": digest["prompts.jsonl"],
+        "style.jsonl": digest["style.jsonl"],
+    }
+    (judge,) = prov["judges"].values()
+    assert judge["path"] == "verdicts.jsonl" and judge["path_sha256"] == digest["verdicts.jsonl"]

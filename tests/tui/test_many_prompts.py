@@ -138,7 +138,15 @@ async def test_a_large_imports_replay_waits_for_p_and_the_summary_says_it_did_no
             assert exit_summary(tournament, store, None)[0] == (
                 "elotui: the replay was not started · the 400 imported verdicts rank as they are"
             )
+            from textual.widgets._footer import FooterKey
+
+            title = str(app.query_one("#judges-title").render())
+            assert "the imported verdicts are not replayed: no call stored yet (p replays them)" in title
+            shown = {k.description for k in app.query(FooterKey)}
+            assert "replay" in shown and "pause" not in shown  # the footer says what p does now
             await pilot.press("p")
+            await pilot.pause()
+            assert app.check_action("pause", ()) and not app.check_action("replay", ())
             await wait_for(lambda: app.monitor.result is not None)
             assert not app.replay_held and app.monitor.result.state == "finished"
         assert not store.only_imported() and len(store.plan()) == 400

@@ -132,8 +132,12 @@ class LeaderboardPane(Vertical):
             note.update(detail)
 
     def show_judges(
-        self, judges: list[tuple[str, str]], stats: Mapping[str, JudgeStats], live: Mapping[str, JudgeCounts]
+        self,
+        judges: list[tuple[str, str]],
+        stats: Mapping[str, JudgeStats],
+        live: Mapping[str, JudgeCounts],
+        replay_held: bool = False,
     ) -> None:
         """The judges panel and its one-line summary (the table scrolls where the terminal is short)."""
         self.query_one(JudgesTable).show(judges, stats, live)
-        self.query_one("#judges-title", Label).update(judges_summary(judges, stats, live))
+        self.query_one("#judges-title", Label).update(judges_summary(judges, stats, live, replay_held))

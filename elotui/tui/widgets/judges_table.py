@@ -30,9 +30,15 @@ COLUMNS = (
 
 
 def judges_summary(
-    judges: list[tuple[str, str]], stats: Mapping[str, JudgeStats], live: Mapping[str, JudgeCounts]
+    judges: list[tuple[str, str]],
+    stats: Mapping[str, JudgeStats],
+    live: Mapping[str, JudgeCounts],
+    replay_held: bool = False,
 ) -> str:
-    """One line for the whole panel: the tournament's totals over the judges, and the calls in flight now."""
+    """One line for the whole panel: the tournament's totals over the judges, and the calls in flight now;
+    `replay_held`: a large import's replay waits (its verdicts rank from the store, no call is stored yet)."""
+    if replay_held:
+        return f"Judges ({len(judges)}) · the imported verdicts are not replayed: no call stored yet (p replays them)"
     done = sum(int(stats.get(j, JudgeStats()).done) for j, _ in judges)
     planned = sum(int(stats.get(j, JudgeStats()).planned) for j, _ in judges)
     invalid = sum(int(stats.get(j, JudgeStats()).invalid) for j, _ in judges)
