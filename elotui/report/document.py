@@ -88,9 +88,11 @@ def verdicts_by_pair(
     order: dict[str, int],
     reasoning_limit: int | None,
     keys: AbstractSet[str] | None = None,
+    cut: list[int] | None = None,
 ) -> dict[str, list[list[Any]]]:
     """Pair key -> its verdicts (`VERDICT_FIELDS`), a and b in declaration order as in the pair summaries; `rows`
-    as `Store.each_recorded_verdict(strength=True)` gives them; `keys`: only these pairs' (None: every pair's)."""
+    as `Store.each_recorded_verdict(strength=True)` gives them; `keys`: only these pairs' (None: every pair's);
+    `cut`: gets an entry for each reasoning cut at `reasoning_limit`."""
     out: dict[str, list[list[Any]]] = {}
     for prompt, first, second, judge, condition, sample, winner, reasoning, status, _, strength in rows:
         a, b = (first, second) if order.get(first, 0) <= order.get(second, 0) else (second, first)
@@ -100,6 +102,8 @@ def verdicts_by_pair(
         text = reasoning or ""
         if reasoning_limit is not None and len(text) > reasoning_limit:
             text = text[:reasoning_limit] + " […]"
+            if cut is not None:
+                cut.append(len(cut))
         out.setdefault(key, []).append([judge, condition, sample, first, winner, status, text, strength])
     return out
 
@@ -203,18 +207,20 @@ def report_document(
     cut = len(kept) < len(summaries)
     prompts = {s.prompt for s in kept} if cut else None
     keys = {s.key for s in kept} if cut else None
+    reasons_cut: list[int] = []
+    verdicts = verdicts_by_pair(
+        session.store.each_recorded_verdict(strength=True), order, reasoning_limit, keys, reasons_cut
+    )
+    shown_limit = reasoning_limit if reasons_cut else None  # the page says it cut reasoning only where it did
     doc = {
-        "meta": meta(t, chosen, reasoning_limit, prompts)
-        | {"pairs": {"all": len(summaries), "kept": len(kept)}},
+        "meta": meta(t, chosen, shown_limit, prompts) | {"pairs": {"all": len(summaries), "kept": len(kept)}},
         "provenance": session.provenance(),
         "boards": boards(session, chosen),
         "diagnose": _diagnose_part(diagnose, values_only=cut),
         "pair_columns": [c for c in PAIR_COLUMNS if c != "prompt_text"],
         "pairs": pair_rows(kept, t.categories),
         "verdict_fields": list(VERDICT_FIELDS),
-        "verdicts": verdicts_by_pair(
-            session.store.each_recorded_verdict(strength=True), order, reasoning_limit, keys
-        ),
+        "verdicts": verdicts,
         "prompt_texts": {p: text for p, text in t.prompt_texts.items() if prompts is None or p in prompts},
         "responses": response_map(session, prompts),
         "conversations": conversation_map(t, prompts),

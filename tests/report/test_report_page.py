@@ -172,3 +172,22 @@ def test_max_pairs_keeps_the_contested_first_with_their_texts_and_verdicts(
     )
     assert main([*args, "--max-pairs", "0"]) == 2
     assert "--max-pairs must be at least 1, not 0" in capsys.readouterr().err
+
+
+def test_a_limit_that_cuts_no_reasoning_is_not_said(vicuna_store: Path, tmp_path: Path) -> None:
+    """The page says it cut reasoning only where it did (an arena import has none: no banner about it)."""
+    out = tmp_path / "long.html"
+    args = [
+        "report",
+        str(TOURNAMENT),
+        "--store",
+        str(vicuna_store),
+        "--max-reasoning",
+        "1000000",
+        "-o",
+        str(out),
+    ]
+    assert main(args) == 0
+    doc = read_data(out.read_text(encoding="utf-8"))
+    assert doc["meta"]["reasoning_limit"] is None
+    assert not any(v[6].endswith(" […]") for vs in doc["verdicts"].values() for v in vs)
