@@ -161,9 +161,14 @@
     area.replaceChildren();
     const header = ["Rank", "Contestant", "Rating", "95 % interval", "Gap to next", "Gap interval", "P(win vs next)", "Band",
       "Order confidence"].concat(b.columns.indexOf("drop_to_flip") >= 0 ? ["Drop to flip"] : []).concat(["W–L–D", "Games", "Win rate"]);
-    const s = b.settings;
-    area.appendChild(table("leaderboard", "Leaderboard: " + (s.method === "bt" ? "Bradley-Terry" : "Elo") + ", threshold " +
+    const s = b.settings, style = s.style_control;
+    area.appendChild(table("leaderboard", "Leaderboard: " + (s.method === "bt" ? "Bradley-Terry" : "Elo") +
+      (style ? ", style-controlled (" + style.features.join(", ") + ")" : "") + ", threshold " +
       state.threshold + (META.scope ? ", " + META.scope : "") + ", " + b.counts.games + " games", header, boardRows(b)));
+    if (style) {  // who wins when style is equal, and what each style feature is worth
+      area.appendChild(el("p", { id: "style-control", class: "note", text: "Style control: the ratings say who wins " +
+        "when style is equal. " + style.coefficients.map(function (c) { return c.text; }).join("; ") + "." }));
+    }
     area.appendChild(el("figure", {}, [forestPlot(b), el("figcaption", { text: "Ratings (dots) with their 95 % intervals (lines)." })]));
     const old = document.getElementById("warnings");
     if (old) old.replaceWith(warningList());

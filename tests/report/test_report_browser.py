@@ -388,3 +388,29 @@ def test_a_report_keeping_some_pairs_in_chromium(
         assert "50 of the 800 pairs are in this report: the contested first" in page.inner_text("#warnings")
         assert page.text_content("#tau title").startswith(f"Histogram of per-prompt τ: {len(taus)} prompts")
         assert b.errors == [] and b.others() == []
+
+
+def test_a_style_controlled_report_says_so_in_chromium(tmp_path: Path) -> None:
+    """A tournament that sets style control: its Bradley–Terry boards are style-controlled, and the page says so
+    in the caption and with each style coefficient (who wins when style is equal)."""
+    from elotui.cli import main
+    from tests.importers.fixtures import arena_battles
+    from tests.importers.test_style_control import imported_and_run
+
+    toml = imported_and_run(
+        tmp_path, arena_battles(n=200, length_effect=1.5), 'style_control = ["length"]\nbootstrap = 20'
+    )
+    out = tmp_path / "styled.html"
+    assert main(["report", str(toml), "-o", str(out), "--method", "bt"]) == 0
+    with browser_on(out) as b:
+        page = b.page
+        assert "Bradley-Terry, style-controlled (length), threshold" in page.inner_text(
+            "#leaderboard caption"
+        )
+        assert page.inner_text("#style-control").startswith(
+            "Style control: the ratings say who wins when style is equal. +1 SD of relative length (tokens): "
+        )
+        page.select_option("#method", "elo")  # Elo is never style-controlled: no such line
+        assert "style-controlled" not in page.inner_text("#leaderboard caption")
+        assert page.locator("#style-control").count() == 0
+        assert b.errors == [] and b.others() == []
