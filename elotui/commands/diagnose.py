@@ -114,9 +114,9 @@ def write_text(report: Mapping[str, Any], out: IO[str]) -> None:
     c = report["counts"]
     out.write(f"Diagnostics: {report.get('tournament', '')}\n")
     out.write(
-        f"{c['verdicts']} planned verdicts: {c['verdicts_used']} valid, {c['invalid']} invalid, "
-        f"{c['failed']} failed, {c['missing']} missing; {len(report['contestants'])} contestants, "
-        f"{len(report['judges_order'])} judges, {report['prompts']} prompts\n"
+        f"{c['verdicts']:,} planned verdicts: {c['verdicts_used']:,} valid, {c['invalid']:,} invalid, "
+        f"{c['failed']:,} failed, {c['missing']:,} missing; {_count(len(report['contestants']), 'contestant')}, "
+        f"{_count(len(report['judges_order']), 'judge')}, {_count(report['prompts'], 'prompt')}\n"
     )
     for section in (
         _position_sections,
@@ -157,7 +157,15 @@ def _position_sections(report: Mapping[str, Any], out: IO[str]) -> None:
         )
 
 
+def _count(n: int, noun: str) -> str:
+    """`1 judge`, `5 judges`, `1,000,000 prompts`."""
+    return f"{n:,} {noun}{'' if n == 1 else 's'}"
+
+
 def _agreement_section(report: Mapping[str, Any], out: IO[str]) -> None:
+    if len(report["judges_order"]) < 2:  # as the TUI says it
+        _section(out, "Inter-judge agreement", ["one judge: no inter-judge agreement to measure"])
+        return
     ag = report["agreement"]
     lines = [
         (

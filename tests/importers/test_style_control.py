@@ -238,10 +238,11 @@ def test_a_style_controlled_ranking_claims_no_drop_to_flip_of_the_raw_fit(
     assert main(["diagnose", str(toml), "--format", "json", "--style-control"]) == 0
     assert json.loads(capsys.readouterr().out)["drop_to_flip"] == plain
     assert main(["diagnose", str(toml), "--style-control"]) == 0
-    assert (
-        "the raw ranking's orders: a style-controlled fit is not refitted per removal"
-        in capsys.readouterr().out
-    )
+    text = capsys.readouterr().out
+    assert "the raw ranking's orders: a style-controlled fit is not refitted per removal" in text
+    # one judge (the voters): said as the TUI says it, with counts in words
+    assert "one judge: no inter-judge agreement to measure" in text and "Fleiss' κ" not in text
+    assert "300 planned verdicts: 300 valid, 0 invalid, 0 failed, 0 missing; 5 contestants, 1 judge, " in text
     from elotui.session import TournamentSession
     from elotui.store import Store
     from elotui.tournament.model import load_tournament
