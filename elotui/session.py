@@ -303,7 +303,8 @@ class TournamentSession:
             if j.provider == "replay" and j.path:  # the verdicts a replay judge answers from
                 settings["path_sha256"] = _sha256_of(t.resolve(j.path))
             judges[j.id] = settings
-        data, files = t.data, dict(t.data.files) if t.data else {}
+        data = t.data
+        files: dict[str, str | None] = dict(data.files) if data else {}
         style = t.spec.data.style if t.spec.data is not None else None
         if style is not None:  # the style counts style control reads (not part of the data merge)
             files[style] = _sha256_of(t.resolve(style))
