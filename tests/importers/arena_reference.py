@@ -1,14 +1,12 @@
 """The arena import as it was written record by record (a verdict tuple per battle, a dict per prompt, response and
 style row, the files encoded from those, the snapshot coded from the tuples): the reference the columnar import is
-compared with, byte for byte (tests/importers/test_arena_columns.py). The reading of JSON lists, gzip and the byte
-order mark (elotui.importers.source_records.records, source_bytes), the report, `Imported`, a battle's typed fields and
+compared with, byte for byte (tests/importers/test_arena_columns.py). The reading of the files (elotui.importers.common
+.read_each, line by line: a `Typed` without `block`), the report, `Imported`, a battle's typed fields and
 `_count` are the product's own; what the columnar import replaced is kept here as it was."""
 
 from __future__ import annotations
 
 import io
-from collections.abc import Callable, Iterator
-from dataclasses import dataclass
 from operator import itemgetter
 from pathlib import Path
 from typing import Any
@@ -18,73 +16,22 @@ import numpy as np
 import tomli_w
 from numpy.typing import NDArray
 
-from elotui.errors import UserError
 from elotui.importers.arena import JUDGE, STYLE_KEYS, _Battle, _count, _Metadata
 from elotui.importers.common import (
     BadRecord,
     Imported,
-    _format_hint,
     need_object,
     need_text,
-    other_format,
+    read_each,
     tournament_name,
 )
 from elotui.importers.recorded_snapshot import CONDITIONS, _empty_plan, _recoded
-from elotui.importers.source_records import _line_record, _text, records, source_bytes
+from elotui.importers.source_records import Typed
 from elotui.store.columns import CodedPlan, code_names
 from elotui.verdict_log import Verdict, write_log
 from elotui.vocab import outcome_code
 
 WINNERS = {"model_a": "first", "model_b": "second", "tie": "tie", "tie (bothbad)": "tie"}
-
-
-@dataclass(frozen=True)
-class Typed:
-    decoder: msgspec.json.Decoder[Any]
-    one: Callable[[Imported, Any], bool]
-
-
-def _typed_records(path: Path, typed: Typed, imported: Imported) -> Iterator[tuple[str, Any]]:
-    raw = source_bytes(path)
-    if not raw.isascii():
-        _text(raw, path)
-    if raw.lstrip()[:1] == b"[":
-        yield from records(path)
-        return
-    decode, one, report = typed.decoder.decode, typed.one, imported.report
-    for n, line in enumerate(raw.split(b"\n"), 1):
-        if not line.strip():
-            continue
-        try:
-            record = decode(line)
-        except (msgspec.DecodeError, msgspec.ValidationError):
-            record = None
-        if record is not None:
-            report.read += 1
-            if one(imported, record):
-                continue
-            report.read -= 1
-        text = line.decode("utf-8")
-        if text.strip():
-            yield _line_record(path, n, text)
-
-
-def read_each(imported: Imported, paths: list[Path], one: Any, *, skip_bad: bool, typed: Typed) -> None:
-    for path in paths:
-        for where, record in _typed_records(path, typed, imported):
-            imported.report.read += 1
-            try:
-                if isinstance(record, BadRecord):
-                    raise record
-                one(imported, where, record)
-            except BadRecord as exc:
-                other = other_format(imported.format, record)
-                if other is not None and imported.looks_like is None:
-                    imported.looks_like = other
-                if not skip_bad:
-                    hint = _format_hint(other) if other else "give --skip-bad to leave such records out"
-                    raise UserError(f"{where}: {exc} ({hint})") from None
-                imported.report.skip(f"malformed: {exc}", where)
 
 
 def import_files(paths: list[Path], *, skip_bad: bool) -> Imported:
@@ -139,6 +86,7 @@ def import_files(paths: list[Path], *, skip_bad: bool) -> Imported:
             imp.style.setdefault((qid, model), counts)
         seen[winner] = seen.get(winner, 0) + 1
 
+    # the product's reading, line by line (a Typed without `block`): the record-by-record import's own
     read_each(imported, paths, one, skip_bad=skip_bad, typed=Typed(msgspec.json.Decoder(_Battle), fast))
     imported.report.mapped.append(
         f"each battle: one verdict of judge {JUDGE!r}, model_a shown first "
