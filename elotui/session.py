@@ -307,7 +307,8 @@ class TournamentSession:
         files: dict[str, str | None] = dict(data.files) if data else {}
         style = t.spec.data.style if t.spec.data is not None else None
         if style is not None:  # the style counts style control reads (not part of the data merge)
-            files[style] = _sha256_of(t.resolve(style))
+            read = self._style.sha256 if self._style is not None else None  # hashed when read: not again
+            files[style] = read or _sha256_of(t.resolve(style))
         return {
             "elotui_version": __version__,
             "tournament_file": {"path": str(t.path), "sha256": t.content_hash},

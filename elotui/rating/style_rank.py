@@ -15,7 +15,7 @@ import hashlib
 import threading
 from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from itertools import repeat
 from typing import Any
 
@@ -42,6 +42,8 @@ class StyleLookup:
     counts: NDArray[np.float64]  # (len(keys), 4)
     n_contestants: int
     source: str
+    # the SHA-256 of the `[data] style` file read, where its reading hashed it (the cache names it so)
+    sha256: str | None = None
 
     @classmethod
     def build(
@@ -75,8 +77,7 @@ class StyleLookup:
         pc = np.fromiter(map(p_code.get, row_prompts, repeat(-1)), dtype=np.int64, count=n)
         cc = np.fromiter(map(c_code.get, row_contestants, repeat(-1)), dtype=np.int64, count=n)
         known = (pc >= 0) & (cc >= 0)
-        keys, first = np.unique(pc[known] * len(contestants) + cc[known], return_index=True)
-        return cls(keys, counts[known][first].reshape(-1, 4), len(contestants), source)
+        return cls.from_codes(pc[known], cc[known], counts[known], len(contestants), source)
 
     @classmethod
     def from_codes(
@@ -187,13 +188,13 @@ def style_lookup(tournament: Any, prompts: list[str] | None = None) -> StyleLook
         entry = style_cache.Entry(path, prompts, contestants)
         kept = entry.read()
         if kept is not None:
-            return StyleLookup(*kept, len(contestants), source)
+            return StyleLookup(*kept, len(contestants), source, entry.file_sha256)
         raw = _read_bytes(path)  # read once for both fast readings
         with _hashing(raw) as digest:
             found = _fast_lookup(path, raw, prompts, contestants, source)
         if found is not None:
             entry.keep(digest[0], found.keys, found.counts)
-            return found
+            return replace(found, sha256=digest[0].hex())
     return StyleLookup.build(_read_style(path), prompts, contestants, source)
 
 

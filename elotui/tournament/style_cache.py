@@ -156,6 +156,11 @@ class Entry:
         self._file = file_digest(path)
         self._recipe = _recipe(prompts, contestants)
 
+    @property
+    def file_sha256(self) -> str | None:
+        """The file's SHA-256 as it was hashed (hex; None: it could not be read)."""
+        return None if self._file is None else self._file.hex()
+
     def read(self) -> tuple[Keys, Counts] | None:
         """The keys and counts kept for the file as it was hashed; None where there are none (or no cache)."""
         if self._file is None or self._recipe is None:
